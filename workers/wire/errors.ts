@@ -1,0 +1,57 @@
+/**
+ * Errors raised by the wire layer. Each carries a stable `code` for programs and a message a person can act
+ * on; the message says what the server sent and what it probably means.
+ */
+
+export type WireErrorCode =
+  /** A pkt-line length header was malformed: not hex, a reserved length (0003), an empty line (0004) or too long. */
+  | 'PKT_LINE_INVALID'
+  /** The byte stream ended inside a pkt-line: the connection was cut short. Retrying may help. */
+  | 'PKT_LINE_TRUNCATED'
+  /** We were asked to encode more than one pkt-line can hold. A bug on our side, not the server's. */
+  | 'PKT_LINE_TOO_LONG'
+  /** Well-formed pkt-lines, but not the message the protocol calls for at this point. */
+  | 'PROTOCOL_UNEXPECTED'
+  /** The response stopped at a packet boundary before the packet that ends it. Retrying may help. */
+  | 'RESPONSE_TRUNCATED'
+  /** The URL answered, but not like a smart-HTTP git server (an HTML page, a dumb server, a proxy error). */
+  | 'NOT_GIT'
+  /** A request could not be built from the given options (an oid that is not hex, a line feed in an argument). */
+  | 'REQUEST_INVALID';
+
+export class WireError extends Error {
+  override readonly name = 'WireError';
+  readonly code: WireErrorCode;
+  /** Offset in the response byte stream where the problem was found, when it concerns framing. */
+  readonly byteOffset: number | undefined;
+
+  constructor(code: WireErrorCode, message: string, options?: { byteOffset?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.byteOffset = options?.byteOffset;
+  }
+}
+
+/**
+ * The server itself reported a failure: an `ERR <text>` packet (gitprotocol-pack: "an error packet MAY be
+ * sent" wherever a pkt-line is expected) or a message on sideband 3 ("fatal error message just before stream
+ * aborts", gitprotocol-v2: fetch, packfile section). `remoteMessage` is the server's text, verbatim.
+ */
+export class RemoteError extends Error {
+  override readonly name = 'RemoteError';
+  readonly code = 'REMOTE_ERROR';
+  readonly remoteMessage: string;
+  /** How the server delivered the message. */
+  readonly channel: 'err-packet' | 'sideband-3';
+
+  constructor(remoteMessage: string, channel: 'err-packet' | 'sideband-3') {
+    const trimmed = remoteMessage.trim();
+    super(
+      channel === 'sideband-3'
+        ? `The git server aborted while sending the pack: ${trimmed}`
+        : `The git server refused the request: ${trimmed}`,
+    );
+    this.remoteMessage = trimmed;
+    this.channel = channel;
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * The v2 `ls-refs` command (gitprotocol-v2: ls-refs): asks which refs the server has.
+ */
+
+import { RemoteError, WireError } from './errors.ts';
+import { describePacket, errPacketMessage, type Packet, packetText } from './pktLine.ts';
+import { type CommandCapabilities, checkArgument, encodeCommandRequest } from './requestLines.ts';
+
+export type LsRefsOptions = CommandCapabilities & {
+  /** `ref-prefix` arguments. Only an optimisation: the server MAY send other refs, so filter the result too. */
+  refPrefixes: string[];
+  /** Show the target of symbolic refs (`symref-target:`). */
+  symrefs?: boolean;
+  /** Show what annotated tags point to (`peeled:`). */
+  peel?: boolean;
+  /** Report HEAD even when its branch has no commit yet. Send only if the server advertises `ls-refs=unborn`. */
+  unborn?: boolean;
+};
+
+export type RemoteRef = {
+  name: string;
+  /** null for an unborn ref: HEAD pointing at a branch with no commits (an empty repository). */
+  oid: string | null;
+  symrefTarget?: string;
+  /** For an annotated tag, the object it points to. */
+  peeled?: string;
+  unborn?: boolean;
+};
+
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * Builds the POST body for `ls-refs`. Arguments go in the order git's own client sends them (peel, symrefs,
+ * unborn, ref-prefix...), which makes request traces comparable with git's.
+ */
+export function buildLsRefsRequest(opts: LsRefsOptions): Uint8Array {
+  const args: string[] = [];
+  if (opts.peel) args.push('peel');
+  if (opts.symrefs) args.push('symrefs');
+  if (opts.unborn) args.push('unborn');
+  for (const prefix of opts.refPrefixes) args.push(`ref-prefix ${checkArgument(prefix)}`);
+  return encodeCommandRequest('ls-refs', opts, args);
+}
+
+/**
+ * Parses an ls-refs response:
+ *
+ *   output = *ref flush-pkt
+ *   ref = PKT-LINE(obj-id-or-unborn SP refname *(SP ref-attribute) LF)
+ *   ref-attribute = (symref | peeled)
+ *
+ * Unknown attributes are ignored so a newer server's additions do not break us.
+ */
+export function parseLsRefsResponse(packets: Packet[]): RemoteRef[] {
+  const refs: RemoteRef[] = [];
+  let index = 0;
+  for (;;) {
+    const packet = packets[index++];
+    if (packet === undefined) {
+      throw new WireError(
+        'RESPONSE_TRUNCATED',
+        'The ls-refs response ended before its final flush packet: it was cut short; try again',
+      );
+    }
+    if (packet.type === 'flush') break;
+    const message = errPacketMessage(packet);
+    if (message !== null) throw new RemoteError(message, 'err-packet');
+    if (packet.type !== 'data') {
+      throw new WireError(
+        'PROTOCOL_UNEXPECTED',
+        `The server sent ${describePacket(packet)} in an ls-refs response, where only ref lines and a flush belong`,
+      );
+    }
+    refs.push(parseRefLine(packetText(packet)));
+  }
+  for (const packet of packets.slice(index)) {
+    if (packet.type !== 'response-end') {
+      throw new WireError(
+        'PROTOCOL_UNEXPECTED',
+        `The server sent ${describePacket(packet)} after the end of its ls-refs response`,
+      );
+    }
+  }
+  return refs;
+}
+
+function parseRefLine(line: string): RemoteRef {
+  const [id, name, ...attributes] = line.split(' ');
+  if (name === undefined || name === '' || (id !== 'unborn' && !OID.test(id))) {
+    throw new WireError(
+      'PROTOCOL_UNEXPECTED',
+      `The server sent the ls-refs line ${JSON.stringify(line)}, which is not "<oid> <refname> [attributes]"`,
+    );
+  }
+  const ref: RemoteRef = { name, oid: id === 'unborn' ? null : id };
+  if (id === 'unborn') ref.unborn = true;
+  for (const attribute of attributes) {
+    if (attribute.startsWith('symref-target:')) {
+      ref.symrefTarget = attribute.slice('symref-target:'.length);
+    } else if (attribute.startsWith('peeled:')) {
+      const peeled = attribute.slice('peeled:'.length);
+      if (!OID.test(peeled)) {
+        throw new WireError(
+          'PROTOCOL_UNEXPECTED',
+          `The server sent the ls-refs line ${JSON.stringify(line)}, whose peeled object id is malformed`,
+        );
+      }
+      ref.peeled = peeled;
+    }
+  }
+  return ref;
+}
