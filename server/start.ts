@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import sirv from 'sirv';
+import { fixtureServerOptions } from './fixtures/fixtureServerOptions.ts';
+import { ensureFixtures } from './fixtures/index.ts';
+import { startGitServer } from './gitServer.ts';
+
+/**
+ * `npm start`: the built app and a git server with the generated demo repos, on two localhost origins
+ * (so the browser really makes cross-origin git requests, as it will against any real host).
+ */
+const { values } = parseArgs({
+  options: {
+    'app-port': { type: 'string', default: process.env.APP_PORT ?? '8080' },
+    'git-port': { type: 'string', default: process.env.GIT_PORT ?? '8081' },
+    host: { type: 'string', default: '127.0.0.1' },
+  },
+});
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+if (!existsSync(join(dist, 'index.html'))) {
+  console.error('No built app in dist/. Run `npm run build` first (npm start does).');
+  process.exit(1);
+}
+
+const fixtures = await ensureFixtures();
+const git = await startGitServer({
+  ...fixtureServerOptions(fixtures.dir),
+  port: Number(values['git-port']),
+  host: values.host,
+});
+
+const assets = sirv(dist, { single: true, etag: true, gzip: true });
+const app = createServer((req, res) => assets(req, res));
+await new Promise<void>((resolve) => app.listen(Number(values['app-port']), values.host, resolve));
+const appUrl = `http://${values.host === '127.0.0.1' ? 'localhost' : values.host}:${values['app-port']}`;
+const demo = `${git.url}/features.git`;
+
+console.log(`Git server: ${git.url} (repos: ${fixtures.repos.join(', ')})`);
+console.log(`\nBlobless is running. Open:\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`);
+
+function shutdown() {
+  app.close();
+  void git.close().then(() => process.exit(0));
+}
+process.on('SIGINT', shutdown);
+process.on('SIGTERM', shutdown);
