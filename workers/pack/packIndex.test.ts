@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PackError } from './errors.ts';
+import { oidFromHex, toHex } from './objectHash.ts';
+import { type PackIndex, parsePackIndexV2 } from './packIndex.ts';
+import { compareOids, sortByOid, writePackIndexV2 } from './packIndexWriter.ts';
+import { PackIngester } from './packIngester.ts';
+import { type GitIndexOfPack, gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
+import { sha1Hex } from './testing/packBuilder.ts';
+
+describe('pack index v2', () => {
+  let small: SampleRepo;
+  let oracle: GitIndexOfPack;
+  let crcs: Map<string, number>;
+  beforeAll(async () => {
+    small = makeSmallRepo();
+    const pack = small.pack();
+    oracle = gitIndexPack(small.git, small.root, pack);
+    const ingester = await PackIngester.create();
+    ingester.push(pack);
+    crcs = new Map((await ingester.finish()).objects.map((o) => [o.oid, o.crc32]));
+  });
+  afterAll(() => small.cleanup());
+
+  it("reads git's index: every object at its offset, sorted ids, the pack checksum", () => {
+    const index: PackIndex = parsePackIndexV2(oracle.idx);
+    expect(index.count).toBe(oracle.objects.length);
+    expect(index.packChecksum).toBe(oracle.checksum);
+    for (const o of oracle.objects) {
+      expect(index.find(o.oid)).toBe(o.offset);
+      expect(index.find(oidFromHex(o.oid))).toBe(o.offset);
+      expect(index.has(o.oid)).toBe(true);
+    }
+    expect(index.oids()).toEqual(oracle.objects.map((o) => o.oid).sort());
+    const first = index.entry(0);
+    expect(first.crc32).toBe(crcs.get(first.oid));
+    expect(index.find('0000000000000000000000000000000000000000')).toBeNull();
+    expect(index.has('ffffffffffffffffffffffffffffffffffffffff')).toBe(false);
+    expect(() => index.entry(index.count)).toThrow(RangeError);
+  });
+
+  it("writes git's bytes from a list of objects", () => {
+    const objects = oracle.objects.map((o) => ({ oid: o.oid, offset: o.offset, crc32: crcs.get(o.oid)! }));
+    const idx = writePackIndexV2(objects.reverse(), oracle.checksum);
+    expect(Buffer.from(idx).equals(Buffer.from(oracle.idx))).toBe(true);
+  });
+
+  it('writes offsets from 2^31 on to the 8-byte table, as git reads them', () => {
+    const objects = [
+      { oid: sha1Hex(new Uint8Array([1])), offset: 12, crc32: 1 },
+      { oid: sha1Hex(new Uint8Array([2])), offset: 2 ** 31 - 1, crc32: 2 },
+      { oid: sha1Hex(new Uint8Array([3])), offset: 2 ** 31, crc32: 0xffffffff },
+      { oid: sha1Hex(new Uint8Array([4])), offset: 2 ** 33 + 5, crc32: 4 },
+    ];
+    const idx = writePackIndexV2(objects, 'ab'.repeat(20));
+    expect(idx.length).toBe(8 + 1024 + 4 * 28 + 2 * 8 + 40);
+    // git show-index prints "offset oid (crc)" for each entry.
+    const shown = small.git(['show-index'], { input: idx }).toString().trim().split('\n');
+    const parsed = shown.map((line) => {
+      const [offset, oid, crc] = line.split(' ');
+      return { oid, offset: Number(offset), crc32: Number.parseInt(crc.slice(1, -1), 16) };
+    });
+    expect(parsed.sort((a, b) => a.offset - b.offset)).toEqual(objects);
+    const index = parsePackIndexV2(idx);
+    for (const o of objects) expect(index.find(o.oid)).toBe(o.offset);
+  });
+
+  it('refuses damaged indexes', () => {
+    const code = (idx: Uint8Array, options?: { verifyChecksum?: boolean }) => {
+      try {
+        parsePackIndexV2(idx, options);
+        return 'accepted';
+      } catch (e) {
+        expect(e).toBeInstanceOf(PackError);
+        return `${(e as PackError).code}: ${(e as PackError).message}`;
+      }
+    };
+    expect(code(oracle.idx.subarray(0, 100))).toMatch(/PACK_INDEX_INVALID.*only 100 bytes/);
+    const v1 = oracle.idx.slice();
+    v1[0] = 0;
+    expect(code(v1)).toMatch(/version-2 signature/);
+    const v3 = oracle.idx.slice();
+    v3[7] = 3;
+    expect(code(v3)).toMatch(/version 3/);
+    const flipped = oracle.idx.slice();
+    flipped[8 + 1024 + 5] ^= 1;
+    expect(code(flipped)).toMatch(/checksum does not match/);
+    expect(code(flipped, { verifyChecksum: false })).toBe('accepted');
+    const fanout = oracle.idx.slice();
+    fanout.set([0, 0, 0xff, 0xff], 8);
+    expect(code(fanout, { verifyChecksum: false })).toMatch(/not monotonic|too short/);
+    expect(code(oracle.idx.subarray(0, oracle.idx.length - 4), { verifyChecksum: false })).toMatch(
+      /partial entry|too short/,
+    );
+  });
+});
+
+describe('sortByOid', () => {
+  it('orders ids that share their first 32 bits, and duplicates by offset', () => {
+    const n = 500;
+    const oids = new Uint8Array(n * 20);
+    for (let i = 0; i < n; i++) {
+      const id = oidFromHex(sha1Hex(new Uint8Array([i & 0xff, i >> 8])));
+      if (i % 3 === 0) id.set([0xaa, 0xbb, 0xcc, 0xdd]); // a third share one prefix
+      oids.set(id, i * 20);
+    }
+    oids.set(oids.subarray(0, 20), 20 * 450); // a duplicate of entry 0, later in the pack
+    const offsets = Float64Array.from({ length: n }, (_, i) => 1000 + i);
+    const order = Array.from(sortByOid(oids, offsets, n));
+    const expected = Array.from({ length: n }, (_, i) => i).sort(
+      (a, b) => compareOids(oids, a, oids, b) || offsets[a] - offsets[b],
+    );
+    expect(order).toEqual(expected);
+    expect(order.indexOf(450)).toBe(order.indexOf(0) + 1);
+    expect(toHex(oids, order[0] * 20, 20) <= toHex(oids, order[1] * 20, 20)).toBe(true);
+  });
+});

@@ -1,0 +1,807 @@
+// Receives a pack as it streams in and turns it into what the store keeps: the pack bytes, its .idx and the
+// list of objects. One pass over the bytes as they arrive (gitformat-pack: "pack-*.pack files"), then delta
+// resolution the way `git index-pack` does it: each delta tree walked depth first from its non-delta base,
+// re-inflating entries from the kept pack bytes, holding only the current chain's objects.
+
+import { crc32 } from './crc32.ts';
+import { applyDelta } from './delta.ts';
+import { PackError, throwIfAborted } from './errors.ts';
+import {
+  INFLATE_DONE,
+  INFLATE_NEED_INPUT,
+  INFLATE_OUTPUT_FULL,
+  Inflater,
+  type StreamInflater,
+} from './inflate.ts';
+import {
+  createWasmSha1,
+  type GitObjectType,
+  ObjectHasher,
+  type Sha1,
+  type Sha1Factory,
+  toHex,
+} from './objectHash.ts';
+import { compareOids, writePackIndexV2Tables } from './packIndexWriter.ts';
+
+export type PackProgress =
+  | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
+  | { phase: 'resolving'; resolved: number; total: number };
+
+export interface IngestedObject {
+  oid: string;
+  type: GitObjectType;
+  /** Offset of the entry in the pack. */
+  offset: number;
+  /** CRC-32 of the entry's raw bytes (header and compressed data), as the .idx records it. */
+  crc32: number;
+  /** Size of the object itself (for a delta, of the object it resolves to). */
+  size: number;
+}
+
+export interface IngestedPack {
+  /**
+   * The pack bytes exactly as received, trailer included. A view into the receive buffer, which may be up
+   * to twice as large: `slice()` it to keep it for long without the slack.
+   */
+  pack: Uint8Array;
+  /** Hex trailing SHA-1: the name of pack-<checksum>.pack. */
+  checksum: string;
+  /** Version-2 .idx, byte-identical to `git index-pack`'s for the same pack. */
+  idx: Uint8Array;
+  /** Every object, in pack order. */
+  objects: IngestedObject[];
+  counts: Record<GitObjectType, number>;
+}
+
+export interface PackIngesterOptions {
+  onProgress?: (progress: PackProgress) => void;
+  signal?: AbortSignal;
+  /** Expected pack size in bytes, to size the receive buffer once. */
+  expectedSizeHint?: number;
+  /** SHA-1 implementation; hash-wasm unless replaced (benchmarks, tests). */
+  sha1?: Sha1Factory;
+  /** Inflater; ours unless replaced (the benchmark compares others). */
+  inflater?: () => StreamInflater;
+  /**
+   * Objects up to this size are inflated whole while receiving; bigger ones stream through a 1 MiB
+   * window and are hashed piece by piece, so a huge blob is never held whole unless a delta needs it.
+   * Default 16 MiB.
+   */
+  wholeObjectLimit?: number;
+  /**
+   * Bytes of resolved delta bases kept while walking a delta chain before the oldest are dropped and
+   * rebuilt on demand. Default 96 MiB, git's core.deltaBaseCacheLimit.
+   */
+  deltaBaseCacheLimit?: number;
+}
+
+// gitformat-pack: object types in entry headers. 5 is reserved, 0 invalid.
+const OBJ_OFS_DELTA = 6;
+const OBJ_REF_DELTA = 7;
+// Indexed by type code 1..4; slot 0 is never read for a resolved object.
+const TYPE_NAMES: readonly GitObjectType[] = ['commit', 'commit', 'tree', 'blob', 'tag'];
+
+// Receive states.
+const S_HEADER = 0;
+const S_ENTRY = 1;
+const S_DATA = 2;
+const S_TRAILER = 3;
+// An entry failed to parse in the last 20 bytes received: it may be the trailer of a pack whose header
+// counts more objects than it holds, which only the bytes still to come (or their absence) can tell.
+const S_SUSPECT = 4;
+
+const PROGRESS_BYTES = 64 * 1024;
+const WHOLE_OBJECT_LIMIT = 16 * 1024 * 1024;
+const WINDOW_SIZE = 1024 * 1024;
+const YIELD_INTERVAL_MS = 100;
+
+function yieldToEventLoop(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (scheduler?.yield) return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+function typeName(code: number): GitObjectType {
+  return TYPE_NAMES[code];
+}
+
+/**
+ * A few spare buffers for resolved objects. A delta chain yields objects of similar sizes one after the
+ * other, so reusing the buffer of the base just dropped spares the allocator and the GC.
+ */
+class BufferPool {
+  private readonly spare: ArrayBuffer[] = [];
+
+  take(size: number): Uint8Array {
+    const spare = this.spare;
+    for (let i = 0; i < spare.length; i++) {
+      if (spare[i].byteLength >= size) {
+        const buffer = spare[i];
+        spare[i] = spare[spare.length - 1];
+        spare.pop();
+        return new Uint8Array(buffer, 0, size);
+      }
+    }
+    // Room to grow: the next version of a tree or file is often a little bigger.
+    return new Uint8Array(new ArrayBuffer(size + (size >>> 3) + 256), 0, size);
+  }
+
+  give(data: Uint8Array): void {
+    if (this.spare.length < 8) this.spare.push(data.buffer as ArrayBuffer);
+  }
+}
+
+/** Growable array of numbers backed by a typed array. */
+function grow<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, length: number): T {
+  const b = new (a.constructor as new (n: number) => T)(length);
+  b.set(a);
+  return b;
+}
+
+export class PackIngester {
+  private readonly onProgress?: (progress: PackProgress) => void;
+  private readonly signal?: AbortSignal;
+  private readonly deltaBaseCacheLimit: number;
+  private readonly wholeObjectLimit: number;
+  private readonly packSha: Sha1;
+  private readonly objSha: Sha1;
+  private readonly hasher: ObjectHasher;
+  private readonly inflater: StreamInflater;
+
+  // Received bytes: buf[0, len).
+  private buf: Uint8Array;
+  private len = 0;
+  private hashedUpTo = 0;
+  private lastProgressBytes = 0;
+
+  private state = S_HEADER;
+  private failed: unknown = null;
+  private finished = false;
+  private suspect: PackError | null = null;
+  private computedChecksum: Uint8Array | null = null;
+
+  private version = 0;
+  private count = 0;
+  private parsed = 0;
+
+  // Current entry.
+  private entryStart = 0;
+  private entryKind = 0;
+  private entrySize = 0;
+  private hashing = false;
+  private scratch = new Uint8Array(64 * 1024);
+  private window: Uint8Array | null = null;
+
+  // Per entry, in pack order.
+  private capacity = 0;
+  private offsets = new Float64Array(0);
+  private headerLengths = new Uint8Array(0);
+  private kinds = new Uint8Array(0); // type code in the entry header
+  private types = new Uint8Array(0); // resolved object type (1..4), 0 while unknown
+  private entrySizes = new Float64Array(0); // size in the entry header (delta size for deltas)
+  private objectSizes = new Float64Array(0);
+  private crcs = new Uint32Array(0);
+  private oids = new Uint8Array(0);
+  private bases = new Int32Array(0); // ofs-delta: index of the base entry; else -1
+  private deltaCount = 0;
+  // Ref-deltas: entry index and base id.
+  private refEntries = new Int32Array(16);
+  private refBaseOids = new Uint8Array(16 * 20);
+  private refCount = 0;
+
+  private constructor(options: PackIngesterOptions, packSha: Sha1, objSha: Sha1) {
+    this.onProgress = options.onProgress;
+    this.signal = options.signal;
+    this.deltaBaseCacheLimit = options.deltaBaseCacheLimit ?? 96 * 1024 * 1024;
+    this.wholeObjectLimit = options.wholeObjectLimit ?? WHOLE_OBJECT_LIMIT;
+    this.packSha = packSha;
+    this.objSha = objSha;
+    this.hasher = new ObjectHasher(objSha);
+    this.inflater = options.inflater?.() ?? new Inflater();
+    const hint = options.expectedSizeHint;
+    this.buf = new Uint8Array(hint && hint > 0 ? Math.min(hint, 2 ** 31) : 1024 * 1024);
+  }
+
+  static async create(options: PackIngesterOptions = {}): Promise<PackIngester> {
+    const factory = options.sha1 ?? createWasmSha1;
+    const [packSha, objSha] = await Promise.all([factory(), factory()]);
+    packSha.init();
+    return new PackIngester(options, packSha, objSha);
+  }
+
+  /** Takes the next bytes of the pack (any split) and parses every entry they complete. */
+  push(chunk: Uint8Array): void {
+    if (this.failed) throw this.failed;
+    if (this.finished) throw new Error('PackIngester.push called after finish');
+    try {
+      throwIfAborted(this.signal);
+      this.append(chunk);
+      this.parse();
+      if (this.hashedUpTo < this.entryStart) {
+        this.packSha.update(this.buf.subarray(this.hashedUpTo, this.entryStart));
+        this.hashedUpTo = this.entryStart;
+      }
+      if (this.state === S_TRAILER) this.checkTrailerEarly();
+      if (this.len - this.lastProgressBytes >= PROGRESS_BYTES) this.reportReceiving();
+    } catch (e) {
+      this.failed = e;
+      throw e;
+    }
+  }
+
+  /** Checks the trailer, resolves deltas and writes the index. */
+  async finish(): Promise<IngestedPack> {
+    if (this.failed) throw this.failed;
+    if (this.finished) throw new Error('PackIngester.finish called twice');
+    this.finished = true;
+    try {
+      throwIfAborted(this.signal);
+      const checksum = this.checkEnd();
+      await this.resolveDeltas();
+      return this.result(checksum);
+    } catch (e) {
+      this.failed = e;
+      throw e;
+    } finally {
+      this.scratch = new Uint8Array(0);
+      this.window = null;
+    }
+  }
+
+  private append(chunk: Uint8Array): void {
+    const needed = this.len + chunk.length;
+    if (needed > this.buf.length) {
+      const next = new Uint8Array(Math.max(needed, this.buf.length * 2));
+      next.set(this.buf.subarray(0, this.len));
+      this.buf = next;
+    }
+    this.buf.set(chunk, this.len);
+    this.len = needed;
+  }
+
+  private reportReceiving(): void {
+    this.lastProgressBytes = this.len;
+    this.onProgress?.({
+      phase: 'receiving',
+      bytes: this.len,
+      objects: this.parsed,
+      totalObjects: this.count,
+    });
+  }
+
+  private parse(): void {
+    try {
+      this.parseSteps();
+    } catch (e) {
+      // An entry that fails within the last 20 bytes received may be a trailer: decide when more comes.
+      const inEntry = this.state === S_ENTRY || this.state === S_DATA;
+      if (e instanceof PackError && inEntry && this.len - this.entryStart <= 20) {
+        this.suspect = e;
+        this.state = S_SUSPECT;
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private parseSteps(): void {
+    for (;;) {
+      switch (this.state) {
+        case S_HEADER:
+          if (!this.parseHeader()) return;
+          break;
+        case S_ENTRY:
+          if (this.parsed === this.count) {
+            this.endEntries();
+            return;
+          }
+          if (!this.parseEntryHeader()) return;
+          break;
+        case S_DATA:
+          if (!this.inflateEntry()) return;
+          if (this.signal?.aborted) throwIfAborted(this.signal);
+          break;
+        case S_SUSPECT:
+          if (this.len - this.entryStart > 20) throw this.suspect;
+          return;
+        default:
+          return;
+      }
+    }
+  }
+
+  private parseHeader(): boolean {
+    const b = this.buf;
+    const n = Math.min(this.len, 4);
+    for (let i = 0; i < n; i++) {
+      if (b[i] !== 'PACK'.charCodeAt(i)) {
+        throw new PackError(
+          'PACK_SIGNATURE',
+          'The data received is not a git pack (it does not start with "PACK").',
+        );
+      }
+    }
+    if (this.len < 12) return false;
+    const view = new DataView(b.buffer, b.byteOffset, 12);
+    this.version = view.getUint32(4);
+    if (this.version !== 2 && this.version !== 3) {
+      throw new PackError('PACK_VERSION', `The pack is version ${this.version}.`);
+    }
+    this.count = view.getUint32(8);
+    this.ensureCapacity(Math.min(this.count, 1 << 16));
+    this.entryStart = 12;
+    this.state = S_ENTRY;
+    return true;
+  }
+
+  private ensureCapacity(n: number): void {
+    if (n <= this.capacity) return;
+    const c = Math.min(this.count, Math.max(n, this.capacity * 2));
+    this.offsets = grow(this.offsets, c);
+    this.headerLengths = grow(this.headerLengths, c);
+    this.kinds = grow(this.kinds, c);
+    this.types = grow(this.types, c);
+    this.entrySizes = grow(this.entrySizes, c);
+    this.objectSizes = grow(this.objectSizes, c);
+    this.crcs = grow(this.crcs, c);
+    this.oids = grow(this.oids, c * 20);
+    this.bases = grow(this.bases, c);
+    this.capacity = c;
+  }
+
+  /** Parses the type, size and delta base of the entry at entryStart; false if its bytes are not all here. */
+  private parseEntryHeader(): boolean {
+    const b = this.buf;
+    const len = this.len;
+    const start = this.entryStart;
+    let p = start;
+    if (p >= len) return false;
+    let c = b[p++];
+    const kind = (c >>> 4) & 7;
+    let size = c & 15;
+    let scale = 16;
+    while (c & 0x80) {
+      if (p >= len) return false;
+      c = b[p++];
+      size += (c & 0x7f) * scale;
+      scale *= 128;
+      if (scale > 2 ** 53) throw this.corrupt(start, 'its size does not fit in 53 bits');
+    }
+    if (kind === 0 || kind === 5) throw this.corrupt(start, `it has the invalid type ${kind}`);
+    let base = -1;
+    if (kind === OBJ_OFS_DELTA) {
+      // gitformat-pack "offset encoding": n bytes with MSB set in all but the last; each step adds one
+      // before shifting, so every value has exactly one encoding.
+      if (p >= len) return false;
+      c = b[p++];
+      let distance = c & 0x7f;
+      while (c & 0x80) {
+        if (p >= len) return false;
+        c = b[p++];
+        distance = (distance + 1) * 128 + (c & 0x7f);
+        if (distance > start) throw this.corrupt(start, 'its delta base offset points before the pack');
+      }
+      const baseOffset = start - distance;
+      if (distance === 0 || baseOffset < 12) {
+        throw this.corrupt(start, 'its delta base offset is out of bounds');
+      }
+      base = this.findEntry(baseOffset);
+      if (base < 0)
+        throw this.corrupt(start, `its delta base offset ${baseOffset} is not the start of an object`);
+    } else if (kind === OBJ_REF_DELTA) {
+      if (len - p < 20) return false;
+      if (this.refCount === this.refEntries.length) {
+        this.refEntries = grow(this.refEntries, this.refCount * 2);
+        this.refBaseOids = grow(this.refBaseOids, this.refCount * 2 * 20);
+      }
+      this.refEntries[this.refCount] = this.parsed;
+      this.refBaseOids.set(b.subarray(p, p + 20), this.refCount * 20);
+      this.refCount++;
+      p += 20;
+    }
+
+    this.ensureCapacity(this.parsed + 1);
+    const i = this.parsed;
+    this.offsets[i] = start;
+    this.headerLengths[i] = p - start;
+    this.kinds[i] = kind;
+    this.entrySizes[i] = size;
+    this.bases[i] = base;
+    this.entryKind = kind;
+    this.entrySize = size;
+
+    // Non-delta objects are hashed as they inflate; deltas are only inflated to find where they end.
+    const isDelta = kind === OBJ_OFS_DELTA || kind === OBJ_REF_DELTA;
+    this.hashing = !isDelta;
+    let out: Uint8Array;
+    if (size <= this.wholeObjectLimit) {
+      if (this.scratch.length < size) {
+        this.scratch = new Uint8Array(
+          Math.min(this.wholeObjectLimit, Math.max(size, this.scratch.length * 2)),
+        );
+      }
+      out = this.scratch.subarray(0, size);
+    } else {
+      this.window ??= new Uint8Array(WINDOW_SIZE);
+      out = this.window;
+      if (this.hashing) this.hasher.begin(typeName(kind), size);
+    }
+    this.inflater.start(b, p, out, size);
+    this.state = S_DATA;
+    return true;
+  }
+
+  /** Index of the entry starting at `offset`, or -1. Entries are in offset order. */
+  private findEntry(offset: number): number {
+    const offsets = this.offsets;
+    let lo = 0;
+    let hi = this.parsed;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = offsets[mid];
+      if (v === offset) return mid;
+      if (v < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return -1;
+  }
+
+  private inflateEntry(): boolean {
+    const inflater = this.inflater;
+    for (;;) {
+      let status: number;
+      try {
+        status = inflater.run(this.buf, this.len);
+      } catch (e) {
+        if (e instanceof PackError) throw this.corrupt(this.entryStart, e.detail, e);
+        throw e;
+      }
+      if (status === INFLATE_NEED_INPUT) return false;
+      if (status === INFLATE_OUTPUT_FULL) {
+        if (this.hashing) this.hasher.update(inflater.out.subarray(inflater.outStart, inflater.outPos));
+        inflater.slide();
+        continue;
+      }
+      if (status === INFLATE_DONE) break;
+    }
+    const i = this.parsed;
+    const end = inflater.inputEnd;
+    if (this.hashing) {
+      if (this.entrySize > this.wholeObjectLimit) {
+        this.hasher.update(inflater.out.subarray(inflater.outStart, inflater.outPos));
+        this.hasher.end(this.oids, i * 20);
+      } else {
+        this.hasher.hash(typeName(this.entryKind), inflater.out, this.oids, i * 20);
+      }
+      this.types[i] = this.entryKind;
+      this.objectSizes[i] = this.entrySize;
+    } else {
+      this.deltaCount++;
+    }
+    this.crcs[i] = crc32(this.buf, this.entryStart, end);
+    this.parsed++;
+    this.entryStart = end;
+    this.state = S_ENTRY;
+    return true;
+  }
+
+  private corrupt(offset: number, detail: string, cause?: unknown): PackError {
+    const which = `Object ${this.parsed + 1} of ${this.count} (at offset ${offset}) in the pack is damaged`;
+    return new PackError('PACK_CORRUPT', `${which}: ${detail.replace(/\.$/, '')}.`, { cause });
+  }
+
+  // All entries are in: what follows must be the 20-byte SHA-1 of everything before.
+  private endEntries(): void {
+    if (this.hashedUpTo < this.entryStart) {
+      this.packSha.update(this.buf.subarray(this.hashedUpTo, this.entryStart));
+      this.hashedUpTo = this.entryStart;
+    }
+    this.computedChecksum = new Uint8Array(20);
+    this.packSha.digestInto(this.computedChecksum, 0);
+    this.state = S_TRAILER;
+    this.reportReceiving();
+  }
+
+  private trailerMatches(at: number, expected: Uint8Array): boolean {
+    for (let k = 0; k < 20; k++) if (this.buf[at + k] !== expected[k]) return false;
+    return true;
+  }
+
+  // Refuses an endless stream as soon as it is clear that the pack is complete and more bytes follow.
+  private checkTrailerEarly(): void {
+    const extra = this.len - this.entryStart;
+    if (extra > 20 && this.trailerMatches(this.entryStart, this.computedChecksum!)) {
+      throw new PackError('PACK_TRAILING_DATA', `The pack is followed by ${extra - 20} unexpected bytes.`);
+    }
+  }
+
+  /** Whether the stream is a consistent pack of fewer objects than its header declares. */
+  private endsEarlyWithTrailer(): boolean {
+    if (this.len - this.entryStart !== 20 || this.state === S_TRAILER) return false;
+    const digest = new Uint8Array(20);
+    this.packSha.digestInto(digest, 0);
+    return this.trailerMatches(this.entryStart, digest);
+  }
+
+  /** Verifies the end of the stream; returns the pack checksum. */
+  private checkEnd(): Uint8Array {
+    const state = this.state;
+    if (state === S_HEADER) {
+      throw new PackError(
+        'PACK_TRUNCATED',
+        this.len === 0
+          ? 'No pack data was received.'
+          : `The pack ended after ${this.len} bytes, inside its header.`,
+      );
+    }
+    if (state !== S_TRAILER) {
+      if (this.endsEarlyWithTrailer()) {
+        throw new PackError(
+          'PACK_CORRUPT',
+          `The pack header declares ${plural(this.count, 'object')} but the pack holds only ${this.parsed}.`,
+        );
+      }
+      if (state === S_SUSPECT) throw this.suspect;
+      throw new PackError(
+        'PACK_TRUNCATED',
+        `The pack ended after ${this.len} bytes, inside object ${this.parsed + 1} of ${this.count}.`,
+      );
+    }
+    const at = this.entryStart;
+    const extra = this.len - at;
+    if (extra < 20) {
+      throw new PackError(
+        'PACK_TRUNCATED',
+        `The pack ended ${20 - extra} bytes short of its trailing checksum.`,
+      );
+    }
+    const computed = this.computedChecksum!;
+    if (!this.trailerMatches(at, computed)) {
+      if (extra > 20) {
+        // Either trailing bytes after a bad checksum, or more objects than the header declares.
+        const whole = new Uint8Array(20);
+        this.objSha.init();
+        this.objSha.update(this.buf.subarray(0, this.len - 20));
+        this.objSha.digestInto(whole, 0);
+        if (this.trailerMatches(this.len - 20, whole)) {
+          throw new PackError(
+            'PACK_CORRUPT',
+            `The pack header declares ${plural(this.count, 'object')} but the pack holds more.`,
+          );
+        }
+      }
+      throw new PackError(
+        'PACK_CHECKSUM_MISMATCH',
+        "The pack's checksum does not match its contents: the download was corrupted.",
+      );
+    }
+    if (extra > 20) {
+      throw new PackError('PACK_TRAILING_DATA', `The pack is followed by ${extra - 20} unexpected bytes.`);
+    }
+    return computed;
+  }
+
+  /** Inflates entry `i` whole from the kept pack bytes into `out` (fresh if omitted). */
+  private inflateAt(i: number, out?: Uint8Array): Uint8Array {
+    const size = this.entrySizes[i];
+    const target = out ?? new Uint8Array(size);
+    const inflater = this.inflater;
+    inflater.start(this.buf, this.offsets[i] + this.headerLengths[i], target, size);
+    // The entry was inflated once already, so the whole stream is here.
+    if (inflater.run(this.buf, this.len) !== INFLATE_DONE)
+      throw new Error('Pack entry changed after receiving');
+    return target;
+  }
+
+  private async resolveDeltas(): Promise<void> {
+    const total = this.deltaCount;
+    if (total === 0) return;
+    const n = this.parsed;
+    const kinds = this.kinds;
+    const bases = this.bases;
+    const oids = this.oids;
+
+    // Children lists, as index-pack builds them: ofs-deltas by base entry (compressed rows),
+    // ref-deltas sorted by base id (binary searched once each object's id is known).
+    const ofsStart = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i] + 1]++;
+    for (let i = 0; i < n; i++) ofsStart[i + 1] += ofsStart[i];
+    const ofsChildren = new Int32Array(ofsStart[n]);
+    const fill = ofsStart.slice(0, n);
+    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsChildren[fill[bases[i]]++] = i;
+
+    const refCount = this.refCount;
+    const refBaseOids = this.refBaseOids;
+    const refOrder = new Int32Array(refCount);
+    for (let k = 0; k < refCount; k++) refOrder[k] = k;
+    refOrder.sort((a, b) => compareOids(refBaseOids, a, refBaseOids, b));
+    const refParent = new Int32Array(n).fill(-1);
+    // [first, end) of refOrder whose base is the object with id oids[i].
+    const refRange = (i: number): [number, number] => {
+      if (refCount === 0) return [0, 0];
+      let lo = 0;
+      let hi = refCount;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareOids(refBaseOids, refOrder[mid], oids, i) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      let end = lo;
+      while (end < refCount && compareOids(refBaseOids, refOrder[end], oids, i) === 0) end++;
+      return [lo, end];
+    };
+
+    // The walk's stack: one frame per object on the current chain, with the data its children need.
+    interface Frame {
+      entry: number;
+      data: Uint8Array | null;
+      ofsNext: number;
+      ofsEnd: number;
+      refNext: number;
+      refEnd: number;
+    }
+    const stack: Frame[] = [];
+    let held = 0;
+    const frameFor = (entry: number, data: Uint8Array): Frame | null => {
+      const [refNext, refEnd] = refRange(entry);
+      const ofsNext = ofsStart[entry];
+      const ofsEnd = ofsStart[entry + 1];
+      if (ofsNext === ofsEnd && refNext === refEnd) return null;
+      return { entry, data, ofsNext, ofsEnd, refNext, refEnd };
+    };
+    const parentOf = (entry: number): number => (bases[entry] >= 0 ? bases[entry] : refParent[entry]);
+    // Rebuilds a base dropped to stay under the cache limit, from the nearest ancestor still held.
+    const rebuild = (entry: number): Uint8Array => {
+      const chain: number[] = [];
+      let j = entry;
+      let data: Uint8Array | null = null;
+      for (;;) {
+        const frame = stack.find((f) => f.entry === j && f.data);
+        if (frame) {
+          data = frame.data;
+          break;
+        }
+        if (kinds[j] !== OBJ_OFS_DELTA && kinds[j] !== OBJ_REF_DELTA) {
+          data = this.inflateAt(j);
+          break;
+        }
+        chain.push(j);
+        j = parentOf(j);
+      }
+      for (let k = chain.length - 1; k >= 0; k--) data = applyDelta(data!, this.inflateAt(chain[k]), take);
+      return data!;
+    };
+
+    let resolved = 0;
+    let reported = 0;
+    const step = Math.max(1, Math.floor(total / 256));
+    let lastYield = performance.now();
+    this.onProgress?.({ phase: 'resolving', resolved: 0, total });
+    let deltaScratch = new Uint8Array(64 * 1024);
+    const pool = new BufferPool();
+    const take = (size: number) => pool.take(size);
+
+    for (let root = 0; root < n; root++) {
+      const kind = kinds[root];
+      if (kind === OBJ_OFS_DELTA || kind === OBJ_REF_DELTA) continue;
+      if (ofsStart[root] === ofsStart[root + 1] && refRange(root)[0] === refRange(root)[1]) continue;
+      const data = this.inflateAt(root, take(this.entrySizes[root]));
+      stack.push(frameFor(root, data)!);
+      held = data.length;
+      const type = this.types[root];
+
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1];
+        let child: number;
+        if (top.ofsNext < top.ofsEnd) child = ofsChildren[top.ofsNext++];
+        else if (top.refNext < top.refEnd) child = this.refEntries[refOrder[top.refNext++]];
+        else {
+          stack.pop();
+          if (top.data) {
+            held -= top.data.length;
+            pool.give(top.data);
+          }
+          continue;
+        }
+        const base = top.data ?? rebuild(top.entry);
+        if (!top.data) {
+          top.data = base;
+          held += base.length;
+        }
+        // The last child no longer needs its parent: drop the parent first so chains hold one object.
+        const lastChild = top.ofsNext === top.ofsEnd && top.refNext === top.refEnd;
+        if (lastChild) {
+          stack.pop();
+          held -= base.length;
+        }
+        const deltaSize = this.entrySizes[child];
+        if (deltaScratch.length < deltaSize)
+          deltaScratch = new Uint8Array(Math.max(deltaSize, deltaScratch.length * 2));
+        const delta = this.inflateAt(child, deltaScratch.subarray(0, deltaSize));
+        let result: Uint8Array;
+        try {
+          result = applyDelta(base, delta, take);
+        } catch (e) {
+          if (e instanceof PackError) {
+            const where = `The delta at offset ${this.offsets[child]} does not apply to its base.`;
+            throw new PackError(e.code, `${where} ${e.detail}`, { cause: e });
+          }
+          throw e;
+        }
+        if (kinds[child] === OBJ_REF_DELTA) refParent[child] = top.entry;
+        this.types[child] = type;
+        this.objectSizes[child] = result.length;
+        this.hasher.hash(typeName(type), result, oids, child * 20);
+        if (lastChild) pool.give(base);
+
+        const frame = frameFor(child, result);
+        if (frame) {
+          stack.push(frame);
+          held += result.length;
+          // Over the limit: drop the oldest bases (never the current one); rebuilt if needed again.
+          for (let k = 0; held > this.deltaBaseCacheLimit && k < stack.length - 1; k++) {
+            const f = stack[k];
+            if (f.data) {
+              held -= f.data.length;
+              pool.give(f.data);
+              f.data = null;
+            }
+          }
+        } else {
+          pool.give(result);
+        }
+
+        resolved++;
+        if (resolved - reported >= step) {
+          reported = resolved;
+          this.onProgress?.({ phase: 'resolving', resolved, total });
+        }
+        throwIfAborted(this.signal);
+        if ((resolved & 63) === 0) {
+          if (performance.now() - lastYield > YIELD_INTERVAL_MS) {
+            await yieldToEventLoop();
+            throwIfAborted(this.signal);
+            lastYield = performance.now();
+          }
+        }
+      }
+      held = 0;
+    }
+
+    if (resolved < total) {
+      // Every unresolved chain ends in a ref-delta whose base never turned up.
+      for (let k = 0; k < refCount; k++) {
+        const entry = this.refEntries[k];
+        if (this.types[entry] === 0) {
+          throw new PackError(
+            'PACK_DELTA_BASE_MISSING',
+            `The delta at offset ${this.offsets[entry]} needs object ${toHex(refBaseOids, k * 20, 20)}, which is not in the pack.`,
+          );
+        }
+      }
+      throw new Error(`Resolved ${resolved} of ${total} deltas`);
+    }
+    if (reported < resolved) this.onProgress?.({ phase: 'resolving', resolved, total });
+  }
+
+  private result(checksum: Uint8Array): IngestedPack {
+    const n = this.parsed;
+    const objects = new Array<IngestedObject>(n);
+    const counts: Record<GitObjectType, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
+    for (let i = 0; i < n; i++) {
+      const type = typeName(this.types[i]);
+      counts[type]++;
+      objects[i] = {
+        oid: toHex(this.oids, i * 20, 20),
+        type,
+        offset: this.offsets[i],
+        crc32: this.crcs[i],
+        size: this.objectSizes[i],
+      };
+    }
+    const idx = writePackIndexV2Tables(this.oids, this.offsets, this.crcs, n, checksum, this.objSha);
+    return { pack: this.buf.subarray(0, this.len), checksum: toHex(checksum), idx, objects, counts };
+  }
+}
