@@ -1,0 +1,331 @@
+import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
+import { buildFetchRequest } from '../wire/fetchCommand.ts';
+import { parseFetchResponse } from '../wire/fetchResponse.ts';
+import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
+import { type Packet, readPackets } from '../wire/pktLine.ts';
+import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
+import { PackIngester } from '../pack/packIngester.ts';
+import { writeNewGitDir } from '../store/gitDir.ts';
+import type { PackedRef } from '../store/packedRefs.ts';
+import { putRepo, removeRepo } from '../store/registry.ts';
+import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
+import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import { cloneWithProtocolV1 } from './cloneV1.ts';
+
+export type CloneFilter = 'blob:none' | 'tree:0';
+
+export interface CloneOptions {
+  url: string;
+  /** Branch, tag or commit id to check out; the remote's HEAD when absent. */
+  ref?: string;
+  /** `blob:none` unless told otherwise; null clones everything. */
+  filter?: CloneFilter | null;
+  depth?: number;
+  singleBranch?: boolean;
+  tags?: boolean;
+  corsProxy?: string;
+  auth?: HttpAuth;
+}
+
+export type CloneProgress =
+  | { phase: 'connecting' }
+  | { phase: 'remote'; text: string; loaded?: number; total?: number }
+  | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
+  | { phase: 'resolving'; resolved: number; total: number }
+  | { phase: 'writing' };
+
+export interface ClonedRef {
+  name: string;
+  oid: string;
+  peeled?: string;
+}
+
+export interface CloneResult {
+  repoId: string;
+  head: { branch: string | null; oid: string };
+  /** The remote refs that were cloned, as `git ls-remote` names them (HEAD, refs/heads/*, refs/tags/*). */
+  refs: ClonedRef[];
+  objects: { commit: number; tree: number; blob: number; tag: number };
+  bytesReceived: number;
+  requests: number;
+  protocol: 1 | 2;
+  filter: string | null;
+  warnings: string[];
+}
+
+export interface OperationHooks<P> {
+  onProgress?: (p: P) => void;
+  signal?: AbortSignal;
+}
+
+const AGENT = 'blobless/0.1';
+
+/** gitprotocol-v2: agent: a client must not send one unless the server advertised its own. */
+function agentFor(caps: V2Capabilities): string | undefined {
+  return caps.agent ? AGENT : undefined;
+}
+
+/** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
+export async function clone(opts: CloneOptions, hooks: OperationHooks<CloneProgress> = {}): Promise<CloneResult> {
+  const { signal } = hooks;
+  const client = new GitHttpClient(opts.url, {
+    corsProxy: opts.corsProxy,
+    auth: opts.auth,
+    signal,
+    protocol: 'version=2',
+  });
+  const repoId = newRepoId(client.url);
+  try {
+    return await cloneInto(repoId, client, opts, hooks);
+  } catch (err) {
+    await deleteRepoFs(repoId).catch(() => undefined);
+    await removeRepo(repoId).catch(() => undefined);
+    if (signal?.aborted) throw abortedError();
+    throw err;
+  }
+}
+
+async function cloneInto(
+  repoId: string,
+  client: GitHttpClient,
+  opts: CloneOptions,
+  hooks: OperationHooks<CloneProgress>,
+): Promise<CloneResult> {
+  const { signal, onProgress } = hooks;
+  onProgress?.({ phase: 'connecting' });
+  const advertisement = parseInfoRefs(await client.infoRefs('git-upload-pack'));
+  throwIfAborted(signal);
+  if (advertisement.version !== 2) {
+    return cloneWithProtocolV1(repoId, client, opts, hooks);
+  }
+  const caps = advertisement.capabilities;
+  const warnings: string[] = [];
+  const tags = opts.tags ?? true;
+
+  const remoteRefs = await lsRefs(client, caps, refPrefixes(opts, tags));
+  throwIfAborted(signal);
+  const plan = planRefs(remoteRefs, opts, tags, client.url.href);
+
+  const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
+  let filter: string | null = opts.filter === undefined ? 'blob:none' : opts.filter;
+  if (filter && !fetchCaps.has('filter')) {
+    warnings.push(
+      'The server does not support partial clone (no `filter` capability); cloned every file instead.',
+    );
+    filter = null;
+  }
+  let depth = opts.depth && opts.depth > 0 ? opts.depth : undefined;
+  if (depth && !fetchCaps.has('shallow')) {
+    warnings.push('The server does not support shallow clones; cloned the whole history instead.');
+    depth = undefined;
+  }
+
+  const request = buildFetchRequest({
+    wants: plan.wants,
+    done: true,
+    ofsDelta: true,
+    // gitprotocol-v2: fetch: without a listener the server would spend bytes on progress text nobody reads.
+    noProgress: !onProgress,
+    includeTag: tags,
+    filter: filter ?? undefined,
+    deepen: depth,
+    agent: agentFor(caps),
+  });
+  const body = await client.post('git-upload-pack', request);
+  const ingester = await PackIngester.create({
+    signal,
+    onProgress: (p) => onProgress?.(p),
+  });
+  let shallow: string[] = [];
+  let sawPack = false;
+  for await (const event of parseFetchResponse(readPackets(body))) {
+    if (event.type === 'pack') {
+      sawPack = true;
+      ingester.push(event.data);
+    } else if (event.type === 'shallow-info') {
+      shallow = event.shallow;
+    } else if (event.type === 'progress' && onProgress) {
+      const p = event.progress;
+      onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
+    }
+  }
+  if (!sawPack) {
+    throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
+  }
+  const pack = await ingester.finish();
+  throwIfAborted(signal);
+  onProgress?.({ phase: 'writing' });
+
+  const fs = openRepoFs(repoId).promises;
+  const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
+  await writeNewGitDir(fs, {
+    config: {
+      remote: {
+        url: client.url.href,
+        fetchRefspec: plan.fetchRefspec,
+        partialCloneFilter: filter ?? undefined,
+      },
+      branch: plan.branch ?? undefined,
+    },
+    head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
+    looseRefs: plan.looseRefs,
+    packedRefs: plan.packedRefs,
+    shallow,
+    pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
+  });
+  await flushRepoFs(repoId);
+  throwIfAborted(signal);
+  const now = Date.now();
+  await putRepo({
+    id: repoId,
+    url: client.url.href,
+    corsProxy: opts.corsProxy,
+    name: repoName(client.url),
+    branch: plan.branch,
+    headOid: plan.headOid,
+    filter,
+    shallow: shallow.length > 0,
+    sizeBytes: await du(fs, GITDIR),
+    createdAt: now,
+    lastFetchedAt: now,
+  });
+  return {
+    repoId,
+    head: { branch: plan.branch, oid: plan.headOid },
+    refs: plan.refs,
+    objects: pack.counts,
+    bytesReceived: client.bytesReceived,
+    requests: client.requests,
+    protocol: 2,
+    filter,
+    warnings,
+  };
+}
+
+async function lsRefs(client: GitHttpClient, caps: V2Capabilities, prefixes: string[]): Promise<RemoteRef[]> {
+  const lsCaps = caps.commands.get('ls-refs') ?? new Set<string>();
+  const body = await client.post(
+    'git-upload-pack',
+    buildLsRefsRequest({
+      refPrefixes: prefixes,
+      symrefs: true,
+      peel: true,
+      unborn: lsCaps.has('unborn'),
+      agent: agentFor(caps),
+    }),
+  );
+  const packets: Packet[] = [];
+  for await (const p of readPackets(body)) packets.push(p);
+  return parseLsRefsResponse(packets);
+}
+
+/** Asks only for what the clone will keep (gitprotocol-v2: ls-refs, ref-prefix). */
+function refPrefixes(opts: CloneOptions, tags: boolean): string[] {
+  if (opts.singleBranch && opts.ref && !isOid(opts.ref)) {
+    return ['HEAD', `refs/heads/${opts.ref}`, `refs/tags/${opts.ref}`];
+  }
+  // A single-branch clone of the default branch still needs every head to learn which one HEAD names.
+  return tags ? ['HEAD', 'refs/heads/', 'refs/tags/'] : ['HEAD', 'refs/heads/'];
+}
+
+interface RefPlan {
+  wants: string[];
+  branch: string | null;
+  headOid: string;
+  refs: ClonedRef[];
+  looseRefs: { name: string; value: string }[];
+  packedRefs: PackedRef[];
+  fetchRefspec: string;
+}
+
+/** Decides HEAD and which refs to keep, the way `git clone` lays them out (remote-tracking refs, tags). */
+export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean, url: string): RefPlan {
+  const withOid = remote.filter((r): r is RemoteRef & { oid: string } => r.oid !== null);
+  const remoteHead = remote.find((r) => r.name === 'HEAD');
+  const heads = withOid.filter((r) => r.name.startsWith('refs/heads/'));
+  const tagRefs = tags ? withOid.filter((r) => r.name.startsWith('refs/tags/')) : [];
+  if (heads.length === 0 && tagRefs.length === 0 && !(opts.ref && isOid(opts.ref))) {
+    throw new OperationError(
+      'EMPTY_REPOSITORY',
+      `The repository at ${url} is empty: it has no commits yet, so there is nothing to clone.`,
+    );
+  }
+
+  let branch: string | null = null;
+  let headOid: string;
+  if (opts.ref) {
+    const ref = opts.ref.replace(/^refs\/(heads|tags)\//, '');
+    const asBranch = heads.find((r) => r.name === `refs/heads/${ref}`);
+    const asTag = withOid.find((r) => r.name === `refs/tags/${ref}`);
+    if (asBranch) {
+      branch = ref;
+      headOid = asBranch.oid;
+    } else if (asTag) {
+      headOid = asTag.peeled ?? asTag.oid;
+      if (!tagRefs.includes(asTag)) tagRefs.push(asTag);
+    } else if (isOid(opts.ref)) {
+      headOid = opts.ref.toLowerCase();
+    } else {
+      const known = heads.map((r) => r.name.slice('refs/heads/'.length)).slice(0, 10);
+      throw new OperationError(
+        'REF_NOT_FOUND',
+        `The remote has no branch or tag named "${opts.ref}". Branches: ${known.join(', ') || 'none'}.`,
+      );
+    }
+  } else {
+    const target = remoteHead?.symrefTarget;
+    const byTarget = target ? heads.find((r) => r.name === target) : undefined;
+    const fallback =
+      byTarget ??
+      heads.find((r) => r.oid === remoteHead?.oid) ??
+      heads.find((r) => r.name === 'refs/heads/main') ??
+      heads.find((r) => r.name === 'refs/heads/master') ??
+      heads[0];
+    if (!fallback) {
+      throw new OperationError('REF_NOT_FOUND', `The remote's HEAD names no branch; choose a branch or tag.`);
+    }
+    branch = fallback.name.slice('refs/heads/'.length);
+    headOid = fallback.oid;
+  }
+
+  const keptHeads = opts.singleBranch ? heads.filter((r) => r.name === `refs/heads/${branch}`) : heads;
+  const refs: ClonedRef[] = [];
+  if (remoteHead?.oid && (!opts.singleBranch || remoteHead.oid === headOid)) {
+    refs.push({ name: 'HEAD', oid: remoteHead.oid });
+  }
+  for (const r of [...keptHeads, ...tagRefs]) refs.push({ name: r.name, oid: r.oid, peeled: r.peeled });
+
+  const wants = [...new Set([...refs.map((r) => r.oid), headOid])];
+  const packedRefs: PackedRef[] = [
+    ...keptHeads.map((r) => ({ name: `refs/remotes/origin/${r.name.slice('refs/heads/'.length)}`, oid: r.oid })),
+    ...tagRefs.map((r) => ({ name: r.name, oid: r.oid, peeled: r.peeled })),
+  ];
+  const looseRefs: { name: string; value: string }[] = [];
+  if (branch) looseRefs.push({ name: `refs/heads/${branch}`, value: headOid });
+  const remoteDefault = remoteHead?.symrefTarget?.replace(/^refs\/heads\//, '');
+  if (remoteDefault && keptHeads.some((r) => r.name === `refs/heads/${remoteDefault}`)) {
+    looseRefs.push({ name: 'refs/remotes/origin/HEAD', value: `ref: refs/remotes/origin/${remoteDefault}` });
+  }
+  const fetchRefspec =
+    opts.singleBranch && branch
+      ? `+refs/heads/${branch}:refs/remotes/origin/${branch}`
+      : '+refs/heads/*:refs/remotes/origin/*';
+  return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec };
+}
+
+function isOid(s: string): boolean {
+  return /^[0-9a-f]{40}$/i.test(s);
+}
+
+export function repoName(url: URL): string {
+  const last = url.pathname.split('/').filter(Boolean).pop() ?? url.host;
+  return last.replace(/\.git$/, '') || url.host;
+}
+
+function newRepoId(url: URL): string {
+  const slug = repoName(url)
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .slice(0, 40);
+  return `${slug}-${crypto.randomUUID().slice(0, 8)}`;
+}

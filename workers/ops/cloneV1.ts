@@ -1,0 +1,142 @@
+import git, { type GitHttpRequest, type HttpClient } from 'isomorphic-git';
+import http from 'isomorphic-git/http/web';
+import type { GitHttpClient } from '../transport/gitHttp.ts';
+import { putRepo } from '../store/registry.ts';
+import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
+import { PackIngester } from '../pack/packIngester.ts';
+import type { CloneOptions, CloneProgress, CloneResult, ClonedRef, OperationHooks } from './clone.ts';
+import { repoName } from './clone.ts';
+import { abortedError, OperationError } from './errors.ts';
+
+/**
+ * A server that does not speak protocol v2 gets a full clone through isomorphic-git's v1 path: slower and
+ * with every blob, but it works, and the result says so.
+ */
+export async function cloneWithProtocolV1(
+  repoId: string,
+  client: GitHttpClient,
+  opts: CloneOptions,
+  hooks: OperationHooks<CloneProgress>,
+): Promise<CloneResult> {
+  const { signal, onProgress } = hooks;
+  const fs = openRepoFs(repoId);
+  const url = client.url.href;
+  let requests = client.requests;
+  let bytes = client.bytesReceived;
+  const counting: HttpClient = {
+    async request(req: GitHttpRequest) {
+      requests++;
+      const res = await http.request({ ...req, signal });
+      const body = res.body;
+      if (!body) return res;
+      async function* counted() {
+        for await (const chunk of body as AsyncIterableIterator<Uint8Array>) {
+          bytes += chunk.length;
+          yield chunk;
+        }
+      }
+      return { ...res, body: counted() };
+    },
+  };
+  const tags = opts.tags ?? true;
+  try {
+    await git.clone({
+      fs,
+      http: counting,
+      dir: '/',
+      gitdir: GITDIR,
+      url,
+      corsProxy: opts.corsProxy,
+      ref: opts.ref,
+      singleBranch: opts.singleBranch,
+      depth: opts.depth,
+      noCheckout: true,
+      noTags: !tags,
+      onAuth: opts.auth ? () => opts.auth : undefined,
+      onProgress: (e) => {
+        if (signal?.aborted) throw abortedError();
+        if (e.phase.startsWith('Receiving')) {
+          onProgress?.({ phase: 'receiving', bytes, objects: e.loaded, totalObjects: e.total ?? 0 });
+        } else if (e.phase.startsWith('Resolving')) {
+          onProgress?.({ phase: 'resolving', resolved: e.loaded, total: e.total ?? 0 });
+        } else {
+          onProgress?.({ phase: 'remote', text: e.phase, loaded: e.loaded, total: e.total });
+        }
+      },
+    });
+  } catch (err) {
+    if (signal?.aborted) throw abortedError();
+    const e = err as { code?: string; message?: string };
+    if (e.code === 'NotFoundError' && /HEAD|ref/i.test(e.message ?? '')) {
+      throw new OperationError('REF_NOT_FOUND', `The remote has no ref "${opts.ref ?? 'HEAD'}".`);
+    }
+    throw err;
+  }
+  await flushRepoFs(repoId);
+  const pfs = fs.promises;
+  const branch = (await git.currentBranch({ fs, gitdir: GITDIR })) ?? null;
+  const headOid = await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' });
+  const refs: ClonedRef[] = [];
+  for (const b of await git.listBranches({ fs, gitdir: GITDIR, remote: 'origin' })) {
+    if (b === 'HEAD') continue;
+    refs.push({ name: `refs/heads/${b}`, oid: await git.resolveRef({ fs, gitdir: GITDIR, ref: `refs/remotes/origin/${b}` }) });
+  }
+  for (const t of tags ? await git.listTags({ fs, gitdir: GITDIR }) : []) {
+    const oid = await git.resolveRef({ fs, gitdir: GITDIR, ref: `refs/tags/${t}` });
+    const peeled = await peel(fs, oid);
+    refs.push({ name: `refs/tags/${t}`, oid, peeled: peeled !== oid ? peeled : undefined });
+  }
+  const counts = await countObjects(pfs);
+  const now = Date.now();
+  await putRepo({
+    id: repoId,
+    url,
+    name: repoName(client.url),
+    branch,
+    headOid,
+    filter: null,
+    shallow: !!opts.depth,
+    sizeBytes: await du(pfs, GITDIR),
+    createdAt: now,
+    lastFetchedAt: now,
+  });
+  const warnings = [
+    'The server does not speak git protocol v2, so this was a full clone with protocol v1: every file was downloaded.',
+  ];
+  if (opts.filter !== null) warnings.push('Partial clone needs protocol v2; the filter was not applied.');
+  return {
+    repoId,
+    head: { branch, oid: headOid },
+    refs,
+    objects: counts,
+    bytesReceived: bytes,
+    requests,
+    protocol: 1,
+    filter: null,
+    warnings,
+  };
+}
+
+/** isomorphic-git does not report what it received, so count it from the stored packs. */
+async function countObjects(pfs: PromiseFs): Promise<CloneResult['objects']> {
+  const counts = { commit: 0, tree: 0, blob: 0, tag: 0 };
+  const dir = `${GITDIR}/objects/pack`;
+  for (const name of await pfs.readdir(dir)) {
+    if (!name.endsWith('.pack')) continue;
+    const ingester = await PackIngester.create();
+    ingester.push((await pfs.readFile(`${dir}/${name}`)) as Uint8Array);
+    const pack = await ingester.finish();
+    for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += pack.counts[k];
+  }
+  return counts;
+}
+
+async function peel(fs: ReturnType<typeof openRepoFs>, oid: string): Promise<string> {
+  let current = oid;
+  for (let i = 0; i < 10; i++) {
+    const obj = await git.readObject({ fs, gitdir: GITDIR, oid: current });
+    if (obj.type !== 'tag') return current;
+    current = (obj.object as { object: string }).object;
+  }
+  return current;
+}

@@ -1,0 +1,105 @@
+export type OperationErrorCode =
+  | 'EMPTY_REPOSITORY'
+  | 'REF_NOT_FOUND'
+  | 'NOT_GIT'
+  | 'ABORTED'
+  | 'REPO_NOT_FOUND'
+  | 'PATH_NOT_FOUND'
+  /** The path names a submodule (a gitlink, mode 160000): its content is another repository, not a blob. */
+  | 'IS_SUBMODULE'
+  /** A caller passed something that cannot be an object id. */
+  | 'INVALID_OBJECT_ID'
+  /** A checkout would overwrite or delete local changes; WorktreeDirtyError names the files. */
+  | 'WORKTREE_DIRTY'
+  | 'INTERNAL';
+
+export class OperationError extends Error {
+  override readonly name = 'OperationError';
+  constructor(
+    readonly code: OperationErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A checkout stopped before writing anything because it would lose changes made in the working tree. */
+export class WorktreeDirtyError extends OperationError {
+  constructor(readonly paths: string[]) {
+    const shown = paths.slice(0, 10).join(', ');
+    const more = paths.length > 10 ? ` and ${paths.length - 10} more` : '';
+    super(
+      'WORKTREE_DIRTY',
+      `Your changes to ${shown}${more} would be overwritten by this checkout. Commit or discard them, or check out with force to throw them away.`,
+    );
+  }
+}
+
+export function abortedError(): OperationError {
+  return new OperationError('ABORTED', 'The operation was cancelled; nothing of it was kept.');
+}
+
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw abortedError();
+}
+
+/**
+ * A blob a partial clone left on the server could not be fetched: the network or the server failed, or the
+ * server does not have it. `reason` is the underlying failure's message (a TransportError's, say), `cause`
+ * the error itself; `path` names the file it was needed for, when the caller knows it.
+ */
+export class MissingObjectError extends Error {
+  override readonly name = 'MissingObjectError';
+  readonly code = 'MISSING_OBJECT';
+  readonly oid: string;
+  readonly path?: string;
+  readonly reason: string;
+  /** The server answered, but without the object: retrying will not help. */
+  readonly notOnServer: boolean;
+  /** How many other wanted objects failed along with this one. */
+  readonly others: number;
+  readonly advice?: string;
+
+  constructor(
+    oid: string,
+    reason: string,
+    options: {
+      path?: string;
+      notOnServer?: boolean;
+      others?: number;
+      /** What to do about it, when not the default (retry online, or nothing for an object not on the server). */
+      advice?: string;
+      cause?: unknown;
+    } = {},
+  ) {
+    const short = `${oid.slice(0, 10)}…`;
+    const what = options.path ? `${options.path} (blob ${short})` : `Blob ${short}`;
+    const more = options.others ? ` (and ${options.others} more)` : '';
+    const advice =
+      options.advice ??
+      (options.notOnServer
+        ? 'It may have been removed from the remote repository.'
+        : 'Connect to the network and try again.');
+    super(
+      `${what}${more} is not stored in this browser and could not be fetched: ${reason.replace(/\.\s*$/, '')}.${advice ? ` ${advice}` : ''}`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.oid = oid;
+    this.path = options.path;
+    this.reason = reason;
+    this.notOnServer = options.notOnServer ?? false;
+    this.others = options.others ?? 0;
+    this.advice = options.advice;
+  }
+
+  /** The same failure, naming the file the blob was needed for. */
+  withPath(path: string): MissingObjectError {
+    return new MissingObjectError(this.oid, this.reason, {
+      path,
+      notOnServer: this.notOnServer,
+      others: this.others,
+      advice: this.advice,
+      cause: this.cause,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import { storageError } from './errors.ts';
+import { type RepoConfig, serializeRepoConfig } from './gitConfig.ts';
+import { type PackedRef, serializePackedRefs } from './packedRefs.ts';
+import { GITDIR, mkdirp, type PromiseFs, writeFileDeep } from './repoFs.ts';
+
+export interface StoredPack {
+  /** Hex SHA-1 of the pack; files are `pack-<checksum>.pack|.idx|.promisor`. */
+  checksum: string;
+  pack: Uint8Array;
+  idx: Uint8Array;
+  /** Content of the `.promisor` marker, or undefined for a pack fetched without a filter. */
+  promisor?: string;
+}
+
+export interface NewGitDir {
+  config: RepoConfig;
+  /** `ref: refs/heads/x` target branch, or a detached commit id. */
+  head: { branch: string } | { oid: string };
+  looseRefs: { name: string; value: string }[];
+  packedRefs: PackedRef[];
+  shallow: string[];
+  pack: StoredPack;
+}
+
+/**
+ * Writes a pack so that no reader sees it half-written: git and isomorphic-git find packs through their
+ * `.idx`, so the `.pack` goes first and the `.idx` last.
+ */
+export async function writePack(fs: PromiseFs, p: StoredPack): Promise<void> {
+  const base = `${GITDIR}/objects/pack/pack-${p.checksum}`;
+  try {
+    await mkdirp(fs, `${GITDIR}/objects/pack`);
+    await fs.writeFile(`${base}.pack`, compact(p.pack));
+    if (p.promisor !== undefined) await fs.writeFile(`${base}.promisor`, p.promisor, 'utf8');
+    await fs.writeFile(`${base}.idx`, compact(p.idx));
+  } catch (err) {
+    // Whole or not at all: a .pack left without its .idx would only take up space.
+    await removePackFiles(fs, p.checksum).catch(() => undefined);
+    throw storageError(err, `the ${(p.pack.length / 1e6).toFixed(1)} MB pack`);
+  }
+}
+
+/**
+ * Deletes a pack's files, the .idx first: readers find packs through their .idx, so none of them sees an
+ * index whose pack is already gone. Files that do not exist are skipped.
+ */
+export async function removePackFiles(fs: PromiseFs, checksum: string): Promise<void> {
+  const base = `${GITDIR}/objects/pack/pack-${checksum}`;
+  for (const ext of ['idx', 'pack', 'promisor', 'keep']) {
+    try {
+      await fs.unlink(`${base}.${ext}`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'ENOENT')
+        throw storageError(err, `the deletion of pack ${checksum}`);
+    }
+  }
+}
+
+/**
+ * IndexedDB stores a typed array by cloning its whole ArrayBuffer, not just the view: a pack that is a view
+ * into a larger receive buffer (PackIngester's grows by doubling) would be stored with all the slack.
+ */
+function compact(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}
+
+/**
+ * IndexedDB stores a typed array by cloning its whole ArrayBuffer, not just the view: a pack that is a view
+ * into a larger receive buffer would cost up to twice its size on disk.
+ */
+function wholeBuffer(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
+  return bytes.slice();
+}
+
+/** Lays out a fresh git directory as `git clone` leaves it (before checkout). */
+export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void> {
+  try {
+    for (const dir of ['objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin', 'info']) {
+      await mkdirp(fs, `${GITDIR}/${dir}`);
+    }
+    await writePack(fs, d.pack);
+    await fs.writeFile(`${GITDIR}/config`, serializeRepoConfig(d.config), 'utf8');
+    await fs.writeFile(`${GITDIR}/description`, 'Cloned by Blobless\n', 'utf8');
+    await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
+    await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs(d.packedRefs), 'utf8');
+    for (const ref of d.looseRefs) await writeFileDeep(fs, `${GITDIR}/${ref.name}`, `${ref.value}\n`);
+    if (d.shallow.length)
+      await fs.writeFile(`${GITDIR}/shallow`, `${[...d.shallow].sort().join('\n')}\n`, 'utf8');
+    // HEAD last: a directory without HEAD is not a repository to git, so an interrupted write is inert.
+    const head = 'branch' in d.head ? `ref: refs/heads/${d.head.branch}` : d.head.oid;
+    await fs.writeFile(`${GITDIR}/HEAD`, `${head}\n`, 'utf8');
+  } catch (err) {
+    if ((err as { name?: string }).name === 'StoreError') throw err;
+    throw storageError(err, 'the repository');
+  }
+}

@@ -1,0 +1,17 @@
+export interface PackedRef {
+  name: string;
+  oid: string;
+  /** For an annotated tag, the object it finally points at (the `^` line). */
+  peeled?: string;
+}
+
+/** `packed-refs` with the header git writes when every tag carries its peeled value. */
+export function serializePackedRefs(refs: PackedRef[]): string {
+  const sorted = [...refs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let out = '# pack-refs with: peeled fully-peeled sorted \n';
+  for (const ref of sorted) {
+    out += `${ref.oid} ${ref.name}\n`;
+    if (ref.peeled && ref.peeled !== ref.oid) out += `^${ref.peeled}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,42 @@
+import { createStore, del, get, set, type UseStore, values } from 'idb-keyval';
+
+/** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
+export interface RepoRecord {
+  id: string;
+  url: string;
+  /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
+  corsProxy?: string;
+  name: string;
+  /** The branch HEAD is on, or null when detached. */
+  branch: string | null;
+  headOid: string;
+  filter: string | null;
+  shallow: boolean;
+  sizeBytes: number;
+  createdAt: number;
+  lastFetchedAt: number;
+}
+
+let opened: UseStore | undefined;
+// Opened on first use rather than at import, so importing the module never touches IndexedDB.
+function store(): UseStore {
+  opened ??= createStore('blobless-registry', 'repos');
+  return opened;
+}
+
+export async function putRepo(record: RepoRecord): Promise<void> {
+  await set(record.id, record, store());
+}
+
+export async function getRepo(id: string): Promise<RepoRecord | undefined> {
+  return get<RepoRecord>(id, store());
+}
+
+export async function listRepoRecords(): Promise<RepoRecord[]> {
+  const all = await values<RepoRecord>(store());
+  return all.sort((a, b) => b.lastFetchedAt - a.lastFetchedAt);
+}
+
+export async function removeRepo(id: string): Promise<void> {
+  await del(id, store());
+}
