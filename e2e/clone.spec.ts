@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ensureFixtures } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+
+function gitIn(dir: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
+}
+
+test('the main bundle holds no git code; the worker bundle does', () => {
+  const assets = join(process.cwd(), 'dist/assets');
+  const js = readdirSync(assets).filter((f) => f.endsWith('.js'));
+  const main = js.filter((f) => f.startsWith('index-'));
+  const worker = js.filter((f) => f.startsWith('git.worker-'));
+  expect(main).toHaveLength(1);
+  expect(worker).toHaveLength(1);
+  const mainCode = readFileSync(join(assets, main[0]), 'utf8');
+  expect(mainCode).not.toContain('git-upload-pack');
+  expect(mainCode).not.toContain('isomorphic-git');
+  expect(readFileSync(join(assets, worker[0]), 'utf8')).toContain('git-upload-pack');
+});
+
+test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB', async ({ page }) => {
+  const { dir } = await ensureFixtures();
+  const bare = join(dir, 'features.git');
+  const rootNames = gitIn(bare, ['ls-tree', '--name-only', 'HEAD']).split('\n').sort();
+  const head = gitIn(bare, ['rev-parse', 'HEAD']);
+  const history = gitIn(bare, ['rev-list', '--max-count=50', 'HEAD']).split('\n');
+
+  const gitRequests: string[] = [];
+  page.on('request', (req) => {
+    if (req.url().startsWith(gitServer)) gitRequests.push(req.url());
+  });
+
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/features.git`);
+  await page.getByTestId('clone-submit').click();
+
+  const tree = page.getByTestId('file-tree');
+  await expect(tree).toBeVisible({ timeout: 60_000 });
+  expect(new URL(page.url()).searchParams.get('repo')).toMatch(/^features-/);
+  const names = async () =>
+    (await tree.locator('li .entry').allInnerTexts())
+      .map((t) => t.replace(/^[▸·]\s*/, '').replace(/\/$/, ''))
+      .sort();
+  await expect.poll(names).toEqual(rootNames);
+  const commits = page.getByTestId('commit-list').locator('li');
+  await expect(commits.first()).toHaveAttribute('data-oid', head);
+  await expect(commits).toHaveCount(history.length);
+  expect(gitRequests.length).toBeGreaterThanOrEqual(3);
+
+  // A reload starts a new worker that must find everything in IndexedDB, without the network.
+  gitRequests.length = 0;
+  await page.reload();
+  await expect.poll(names).toEqual(rootNames);
+  await expect(commits.first()).toHaveAttribute('data-oid', head);
+  await expect(commits).toHaveCount(history.length);
+
+  // Folders open from the keyboard-reachable buttons and read deeper trees.
+  const firstDir = rootNames.find((n) => gitIn(bare, ['cat-file', '-t', `HEAD:${n}`]) === 'tree')!;
+  await tree.getByRole('button', { name: `Open folder ${firstDir}` }).click();
+  const inner = gitIn(bare, ['ls-tree', '--name-only', `HEAD:${firstDir}`])
+    .split('\n')
+    .sort();
+  await expect.poll(names).toEqual(inner);
+  expect(gitRequests).toEqual([]);
+
+  // The home screen lists the stored repo.
+  await page.goto('/');
+  await expect(page.getByTestId('repo-list')).toContainText('features');
+});
+
+test('a clone error is shown with its typed message', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/does-not-exist.git`);
+  await page.getByTestId('clone-submit').click();
+  const error = page.getByTestId('clone-error');
+  await expect(error).toContainText('No git repository');
+  await expect(error).toContainText('HTTP_NOT_FOUND');
+});

@@ -1,0 +1,169 @@
+import { useRef, useState } from 'preact/hooks';
+import type { CloneResult, CloneProgress as Progress } from '../../workers/api.ts';
+import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { navigate } from '../route.ts';
+import { CloneProgress } from './CloneProgress.tsx';
+
+const NEXT_STEP: Record<string, string> = {
+  INVALID_URL: 'Paste the https:// address you would give to git clone.',
+  NETWORK_ERROR: 'Check the address, or set a CORS proxy if the host does not allow browser requests.',
+  HTTP_UNAUTHORIZED: 'Fill in a user name and token under "Private repository".',
+  HTTP_FORBIDDEN: 'Use a token with read access to this repository.',
+  HTTP_NOT_FOUND: 'Check the address; a private repository needs a token.',
+  EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
+  REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
+  STORAGE_FULL: 'Delete repositories you no longer need.',
+};
+
+export function CloneForm({ onCloned }: { onCloned: () => void }) {
+  const params = new URLSearchParams(location.search);
+  const [url, setUrl] = useState(params.get('clone') ?? '');
+  const [branch, setBranch] = useState('');
+  const [depth, setDepth] = useState('');
+  const [partial, setPartial] = useState(true);
+  const [corsProxy, setCorsProxy] = useState('');
+  const [username, setUsername] = useState('');
+  const [token, setToken] = useState('');
+  const [progress, setProgress] = useState<Progress | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<{ message: string; code: string } | null>(null);
+  const [done, setDone] = useState<CloneResult | null>(null);
+  const controller = useRef<AbortController | null>(null);
+
+  async function submit(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setDone(null);
+    setBusy(true);
+    setProgress({ phase: 'connecting' });
+    const abort = new AbortController();
+    controller.current = abort;
+    try {
+      const result = await gitClient.clone(
+        {
+          url,
+          ref: branch.trim() || undefined,
+          depth: depth ? Number(depth) : undefined,
+          filter: partial ? 'blob:none' : null,
+          corsProxy: corsProxy.trim() || undefined,
+          auth: token ? { username: username || 'git', password: token } : undefined,
+        },
+        proxy((p: Progress) => setProgress(p)),
+        abort.signal,
+      );
+      setDone(result);
+      onCloned();
+      navigate({ repo: result.repoId, path: '' });
+    } catch (err) {
+      const e = err as RemoteOperationError;
+      setError({ message: e.message, code: e.code ?? 'INTERNAL' });
+    } finally {
+      setBusy(false);
+      setProgress(null);
+      controller.current = null;
+    }
+  }
+
+  return (
+    <section class="card" aria-labelledby="clone-title">
+      <h2 id="clone-title">Clone a repository</h2>
+      <form onSubmit={submit} class="clone-form">
+        <label class="wide">
+          Repository URL
+          <input
+            data-testid="clone-url"
+            type="url"
+            required
+            placeholder="https://example.com/owner/repo.git"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+            disabled={busy}
+          />
+        </label>
+        <label>
+          Branch or tag
+          <input
+            value={branch}
+            placeholder="default branch"
+            onInput={(e) => setBranch(e.currentTarget.value)}
+            disabled={busy}
+          />
+        </label>
+        <label>
+          Depth
+          <input
+            type="number"
+            min="1"
+            value={depth}
+            placeholder="full history"
+            onInput={(e) => setDepth(e.currentTarget.value)}
+            disabled={busy}
+          />
+        </label>
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={partial}
+            onChange={(e) => setPartial(e.currentTarget.checked)}
+            disabled={busy}
+          />
+          Partial clone (file contents fetched when needed)
+        </label>
+        <details class="wide">
+          <summary>CORS proxy and private repositories</summary>
+          <label>
+            CORS proxy
+            <input
+              value={corsProxy}
+              placeholder="https://proxy.example"
+              onInput={(e) => setCorsProxy(e.currentTarget.value)}
+              disabled={busy}
+            />
+          </label>
+          <label>
+            User name
+            <input
+              value={username}
+              autoComplete="username"
+              onInput={(e) => setUsername(e.currentTarget.value)}
+              disabled={busy}
+            />
+          </label>
+          <label>
+            Token (used for this clone only, not stored)
+            <input
+              type="password"
+              value={token}
+              autoComplete="off"
+              onInput={(e) => setToken(e.currentTarget.value)}
+              disabled={busy}
+            />
+          </label>
+        </details>
+        <div class="actions wide">
+          <button type="submit" data-testid="clone-submit" disabled={busy}>
+            {busy ? 'Cloning…' : 'Clone'}
+          </button>
+          {busy && (
+            <button type="button" class="secondary" onClick={() => controller.current?.abort()}>
+              Cancel
+            </button>
+          )}
+        </div>
+      </form>
+      {progress && <CloneProgress progress={progress} />}
+      {error && (
+        <div class="error" role="alert" data-testid="clone-error">
+          <strong>{error.message}</strong>
+          {NEXT_STEP[error.code] && <p>{NEXT_STEP[error.code]}</p>}
+          <p class="muted">Error code: {error.code}</p>
+        </div>
+      )}
+      {done?.warnings.map((w) => (
+        <p class="warning" role="status" key={w}>
+          {w}
+        </p>
+      ))}
+    </section>
+  );
+}

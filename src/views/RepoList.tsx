@@ -1,0 +1,53 @@
+import type { RepoRecord } from '../../workers/api.ts';
+import { formatBytes, formatDate } from '../format.ts';
+import { gitClient } from '../gitClient.ts';
+import { navigate } from '../route.ts';
+
+export function RepoList({ repos, onChanged }: { repos: RepoRecord[]; onChanged: () => void }) {
+  if (repos.length === 0) {
+    return (
+      <p class="muted">No repositories yet. Clone one above; it stays in this browser for offline use.</p>
+    );
+  }
+  async function remove(repo: RepoRecord) {
+    if (!confirm(`Delete ${repo.name} (${formatBytes(repo.sizeBytes)}) from this browser?`)) return;
+    await gitClient.deleteRepo(repo.id);
+    onChanged();
+  }
+  return (
+    <ul class="repo-list" data-testid="repo-list">
+      {repos.map((repo) => (
+        <li key={repo.id}>
+          <div class="repo-main">
+            <a
+              href={`?repo=${encodeURIComponent(repo.id)}`}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate({ repo: repo.id, path: '' });
+              }}
+              class="repo-name"
+            >
+              {repo.name}
+            </a>
+            <span class="muted repo-url">{repo.url}</span>
+          </div>
+          <div class="repo-meta muted">
+            <span>{repo.branch ?? repo.headOid.slice(0, 10)}</span>
+            <span>{repo.filter ? `partial (${repo.filter})` : 'full'}</span>
+            {repo.shallow && <span>shallow</span>}
+            <span>{formatBytes(repo.sizeBytes)}</span>
+            <span>fetched {formatDate(repo.lastFetchedAt)}</span>
+          </div>
+          <button
+            type="button"
+            class="danger"
+            onClick={() => remove(repo)}
+            aria-label={`Delete ${repo.name}`}
+          >
+            Delete
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
