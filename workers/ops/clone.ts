@@ -1,16 +1,16 @@
-import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
-import { buildFetchRequest } from '../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../wire/fetchResponse.ts';
-import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
-import { type Packet, readPackets } from '../wire/pktLine.ts';
-import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { writeNewGitDir } from '../store/gitDir.ts';
 import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
 import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
-import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
+import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
+import { buildFetchRequest } from '../wire/fetchCommand.ts';
+import { parseFetchResponse } from '../wire/fetchResponse.ts';
+import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
+import { type Packet, readPackets } from '../wire/pktLine.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
+import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 
 export type CloneFilter = 'blob:none' | 'tree:0';
 
@@ -66,7 +66,10 @@ function agentFor(caps: V2Capabilities): string | undefined {
 }
 
 /** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
-export async function clone(opts: CloneOptions, hooks: OperationHooks<CloneProgress> = {}): Promise<CloneResult> {
+export async function clone(
+  opts: CloneOptions,
+  hooks: OperationHooks<CloneProgress> = {},
+): Promise<CloneResult> {
   const { signal } = hooks;
   const client = new GitHttpClient(opts.url, {
     corsProxy: opts.corsProxy,
@@ -297,7 +300,10 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
 
   const wants = [...new Set([...refs.map((r) => r.oid), headOid])];
   const packedRefs: PackedRef[] = [
-    ...keptHeads.map((r) => ({ name: `refs/remotes/origin/${r.name.slice('refs/heads/'.length)}`, oid: r.oid })),
+    ...keptHeads.map((r) => ({
+      name: `refs/remotes/origin/${r.name.slice('refs/heads/'.length)}`,
+      oid: r.oid,
+    })),
     ...tagRefs.map((r) => ({ name: r.name, oid: r.oid, peeled: r.peeled })),
   ];
   const looseRefs: { name: string; value: string }[] = [];

@@ -1,10 +1,10 @@
 import git, { type GitHttpRequest, type HttpClient } from 'isomorphic-git';
 import http from 'isomorphic-git/http/web';
-import type { GitHttpClient } from '../transport/gitHttp.ts';
+import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
-import { PackIngester } from '../pack/packIngester.ts';
-import type { CloneOptions, CloneProgress, CloneResult, ClonedRef, OperationHooks } from './clone.ts';
+import type { GitHttpClient } from '../transport/gitHttp.ts';
+import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
 import { repoName } from './clone.ts';
 import { abortedError, OperationError } from './errors.ts';
 
@@ -79,7 +79,10 @@ export async function cloneWithProtocolV1(
   const refs: ClonedRef[] = [];
   for (const b of await git.listBranches({ fs, gitdir: GITDIR, remote: 'origin' })) {
     if (b === 'HEAD') continue;
-    refs.push({ name: `refs/heads/${b}`, oid: await git.resolveRef({ fs, gitdir: GITDIR, ref: `refs/remotes/origin/${b}` }) });
+    refs.push({
+      name: `refs/heads/${b}`,
+      oid: await git.resolveRef({ fs, gitdir: GITDIR, ref: `refs/remotes/origin/${b}` }),
+    });
   }
   for (const t of tags ? await git.listTags({ fs, gitdir: GITDIR }) : []) {
     const oid = await git.resolveRef({ fs, gitdir: GITDIR, ref: `refs/tags/${t}` });

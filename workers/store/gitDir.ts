@@ -64,15 +64,6 @@ function compact(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
 
-/**
- * IndexedDB stores a typed array by cloning its whole ArrayBuffer, not just the view: a pack that is a view
- * into a larger receive buffer would cost up to twice its size on disk.
- */
-function wholeBuffer(bytes: Uint8Array): Uint8Array {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) return bytes;
-  return bytes.slice();
-}
-
 /** Lays out a fresh git directory as `git clone` leaves it (before checkout). */
 export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void> {
   try {
