@@ -1,0 +1,257 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { MissingObjectError } from '../workers/ops/errors.ts';
+import { BLOB_BATCH_SIZE, type BlobFetchProgress, ensureBlobs } from '../workers/ops/lazyBlobs.ts';
+import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { packSetFor } from '../workers/store/packSet.ts';
+import { getRepo, putRepo } from '../workers/store/registry.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { gitBuffer, git as gitCli } from './support/git.ts';
+import { repoStats, resetStats } from './support/serverStats.ts';
+
+const serverUrl = inject('gitServerUrl');
+const fixturesDir = inject('fixturesDir');
+let tmp: string;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-lazy-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** Blob ids at HEAD of a fixture, in `git ls-tree -r` order (submodules left out). */
+async function headBlobs(repo: string): Promise<string[]> {
+  const out = await gitCli(['ls-tree', '-r', '--format=%(objecttype) %(objectname)', 'HEAD'], {
+    cwd: join(fixturesDir, repo),
+  });
+  return [
+    ...new Set(
+      out
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('blob '))
+        .map((l) => l.slice(5)),
+    ),
+  ];
+}
+
+async function packFiles(repoId: string): Promise<string[]> {
+  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
+}
+
+async function failure(p: Promise<unknown>): Promise<Error & { code: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & { code: string };
+  }
+  throw new Error('the call unexpectedly succeeded');
+}
+
+describe('ensureBlobs on small-sized.git', () => {
+  const repo = 'small-sized.git';
+  let repoId: string;
+  let blobs: string[];
+
+  beforeAll(async () => {
+    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    blobs = await headBlobs(repo);
+  });
+
+  it('fetches N blobs in exactly ceil(N / batch size) requests, and stores them readably', async () => {
+    const wanted = blobs.slice(0, 120);
+    const size = 25;
+    await resetStats();
+    const events: BlobFetchProgress[] = [];
+    const result = await ensureBlobs(repoId, wanted, {
+      batching: { size, concurrency: 3 },
+      onProgress: (p) => events.push(p),
+    });
+    const stats = await repoStats(repo);
+    expect(stats.requests).toBe(Math.ceil(wanted.length / size));
+    expect(result.requests).toBe(stats.requests);
+    expect(result.bytes).toBe(stats.bytesSent);
+    expect(result.fetched).toBe(wanted.length);
+    expect(result.objects.map((o) => o.oid).sort()).toEqual([...wanted].sort());
+
+    // Progress only grows, and ends complete.
+    for (let i = 1; i < events.length; i++) {
+      expect(events[i].objects).toBeGreaterThanOrEqual(events[i - 1].objects);
+      expect(events[i].bytes).toBeGreaterThanOrEqual(events[i - 1].bytes);
+    }
+    expect(events.at(-1)).toMatchObject({ objects: wanted.length, totalObjects: wanted.length });
+
+    const fs = openRepoFs(repoId);
+    for (const oid of wanted.slice(0, 10)) {
+      const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid, cache: {} });
+      const expected = await gitBuffer(['cat-file', 'blob', oid], { cwd: join(fixturesDir, repo) });
+      expect(Buffer.compare(Buffer.from(blob), expected)).toBe(0);
+    }
+    await maintenanceIdle(repoId);
+  });
+
+  it('the default batch size fetches every blob at HEAD in ceil(N / BLOB_BATCH_SIZE) requests', async () => {
+    const rest = (await packSetFor(repoId)).missing(blobs);
+    await resetStats();
+    const result = await ensureBlobs(repoId, blobs);
+    expect((await repoStats(repo)).requests).toBe(Math.ceil(rest.length / BLOB_BATCH_SIZE));
+    expect(result.fetched).toBe(rest.length);
+    await maintenanceIdle(repoId);
+  });
+
+  it('blobs already stored cost no request', async () => {
+    await resetStats();
+    const result = await ensureBlobs(repoId, blobs);
+    expect(result).toEqual({ fetched: 0, requests: 0, bytes: 0, objects: [] });
+    expect((await repoStats(repo)).requests).toBe(0);
+  });
+
+  it('the promisor packs are ones real git reads without fetching: fsck, cat-file', async () => {
+    const dir = join(tmp, 'small-exported');
+    await exportDir(openRepoFs(repoId), GITDIR, dir);
+    await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+    const env = { GIT_NO_LAZY_FETCH: '1' };
+    const promisors = (await packFiles(repoId)).filter((f) => f.endsWith('.promisor'));
+    expect(promisors.length).toBe((await packSetFor(repoId)).packs.length);
+    for (const oid of blobs.slice(0, 5)) {
+      expect((await gitCli(['cat-file', '-t', oid], { cwd: dir, env })).trim()).toBe('blob');
+    }
+    // Every pack's .idx is the one `git index-pack` writes for it.
+    for (const name of (await packFiles(repoId)).filter((f) => f.endsWith('.pack'))) {
+      const oracle = join(tmp, `${name}.idx`);
+      await gitCli(['index-pack', '-o', oracle, join(dir, 'objects/pack', name)]);
+      const ours = await readFile(join(dir, 'objects/pack', name.replace(/\.pack$/, '.idx')));
+      expect(Buffer.compare(ours, await readFile(oracle))).toBe(0);
+    }
+  });
+});
+
+describe('sharing and failures on features.git', () => {
+  const repo = 'features.git';
+  let repoId: string;
+  let blobs: string[];
+
+  beforeAll(async () => {
+    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    blobs = await headBlobs(repo);
+  });
+
+  it('concurrent calls for overlapping blobs share requests: one per batch of the union', async () => {
+    const a = blobs.slice(0, 6);
+    const b = blobs.slice(3, 9);
+    await resetStats();
+    const [ra, rb] = await Promise.all([
+      ensureBlobs(repoId, a, { batching: { size: 3 } }),
+      ensureBlobs(repoId, b, { batching: { size: 3 } }),
+    ]);
+    // a: [0,3) and [3,6); b joins [3,6) and fetches [6,9).
+    expect((await repoStats(repo)).requests).toBe(3);
+    expect(ra.requests + rb.requests).toBe(3);
+    expect((await packSetFor(repoId)).missing([...a, ...b])).toEqual([]);
+    await maintenanceIdle(repoId);
+  });
+
+  it('a request shared with a call that is cancelled still completes for the other', async () => {
+    const oid = blobs[9];
+    const controller = new AbortController();
+    await resetStats();
+    // Both calls plan before the reply can arrive: the second joins the first's request, then the first
+    // is cancelled once the second has said it waits for it.
+    const seen: BlobFetchProgress[] = [];
+    const first = ensureBlobs(repoId, [oid], { signal: controller.signal });
+    const second = ensureBlobs(repoId, [oid], {
+      onProgress: (p) => {
+        seen.push(p);
+        if (seen.length === 1) controller.abort();
+      },
+    });
+    expect((await failure(first)).code).toBe('ABORTED');
+    const result = await second;
+    expect(seen[0]).toMatchObject({ objects: 0, totalObjects: 1 });
+    // The request was the first call's: the second made none of its own.
+    expect(result.requests).toBe(0);
+    expect((await packSetFor(repoId)).has(oid)).toBe(true);
+    expect((await repoStats(repo)).requests).toBe(1);
+    await maintenanceIdle(repoId);
+  });
+
+  it('an object the server does not have is a MissingObjectError that says so', async () => {
+    const ghost = '0123456789abcdef0123456789abcdef01234567';
+    const before = await packFiles(repoId);
+    const err = await failure(ensureBlobs(repoId, [ghost]));
+    expect(err).toBeInstanceOf(MissingObjectError);
+    expect(err.code).toBe('MISSING_OBJECT');
+    expect((err as MissingObjectError).oid).toBe(ghost);
+    expect((err as MissingObjectError).notOnServer).toBe(true);
+    expect(err.message).toMatch(/0123456789…/);
+    expect(await packFiles(repoId)).toEqual(before);
+  });
+
+  it('an id that is not an object id is refused before any request', async () => {
+    await resetStats();
+    const err = await failure(ensureBlobs(repoId, ['HEAD']));
+    expect(err.code).toBe('INVALID_OBJECT_ID');
+    expect((await repoStats(repo)).requests).toBe(0);
+  });
+
+  it('an unreachable server is a MissingObjectError keeping the transport error, and stores nothing', async () => {
+    const record = (await getRepo(repoId))!;
+    const missing = (await packSetFor(repoId)).missing(blobs);
+    expect(missing.length).toBeGreaterThan(2);
+    const before = await packFiles(repoId);
+    await putRepo({ ...record, url: 'http://127.0.0.1:9/features.git' });
+    try {
+      const err = (await failure(
+        ensureBlobs(repoId, missing.slice(0, 3), { batching: { size: 1 } }),
+      )) as MissingObjectError;
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(missing.slice(0, 3)).toContain(err.oid);
+      expect(err.notOnServer).toBe(false);
+      expect(err.message).toMatch(
+        /is not stored in this browser and could not be fetched: Could not reach 127\.0\.0\.1:9/,
+      );
+      expect(err.message).toMatch(/Connect to the network and try again\.$/);
+      expect((err.cause as { code?: string }).code).toBe('NETWORK_ERROR');
+      expect(await packFiles(repoId)).toEqual(before);
+    } finally {
+      await putRepo(record);
+    }
+  });
+
+  it('cancelled while the pack arrives: nothing of it is stored, and a retry gets it', async () => {
+    // The first 200 KiB version of image.bin (not at HEAD, so not fetched yet) arrives in several chunks, so
+    // progress fires before it is complete.
+    const big = (
+      await gitCli(['rev-parse', 'v0.1:assets/image.bin'], { cwd: join(fixturesDir, repo) })
+    ).trim();
+    expect((await packSetFor(repoId)).has(big)).toBe(false);
+    const before = await packFiles(repoId);
+    const controller = new AbortController();
+    let progressed = 0;
+    const err = await failure(
+      ensureBlobs(repoId, [big], {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.bytes > 0 && ++progressed === 1) controller.abort();
+        },
+      }),
+    );
+    expect(progressed).toBeGreaterThan(0);
+    expect(err.code).toBe('ABORTED');
+    expect(await packFiles(repoId)).toEqual(before);
+    expect((await packSetFor(repoId)).has(big)).toBe(false);
+    // Everything stored before still reads.
+    const fs = openRepoFs(repoId);
+    await git.readBlob({ fs, gitdir: GITDIR, oid: blobs[0], cache: {} });
+
+    const retry = await ensureBlobs(repoId, [big]);
+    expect(retry.fetched).toBe(1);
+    await maintenanceIdle(repoId);
+  });
+});

@@ -1,0 +1,139 @@
+// Which objects a repo holds: the set of its packs and their indexes, read once from objects/pack/*.idx and
+// then kept in step by whoever adds or deletes a pack (lazy blob fetches, pack maintenance). Answers "is this
+// object here?" by binary search in each .idx (gitformat-pack: the fan-out narrows it to one first byte), so
+// it keeps no per-object state beyond the index bytes themselves.
+
+import { oidFromHex } from '../pack/objectHash.ts';
+import { type PackIndex, parsePackIndexV2 } from '../pack/packIndex.ts';
+import { storageError } from './errors.ts';
+import { GITDIR, openRepoFs, type PromiseFs } from './repoFs.ts';
+
+export const PACK_DIR = `${GITDIR}/objects/pack`;
+
+export interface PackInfo {
+  /** Hex SHA-1 of the pack: the files are `pack-<checksum>.pack|.idx|.promisor`. */
+  checksum: string;
+  /** Whether a `.promisor` file marks it as fetched from the promisor remote (partial-clone). */
+  promisor: boolean;
+  objectCount: number;
+}
+
+interface Entry {
+  info: PackInfo;
+  index: PackIndex;
+}
+
+export class PackSet {
+  readonly #entries = new Map<string, Entry>();
+  #packs: readonly PackInfo[] = [];
+
+  /** Every pack, largest first: most lookups of an old object end in the clone's pack. */
+  get packs(): readonly PackInfo[] {
+    return this.#packs;
+  }
+
+  has(oid: string): boolean {
+    return this.#hasBytes(oidBytes(oid));
+  }
+
+  /** The ids of `oids` that no pack holds, each once, in first-seen order. */
+  missing(oids: Iterable<string>): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (const raw of oids) {
+      const oid = raw.toLowerCase();
+      if (seen.has(oid)) continue;
+      seen.add(oid);
+      if (!this.#hasBytes(oidBytes(oid))) out.push(oid);
+    }
+    return out;
+  }
+
+  /** The parsed index of one pack, for callers that walk a pack's objects (maintenance). */
+  index(checksum: string): PackIndex | undefined {
+    return this.#entries.get(checksum)?.index;
+  }
+
+  /**
+   * Records a pack that is now on disk (its `.idx` written). The index is trusted: it was written by us
+   * from a pack whose checksum and object hashes were verified, so its own checksum is not re-hashed.
+   */
+  add(checksum: string, idx: Uint8Array, promisor: boolean): void {
+    const index = parsePackIndexV2(idx, { verifyChecksum: false });
+    if (index.packChecksum !== checksum) {
+      throw new Error(`The index given for pack ${checksum} describes pack ${index.packChecksum}`);
+    }
+    this.#entries.set(checksum, { info: { checksum, promisor, objectCount: index.count }, index });
+    this.#refresh();
+  }
+
+  /** Forgets a pack whose files are being deleted. */
+  remove(checksum: string): void {
+    if (this.#entries.delete(checksum)) this.#refresh();
+  }
+
+  #hasBytes(key: Uint8Array): boolean {
+    for (const entry of this.#entries.values()) if (entry.index.has(key)) return true;
+    return false;
+  }
+
+  #refresh(): void {
+    const sorted = [...this.#entries.values()].sort((a, b) => b.info.objectCount - a.info.objectCount);
+    this.#entries.clear();
+    for (const entry of sorted) this.#entries.set(entry.info.checksum, entry);
+    this.#packs = Object.freeze(sorted.map((e) => e.info));
+  }
+}
+
+function oidBytes(oid: string): Uint8Array {
+  try {
+    return oidFromHex(oid);
+  } catch {
+    throw new TypeError(`${JSON.stringify(oid)} is not a full hexadecimal SHA-1 object id`);
+  }
+}
+
+const loaded = new Map<string, Promise<PackSet>>();
+
+/**
+ * The repo's pack set, read from disk on first use and then shared: concurrent callers get the same
+ * instance, so a pack added by one is seen by all.
+ */
+export function packSetFor(repoId: string): Promise<PackSet> {
+  let set = loaded.get(repoId);
+  if (!set) {
+    set = loadPackSet(openRepoFs(repoId).promises);
+    loaded.set(repoId, set);
+    // A failed load (storage error) is not cached: the next call tries again.
+    set.catch(() => {
+      if (loaded.get(repoId) === set) loaded.delete(repoId);
+    });
+  }
+  return set;
+}
+
+/** Drops the cached set, e.g. when the repo is deleted; the next packSetFor reads the disk again. */
+export function forgetPackSet(repoId: string): void {
+  loaded.delete(repoId);
+}
+
+async function loadPackSet(fs: PromiseFs): Promise<PackSet> {
+  const set = new PackSet();
+  let names: string[];
+  try {
+    names = await fs.readdir(PACK_DIR);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return set;
+    throw storageError(err, 'the list of packs');
+  }
+  const present = new Set(names);
+  for (const name of names) {
+    const match = /^pack-([0-9a-f]{40})\.idx$/.exec(name);
+    if (!match) continue;
+    // A .pack without its .idx is invisible (an interrupted write); an .idx without its .pack cannot be:
+    // writers put the .pack first and delete it last.
+    const idx = (await fs.readFile(`${PACK_DIR}/${name}`)) as Uint8Array;
+    set.add(match[1], idx, present.has(`pack-${match[1]}.promisor`));
+  }
+  return set;
+}
