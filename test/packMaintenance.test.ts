@@ -1,0 +1,191 @@
+import { mkdtemp, readFile as readDiskFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
+import { geometricSplit, maintenanceIdle, maybeRepack } from '../workers/ops/packMaintenance.ts';
+import { readFile } from '../workers/ops/readFile.ts';
+import { openRepo } from '../workers/ops/repoAccess.ts';
+import { packSetFor } from '../workers/store/packSet.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { gitBuffer, git as gitCli } from './support/git.ts';
+
+const serverUrl = inject('gitServerUrl');
+const fixturesDir = inject('fixturesDir');
+const repo = 'features.git';
+const bare = join(fixturesDir, repo);
+let tmp: string;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-maint-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function rev(spec: string): Promise<string> {
+  return (await gitCli(['rev-parse', spec], { cwd: bare })).trim();
+}
+
+async function packFiles(repoId: string): Promise<string[]> {
+  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
+}
+
+describe('geometricSplit, as git repack --geometric=2 chooses', () => {
+  it.each([
+    [[], 0],
+    [[5], 0],
+    [[1, 1], 2],
+    [[1, 2, 4, 8], 0],
+    [[1, 1, 1, 100], 3],
+    [[1, 1, 1, 1, 1, 3, 250], 6],
+    [[10, 10, 10, 25], 4],
+  ])('%j merges the %i smallest', (counts, expected) => {
+    expect(geometricSplit(counts)).toBe(expected);
+  });
+});
+
+describe('merging the small promisor packs of features.git', () => {
+  let repoId: string;
+  let evolving: string[];
+  let singles: { path: string; oid: string }[];
+  let clonePack: string;
+
+  beforeAll(async () => {
+    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    clonePack = (await packSetFor(repoId)).packs[0].checksum;
+    // Three versions of a file git stores as deltas of one another: the server sends them as ofs-deltas,
+    // which the merge must carry over with their bases.
+    const versions = (
+      await gitCli(['log', '--format=%H', '-3', 'main', '--', 'notes/evolving.txt'], { cwd: bare })
+    )
+      .trim()
+      .split('\n');
+    evolving = await Promise.all(versions.map((c) => rev(`${c}:notes/evolving.txt`)));
+    singles = [];
+    for (const path of [
+      'README.md',
+      'src/new-name.js',
+      'scripts/build.sh',
+      'assets/random-64k.bin',
+      'notes/README.txt',
+    ]) {
+      singles.push({ path, oid: await rev(`HEAD:${path}`) });
+    }
+  });
+
+  it('leaves the packs alone below the threshold', async () => {
+    expect(await maybeRepack(repoId)).toBeNull();
+  });
+
+  it('merges them into one promisor pack that holds every object, and deletes the small ones', async () => {
+    await ensureBlobs(repoId, evolving);
+    for (const s of singles) await readFile(repoId, 'HEAD', s.path);
+    await maintenanceIdle(repoId);
+    const before = (await packSetFor(repoId)).packs.map((p) => p.checksum);
+    expect(before).toHaveLength(7);
+    const small = before.filter((c) => c !== clonePack);
+
+    const result = await maybeRepack(repoId, { threshold: 3 });
+    expect(result).toEqual({ merged: 6, packs: 2 });
+
+    const files = await packFiles(repoId);
+    for (const checksum of small) expect(files.filter((f) => f.includes(checksum))).toEqual([]);
+    const after = (await packSetFor(repoId)).packs.map((p) => p.checksum);
+    const merged = after.find((c) => c !== clonePack)!;
+    expect(files).toEqual(
+      [clonePack, merged].flatMap((c) => ['idx', 'pack', 'promisor'].map((e) => `pack-${c}.${e}`)).sort(),
+    );
+
+    // isomorphic-git's cache let go of the deleted packs (it had loaded them for readFile).
+    const cache = (await openRepo(repoId)).cache as Record<symbol, unknown>;
+    const cached = Object.getOwnPropertySymbols(cache)
+      .map((k) => cache[k])
+      .find((v): v is Map<string, unknown> => v instanceof Map);
+    expect([...(cached?.keys() ?? [])].filter((k) => small.some((c) => k.includes(c)))).toEqual([]);
+
+    // Every object reads: through the cache readFile kept across the merge, and a fresh one.
+    for (const s of singles) {
+      const file = await readFile(repoId, 'HEAD', s.path);
+      expect(
+        Buffer.compare(Buffer.from(file.bytes), await gitBuffer(['cat-file', 'blob', s.oid], { cwd: bare })),
+      ).toBe(0);
+    }
+    const fs = openRepoFs(repoId);
+    for (const oid of evolving) {
+      const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid, cache: {} });
+      expect(
+        Buffer.compare(Buffer.from(blob), await gitBuffer(['cat-file', 'blob', oid], { cwd: bare })),
+      ).toBe(0);
+    }
+
+    // Real git agrees: connectivity, every blob present without fetching, git's own index of the new pack.
+    const dir = join(tmp, 'merged');
+    await exportDir(fs, GITDIR, dir);
+    await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+    for (const oid of [...evolving, ...singles.map((s) => s.oid)]) {
+      expect(
+        (await gitCli(['cat-file', '-t', oid], { cwd: dir, env: { GIT_NO_LAZY_FETCH: '1' } })).trim(),
+      ).toBe('blob');
+    }
+    const packPath = join(dir, 'objects/pack', `pack-${merged}.pack`);
+    const oracle = join(tmp, 'merged-oracle.idx');
+    await gitCli(['index-pack', '-o', oracle, packPath]);
+    expect(
+      Buffer.compare(await readDiskFile(packPath.replace(/pack$/, 'idx')), await readDiskFile(oracle)),
+    ).toBe(0);
+    // The deltas came through as deltas: verify-pack lists a depth and base for them.
+    const verify = await gitCli(['verify-pack', '-v', packPath.replace(/pack$/, 'idx')]);
+    const deltas = verify
+      .split('\n')
+      .filter((l) => /^[0-9a-f]{40} blob +\d+ \d+ \d+ \d+ [0-9a-f]{40}$/.test(l));
+    expect(deltas.length).toBeGreaterThan(0);
+  });
+
+  it('reads during a merge keep working', async () => {
+    const more = ['empty.txt', 'docs/with space/plain name.txt', 'assets/image.bin', 'readme-link'];
+    for (const path of more) await readFile(repoId, 'HEAD', path);
+    await maintenanceIdle(repoId);
+    // Nothing fits under a 1-byte limit on the merged pack.
+    expect(await maybeRepack(repoId, { threshold: 2, maxPackBytes: 1 })).toBeNull();
+    const merging = maybeRepack(repoId, { threshold: 2 });
+    const reads = await Promise.all(
+      [...more, ...singles.map((s) => s.path)].map((p) => readFile(repoId, 'HEAD', p)),
+    );
+    expect(reads.every((r) => r.oid.length === 40)).toBe(true);
+    expect(await merging).not.toBeNull();
+    for (const path of more) await readFile(repoId, 'HEAD', path);
+  });
+});
+
+describe('maintenance after lazy fetches', () => {
+  it('runs by itself once a fetch leaves more than 16 promisor packs', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/small-sized.git` });
+    const oids = (
+      await gitCli(['ls-tree', '-r', '--format=%(objectname)', 'HEAD'], {
+        cwd: join(fixturesDir, 'small-sized.git'),
+      })
+    )
+      .trim()
+      .split('\n')
+      .slice(0, 20);
+    let most = 0;
+    for (const oid of oids) {
+      await ensureBlobs(repoId, [oid]);
+      await maintenanceIdle(repoId);
+      most = Math.max(most, (await packSetFor(repoId)).packs.length);
+    }
+    // The fetch that made the 17th promisor pack (the clone's and 16 others) set off a merge.
+    expect(most).toBe(16);
+    const packs = (await packSetFor(repoId)).packs;
+    expect(packs.length).toBeLessThan(8);
+    expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
+    const dir = join(tmp, 'auto');
+    await exportDir(openRepoFs(repoId), GITDIR, dir);
+    await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+    expect((await packFiles(repoId)).filter((f) => f.endsWith('.idx'))).toHaveLength(packs.length);
+  });
+});
