@@ -2,6 +2,7 @@ import { defineConfig } from '@playwright/test';
 
 const APP_PORT = 4173;
 const GIT_PORT = 4174;
+const PROXY_PORT = 4175;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -27,10 +28,10 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT}`,
+    command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT} --proxy-port ${PROXY_PORT}`,
     url: `http://localhost:${APP_PORT}`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
-    env: { GIT_SERVER_URL: `http://127.0.0.1:${GIT_PORT}` },
+    env: { GIT_SERVER_URL: `http://127.0.0.1:${GIT_PORT}`, CORS_PROXY_URL: `http://127.0.0.1:${PROXY_PORT}` },
   },
 });

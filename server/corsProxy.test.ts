@@ -85,6 +85,17 @@ describe('the proxy in front of the local git server', () => {
     expect(err.code).toBe('HTTP_FORBIDDEN');
   });
 
+  it('reaches a listed local host although it is loopback', async () => {
+    const listed = await startCorsProxy({ localHosts: [gitHost] });
+    try {
+      const result = await api.clone({ url: `${gitServer}/basic.git`, corsProxy: listed.url });
+      expect(result.refs.length).toBeGreaterThan(0);
+      await api.deleteRepo(result.repoId);
+    } finally {
+      await listed.close();
+    }
+  });
+
   it('passes credentials through to the git host', async () => {
     const res = await fetch(`${open.url}/${gitHost}/private.git/info/refs?service=git-upload-pack`, {
       headers: { Authorization: `Basic ${btoa('alice:secret')}`, 'Git-Protocol': 'version=2' },

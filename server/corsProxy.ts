@@ -13,8 +13,13 @@ import { BlockList, isIP } from 'node:net';
 export interface CorsProxyOptions {
   port?: number;
   host?: string;
-  /** Let requests reach loopback and private addresses (the dev setup's own git server). Off by default. */
+  /** Let requests reach loopback and private addresses. Off by default. */
   allowPrivate?: boolean;
+  /**
+   * `host:port`s on this machine (the dev setup's own git server) that may be reached although they are
+   * loopback, over plain HTTP; every other host is spoken to with `upstreamProtocol`.
+   */
+  localHosts?: string[];
   /** Scheme spoken to the upstream; `http` only makes sense for local development. */
   upstreamProtocol?: 'https' | 'http';
   /** One line per request on stderr: method, host and path, never headers or credentials. */
@@ -117,6 +122,9 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
       ? new HttpsAgent({ keepAlive: true, maxSockets: 32 })
       : new HttpAgent({ keepAlive: true, maxSockets: 32 });
 
+  const localHosts = new Set(opts.localHosts ?? []);
+  const localAgent = new HttpAgent({ keepAlive: true, maxSockets: 32 });
+
   const server = createServer((req, res) => {
     void handle(req, res).catch((err: Error) => {
       if (!res.headersSent) deny(res, 502, `The proxy could not reach the git host: ${err.message}`);
@@ -147,7 +155,8 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
       deny(res, 502, `The proxy could not resolve ${target.hostname}.`);
       return;
     }
-    if (!opts.allowPrivate && isPrivateAddress(address)) {
+    const local = localHosts.has(target.host);
+    if (!opts.allowPrivate && !local && isPrivateAddress(address)) {
       deny(res, 403, `The proxy does not forward to loopback or private addresses (${target.hostname}).`);
       return;
     }
@@ -162,16 +171,17 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
     if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     else if (req.method === 'POST') headers['transfer-encoding'] = 'chunked';
 
-    const send = protocol === 'https' ? httpsRequest : httpRequest;
+    const scheme = local ? 'http' : protocol;
+    const send = scheme === 'https' ? httpsRequest : httpRequest;
     // Connect to the address that passed the check, so a second DNS answer cannot point elsewhere.
     const upstream = send({
       host: address,
       servername: isIP(target.hostname) ? undefined : target.hostname,
-      port: target.port ?? (protocol === 'https' ? 443 : 80),
+      port: target.port ?? (scheme === 'https' ? 443 : 80),
       method: req.method,
       path: target.path,
       headers,
-      agent,
+      agent: scheme === protocol ? agent : localAgent,
     });
     upstream.on('response', (up) => {
       const out: Record<string, string | string[]> = {};
@@ -199,6 +209,7 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
     close: () =>
       new Promise((resolve) => {
         agent.destroy();
+        localAgent.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

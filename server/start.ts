@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sirv from 'sirv';
+import { startCorsProxy } from './corsProxy.ts';
 import { fixtureServerOptions } from './fixtures/fixtureServerOptions.ts';
 import { ensureFixtures } from './fixtures/index.ts';
 import { startGitServer } from './gitServer.ts';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
   options: {
     'app-port': { type: 'string', default: process.env.APP_PORT ?? '8080' },
     'git-port': { type: 'string', default: process.env.GIT_PORT ?? '8081' },
+    'proxy-port': { type: 'string', default: process.env.PROXY_PORT ?? '8082' },
     host: { type: 'string', default: '127.0.0.1' },
   },
 });
@@ -34,17 +36,35 @@ const git = await startGitServer({
   host: values.host,
 });
 
+// Real hosts are reached over https; the demo server is this machine's, so it is named as a local host.
+const proxy = await startCorsProxy({
+  port: Number(values['proxy-port']),
+  host: values.host,
+  localHosts: [new URL(git.url).host],
+});
+
 const assets = sirv(dist, { single: true, etag: true, gzip: true });
-const app = createServer((req, res) => assets(req, res));
+// The app asks for this at start: the CORS proxy to fall back on when a host refuses direct requests.
+const config = JSON.stringify({ corsProxy: proxy.url });
+const app = createServer((req, res) => {
+  if (req.url === '/config.json') {
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(config);
+    return;
+  }
+  assets(req, res);
+});
 await new Promise<void>((resolve) => app.listen(Number(values['app-port']), values.host, resolve));
 const appUrl = `http://${values.host === '127.0.0.1' ? 'localhost' : values.host}:${values['app-port']}`;
 const demo = `${git.url}/features.git`;
 
 console.log(`Git server: ${git.url} (repos: ${fixtures.repos.join(', ')})`);
+console.log(`CORS proxy: ${proxy.url}/<host>/<repo path> (git smart-HTTP only)`);
 console.log(`\nBlobless is running. Open:\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`);
 
 function shutdown() {
   app.close();
+  void proxy.close();
   void git.close().then(() => process.exit(0));
 }
 process.on('SIGINT', shutdown);

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -145,6 +147,42 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
 });
 
 describe('fallbacks and options', () => {
+  it('a host that refuses direct requests is retried through the fallback CORS proxy, with a warning', async () => {
+    // The "proxy" drops the /<host> segment and forwards to the real server, so the dead direct host
+    // (as a browser sees a host without CORS headers) is reachable only through it.
+    const upstream = new URL(serverUrl);
+    const proxy = createServer((req, res) => {
+      const path = (req.url ?? '/').replace(/^\/[^/]+/, '');
+      const up = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path,
+          headers: { ...req.headers, host: upstream.host },
+        },
+        (r) => {
+          res.writeHead(r.statusCode ?? 502, r.headers);
+          r.pipe(res);
+        },
+      );
+      req.pipe(up);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const result = await api.clone({ url: 'http://127.0.0.1:9/basic.git', fallbackCorsProxy: proxyUrl });
+      expect(result.warnings[0]).toMatch(/CORS proxy at http:\/\/127\.0\.0\.1/);
+      expect(result.refs.length).toBeGreaterThan(0);
+      expect((await api.listRepos())[0].corsProxy).toBe(proxyUrl);
+      const err = await cloneError({ url: 'http://127.0.0.1:9/basic.git' });
+      expect(err.code).toBe('NETWORK_ERROR');
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
+    }
+  });
+
   it('a server without protocol v2 gets a full v1 clone, with a warning', async () => {
     const url = `${serverUrl}/v0.git`;
     const result = await api.clone({ url });

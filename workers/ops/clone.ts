@@ -3,6 +3,7 @@ import { writeNewGitDir } from '../store/gitDir.ts';
 import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
 import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
+import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
@@ -24,6 +25,11 @@ export interface CloneOptions {
   singleBranch?: boolean;
   tags?: boolean;
   corsProxy?: string;
+  /**
+   * Used when a direct request fails the way a CORS refusal does (the browser hides the reason): the clone
+   * is retried through this proxy and the result says so in a warning.
+   */
+  fallbackCorsProxy?: string;
   auth?: HttpAuth;
 }
 
@@ -70,16 +76,31 @@ export async function clone(
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress> = {},
 ): Promise<CloneResult> {
-  const { signal } = hooks;
-  const client = new GitHttpClient(opts.url, {
-    corsProxy: opts.corsProxy,
-    auth: opts.auth,
-    signal,
-    protocol: 'version=2',
-  });
+  const { signal, onProgress } = hooks;
+  const connect = (corsProxy?: string) =>
+    new GitHttpClient(opts.url, { corsProxy, auth: opts.auth, signal, protocol: 'version=2' });
+  let client = connect(opts.corsProxy);
+  let effective = opts;
+  const notes: string[] = [];
+  onProgress?.({ phase: 'connecting' });
+  let advertisement: Uint8Array;
+  try {
+    advertisement = await client.infoRefs('git-upload-pack');
+  } catch (err) {
+    const fallback = opts.fallbackCorsProxy;
+    if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && fallback && !opts.corsProxy))
+      throw err;
+    client = connect(fallback);
+    effective = { ...opts, corsProxy: fallback };
+    notes.push(
+      `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
+    );
+    advertisement = await client.infoRefs('git-upload-pack');
+  }
   const repoId = newRepoId(client.url);
   try {
-    return await cloneInto(repoId, client, opts, hooks);
+    const result = await cloneInto(repoId, client, advertisement, effective, hooks);
+    return { ...result, warnings: [...notes, ...result.warnings] };
   } catch (err) {
     await deleteRepoFs(repoId).catch(() => undefined);
     await removeRepo(repoId).catch(() => undefined);
@@ -91,12 +112,12 @@ export async function clone(
 async function cloneInto(
   repoId: string,
   client: GitHttpClient,
+  infoRefs: Uint8Array,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress>,
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
-  onProgress?.({ phase: 'connecting' });
-  const advertisement = parseInfoRefs(await client.infoRefs('git-upload-pack'));
+  const advertisement = parseInfoRefs(infoRefs);
   throwIfAborted(signal);
   if (advertisement.version !== 2) {
     return cloneWithProtocolV1(repoId, client, opts, hooks);
