@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The git CLI, deaf to the user's and the system's configuration (as server/fixtures/lib.sh makes it), so
+ * every machine runs the same git. Protocol v2 is named explicitly, though 2.39 defaults to it.
+ */
+function gitEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('GIT_')) env[name] = value;
+  return {
+    ...env,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+  };
+}
+
+/** Runs git and returns its wall time in seconds; stderr is a pipe, so git asks for no progress. */
+export function timeGit(
+  args: string[],
+  opts: { cwd?: string; home: string },
+): Promise<{ s: number; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('git', ['-c', 'protocol.version=2', ...args], {
+      cwd: opts.cwd,
+      env: gitEnv(opts.home),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (t: string) => {
+      stdout += t;
+    });
+    child.stderr.setEncoding('utf8').on('data', (t: string) => {
+      stderr = (stderr + t).slice(-4096);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const s = (performance.now() - started) / 1000;
+      if (code === 0) resolve({ s, stdout });
+      else reject(new Error(`git ${args.join(' ')} exited with ${code}: ${stderr.trim()}`));
+    });
+  });
+}
+
+/** A scratch folder for one contender's run, removed by `dispose`. */
+export async function scratch(prefix: string): Promise<{ dir: string; dispose(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { dir, dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface GitPhases {
+  /** Called before each phase, so the relay counts it under its own name. */
+  phase(name: 'cloneNoBlobs' | 'checkout' | 'fullClone'): void;
+}
+
+export interface GitTimes {
+  cloneNoBlobs: number;
+  checkout: number;
+  fullClone: number;
+}
+
+/**
+ * git's own partial-clone perf test (t/perf/p5600-partial-clone.sh): "clone without blobs" is
+ * `git clone --bare --filter=blob:none`; "checkout of result" copies that bare repository into
+ * `worktree/.git`, sets `core.bare=false` and runs `git checkout -f`, which fetches the blobs of HEAD from
+ * the promisor remote in one batch. p5600 times the copy as well; here only the checkout is timed, since
+ * Blobless has nothing to copy. Then a full clone with checkout, what isomorphic-git's clone does.
+ */
+export async function measureGitCli(url: string, phases: GitPhases): Promise<GitTimes> {
+  const work = await scratch('blobless-bench-git-');
+  try {
+    const home = join(work.dir, 'home');
+    await mkdir(home);
+    const bare = join(work.dir, 'bare.git');
+    phases.phase('cloneNoBlobs');
+    const clone = await timeGit(['clone', '--bare', '--filter=blob:none', url, bare], { home });
+
+    const worktree = join(work.dir, 'worktree');
+    await cp(bare, join(worktree, '.git'), { recursive: true });
+    await timeGit(['-C', worktree, 'config', 'core.bare', 'false'], { home });
+    phases.phase('checkout');
+    const checkout = await timeGit(['-C', worktree, 'checkout', '-f'], { home });
+
+    phases.phase('fullClone');
+    const full = await timeGit(['clone', url, join(work.dir, 'full')], { home });
+    return { cloneNoBlobs: clone.s, checkout: checkout.s, fullClone: full.s };
+  } finally {
+    await work.dispose();
+  }
+}
+
+/**
+ * The file openOneFile reads: a README at the root if there is one, else the first path of HEAD's tree in
+ * git's order. Found from a blob-less bare clone (names only, so no blob is fetched).
+ */
+export async function pickFile(url: string): Promise<{ path: string; files: number }> {
+  const work = await scratch('blobless-bench-pick-');
+  try {
+    const home = join(work.dir, 'home');
+    await mkdir(home);
+    const bare = join(work.dir, 'bare.git');
+    await timeGit(['clone', '--bare', '--filter=blob:none', url, bare], { home });
+    const { stdout } = await timeGit(['-C', bare, 'ls-tree', '-r', '--name-only', '-z', 'HEAD'], { home });
+    const paths = stdout.split('\0').filter((p) => p !== '');
+    if (paths.length === 0) throw new Error(`${url} has no files at HEAD to open.`);
+    const readme = paths.find((p) => /^readme(\.[a-z]+)?$/i.test(p));
+    return { path: readme ?? paths[0], files: paths.length };
+  } finally {
+    await work.dispose();
+  }
+}

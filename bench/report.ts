@@ -1,0 +1,266 @@
+import type { PhaseStats } from './countingRelay.ts';
+
+/** One contender phase of one run: wall seconds and what the relay counted. null seconds: not measured. */
+export interface PhaseSample {
+  s: number | null;
+  stats: PhaseStats;
+}
+
+/** Everything measured for one repository in one run (one pass over the contenders). */
+export interface RunSample {
+  run: number;
+  order: string[];
+  git?: { cloneNoBlobs: PhaseSample; checkout: PhaseSample; fullClone: PhaseSample };
+  isogit?: { clone: PhaseSample; finished: boolean; error?: string; peakHeapMB: number | null };
+  blobless?: {
+    cloneNoBlobs: PhaseSample;
+    checkout: PhaseSample;
+    openOneFile: PhaseSample;
+    noopFetch: PhaseSample;
+    peakHeapMB: number | null;
+  };
+}
+
+/** The stable shape outside checks read (bench/README.md documents every key and unit). */
+export interface RepoResult {
+  name: string;
+  url: string;
+  /** The path openOneFile reads. */
+  file: string;
+  runs: number;
+  git: {
+    cloneNoBlobs_s: number | null;
+    cloneNoBlobs_bytes: number | null;
+    cloneNoBlobs_requests: number | null;
+    checkout_s: number | null;
+    checkout_bytes: number | null;
+    checkout_requests: number | null;
+    fullClone_s: number | null;
+    fullClone_bytes: number | null;
+    fullClone_requests: number | null;
+  };
+  isogit: {
+    clone_s: number | null;
+    clone_bytes: number | null;
+    clone_requests: number | null;
+    finished: boolean;
+    cap_s: number;
+    peakHeapMB: number | null;
+  };
+  blobless: {
+    cloneNoBlobs_s: number | null;
+    cloneNoBlobs_bytes: number | null;
+    cloneNoBlobs_requests: number | null;
+    checkout_s: number | null;
+    checkout_bytes: number | null;
+    checkout_requests: number | null;
+    openOneFile_s: number | null;
+    openOneFile_bytes: number | null;
+    openOneFile_requests: number | null;
+    noopFetch_s: number | null;
+    noopFetch_bytes: number | null;
+    noopFetch_requests: number | null;
+    peakHeapMB: number | null;
+  };
+  ratios: {
+    cloneNoBlobs: number | null;
+    checkout: number | null;
+    bytes: number | null;
+    isogitOverBlobless: number | null;
+    /** True when isomorphic-git hit its cap: the ratio is then at least this. */
+    isogitOverBlobless_isLowerBound: boolean;
+  };
+  notes: string[];
+  samples: RunSample[];
+}
+
+export function median(values: (number | null | undefined)[]): number | null {
+  const xs = values.filter((v): v is number => typeof v === 'number').sort((a, b) => a - b);
+  if (xs.length === 0) return null;
+  const mid = Math.floor(xs.length / 2);
+  return xs.length % 2 === 1 ? xs[mid] : (xs[mid - 1] + xs[mid]) / 2;
+}
+
+function ratio(a: number | null, b: number | null): number | null {
+  return a === null || b === null || b === 0 ? null : round(a / b, 2);
+}
+
+function sum(...xs: (number | null)[]): number | null {
+  return xs.some((x) => x === null) ? null : xs.reduce<number>((t, x) => t + (x as number), 0);
+}
+
+function round(x: number | null, digits: number): number | null {
+  if (x === null) return null;
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+/** Medians over the runs of a phase's seconds, bytes and requests; null where the phase was not measured. */
+function phaseMedians(samples: (PhaseSample | undefined)[]) {
+  const measured = samples.filter((p): p is PhaseSample => p !== undefined && p.s !== null);
+  return {
+    s: round(median(measured.map((p) => p.s)), 3),
+    bytes: median(measured.map((p) => p.stats.bytesSent)),
+    requests: median(measured.map((p) => p.stats.requests)),
+  };
+}
+
+export function summarize(
+  repo: { name: string; url: string; file: string; isoCapS: number },
+  samples: RunSample[],
+  notes: string[],
+): RepoResult {
+  const g = {
+    clone: phaseMedians(samples.map((r) => r.git?.cloneNoBlobs)),
+    checkout: phaseMedians(samples.map((r) => r.git?.checkout)),
+    full: phaseMedians(samples.map((r) => r.git?.fullClone)),
+  };
+  const iso = phaseMedians(samples.map((r) => r.isogit?.clone));
+  const isoRuns = samples.filter((r) => r.isogit !== undefined);
+  const isoFinished = isoRuns.length > 0 && isoRuns.every((r) => r.isogit!.finished);
+  const b = {
+    clone: phaseMedians(samples.map((r) => r.blobless?.cloneNoBlobs)),
+    checkout: phaseMedians(samples.map((r) => r.blobless?.checkout)),
+    open: phaseMedians(samples.map((r) => r.blobless?.openOneFile)),
+    fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
+  };
+  const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
+  return {
+    name: repo.name,
+    url: repo.url,
+    file: repo.file,
+    runs: samples.length,
+    git: {
+      cloneNoBlobs_s: g.clone.s,
+      cloneNoBlobs_bytes: g.clone.bytes,
+      cloneNoBlobs_requests: g.clone.requests,
+      checkout_s: g.checkout.s,
+      checkout_bytes: g.checkout.bytes,
+      checkout_requests: g.checkout.requests,
+      fullClone_s: g.full.s,
+      fullClone_bytes: g.full.bytes,
+      fullClone_requests: g.full.requests,
+    },
+    isogit: {
+      clone_s: iso.s,
+      clone_bytes: iso.bytes,
+      clone_requests: iso.requests,
+      finished: isoFinished,
+      cap_s: repo.isoCapS,
+      peakHeapMB: round(median(samples.map((r) => r.isogit?.peakHeapMB)), 1),
+    },
+    blobless: {
+      cloneNoBlobs_s: b.clone.s,
+      cloneNoBlobs_bytes: b.clone.bytes,
+      cloneNoBlobs_requests: b.clone.requests,
+      checkout_s: b.checkout.s,
+      checkout_bytes: b.checkout.bytes,
+      checkout_requests: b.checkout.requests,
+      openOneFile_s: b.open.s,
+      openOneFile_bytes: b.open.bytes,
+      openOneFile_requests: b.open.requests,
+      noopFetch_s: b.fetch.s,
+      noopFetch_bytes: b.fetch.bytes,
+      noopFetch_requests: b.fetch.requests,
+      peakHeapMB: round(median(samples.map((r) => r.blobless?.peakHeapMB)), 1),
+    },
+    ratios: {
+      cloneNoBlobs: ratio(b.clone.s, g.clone.s),
+      checkout: ratio(b.checkout.s, g.checkout.s),
+      bytes: ratio(sum(b.clone.bytes, b.checkout.bytes), sum(g.clone.bytes, g.checkout.bytes)),
+      isogitOverBlobless: ratio(iso.s, bloblessToCheckout),
+      isogitOverBlobless_isLowerBound: !isoFinished,
+    },
+    notes,
+    samples,
+  };
+}
+
+// ---- the printed table -------------------------------------------------------------------------------
+
+const fmtS = (s: number | null) => (s === null ? '–' : s < 10 ? `${s.toFixed(2)} s` : `${s.toFixed(1)} s`);
+
+export function fmtBytes(n: number | null): string {
+  if (n === null) return '–';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function cell(s: number | null, bytes: number | null, requests: number | null): string {
+  if (s === null) return 'n/a';
+  return `${fmtS(s)} · ${fmtBytes(bytes)} · ${requests ?? '–'} req`;
+}
+
+const fmtRatio = (r: number | null, lowerBound = false) =>
+  r === null ? 'n/a' : `${lowerBound ? '≥ ' : ''}${r.toFixed(2)}`;
+
+/** A Markdown table: one row per measure, contenders side by side, ratios and their targets last. */
+export function formatTable(results: RepoResult[]): string {
+  const rows: string[][] = [
+    ['repo', 'measure', 'git CLI', 'Blobless (Chromium)', 'isomorphic-git (Chromium)', 'ratio', 'target'],
+  ];
+  for (const r of results) {
+    const { git: g, blobless: b, isogit: i, ratios } = r;
+    const isoCell =
+      i.clone_s === null
+        ? 'n/a'
+        : `${cell(i.clone_s, i.clone_bytes, i.clone_requests)}${i.finished ? '' : ` (did not finish in ${i.cap_s} s)`}`;
+    rows.push(
+      [
+        r.name,
+        'clone without blobs',
+        cell(g.cloneNoBlobs_s, g.cloneNoBlobs_bytes, g.cloneNoBlobs_requests),
+        cell(b.cloneNoBlobs_s, b.cloneNoBlobs_bytes, b.cloneNoBlobs_requests),
+        '',
+        `Blobless/git ${fmtRatio(ratios.cloneNoBlobs)}`,
+        '≤ 1.5',
+      ],
+      [
+        '',
+        'checkout of result',
+        cell(g.checkout_s, g.checkout_bytes, g.checkout_requests),
+        cell(b.checkout_s, b.checkout_bytes, b.checkout_requests),
+        '',
+        `Blobless/git ${fmtRatio(ratios.checkout)}`,
+        '≤ 1.5',
+      ],
+      ['', 'bytes, clone + checkout', '', '', '', `Blobless/git ${fmtRatio(ratios.bytes)}`, '≤ 1.0'],
+      [
+        '',
+        'full clone (with checkout)',
+        cell(g.fullClone_s, g.fullClone_bytes, g.fullClone_requests),
+        '',
+        isoCell,
+        `isomorphic-git/Blobless to a checkout ${fmtRatio(ratios.isogitOverBlobless, ratios.isogitOverBlobless_isLowerBound)}`,
+        '≥ 10',
+      ],
+      [
+        '',
+        `open one file, cold (${r.file})`,
+        '',
+        cell(b.openOneFile_s, b.openOneFile_bytes, b.openOneFile_requests),
+        '',
+        '',
+        '',
+      ],
+      ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
+      [
+        '',
+        'worker peak JS heap',
+        '',
+        b.peakHeapMB === null ? 'n/a' : `${b.peakHeapMB.toFixed(1)} MB`,
+        i.peakHeapMB === null ? 'n/a' : `${i.peakHeapMB.toFixed(1)} MB`,
+        '',
+        '',
+      ],
+    );
+  }
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
+  return [
+    line(rows[0]),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}

@@ -1,0 +1,449 @@
+/**
+ * `npm run bench`: git's partial-clone perf test (t/perf/p5600-partial-clone.sh), with the git CLI,
+ * isomorphic-git and Blobless side by side in one run, so the machine's noise cancels out in the ratios.
+ * bench/README.md says what every cell measures.
+ *
+ *   npm run bench -- [--url URL]... [--sizes small,medium,large] [--runs N] [--iso-cap-s S]
+ *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { build } from 'vite';
+import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
+import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
+import { type GitServer, startGitServer } from '../server/gitServer.ts';
+import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBenchPage } from './browser.ts';
+import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
+import { measureGitCli, pickFile } from './gitCli.ts';
+import type { UpcomingOperation } from './page/benchPage.ts';
+import {
+  fmtBytes,
+  formatTable,
+  type PhaseSample,
+  type RepoResult,
+  type RunSample,
+  summarize,
+} from './report.ts';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIR, '..');
+/** Where bench/vite.config.ts builds the bench page. */
+const PAGE_DIR = join(ROOT, '.cache', 'bench-page');
+
+/** The default sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. */
+const SIZES = {
+  small: { repo: 'small-sized.git', runs: 3, isoCapS: 60 },
+  medium: { repo: `${SIZED_PRESETS.medium.name}.git`, runs: 3, isoCapS: 120 },
+  large: { repo: `${SIZED_PRESETS.large.name}.git`, runs: 1, isoCapS: 120 },
+} as const;
+type Size = keyof typeof SIZES;
+
+interface BenchRepo {
+  name: string;
+  /** As given or served: what results.json names. */
+  url: string;
+  /** The same repository through the counting relay: what every contender is pointed at. */
+  relayed: string;
+  relay: CountingRelay;
+  runs: number;
+  isoCapS: number;
+}
+
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const elapsed = (since: number) => `${((performance.now() - since) / 1000).toFixed(0)} s`;
+
+function parseOptions() {
+  const { values } = parseArgs({
+    options: {
+      url: { type: 'string', multiple: true },
+      sizes: { type: 'string' },
+      runs: { type: 'string' },
+      'iso-cap-s': { type: 'string' },
+      'op-timeout-s': { type: 'string', default: '300' },
+      'fixtures-dir': { type: 'string' },
+      file: { type: 'string' },
+      out: { type: 'string', default: join(BENCH_DIR, 'results.json') },
+      'skip-build': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0]);
+    process.exit(0);
+  }
+  const positive = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!(n > 0)) throw new Error(`--${name} takes a positive number, not ${value}.`);
+    return n;
+  };
+  const sizes = (values.sizes ?? 'small,medium,large').split(',').filter(Boolean);
+  for (const size of sizes) {
+    if (!(size in SIZES)) throw new Error(`--sizes takes small, medium and large, not ${size}.`);
+  }
+  const runs = positive('runs', values.runs);
+  if (runs !== undefined && !Number.isInteger(runs)) throw new Error('--runs takes a whole number.');
+  return {
+    urls: values.url ?? [],
+    sizes: sizes as Size[],
+    runs,
+    isoCapS: positive('iso-cap-s', values['iso-cap-s']),
+    opTimeoutS: positive('op-timeout-s', values['op-timeout-s'])!,
+    fixturesDir: values['fixtures-dir'],
+    file: values.file,
+    out: resolve(values.out),
+    skipBuild: values['skip-build'],
+  };
+}
+
+async function main() {
+  const started = performance.now();
+  const opts = parseOptions();
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    if (!opts.skipBuild) {
+      log('bench: building the bench page into .cache/bench-page');
+      await build({ configFile: join(BENCH_DIR, 'vite.config.ts'), logLevel: 'warn' });
+    }
+    const pageServer = await serveBenchPage(PAGE_DIR);
+    closers.push(pageServer.close);
+
+    const relays = new Map<string, CountingRelay>();
+    const relayFor = async (url: string) => {
+      const origin = new URL(url).origin;
+      let relay = relays.get(origin);
+      if (!relay) {
+        relay = await startCountingRelay({ upstream: origin });
+        relays.set(origin, relay);
+        closers.push(relay.close);
+      }
+      return relay;
+    };
+
+    const repos: BenchRepo[] = [];
+    if (opts.urls.length > 0) {
+      for (const url of opts.urls) {
+        const relay = await relayFor(url);
+        repos.push({
+          name: url,
+          url,
+          relayed: relay.relayed(url),
+          relay,
+          runs: opts.runs ?? 3,
+          isoCapS: opts.isoCapS ?? SIZES.medium.isoCapS,
+        });
+      }
+    } else {
+      log(`bench: fixtures ${opts.sizes.join(', ')} (built once, then cached in .cache/fixtures)`);
+      const fixturesStarted = performance.now();
+      const fixtures = await ensureFixtures({
+        dir: opts.fixturesDir,
+        sized: opts.sizes.filter((s) => s !== 'small').map((s) => SIZED_PRESETS[s as 'medium' | 'large']),
+      });
+      log(`bench: fixtures ready in ${elapsed(fixturesStarted)}`);
+      const server: GitServer = await startGitServer(fixtureServerOptions(fixtures.dir));
+      closers.unshift(server.close);
+      for (const size of opts.sizes) {
+        const url = `${server.url}/${SIZES[size].repo}`;
+        const relay = await relayFor(url);
+        repos.push({
+          name: size,
+          url,
+          relayed: relay.relayed(url),
+          relay,
+          runs: opts.runs ?? SIZES[size].runs,
+          isoCapS: opts.isoCapS ?? SIZES[size].isoCapS,
+        });
+      }
+    }
+
+    const results: RepoResult[] = [];
+    const ops: OperationState = {
+      available: new Set(),
+      missing: new Set(),
+      timedOut: new Set(),
+      timeoutMs: opts.opTimeoutS * 1000,
+    };
+    for (const repo of repos) results.push(await benchRepo(repo, pageServer.url, opts.file, ops));
+
+    const machine = {
+      nproc: availableParallelism(),
+      memoryGB: Math.round(totalmem() / 1024 ** 3),
+      cpu: cpus()[0]?.model ?? 'unknown',
+      chromium: await chromiumVersion(),
+      git: execFileSync('git', ['--version'], { encoding: 'utf8' }).trim(),
+      node: process.version,
+      isomorphicGit: packageVersion('isomorphic-git'),
+    };
+    const durationS = Math.round((performance.now() - started) / 1000);
+    const report = {
+      schema: 1,
+      date: new Date().toISOString(),
+      durationS,
+      machine,
+      options: {
+        urls: opts.urls,
+        sizes: opts.urls.length > 0 ? [] : opts.sizes,
+        runs: opts.runs ?? null,
+        isoCapS: opts.isoCapS ?? null,
+      },
+      notAvailable: [...ops.missing].filter((op) => !ops.available.has(op)),
+      timedOut: [...ops.timedOut],
+      repos: results,
+    };
+    await writeFile(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+    const table = formatTable(results);
+    process.stdout.write(`\n${table}\n\n`);
+    process.stdout.write(
+      `${report.date.slice(0, 10)}, ${machine.nproc} cores, ${machine.memoryGB} GB, ${machine.cpu}, Chromium ${machine.chromium}, ${machine.git}, Node ${machine.node}, isomorphic-git ${machine.isomorphicGit}. Total ${durationS} s.\n`,
+    );
+    for (const r of results) for (const note of r.notes) process.stdout.write(`${r.name}: ${note}\n`);
+    log(`bench: wrote ${opts.out}`);
+  } finally {
+    for (const close of closers) await close().catch(() => undefined);
+  }
+}
+
+async function benchRepo(
+  repo: BenchRepo,
+  pageUrl: string,
+  fileOverride: string | undefined,
+  ops: OperationState,
+): Promise<RepoResult> {
+  const notes = new Set<string>();
+  const { relay } = repo;
+  relay.setPhase(`${repo.name}/setup`);
+  // Also the warm-up: the server's first clone of a repository reads it from disk.
+  const picked = await pickFile(repo.relayed);
+  const file = fileOverride ?? picked.path;
+  log(`\nbench: ${repo.name} (${picked.files} files at HEAD; opening ${file}), ${repo.runs} run(s)`);
+
+  const samples: RunSample[] = [];
+  for (let run = 0; run < repo.runs; run++) {
+    // Alternating order: what runs first in one run runs last in the next, so warm caches favour no one.
+    const order = run % 2 === 0 ? ['git', 'blobless', 'isogit'] : ['isogit', 'blobless', 'git'];
+    const sample: RunSample = { run, order };
+    const tag = `[${repo.name} ${run + 1}/${repo.runs}]`;
+    const phaseName = (contender: string, phase: string) => `${repo.name}#${run}/${contender}.${phase}`;
+    const measured = async (contender: string, phase: string, s: number | null): Promise<PhaseSample> => {
+      await relay.idle();
+      const stats = relay.stats(phaseName(contender, phase));
+      if (s !== null) {
+        log(
+          `${tag} ${contender} ${phase}: ${s.toFixed(2)} s, ${fmtBytes(stats.bytesSent)}, ${stats.requests} requests`,
+        );
+      }
+      return { s, stats };
+    };
+
+    for (const contender of order) {
+      try {
+        if (contender === 'git') {
+          const times = await measureGitCli(repo.relayed, {
+            phase: (name) => relay.setPhase(phaseName('git', name)),
+          });
+          sample.git = {
+            cloneNoBlobs: await measured('git', 'cloneNoBlobs', times.cloneNoBlobs),
+            checkout: await measured('git', 'checkout', times.checkout),
+            fullClone: await measured('git', 'fullClone', times.fullClone),
+          };
+        } else if (contender === 'isogit') {
+          const profile = await openFreshProfile(pageUrl);
+          try {
+            profile.heap.reset();
+            relay.setPhase(phaseName('isogit', 'clone'));
+            // The page stops isomorphic-git at its cap; the timeout is for a page that stops answering.
+            const t = await withTimeout(
+              profile.page.evaluate(([url, cap]) => window.bench.isogitClone(url, cap), [
+                repo.relayed,
+                repo.isoCapS * 1000,
+              ] as const),
+              repo.isoCapS * 1000 + ops.timeoutMs,
+              'isomorphic-git clone',
+            );
+            await profile.heap.sample();
+            if (t.error) notes.add(`isomorphic-git failed: ${t.error}`);
+            else if (!t.finished)
+              notes.add(`isomorphic-git did not finish within its ${repo.isoCapS} s cap.`);
+            sample.isogit = {
+              clone: await measured('isogit', 'clone', t.ms / 1000),
+              finished: t.finished,
+              error: t.error,
+              peakHeapMB: profile.heap.peakMB('isogit.worker'),
+            };
+            if (!t.finished) log(`${tag} isogit stopped: ${t.error ?? `time cap of ${repo.isoCapS} s`}`);
+          } finally {
+            await profile.close();
+          }
+        } else {
+          sample.blobless = await measureBlobless(repo, pageUrl, file, phaseName, measured, ops, notes);
+        }
+      } catch (err) {
+        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        notes.add(`${contender} failed in run ${run + 1}: ${message}`);
+        log(`${tag} ${contender} failed: ${message}`);
+      }
+    }
+    samples.push(sample);
+  }
+  return summarize({ name: repo.name, url: repo.url, file, isoCapS: repo.isoCapS }, samples, [...notes]);
+}
+
+/** Shared across repositories: what the worker has, and what timed out (not tried again in this run). */
+interface OperationState {
+  available: Set<UpcomingOperation>;
+  missing: Set<UpcomingOperation>;
+  timedOut: Set<string>;
+  timeoutMs: number;
+}
+
+class OperationTimeout extends Error {}
+
+/**
+ * An operation in the page that does not answer within the timeout is given up on; closing its profile
+ * afterwards stops it. A hang costs the run one timeout, not the whole budget.
+ */
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new OperationTimeout(`${what} did not answer within ${ms / 1000} s`)),
+      ms,
+    );
+  });
+  // Once given up on, its rejection (the page closing under it) is expected and ignored.
+  work.catch(() => undefined);
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function measureBlobless(
+  repo: BenchRepo,
+  pageUrl: string,
+  file: string,
+  phaseName: (contender: string, phase: string) => string,
+  measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
+  ops: OperationState,
+  notes: Set<string>,
+): Promise<NonNullable<RunSample['blobless']>> {
+  const { relay } = repo;
+  const notMeasured = (phase: string) => measured('blobless', phase, null);
+  const has = (op: UpcomingOperation, available: boolean) => {
+    if (available) {
+      ops.available.add(op);
+      return true;
+    }
+    ops.missing.add(op);
+    notes.add(`Blobless ${op}: not available (workers/api.ts has no ${op} yet), reported as null.`);
+    return false;
+  };
+  /** One timed phase; a failure or timeout leaves its cells null with a note, and the others go on. */
+  const phase = async (
+    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile',
+    run: () => Promise<{ ms: number }>,
+  ): Promise<PhaseSample> => {
+    if (ops.timedOut.has(name)) return notMeasured(name);
+    relay.setPhase(phaseName('blobless', name));
+    try {
+      const t = await withTimeout(run(), ops.timeoutMs, `Blobless ${name}`);
+      return measured('blobless', name, t.ms / 1000);
+    } catch (err) {
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      if (err instanceof OperationTimeout) {
+        ops.timedOut.add(name);
+        notes.add(`${message}; not tried again in this run.`);
+      } else {
+        notes.add(`Blobless ${name} failed: ${message}`);
+      }
+      log(`[${repo.name}] blobless ${name}: ${message}`);
+      return notMeasured(name);
+    }
+  };
+
+  // Clone without blobs and checkout of the result, in one fresh profile, as p5600 chains them.
+  const profile = await openFreshProfile(pageUrl);
+  let cloneNoBlobs: PhaseSample;
+  let checkout = await notMeasured('checkout');
+  let noopFetch = await notMeasured('noopFetch');
+  let peakHeapMB: number | null;
+  let canRead: boolean;
+  try {
+    const { available } = profile.ready;
+    const { page } = profile;
+    canRead = has('readFile', available.readFile);
+    profile.heap.reset();
+    let cloned: { repoId: string; ref: string } | undefined;
+    cloneNoBlobs = await phase('cloneNoBlobs', async () => {
+      const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
+      cloned = t;
+      return t;
+    });
+    const done = cloned;
+    if (done && has('checkout', available.checkout)) {
+      checkout = await phase('checkout', () =>
+        page.evaluate(([id, ref]) => window.bench.bloblessCheckout(id, ref), [
+          done.repoId,
+          done.ref,
+        ] as const),
+      );
+    }
+    await profile.heap.sample();
+    peakHeapMB = profile.heap.peakMB('git.worker');
+    if (done && has('fetch', available.fetch)) {
+      noopFetch = await phase('noopFetch', () =>
+        page.evaluate((id) => window.bench.bloblessNoopFetch(id), done.repoId),
+      );
+    }
+  } finally {
+    await profile.close();
+  }
+
+  // One file, cold: a new profile, from nothing to the file's bytes (clone without blobs + readFile).
+  let openOneFile = await notMeasured('openOneFile');
+  if (canRead) {
+    const cold = await openFreshProfile(pageUrl);
+    try {
+      openOneFile = await phase('openOneFile', () =>
+        cold.page.evaluate(([url, path]) => window.bench.bloblessOpenOneFile(url, path), [
+          repo.relayed,
+          file,
+        ] as const),
+      );
+    } finally {
+      await cold.close();
+    }
+  }
+  return { cloneNoBlobs, checkout, openOneFile, noopFetch, peakHeapMB };
+}
+
+function packageVersion(name: string): string {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+// Interrupted: close Chromium and remove the profile folders, rather than leave them behind.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const) {
+  process.once(signal, () => {
+    log(`bench: ${signal}, closing Chromium`);
+    const timeout = new Promise((resolveTimeout) => setTimeout(resolveTimeout, 5000));
+    void Promise.race([closeAllProfiles(), timeout]).finally(() => process.exit(code));
+  });
+}
+
+main().catch((err: unknown) => {
+  log(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  process.exit(1);
+});
