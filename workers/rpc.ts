@@ -54,7 +54,8 @@ export function installTransferHandlers(): void {
   } as unknown as Comlink.TransferHandler<unknown, unknown>);
 
   Comlink.transferHandlers.set('abortSignal', {
-    canHandle: (value: unknown): value is AbortSignal => typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
+    canHandle: (value: unknown): value is AbortSignal =>
+      typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
     serialize: (signal: AbortSignal) => {
       const { port1, port2 } = new MessageChannel();
       if (signal.aborted) port1.postMessage('abort');
