@@ -1,0 +1,273 @@
+import FS from '@isomorphic-git/lightning-fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BatchedIdb } from './batchedIdb.ts';
+import { createBatchedFs, openRepoFs, repoDbName, repoFsBackend, writeAllOrNothing } from './repoFs.ts';
+
+type Deactivatable = { _deactivate(): Promise<void> };
+const opened: FS[] = [];
+let n = 0;
+
+function freshName(): string {
+  return `batched-idb-test-${n++}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+function open(name: string) {
+  const made = createBatchedFs(name);
+  opened.push(made.fs);
+  return made;
+}
+
+/** Lets go of the file system as lightning-fs does when idle: saves, releases its lock, closes the database. */
+async function close(fs: FS): Promise<void> {
+  await (fs.promises as unknown as Deactivatable)._deactivate();
+}
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const fs of opened.splice(0)) await close(fs).catch(() => undefined);
+});
+
+/** Counts the read-write transactions opened on the files store of database `name`. */
+function countWriteTransactions(name: string): { count: () => number } {
+  let count = 0;
+  const original = IDBDatabase.prototype.transaction;
+  vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (
+    this: IDBDatabase,
+    ...args: Parameters<IDBDatabase['transaction']>
+  ) {
+    const [stores, mode] = args;
+    if (this.name === name && mode === 'readwrite' && [stores].flat().includes(`${name}_files`)) count++;
+    return original.apply(this, args);
+  });
+  return { count: () => count };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (b: unknown) => new TextDecoder().decode(b as Uint8Array);
+
+describe('BatchedIdb under lightning-fs', () => {
+  it('stores n file writes and the superblock in one transaction per flush', async () => {
+    const name = freshName();
+    const { fs, db } = open(name);
+    const p = fs.promises;
+    await p.mkdir('/src');
+    const tx = countWriteTransactions(name);
+    for (let i = 0; i < 200; i++) await p.writeFile(`/src/f${i}.txt`, bytes(`file ${i}\n`));
+    expect(tx.count()).toBe(0);
+    expect(db.pendingWrites).toBe(200);
+    await p.flush();
+    expect(tx.count()).toBe(1);
+    expect(db.transactions).toBe(1);
+    expect(db.pendingWrites).toBe(0);
+
+    // An overwrite, an unlink and a new file: the next flush is one transaction again.
+    await p.writeFile('/src/f0.txt', bytes('changed\n'));
+    await p.unlink('/src/f1.txt');
+    await p.writeFile('/src/new.txt', bytes('new\n'));
+    await p.flush();
+    expect(tx.count()).toBe(2);
+  });
+
+  it('reads see writes not yet committed', async () => {
+    const { fs, db } = open(freshName());
+    const p = fs.promises;
+    await p.writeFile('/a.txt', 'first', 'utf8');
+    expect(db.pendingWrites).toBe(1);
+    expect(await p.readFile('/a.txt', 'utf8')).toBe('first');
+    await p.flush();
+    await p.writeFile('/a.txt', 'second', 'utf8');
+    expect(await p.readFile('/a.txt', 'utf8')).toBe('second');
+  });
+
+  it('keeps what it stores apart from the caller’s buffer', async () => {
+    const { fs } = open(freshName());
+    const data = bytes('original');
+    await fs.promises.writeFile('/a.bin', data);
+    data.fill(0);
+    expect(text(await fs.promises.readFile('/a.bin'))).toBe('original');
+  });
+
+  it('data survives a new file system instance after flush, and an unlink is stored too', async () => {
+    const name = freshName();
+    const first = open(name);
+    await first.fs.promises.mkdir('/d');
+    for (let i = 0; i < 50; i++) await first.fs.promises.writeFile(`/d/${i}.txt`, bytes(`n=${i}`));
+    await first.fs.promises.flush();
+    await first.fs.promises.unlink('/d/7.txt');
+    await close(first.fs);
+
+    const again = open(name);
+    const names = await again.fs.promises.readdir('/d');
+    expect(names.length).toBe(49);
+    expect(names).not.toContain('7.txt');
+    for (let i = 0; i < 50; i++) {
+      if (i !== 7) expect(text(await again.fs.promises.readFile(`/d/${i}.txt`))).toBe(`n=${i}`);
+    }
+    // The inode of the unlinked file is gone from the store, not just from the tree.
+    const stored = await rawKeys(name);
+    expect(stored.filter((k) => typeof k === 'number').length).toBe(49);
+  });
+
+  it('discard drops uncommitted writes; the tree is read back as stored', async () => {
+    const name = freshName();
+    const { fs, db } = open(name);
+    const p = fs.promises;
+    await p.writeFile('/kept.txt', 'kept', 'utf8');
+    await p.flush();
+    const tx = countWriteTransactions(name);
+
+    db.hold();
+    await p.writeFile('/kept.txt', 'overwritten', 'utf8');
+    await p.writeFile('/dropped.txt', 'dropped', 'utf8');
+    await p.flush(); // held: not stored
+    expect(tx.count()).toBe(0);
+    db.discard();
+    await close(fs);
+
+    expect(tx.count()).toBe(0);
+    expect(await p.readdir('/')).toEqual(['kept.txt']);
+    expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
+    // And what IndexedDB holds agrees, read by a fresh instance.
+    await close(fs);
+    const again = open(name);
+    expect(await again.fs.promises.readFile('/kept.txt', 'utf8')).toBe('kept');
+  });
+
+  it('holds every save until release, which commits once, even across lightning-fs going idle', async () => {
+    const name = freshName();
+    const { fs, db } = open(name);
+    const p = fs.promises;
+    const tx = countWriteTransactions(name);
+    db.hold();
+    await p.writeFile('/a.txt', 'a', 'utf8');
+    await p.flush();
+    await close(fs); // lightning-fs saves its superblock and lets go: still held
+    await p.writeFile('/b.txt', 'b', 'utf8'); // reactivates from the held superblock
+    expect(await p.readdir('/')).toEqual(['a.txt', 'b.txt']);
+    expect(tx.count()).toBe(0);
+    await db.release();
+    await p.flush();
+    expect(tx.count()).toBeLessThanOrEqual(2);
+    await close(fs);
+    const again = open(name);
+    expect((await again.fs.promises.readdir('/')).sort()).toEqual(['a.txt', 'b.txt']);
+    expect(await again.fs.promises.readFile('/b.txt', 'utf8')).toBe('b');
+  });
+
+  it('reads and writes databases of lightning-fs’s own backend, and the other way round', async () => {
+    const name = freshName();
+    const stock = new FS(name);
+    await stock.promises.writeFile('/stock.txt', 'from IdbBackend', 'utf8');
+    await close(stock);
+
+    const ours = open(name);
+    expect(await ours.fs.promises.readFile('/stock.txt', 'utf8')).toBe('from IdbBackend');
+    await ours.fs.promises.writeFile('/ours.txt', 'from BatchedIdb', 'utf8');
+    await close(ours.fs);
+
+    const stockAgain = new FS(name);
+    opened.push(stockAgain);
+    expect(await stockAgain.promises.readFile('/ours.txt', 'utf8')).toBe('from BatchedIdb');
+    expect(await stockAgain.promises.readFile('/stock.txt', 'utf8')).toBe('from IdbBackend');
+  });
+
+  it('numbers inodes without reusing one within a session, and every file keeps its own content', async () => {
+    const name = freshName();
+    const { fs } = open(name);
+    const p = fs.promises;
+    const inodes = new Set<number>();
+    for (let i = 0; i < 300; i++) {
+      await p.writeFile(`/f${i}`, `v${i}`, 'utf8');
+      inodes.add((await p.stat(`/f${i}`)).ino);
+      if (i % 3 === 0) await p.unlink(`/f${i}`);
+    }
+    expect(inodes.size).toBe(300);
+    await close(fs);
+    const again = open(name).fs.promises;
+    for (let i = 0; i < 300; i++) {
+      if (i % 3 === 0) await expect(again.readFile(`/f${i}`)).rejects.toThrow();
+      else expect(await again.readFile(`/f${i}`, 'utf8')).toBe(`v${i}`);
+    }
+  });
+
+  it('a failed commit keeps its writes pending for the next save', async () => {
+    const name = freshName();
+    const db = new BatchedIdb(name);
+    await db.writeFile(1, bytes('one'));
+    const original = IDBDatabase.prototype.transaction;
+    let failures = 1;
+    const spy = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (
+      this: IDBDatabase,
+      ...args: Parameters<IDBDatabase['transaction']>
+    ) {
+      if (args[1] === 'readwrite' && failures-- > 0) throw new DOMException('quota', 'QuotaExceededError');
+      return original.apply(this, args);
+    });
+    await expect(db.saveSuperblock(new Map())).rejects.toThrow('quota');
+    expect(db.pendingWrites).toBe(1);
+    spy.mockRestore();
+    await db.saveSuperblock(new Map());
+    expect(db.pendingWrites).toBe(0);
+    expect(text(await db.readFile(1))).toBe('one');
+    await db.close();
+  });
+});
+
+describe('writeAllOrNothing', () => {
+  it('stores everything written inside it in one transaction', async () => {
+    const repoId = freshName();
+    const fs = openRepoFs(repoId);
+    opened.push(fs);
+    await fs.promises.writeFile('/before.txt', 'before', 'utf8');
+    const tx = countWriteTransactions(repoDbName(repoId));
+    await writeAllOrNothing(repoId, async () => {
+      await fs.promises.mkdir('/w');
+      for (let i = 0; i < 100; i++) await fs.promises.writeFile(`/w/${i}`, `${i}`, 'utf8');
+    });
+    // One for what was pending before (kept out of the batch), one for the batch.
+    expect(tx.count()).toBe(2);
+    expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+    await close(fs);
+    expect((await fs.promises.readdir('/w')).length).toBe(100);
+  });
+
+  it('stores nothing of a write that throws, and the tree is as before', async () => {
+    const repoId = freshName();
+    const fs = openRepoFs(repoId);
+    opened.push(fs);
+    const p = fs.promises;
+    await p.writeFile('/kept.txt', 'kept', 'utf8');
+    await p.mkdir('/dir');
+    const failure = new Error('half way');
+    await expect(
+      writeAllOrNothing(repoId, async () => {
+        await p.writeFile('/kept.txt', 'changed', 'utf8');
+        await p.writeFile('/dir/new.txt', 'new', 'utf8');
+        await p.rmdir('/dir').catch(() => undefined);
+        await p.unlink('/kept.txt');
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
+    expect(await p.readdir('/dir')).toEqual([]);
+    expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+    await close(fs);
+    expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
+  });
+});
+
+function rawKeys(name: string): Promise<IDBValidKey[]> {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(name);
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const db = req.result;
+      const keys = db.transaction(`${name}_files`, 'readonly').objectStore(`${name}_files`).getAllKeys();
+      keys.onsuccess = () => {
+        db.close();
+        resolve(keys.result);
+      };
+      keys.onerror = () => reject(keys.error);
+    };
+  });
+}

@@ -1,0 +1,211 @@
+/**
+ * A drop-in for lightning-fs's IdbBackend (the `db` option of its DefaultBackend) that turns one
+ * IndexedDB transaction per file into one per superblock save.
+ *
+ * lightning-fs keeps the directory tree (the "superblock") in memory and file contents in IndexedDB
+ * under their inode number; its IdbBackend opens a transaction for every write, so writing a working
+ * tree of n files costs n transactions. Here writes and unlinks wait in memory (reads see them first)
+ * and are committed together with the superblock, in one transaction, when lightning-fs saves it: 500 ms
+ * after the last change, on `fs.promises.flush()` and when the file system goes idle. Each commit is
+ * atomic, so what IndexedDB holds is always a superblock and the file contents it names.
+ *
+ * The layout is lightning-fs's own (database `name`, store `name + "_files"`, superblock under `!root`,
+ * contents under the inode number), so repositories stored by the default backend stay readable.
+ */
+
+import type FS from '@isomorphic-git/lightning-fs';
+
+/** lightning-fs's in-memory superblock: a tree of Maps, stored as is (structured clone). */
+export type Superblock = FS.SuperBlock;
+
+const SUPERBLOCK_KEY = '!root';
+
+export class BatchedIdb {
+  /** Contents waiting for the next commit, by inode; null is an unlink. */
+  private pending = new Map<number, Uint8Array | null>();
+  /** Batches being committed right now: still what reads must see until their transaction completes. */
+  private committing: Map<number, Uint8Array | null>[] = [];
+  private dbPromise: Promise<IDBDatabase> | undefined;
+  private holds = 0;
+  /** A superblock lightning-fs asked to save while writes were held; committed on release. */
+  private heldSuperblock: Superblock | undefined;
+  /** Set by discard() until lightning-fs reloads the superblock: its in-memory tree is not to be saved. */
+  private ignoringSaves = false;
+  private chain: Promise<void> = Promise.resolve();
+  /** Write transactions committed, for tests and benchmarks. */
+  transactions = 0;
+
+  constructor(
+    readonly dbName: string,
+    readonly storeName = `${dbName}_files`,
+  ) {}
+
+  /** Writes (and unlinks) not yet committed. */
+  get pendingWrites(): number {
+    return this.pending.size;
+  }
+
+  get held(): boolean {
+    return this.holds > 0;
+  }
+
+  // lightning-fs's typings say Uint8Array; DefaultBackend hands over its Map tree.
+  saveSuperblock(superblock: unknown): Promise<void> {
+    if (this.ignoringSaves) return Promise.resolve();
+    if (this.holds > 0) {
+      this.heldSuperblock = superblock as Superblock;
+      return Promise.resolve();
+    }
+    return this.commit(superblock as Superblock);
+  }
+
+  /** The stored superblock, or undefined for a new database (lightning-fs then starts an empty tree). */
+  async loadSuperblock(): Promise<Superblock> {
+    this.ignoringSaves = false;
+    // While writes are held, the newest tree is the held one: IndexedDB's would not name the held files.
+    if (this.heldSuperblock !== undefined) return this.heldSuperblock;
+    await this.chain;
+    return this.request('readonly', (store) => store.get(SUPERBLOCK_KEY));
+  }
+
+  async readFile(inode: number): Promise<Uint8Array | undefined> {
+    const pending = this.lookupPending(inode);
+    if (pending !== undefined) return pending ?? undefined;
+    return this.request('readonly', (store) => store.get(inode));
+  }
+
+  writeFile(inode: number, data: Uint8Array): Promise<void> {
+    // A copy: the caller may reuse its buffer, and a pooled Node Buffer would store its whole slab.
+    this.pending.set(inode, new Uint8Array(data));
+    return Promise.resolve();
+  }
+
+  unlink(inode: number): Promise<void> {
+    this.pending.set(inode, null);
+    return Promise.resolve();
+  }
+
+  async wipe(): Promise<void> {
+    this.pending.clear();
+    this.heldSuperblock = undefined;
+    await this.request('readwrite', (store) => store.clear());
+  }
+
+  /** lightning-fs closes its backend when it goes idle; held writes stay in memory for the next commit. */
+  async close(): Promise<void> {
+    await this.chain;
+    if (this.pending.size > 0 || this.heldSuperblock !== undefined || !this.dbPromise) return;
+    const db = await this.dbPromise.catch(() => undefined);
+    this.dbPromise = undefined;
+    db?.close();
+  }
+
+  /**
+   * Keeps every write in memory, superblock saves included, until release(): what happens in between
+   * reaches IndexedDB as one transaction, or not at all if discard() is called instead.
+   */
+  hold(): void {
+    this.holds++;
+  }
+
+  /** Ends a hold; the last one commits what was held if lightning-fs saved its superblock meanwhile. */
+  async release(): Promise<void> {
+    if (this.holds === 0) throw new Error('BatchedIdb.release() without hold()');
+    this.holds--;
+    if (this.holds > 0 || this.heldSuperblock === undefined) return;
+    const superblock = this.heldSuperblock;
+    this.heldSuperblock = undefined;
+    await this.commit(superblock);
+  }
+
+  /**
+   * Drops every write not yet committed and ends all holds. lightning-fs's in-memory superblock still
+   * names the dropped files, so saves are ignored until it reloads the superblock: deactivate the file
+   * system right after (see discardRepoFsChanges in repoFs.ts).
+   */
+  discard(): void {
+    this.pending.clear();
+    this.heldSuperblock = undefined;
+    this.holds = 0;
+    this.ignoringSaves = true;
+  }
+
+  /** Commits are chained so they reach IndexedDB in the order lightning-fs asked for them. */
+  private commit(superblock: Superblock): Promise<void> {
+    const run = this.chain.then(() => this.commitNow(superblock));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async commitNow(superblock: Superblock): Promise<void> {
+    if (this.ignoringSaves) return;
+    const db = await this.db();
+    // From here to the last put nothing awaits, so the batch and the superblock are taken at one instant.
+    const batch = this.pending;
+    this.pending = new Map();
+    this.committing.push(batch);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const tx = db.transaction(this.storeName, 'readwrite');
+        tx.oncomplete = () => resolve();
+        tx.onabort = tx.onerror = () => reject(tx.error);
+        const store = tx.objectStore(this.storeName);
+        for (const [inode, data] of batch) {
+          if (data === null) store.delete(inode);
+          else store.put(data, inode);
+        }
+        store.put(superblock, SUPERBLOCK_KEY);
+      });
+      this.transactions++;
+    } catch (err) {
+      // Back under whatever was written since, so the next save tries again.
+      for (const [inode, data] of batch) if (!this.pending.has(inode)) this.pending.set(inode, data);
+      throw err;
+    } finally {
+      this.committing.splice(this.committing.indexOf(batch), 1);
+    }
+  }
+
+  private lookupPending(inode: number): Uint8Array | null | undefined {
+    if (this.pending.has(inode)) return this.pending.get(inode);
+    for (let i = this.committing.length - 1; i >= 0; i--) {
+      if (this.committing[i].has(inode)) return this.committing[i].get(inode);
+    }
+    return undefined;
+  }
+
+  private db(): Promise<IDBDatabase> {
+    this.dbPromise ??= new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(this.dbName);
+      req.onupgradeneeded = () => req.result.createObjectStore(this.storeName);
+      req.onsuccess = () => {
+        const db = req.result;
+        // Deleting the repo's database must not wait for this connection.
+        db.onversionchange = () => {
+          db.close();
+          this.dbPromise = undefined;
+        };
+        resolve(db);
+      };
+      req.onerror = () => reject(req.error);
+    });
+    const opening = this.dbPromise;
+    opening.catch(() => {
+      if (this.dbPromise === opening) this.dbPromise = undefined;
+    });
+    return opening;
+  }
+
+  private async request<T>(
+    mode: IDBTransactionMode,
+    make: (store: IDBObjectStore) => IDBRequest,
+  ): Promise<T> {
+    const db = await this.db();
+    return new Promise<T>((resolve, reject) => {
+      const tx = db.transaction(this.storeName, mode);
+      const req = make(tx.objectStore(this.storeName));
+      tx.oncomplete = () => resolve(req.result as T);
+      tx.onabort = tx.onerror = () => reject(tx.error ?? req.error);
+    });
+  }
+}
