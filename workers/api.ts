@@ -1,20 +1,52 @@
-import { clone, type CloneOptions, type CloneProgress, type CloneResult } from './ops/clone.ts';
-import { type LogPage, log } from './ops/history.ts';
+import {
+  type CheckoutOptions,
+  type CheckoutProgress,
+  type CheckoutResult,
+  checkout,
+} from './ops/checkout.ts';
+import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/clone.ts';
+import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
+import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
+import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
+import { maintenanceIdle } from './ops/packMaintenance.ts';
+import { type FileContent, readFile } from './ops/readFile.ts';
+import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
+import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
 
-export type { CloneOptions, CloneProgress, CloneResult, LogPage, RepoRecord, TreeListing };
-export type { CommitSummary } from './ops/history.ts';
+export type { FileChange } from './ops/diff.ts';
 export type { TreeEntry } from './ops/tree.ts';
+export type {
+  BlobFetchProgress,
+  CheckoutOptions,
+  CheckoutProgress,
+  CheckoutResult,
+  CloneOptions,
+  CloneProgress,
+  CloneResult,
+  CommitDiff,
+  CommitSummary,
+  FileContent,
+  FileDiff,
+  LogPage,
+  RefList,
+  RepoRecord,
+  TreeListing,
+};
 
 /**
  * Everything the UI may ask of the git worker. Long operations take a progress callback and an
  * AbortSignal; failures are typed errors with a stable `code`.
  */
 export const api = {
-  clone(options: CloneOptions, onProgress?: (p: CloneProgress) => void, signal?: AbortSignal): Promise<CloneResult> {
+  clone(
+    options: CloneOptions,
+    onProgress?: (p: CloneProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<CloneResult> {
     return clone(options, { onProgress, signal });
   },
 
@@ -23,17 +55,67 @@ export const api = {
   },
 
   async deleteRepo(repoId: string): Promise<void> {
+    // A blob fetch or pack merge finishing after the delete would write into a recreated database.
+    await cancelBlobFetches(repoId);
+    await maintenanceIdle(repoId);
     forgetRepo(repoId);
+    forgetWalks(repoId);
+    forgetPackSet(repoId);
     await deleteRepoFs(repoId);
     await removeRepo(repoId);
+  },
+
+  listRefs(repoId: string): Promise<RefList> {
+    return listRefs(repoId);
   },
 
   log(repoId: string, ref: string, page?: { limit?: number; skip?: number }): Promise<LogPage> {
     return log(repoId, ref, page);
   },
 
+  readCommit(repoId: string, ref: string): Promise<CommitSummary> {
+    return readCommit(repoId, ref);
+  },
+
   readTree(repoId: string, commit: string, path?: string): Promise<TreeListing> {
     return readTree(repoId, commit, path);
+  },
+
+  /** Updates the working tree to `ref`, fetching the blobs it lacks in overlapping batches. */
+  checkout(
+    repoId: string,
+    ref: string,
+    options?: CheckoutOptions,
+    onProgress?: (p: CheckoutProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<CheckoutResult> {
+    return checkout(repoId, ref, options, { onProgress, signal });
+  },
+
+  /** One file of a commit, without a checkout; fetches just its blob when it is missing. */
+  readFile(
+    repoId: string,
+    ref: string,
+    path: string,
+    onProgress?: (p: BlobFetchProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FileContent> {
+    return readFile(repoId, ref, path, { onProgress, signal });
+  },
+
+  /** The files that changed between two commits, from trees alone (`from` null: the first parent). */
+  diffCommits(repoId: string, from: string | null, to: string): Promise<CommitDiff> {
+    return diffCommits(repoId, from, to);
+  },
+
+  /** The hunks of one changed file; its two blobs are fetched only now. */
+  diffFile(
+    repoId: string,
+    oldOid: string | null,
+    newOid: string | null,
+    signal?: AbortSignal,
+  ): Promise<FileDiff> {
+    return diffFile(repoId, oldOid, newOid, { signal });
   },
 };
 

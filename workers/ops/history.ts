@@ -1,37 +1,139 @@
-import git from 'isomorphic-git';
-import { openRepo, resolveCommit } from './repoAccess.ts';
+import git, { type CommitObject } from 'isomorphic-git';
+import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+
+export interface Signature {
+  name: string;
+  email: string;
+  timestamp: number;
+  timezoneOffset: number;
+}
 
 export interface CommitSummary {
   oid: string;
   parents: string[];
   message: string;
-  author: { name: string; email: string; timestamp: number; timezoneOffset: number };
-  committer: { name: string; email: string; timestamp: number; timezoneOffset: number };
+  author: Signature;
+  committer: Signature;
 }
 
 export interface LogPage {
   commits: CommitSummary[];
-  /** False once the walk reached the root (or a shallow boundary). */
+  /** False once the walk reached the roots (or the shallow boundary). */
   more: boolean;
 }
 
-/** One page of history, newest first, as `git log <ref>` orders it. */
+/**
+ * A walk in `git rev-list` order: the most recent committer date first, ties in the order commits were
+ * reached (git's prio_queue is stable the same way).
+ */
+class CommitWalk {
+  private readonly queue: { oid: string; time: number; seq: number; commit: CommitObject }[] = [];
+  private readonly seen = new Set<string>();
+  private seq = 0;
+  emitted = 0;
+
+  constructor(
+    private readonly repo: RepoHandle,
+    private readonly shallow: Set<string>,
+  ) {}
+
+  async start(oid: string): Promise<void> {
+    await this.push(oid);
+  }
+
+  get done(): boolean {
+    return this.queue.length === 0;
+  }
+
+  private async push(oid: string): Promise<void> {
+    if (this.seen.has(oid)) return;
+    this.seen.add(oid);
+    const { commit } = await git.readCommit({
+      fs: this.repo.fs,
+      gitdir: this.repo.gitdir,
+      oid,
+      cache: this.repo.cache,
+    });
+    const item = { oid, time: commit.committer.timestamp, seq: this.seq++, commit };
+    // Binary insertion keeps the queue sorted: newest last, so pop() is O(1).
+    let lo = 0;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const q = this.queue[mid];
+      if (q.time < item.time || (q.time === item.time && q.seq > item.seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.queue.splice(lo, 0, item);
+  }
+
+  async next(count: number): Promise<CommitSummary[]> {
+    const out: CommitSummary[] = [];
+    while (out.length < count && this.queue.length) {
+      const { oid, commit } = this.queue.pop()!;
+      out.push({
+        oid,
+        parents: commit.parent,
+        message: commit.message,
+        author: commit.author,
+        committer: commit.committer,
+      });
+      if (!this.shallow.has(oid)) for (const p of commit.parent) await this.push(p);
+    }
+    this.emitted += out.length;
+    return out;
+  }
+}
+
+// The walk of the last page asked for, per repo and start commit, so scrolling a long history costs one
+// page of work per page instead of re-walking from the top.
+const walks = new Map<string, CommitWalk>();
+
+async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
+  try {
+    const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
+    return new Set(text.split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}
+
+/** One page of history, newest first, in `git rev-list <ref>` order. */
 export async function log(
   repoId: string,
   ref: string,
   page: { limit?: number; skip?: number } = {},
 ): Promise<LogPage> {
-  const limit = page.limit ?? 50;
-  const skip = page.skip ?? 0;
+  const limit = Math.max(1, page.limit ?? 50);
+  const skip = Math.max(0, page.skip ?? 0);
+  const repo = await openRepo(repoId);
+  const start = await resolveCommit(repo, ref);
+  const key = `${repoId}\0${start}`;
+  let walk = walks.get(key);
+  if (!walk || walk.emitted > skip) {
+    walk = new CommitWalk(repo, await shallowCommits(repo));
+    await walk.start(start);
+    walks.set(key, walk);
+  }
+  while (walk.emitted < skip && !walk.done) await walk.next(Math.min(1000, skip - walk.emitted));
+  const commits = await walk.next(limit);
+  return { commits, more: !walk.done };
+}
+
+export function forgetWalks(repoId: string): void {
+  for (const key of walks.keys()) if (key.startsWith(`${repoId}\0`)) walks.delete(key);
+}
+
+/** One commit, for the commit view. */
+export async function readCommit(repoId: string, ref: string): Promise<CommitSummary> {
   const repo = await openRepo(repoId);
   const oid = await resolveCommit(repo, ref);
-  const entries = await git.log({ fs: repo.fs, gitdir: repo.gitdir, ref: oid, depth: skip + limit + 1, cache: repo.cache });
-  const commits = entries.slice(skip, skip + limit).map((e) => ({
-    oid: e.oid,
-    parents: e.commit.parent,
-    message: e.commit.message,
-    author: e.commit.author,
-    committer: e.commit.committer,
-  }));
-  return { commits, more: entries.length > skip + limit };
+  const { commit } = await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+  return {
+    oid,
+    parents: commit.parent,
+    message: commit.message,
+    author: commit.author,
+    committer: commit.committer,
+  };
 }

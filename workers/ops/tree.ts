@@ -51,7 +51,11 @@ export async function readTree(repoId: string, ref: string, path = ''): Promise<
     }))
     // Directories first, then by name, as file browsers show them.
     .sort((a, b) =>
-      a.type === 'tree' && b.type !== 'tree' ? -1 : b.type === 'tree' && a.type !== 'tree' ? 1 : a.name.localeCompare(b.name),
+      a.type === 'tree' && b.type !== 'tree'
+        ? -1
+        : b.type === 'tree' && a.type !== 'tree'
+          ? 1
+          : a.name.localeCompare(b.name),
     );
   return { commit, oid: result.oid, path: clean, entries };
 }
