@@ -12,7 +12,7 @@ export function App() {
         </a>
         <span class="tagline">git in the browser, without the blobs</span>
       </header>
-      <main>{route.repo ? <RepoView repoId={route.repo} path={route.path} /> : <Home />}</main>
+      <main>{route.repo ? <RepoView route={route} /> : <Home />}</main>
     </>
   );
 }

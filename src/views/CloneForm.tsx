@@ -1,19 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
-import type { CloneResult, CloneProgress as Progress } from '../../workers/api.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import type { CloneResult } from '../../workers/api.ts';
+import { cloneAndCheckout, type FlowProgress, NEXT_STEP } from '../cloneFlow.ts';
+import type { RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
-
-const NEXT_STEP: Record<string, string> = {
-  INVALID_URL: 'Paste the https:// address you would give to git clone.',
-  NETWORK_ERROR: 'Check the address, or set a CORS proxy if the host does not allow browser requests.',
-  HTTP_UNAUTHORIZED: 'Fill in a user name and token under "Private repository".',
-  HTTP_FORBIDDEN: 'Use a token with read access to this repository.',
-  HTTP_NOT_FOUND: 'Check the address; a private repository needs a token.',
-  EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
-  REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
-  STORAGE_FULL: 'Delete repositories you no longer need.',
-};
 
 export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const params = new URLSearchParams(location.search);
@@ -24,7 +14,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [corsProxy, setCorsProxy] = useState('');
   const [username, setUsername] = useState('');
   const [token, setToken] = useState('');
-  const [progress, setProgress] = useState<Progress | null>(null);
+  const [progress, setProgress] = useState<FlowProgress | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
   const [done, setDone] = useState<CloneResult | null>(null);
@@ -39,7 +29,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
     const abort = new AbortController();
     controller.current = abort;
     try {
-      const result = await gitClient.clone(
+      const result = await cloneAndCheckout(
         {
           url,
           ref: branch.trim() || undefined,
@@ -48,7 +38,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
           corsProxy: corsProxy.trim() || undefined,
           auth: token ? { username: username || 'git', password: token } : undefined,
         },
-        proxy((p: Progress) => setProgress(p)),
+        setProgress,
         abort.signal,
       );
       setDone(result);

@@ -1,38 +1,58 @@
 import { useRef } from 'preact/hooks';
-import type { CloneProgress as Progress } from '../../workers/api.ts';
+import type { FlowProgress } from '../cloneFlow.ts';
 import { formatBytes } from '../format.ts';
 
-const LABELS: Record<Progress['phase'], string> = {
+const LABELS: Record<FlowProgress['phase'], string> = {
   connecting: 'Negotiating with the server',
   remote: 'Server preparing objects',
   receiving: 'Receiving objects',
   resolving: 'Resolving deltas',
   writing: 'Writing to browser storage',
+  'fetching-blobs': 'Checking out: fetching file contents',
+  'writing-files': 'Checking out: writing files',
 };
 
-export function CloneProgress({ progress }: { progress: Progress }) {
-  const start = useRef<{ t: number; bytes: number } | null>(null);
+export function CloneProgress({ progress }: { progress: FlowProgress }) {
+  const start = useRef<{ phase: string; t: number; bytes: number } | null>(null);
   let value: number | undefined;
   let max: number | undefined;
   let detail = '';
-  if (progress.phase === 'receiving') {
-    start.current ??= { t: performance.now(), bytes: progress.bytes };
+  const rate = (bytes: number) => {
+    if (start.current?.phase !== progress.phase)
+      start.current = { phase: progress.phase, t: performance.now(), bytes };
     const secs = (performance.now() - start.current.t) / 1000;
-    const rate = secs > 0.2 ? (progress.bytes - start.current.bytes) / secs : 0;
-    value = progress.objects;
-    max = progress.totalObjects || undefined;
-    detail = `${progress.objects} / ${progress.totalObjects} objects · ${formatBytes(progress.bytes)}${rate ? ` · ${formatBytes(rate)}/s` : ''}`;
-  } else if (progress.phase === 'resolving') {
-    value = progress.resolved;
-    max = progress.total || undefined;
-    detail = `${progress.resolved} / ${progress.total} deltas`;
-  } else if (progress.phase === 'remote') {
-    value = progress.loaded;
-    max = progress.total;
-    detail = progress.text;
+    const r = secs > 0.2 ? (bytes - start.current.bytes) / secs : 0;
+    return r ? ` · ${formatBytes(r)}/s` : '';
+  };
+  switch (progress.phase) {
+    case 'receiving':
+      value = progress.objects;
+      max = progress.totalObjects || undefined;
+      detail = `${progress.objects} / ${progress.totalObjects} objects · ${formatBytes(progress.bytes)}${rate(progress.bytes)}`;
+      break;
+    case 'resolving':
+      value = progress.resolved;
+      max = progress.total || undefined;
+      detail = `${progress.resolved} / ${progress.total} deltas`;
+      break;
+    case 'remote':
+      value = progress.loaded;
+      max = progress.total;
+      detail = progress.text;
+      break;
+    case 'fetching-blobs':
+      value = progress.objects;
+      max = progress.totalObjects || undefined;
+      detail = `${progress.objects} / ${progress.totalObjects} blobs · ${formatBytes(progress.bytes)}${rate(progress.bytes)}`;
+      break;
+    case 'writing-files':
+      value = progress.files;
+      max = progress.totalFiles || undefined;
+      detail = `${progress.files} / ${progress.totalFiles} files`;
+      break;
   }
   return (
-    <div class="progress" data-testid="progress" role="status" aria-live="polite">
+    <div class="progress" data-testid="progress" data-phase={progress.phase} role="status" aria-live="polite">
       <div class="progress-label">
         <span>{LABELS[progress.phase]}</span>
         <span class="muted">{detail}</span>

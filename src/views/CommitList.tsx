@@ -1,18 +1,36 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CommitSummary } from '../../workers/api.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
+import { navigate } from '../route.ts';
 
-const PAGE = 50;
+const PAGE = 200;
+const ROW = 52;
+const OVERSCAN = 10;
 
-export function CommitList({ repoId, gitRef }: { repoId: string; gitRef: string }) {
+/**
+ * History of any length: rows are a fixed height and only the visible ones are in the DOM, and pages are
+ * read from the worker (which keeps its walk) as the list scrolls near the end of what is loaded.
+ */
+export function CommitList({
+  repoId,
+  gitRef,
+  selected,
+}: {
+  repoId: string;
+  gitRef: string;
+  selected: string | null;
+}) {
   const [commits, setCommits] = useState<CommitSummary[]>([]);
-  const [more, setMore] = useState(false);
-  const [loading, setLoading] = useState(true);
+  const [more, setMore] = useState(true);
   const [error, setError] = useState<string | null>(null);
+  const [scroll, setScroll] = useState({ top: 0, height: 600 });
+  const loading = useRef(false);
+  const box = useRef<HTMLDivElement>(null);
 
   async function load(skip: number) {
-    setLoading(true);
+    if (loading.current) return;
+    loading.current = true;
     try {
       const page = await gitClient.log(repoId, gitRef, { limit: PAGE, skip });
       setCommits((prev) => (skip === 0 ? page.commits : [...prev, ...page.commits]));
@@ -20,34 +38,60 @@ export function CommitList({ repoId, gitRef }: { repoId: string; gitRef: string 
     } catch (err) {
       setError((err as Error).message);
     } finally {
-      setLoading(false);
+      loading.current = false;
     }
   }
 
   useEffect(() => {
+    setCommits([]);
+    setMore(true);
+    box.current?.scrollTo(0, 0);
     void load(0);
   }, [repoId, gitRef]);
+
+  const first = Math.max(0, Math.floor(scroll.top / ROW) - OVERSCAN);
+  const last = Math.min(commits.length, Math.ceil((scroll.top + scroll.height) / ROW) + OVERSCAN);
+  useEffect(() => {
+    if (more && !loading.current && commits.length > 0 && last >= commits.length - OVERSCAN)
+      void load(commits.length);
+  }, [last, commits.length, more]);
 
   return (
     <section class="card commits" aria-label="History">
       <h3>History</h3>
       {error && <p class="error">{error}</p>}
-      <ol data-testid="commit-list" class="commit-list">
-        {commits.map((c) => (
-          <li key={c.oid} data-oid={c.oid}>
-            <span class="subject">{firstLine(c.message)}</span>
-            <span class="muted">
-              {c.author.name} · {formatCommitDate(c.author.timestamp)} · <code>{c.oid.slice(0, 10)}</code>
-            </span>
-          </li>
-        ))}
-      </ol>
-      {loading && <p class="muted">Reading history…</p>}
-      {more && !loading && (
-        <button type="button" class="secondary" onClick={() => load(commits.length)}>
-          Load more
-        </button>
-      )}
+      <div
+        class="commit-scroll"
+        ref={box}
+        onScroll={(e) => setScroll({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}
+      >
+        <ol
+          data-testid="commit-list"
+          data-count={commits.length}
+          class="commit-list"
+          style={{ height: `${commits.length * ROW}px` }}
+        >
+          {commits.slice(first, last).map((c, i) => (
+            <li
+              key={c.oid}
+              data-oid={c.oid}
+              style={{ top: `${(first + i) * ROW}px`, height: `${ROW}px` }}
+              class={c.oid === selected ? 'selected' : undefined}
+            >
+              <button type="button" class="link subject" onClick={() => navigate({ commit: c.oid })}>
+                {firstLine(c.message)}
+              </button>
+              <span class="muted">
+                {c.author.name} · {formatCommitDate(c.author.timestamp)} · <code>{c.oid.slice(0, 10)}</code>
+              </span>
+            </li>
+          ))}
+        </ol>
+      </div>
+      <p class="muted count">
+        {commits.length} commit{commits.length === 1 ? '' : 's'}
+        {more ? ' loaded, scroll for more' : ''}
+      </p>
     </section>
   );
 }

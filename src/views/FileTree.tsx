@@ -2,13 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { TreeEntry, TreeListing } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
+import { Breadcrumbs } from './Breadcrumbs.tsx';
 
-const KIND: Record<string, string> = {
-  '040000': 'dir',
-  '100755': 'exec',
-  '120000': 'link',
-  '160000': 'submodule',
-};
+const BADGE: Record<string, string> = { '100755': 'exec', '120000': 'link', '160000': 'submodule' };
 
 /** One directory at a time, read from trees alone: browsing needs no file contents. */
 export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
@@ -24,57 +20,64 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
       .catch((err: Error) => setError(err.message));
   }, [repoId, gitRef, path]);
 
-  const parts = path ? path.split('/') : [];
-  const open = (entry: TreeEntry) => entry.type === 'tree' && navigate({ path: entry.path });
+  const open = (entry: TreeEntry) => navigate({ path: entry.path, commit: null });
+
+  // Arrow keys move between entries, as in a file manager; Enter opens (the entries are buttons).
+  function onKeyDown(e: KeyboardEvent) {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const buttons = [...(e.currentTarget as HTMLElement).querySelectorAll<HTMLButtonElement>('button.entry')];
+    const at = buttons.indexOf(document.activeElement as HTMLButtonElement);
+    const next = buttons[Math.max(0, Math.min(buttons.length - 1, at + (e.key === 'ArrowDown' ? 1 : -1)))];
+    next?.focus();
+    e.preventDefault();
+  }
 
   return (
     <section class="card file-tree" aria-label="Files">
-      <nav class="crumbs" aria-label="Path">
-        <button type="button" class="link" onClick={() => navigate({ path: '' })}>
-          root
-        </button>
-        {parts.map((part, i) => (
-          <span key={parts.slice(0, i + 1).join('/')}>
-            {' / '}
-            <button
-              type="button"
-              class="link"
-              onClick={() => navigate({ path: parts.slice(0, i + 1).join('/') })}
-            >
-              {part}
-            </button>
-          </span>
-        ))}
-      </nav>
+      <Breadcrumbs path={path} />
       {error && <p class="error">{error}</p>}
       {!listing && !error && <p class="muted">Reading tree…</p>}
       {listing && (
-        <ul data-testid="file-tree" class="entries">
+        <ul data-testid="file-tree" class="entries" onKeyDown={onKeyDown}>
+          {path && (
+            <li>
+              <button
+                type="button"
+                class="link entry"
+                onClick={() => navigate({ path: path.split('/').slice(0, -1).join('/') })}
+                aria-label="Parent folder"
+              >
+                <span class="icon" aria-hidden="true">
+                  ↰
+                </span>
+                ..
+              </button>
+            </li>
+          )}
           {listing.entries.map((entry) => (
             <li key={entry.path} data-type={entry.type}>
-              {entry.type === 'tree' ? (
+              {entry.type === 'commit' ? (
+                <span class="entry" title={`Submodule at ${entry.oid}`}>
+                  <span class="icon" aria-hidden="true">
+                    ⎘
+                  </span>
+                  {entry.name}
+                </span>
+              ) : (
                 <button
                   type="button"
                   class="link entry"
                   onClick={() => open(entry)}
-                  aria-label={`Open folder ${entry.name}`}
+                  aria-label={entry.type === 'tree' ? `Open folder ${entry.name}` : `Open file ${entry.name}`}
                 >
                   <span class="icon" aria-hidden="true">
-                    ▸
-                  </span>
-                  {entry.name}/
-                </button>
-              ) : (
-                <span class="entry">
-                  <span class="icon" aria-hidden="true">
-                    ·
+                    {entry.type === 'tree' ? '▸' : '·'}
                   </span>
                   {entry.name}
-                </span>
+                  {entry.type === 'tree' ? '/' : ''}
+                </button>
               )}
-              {KIND[entry.mode] && KIND[entry.mode] !== 'dir' && (
-                <span class="badge">{KIND[entry.mode]}</span>
-              )}
+              {BADGE[entry.mode] && <span class="badge">{BADGE[entry.mode]}</span>}
               <code class="muted oid">{entry.oid.slice(0, 10)}</code>
             </li>
           ))}

@@ -1,0 +1,163 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, type Page, test } from '@playwright/test';
+import { ensureFixtures } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+const shots = join(process.cwd(), 'e2e/screenshots');
+mkdirSync(shots, { recursive: true });
+
+let bare: string;
+test.beforeAll(async () => {
+  bare = join((await ensureFixtures()).dir, 'features.git');
+});
+
+function gitIn(args: string[]): string {
+  return execFileSync('git', args, { cwd: bare, encoding: 'utf8' });
+}
+
+/** What a person sees in the viewer is the text of the file: git show's bytes as text. */
+async function shownText(page: Page): Promise<string> {
+  return page.getByTestId('file-content').evaluate((el) => el.textContent ?? '');
+}
+
+async function cloneThroughForm(page: Page, repo: string): Promise<void> {
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/${repo}`);
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+}
+
+test('clone, read a file, switch branch, open a commit diff', async ({ page }) => {
+  const phases = new Set<string>();
+  await page.exposeFunction('notePhase', (p: string) => phases.add(p));
+  await page.addInitScript(() => {
+    new MutationObserver(() => {
+      const el = document.querySelector('[data-testid="progress"]');
+      const phase = el?.getAttribute('data-phase');
+      if (phase) (window as unknown as { notePhase(p: string): void }).notePhase(phase);
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  });
+  await cloneThroughForm(page, 'features.git');
+  expect([...phases]).toEqual(expect.arrayContaining(['receiving', 'fetching-blobs']));
+
+  // A file's content is git show's.
+  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  await expect(page.getByTestId('file-content')).toBeVisible();
+  expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
+
+  // Switching to feature/x shows a changed file's new content (README.md differs from main there).
+  const branch = 'feature/x';
+  const changed = gitIn(['diff', '--name-only', '--diff-filter=M', 'main', branch])
+    .trim()
+    .split('\n')
+    .find((p) => p && !gitIn(['show', `${branch}:${p}`]).includes('\0'));
+  expect(changed, `a text file that differs between main and ${branch}`).toBeTruthy();
+  await page.getByTestId('branch-select').selectOption(branch);
+  await expect(page).toHaveURL(/ref=feature%2Fx/);
+  await spaNavigate(page, { path: changed! });
+  await expect(page.getByTestId('file-content')).toBeVisible();
+  expect(await shownText(page)).toBe(gitIn(['show', `${branch}:${changed}`]));
+
+  // A commit's diff shows its changed lines.
+  const commit = gitIn(['log', '-1', '--format=%H', 'main', '--', 'notes/evolving.txt']).trim();
+  const patch = gitIn(['show', '--format=', '--no-renames', commit, '--', 'notes/evolving.txt']);
+  const added = patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++'));
+  const url = new URL(page.url());
+  url.searchParams.set('commit', commit);
+  await page.goto(url.toString());
+  await page.getByRole('button', { name: /notes\/evolving\.txt/ }).click();
+  const diff = page.getByTestId('diff');
+  await expect(diff).toBeVisible();
+  for (const line of added)
+    await expect(diff.locator('.add', { hasText: line.slice(1) }).first()).toBeVisible();
+});
+
+test('a deep link opens a file straight away in a fresh profile', async ({ browser }) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const path = 'docs/with space/ünïcødé – файл.txt';
+  const q = new URLSearchParams({ repo: `${gitServer}/features.git`, ref: 'main', path });
+  await page.goto(`/?${q}#L1`);
+  await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
+  expect(await shownText(page)).toBe(gitIn(['show', `main:${path}`]));
+  await expect(page.locator('#L1')).toHaveClass(/selected/);
+  await context.close();
+});
+
+/** Moves inside the single-page app, as its own links do: no page load, so it works offline too. */
+async function spaNavigate(page: Page, params: Record<string, string>): Promise<void> {
+  await page.evaluate((p) => {
+    const u = new URL(location.href);
+    for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
+    history.pushState(null, '', u);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, params);
+}
+
+test('offline: present files read, a missing one shows the typed error', async ({ page, context }) => {
+  await cloneThroughForm(page, 'features.git');
+  // A file whose v0.1 version appears nowhere in main's tree: the checkout of main never fetched it.
+  const mainBlobs = new Set(
+    gitIn(['ls-tree', '-r', 'main'])
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[2]),
+  );
+  const missing = gitIn(['ls-tree', '-r', '--name-only', 'v0.1'])
+    .trim()
+    .split('\n')
+    .find((p) => !mainBlobs.has(gitIn(['rev-parse', `v0.1:${p}`]).trim()))!;
+  expect(missing).toBeTruthy();
+
+  await context.setOffline(true);
+  await spaNavigate(page, { path: 'README.md' });
+  await expect(page.getByTestId('file-content')).toBeVisible();
+  expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
+
+  await spaNavigate(page, { ref: 'v0.1', path: missing });
+  const error = page.getByTestId('file-error');
+  await expect(error).toContainText('MISSING_OBJECT');
+  await expect(error).toContainText(missing);
+  await context.setOffline(false);
+});
+
+test('screenshots of home, progress, repo and diff views, light and dark', async ({ browser }) => {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    const context = await browser.newContext({ colorScheme, viewport: { width: 1200, height: 860 } });
+    const page = await context.newPage();
+    await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
+    await page.screenshot({ path: join(shots, `home-${colorScheme}.png`) });
+    await page.getByTestId('clone-submit').click();
+    await page.getByTestId('progress').waitFor();
+    await page.screenshot({ path: join(shots, `progress-${colorScheme}.png`) });
+    await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+    await page.screenshot({ path: join(shots, `repo-${colorScheme}.png`) });
+    await page.getByTestId('commit-list').locator('li button').first().click();
+    await page.locator('.changed-file button').first().click();
+    await expect(page.getByTestId('diff')).toBeVisible();
+    await page.screenshot({ path: join(shots, `diff-${colorScheme}.png`) });
+    await context.close();
+  }
+});
+
+test('the main thread stays responsive while the biggest fixture clones and checks out', async ({ page }) => {
+  await page.addInitScript(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.longTasks.push(entry.duration);
+    }).observe({ type: 'longtask', buffered: false });
+  });
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/small-sized.git`);
+  // Page load itself may have long tasks; only the clone counts.
+  await page.evaluate(() => {
+    (window as unknown as { longTasks: number[] }).longTasks.length = 0;
+  });
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  const long = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  expect(long.filter((d) => d > 100)).toEqual([]);
+});

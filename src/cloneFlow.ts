@@ -1,0 +1,40 @@
+import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
+import { gitClient, proxy } from './gitClient.ts';
+
+export type FlowProgress = CloneProgress | CheckoutProgress;
+
+let appConfig: Promise<{ corsProxy?: string }> | null = null;
+
+/** Served beside the app by `npm start` (or a deployment): which CORS proxy to fall back on. */
+function loadAppConfig(): Promise<{ corsProxy?: string }> {
+  appConfig ??= fetch('config.json')
+    .then((r) => (r.ok ? r.json() : {}))
+    .catch(() => ({}));
+  return appConfig;
+}
+
+/** What "clone" means to a person: the history arrives, then the files of the branch are there to read. */
+export async function cloneAndCheckout(
+  options: CloneOptions,
+  onProgress: (p: FlowProgress) => void,
+  signal: AbortSignal,
+): Promise<CloneResult> {
+  const progress = proxy(onProgress);
+  const { corsProxy } = await loadAppConfig();
+  const result = await gitClient.clone({ fallbackCorsProxy: corsProxy, ...options }, progress, signal);
+  await gitClient.checkout(result.repoId, 'HEAD', {}, progress, signal);
+  return result;
+}
+
+export const NEXT_STEP: Record<string, string> = {
+  INVALID_URL: 'Paste the https:// address you would give to git clone.',
+  NETWORK_ERROR: 'Check the address, or set a CORS proxy if the host does not allow browser requests.',
+  HTTP_UNAUTHORIZED: 'Fill in a user name and token under "CORS proxy and private repositories".',
+  HTTP_FORBIDDEN:
+    'Use a token with read access to this repository, or check the CORS proxy allows this host.',
+  HTTP_NOT_FOUND: 'Check the address; a private repository needs a token.',
+  EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
+  REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
+  STORAGE_FULL: 'Delete repositories you no longer need.',
+  MISSING_OBJECT: 'Connect to the network and try again: this file was never downloaded.',
+};

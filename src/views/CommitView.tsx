@@ -1,0 +1,113 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/api.ts';
+import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { navigate } from '../route.ts';
+
+const STATUS: Record<FileChange['status'], string> = {
+  added: 'A',
+  deleted: 'D',
+  modified: 'M',
+  'type-changed': 'T',
+};
+
+export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
+  const [commit, setCommit] = useState<CommitSummary | null>(null);
+  const [diff, setDiff] = useState<CommitDiff | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    setCommit(null);
+    setDiff(null);
+    setError(null);
+    gitClient.readCommit(repoId, oid).then(setCommit, (e: Error) => setError(e.message));
+    gitClient.diffCommits(repoId, null, oid).then(setDiff, (e: Error) => setError(e.message));
+  }, [repoId, oid]);
+
+  return (
+    <section class="card commit-view" aria-label="Commit">
+      <button type="button" class="link" onClick={() => navigate({ commit: null })}>
+        ← Files
+      </button>
+      {error && <p class="error">{error}</p>}
+      {commit && (
+        <header>
+          <h3>{commit.message.split('\n')[0]}</h3>
+          {commit.message.includes('\n') && (
+            <pre class="message">{commit.message.slice(commit.message.indexOf('\n') + 1).trim()}</pre>
+          )}
+          <p class="muted">
+            {commit.author.name} &lt;{commit.author.email}&gt; ·{' '}
+            {new Date(commit.author.timestamp * 1000).toLocaleString()}
+          </p>
+          <p class="muted">
+            <code>{commit.oid}</code>
+            {commit.parents.map((p) => (
+              <span key={p}>
+                {' '}
+                parent{' '}
+                <button type="button" class="link" onClick={() => navigate({ commit: p })}>
+                  <code>{p.slice(0, 10)}</code>
+                </button>
+              </span>
+            ))}
+          </p>
+        </header>
+      )}
+      {diff && (
+        <ul class="changed-files">
+          {diff.files.length === 0 && <li class="muted">No file changes.</li>}
+          {diff.files.map((f) => (
+            <ChangedFile key={f.path} repoId={repoId} change={f} />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The hunks of a file are asked for when it is opened: only then are its two blobs fetched. */
+function ChangedFile({ repoId, change }: { repoId: string; change: FileChange }) {
+  const [open, setOpen] = useState(false);
+  const [diff, setDiff] = useState<FileDiff | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!open || diff) return;
+    gitClient
+      .diffFile(repoId, change.oldOid ?? null, change.newOid ?? null)
+      .then(setDiff, (e: RemoteOperationError) => setError(`${e.message} (${e.code})`));
+  }, [open]);
+
+  return (
+    <li class="changed-file">
+      <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
+        <span class={`status status-${change.status}`}>{STATUS[change.status]}</span> {change.path}
+      </button>
+      {open && !diff && !error && <p class="muted">Fetching both versions…</p>}
+      {error && <p class="error">{error}</p>}
+      {open && diff && (
+        <div class="diff" data-testid="diff">
+          {diff.binary ? (
+            <p class="muted">Binary files differ.</p>
+          ) : (
+            diff.hunks.map((h) => (
+              <div class="hunk" key={`${h.oldStart},${h.newStart}`}>
+                <div class="hunk-head muted">
+                  @@ -{h.oldStart},{h.oldLines} +{h.newStart},{h.newLines} @@
+                </div>
+                {h.lines.map((l, i) => (
+                  <div key={i} class={l.kind === '+' ? 'add' : l.kind === '-' ? 'del' : 'ctx'}>
+                    <span class="sign" aria-hidden="true">
+                      {l.kind}
+                    </span>
+                    {l.text}
+                  </div>
+                ))}
+              </div>
+            ))
+          )}
+        </div>
+      )}
+    </li>
+  );
+}
