@@ -13,6 +13,7 @@ import { type FileContent, readFile } from './ops/readFile.ts';
 import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
+import { forgetCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
@@ -59,6 +60,7 @@ export const api = {
     await cancelBlobFetches(repoId);
     await maintenanceIdle(repoId);
     forgetRepo(repoId);
+    forgetCredentials(repoId);
     forgetWalks(repoId);
     forgetPackSet(repoId);
     await deleteRepoFs(repoId);

@@ -14,6 +14,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [corsProxy, setCorsProxy] = useState('');
   const [username, setUsername] = useState('');
   const [token, setToken] = useState('');
+  const [rememberToken, setRememberToken] = useState(false);
   const [progress, setProgress] = useState<FlowProgress | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
@@ -37,6 +38,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
           filter: partial ? 'blob:none' : null,
           corsProxy: corsProxy.trim() || undefined,
           auth: token ? { username: username || 'git', password: token } : undefined,
+          rememberCredentials: rememberToken,
         },
         setProgress,
         abort.signal,
@@ -120,7 +122,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
             />
           </label>
           <label>
-            Token (used for this clone only, not stored)
+            Token (kept in memory for this session unless you tick the box below)
             <input
               type="password"
               value={token}
@@ -128,6 +130,15 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
               onInput={(e) => setToken(e.currentTarget.value)}
               disabled={busy}
             />
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={rememberToken}
+              onChange={(e) => setRememberToken(e.currentTarget.checked)}
+              disabled={busy}
+            />
+            Remember the token in this browser, for fetching files later (stored unencrypted in IndexedDB)
           </label>
         </details>
         <div class="actions wide">

@@ -1,4 +1,5 @@
 import { PackIngester } from '../pack/packIngester.ts';
+import { rememberForSession } from '../store/credentials.ts';
 import { writeNewGitDir } from '../store/gitDir.ts';
 import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
@@ -31,6 +32,8 @@ export interface CloneOptions {
    */
   fallbackCorsProxy?: string;
   auth?: HttpAuth;
+  /** Keep `auth` in this browser's storage for later fetches; otherwise it is kept for this session only. */
+  rememberCredentials?: boolean;
 }
 
 export type CloneProgress =
@@ -199,11 +202,13 @@ async function cloneInto(
   });
   await flushRepoFs(repoId);
   throwIfAborted(signal);
+  if (opts.auth) rememberForSession(repoId, opts.auth);
   const now = Date.now();
   await putRepo({
     id: repoId,
     url: client.url.href,
     corsProxy: opts.corsProxy,
+    auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,

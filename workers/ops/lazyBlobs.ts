@@ -5,6 +5,7 @@
 
 import { PackError } from '../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
+import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
 import { type PackSet, packSetFor } from '../store/packSet.ts';
 import { getRepo } from '../store/registry.ts';
@@ -200,7 +201,11 @@ export async function ensureBlobs(
 
   // The call's own batches go out `concurrency` at a time. The pumps are not tied to this call: a batch
   // another call joined is still sent if this one is cancelled.
-  const connection = { ...hooks.connection, corsProxy: hooks.connection?.corsProxy ?? record.corsProxy };
+  const connection = {
+    ...hooks.connection,
+    corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
+    auth: hooks.connection?.auth ?? credentialsFor(record),
+  };
   const context: FetchContext = { repoId, url: record.url, connection, packSet, inFlight };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];

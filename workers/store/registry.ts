@@ -6,6 +6,8 @@ export interface RepoRecord {
   url: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
   corsProxy?: string;
+  /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. */
+  auth?: { username: string; password: string };
   name: string;
   /** The branch HEAD is on, or null when detached. */
   branch: string | null;
