@@ -41,6 +41,17 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   });
   await cloneThroughForm(page, 'features.git');
   expect([...phases]).toEqual(expect.arrayContaining(['receiving', 'fetching-blobs']));
+  // After the checkout every file content of main is here, and the status line says so.
+  const blobs = new Set(
+    gitIn(['ls-tree', '-r', 'main'])
+      .trim()
+      .split('\n')
+      .filter((l) => l.split(' ')[1] === 'blob')
+      .map((l) => l.split(/\s+/)[2]),
+  ).size;
+  await expect(page.getByTestId('status-line')).toContainText(
+    `${blobs} of ${blobs} file contents of main stored`,
+  );
 
   // A file's content is git show's.
   await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();

@@ -255,3 +255,25 @@ describe('sharing and failures on features.git', () => {
     await maintenanceIdle(repoId);
   });
 });
+
+describe('presence and bytes moved', () => {
+  it('counts the blobs of a tree that are stored against those it names, and the bytes each fetch moved', async () => {
+    const bare = join(inject('fixturesDir'), 'features.git');
+    const names = (await gitCli(['ls-tree', '-r', 'HEAD'], { cwd: bare }))
+      .trim()
+      .split('\n')
+      .filter((l) => l.split(' ')[1] === 'blob')
+      .map((l) => l.split(/\s+/)[2]);
+    const { repoId, bytesReceived } = await api.clone({ url: `${inject('gitServerUrl')}/features.git` });
+    const before = await api.presence(repoId, 'HEAD');
+    expect(before.blobs).toBe(new Set(names).size);
+    expect(before.present).toBe(0);
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(bytesReceived);
+    const checkout = await api.checkout(repoId, 'HEAD');
+    const after = await api.presence(repoId, 'HEAD');
+    expect(after.present).toBe(after.blobs);
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(
+      bytesReceived + checkout.bytes,
+    );
+  });
+});

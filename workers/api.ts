@@ -9,6 +9,7 @@ import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/dif
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
+import { type Presence, presence } from './ops/presence.ts';
 import { type FileContent, readFile } from './ops/readFile.ts';
 import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
@@ -33,6 +34,7 @@ export type {
   FileContent,
   FileDiff,
   LogPage,
+  Presence,
   RefList,
   RepoRecord,
   TreeListing,
@@ -103,6 +105,11 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FileContent> {
     return readFile(repoId, ref, path, { onProgress, signal });
+  },
+
+  /** How many of a commit's blobs are stored, against how many its tree names. */
+  presence(repoId: string, ref: string): Promise<Presence> {
+    return presence(repoId, ref);
   },
 
   /** The files that changed between two commits, from trees alone (`from` null: the first parent). */

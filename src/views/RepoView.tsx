@@ -1,6 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
-import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate, type Route } from '../route.ts';
 import { CommitList } from './CommitList.tsx';
@@ -9,6 +8,7 @@ import { FileTree } from './FileTree.tsx';
 import { FileView } from './FileView.tsx';
 import { OpenFromLink } from './OpenFromLink.tsx';
 import { RefSwitcher } from './RefSwitcher.tsx';
+import { StatusLine } from './StatusLine.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
 export function RepoView({ route }: { route: Route }) {
@@ -45,7 +45,6 @@ export function RepoView({ route }: { route: Route }) {
         <p class="repo-meta muted">
           <span>{repo.filter ? `partial clone (${repo.filter})` : 'full clone'}</span>
           {repo.shallow && <span>shallow</span>}
-          <span>{formatBytes(repo.sizeBytes)} in this browser</span>
         </p>
       </section>
       <div class="repo-columns">
@@ -56,6 +55,7 @@ export function RepoView({ route }: { route: Route }) {
         )}
         <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} />
       </div>
+      <StatusLine repoId={repo.id} gitRef={ref} tick={`${route.path}|${route.commit ?? ''}`} />
     </div>
   );
 }

@@ -215,6 +215,7 @@ async function cloneInto(
     filter,
     shallow: shallow.length > 0,
     sizeBytes: await du(fs, GITDIR),
+    bytesFetched: client.bytesReceived,
     createdAt: now,
     lastFetchedAt: now,
   });

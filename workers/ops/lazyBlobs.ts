@@ -8,7 +8,7 @@ import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
 import { type PackSet, packSetFor } from '../store/packSet.ts';
-import { getRepo } from '../store/registry.ts';
+import { addFetched, getRepo } from '../store/registry.ts';
 import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
@@ -380,6 +380,7 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
     await flushRepoFs(repoId);
     packSet.add(pack.checksum, pack.idx, true);
     batch.stored = true;
+    await addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length);
   }
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
 }

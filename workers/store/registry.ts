@@ -1,4 +1,4 @@
-import { createStore, del, get, set, type UseStore, values } from 'idb-keyval';
+import { createStore, del, get, set, type UseStore, update, values } from 'idb-keyval';
 
 /** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
 export interface RepoRecord {
@@ -15,6 +15,8 @@ export interface RepoRecord {
   filter: string | null;
   shallow: boolean;
   sizeBytes: number;
+  /** Response bytes of every request made for this repo: the clone and each lazy fetch since. */
+  bytesFetched?: number;
   createdAt: number;
   lastFetchedAt: number;
 }
@@ -41,4 +43,19 @@ export async function listRepoRecords(): Promise<RepoRecord[]> {
 
 export async function removeRepo(id: string): Promise<void> {
   await del(id, store());
+}
+
+/** Adds what a fetch cost to the record, in one IndexedDB transaction so concurrent fetches add up. */
+export async function addFetched(id: string, bytes: number, storedBytes: number): Promise<void> {
+  await update<RepoRecord | undefined>(
+    id,
+    (r) =>
+      r && {
+        ...r,
+        bytesFetched: (r.bytesFetched ?? 0) + bytes,
+        sizeBytes: r.sizeBytes + storedBytes,
+        lastFetchedAt: Date.now(),
+      },
+    store(),
+  );
 }
