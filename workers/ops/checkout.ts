@@ -5,6 +5,7 @@
 // checkout that fails or is cancelled leaves the previous working tree as it was.
 
 import git from 'isomorphic-git';
+import { forgetPackSet } from '../store/packSet.ts';
 import { getRepo, putRepo } from '../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../store/repoFs.ts';
 import type { OperationHooks } from './clone.ts';
@@ -17,7 +18,7 @@ import {
 } from './errors.ts';
 import { type BlobFetchHooks, type BlobFetchProgress, ensureBlobs } from './lazyBlobs.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
-import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+import { forgetRepo, openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
 export const WORKTREE_DIR = '/';
@@ -130,6 +131,10 @@ export async function checkout(
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
     });
   } catch (err) {
+    // The discard also dropped whatever else was written meanwhile (a lazy fetch's pack, say): what is
+    // known of the packs in memory is read again from what is stored.
+    forgetPackSet(repoId);
+    forgetRepo(repoId);
     if (signal?.aborted) throw abortedError();
     throw err;
   }
@@ -304,7 +309,7 @@ async function applyCheckout(
       filepaths: pass.filepaths ?? filepaths,
       force: pass.force ?? false,
       noUpdateHead: pass.noUpdateHead,
-      // isomorphic-git's own branch creation would look the ref up in its own order; ours is done above.
+      // The branch (and its tracking) was made above, from the ref resolved in git's order.
       track: false,
       onProgress: progress as Parameters<typeof git.checkout>[0]['onProgress'],
     });
