@@ -12,7 +12,13 @@ import { GITDIR, openRepoFs, repoFsBackend } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
-import { gitCheckoutOf, lsTree, readLightningWorktree, treeBlobs } from './support/worktree.ts';
+import {
+  exportWorktree,
+  gitCheckoutOf,
+  lsTree,
+  readLightningWorktree,
+  treeBlobs,
+} from './support/worktree.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -115,6 +121,13 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
       expect(await indexEntries(repoId)).toEqual(
         [...tree].map(([path, e]) => `${e.mode} ${e.oid} 0\t${path}`).sort(),
       );
+    });
+
+    it('copied to disk with its git directory, is a working tree git status finds clean', async () => {
+      const dest = join(tmp, `worktree-${exports++}`);
+      await exportWorktree(openRepoFs(repoId), dest);
+      await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
+      expect(await gitCli(['status', '--porcelain', '--ignore-submodules=none'], { cwd: dest })).toBe('');
     });
 
     it('fetched exactly the blobs of the tree, one request per batch', async () => {

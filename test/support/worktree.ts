@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type FS from '@isomorphic-git/lightning-fs';
 import { git as gitCli } from './git.ts';
@@ -39,6 +39,27 @@ export async function readLightningWorktree(fs: FS): Promise<WorktreeEntry[]> {
   };
   await walk('/');
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** Copies the working tree (not `/.git`) out of lightning-fs onto disk: files, executable bits, symlinks. */
+export async function exportWorktree(fs: FS, to: string): Promise<void> {
+  const p = fs.promises;
+  const walk = async (dir: string, dest: string) => {
+    await mkdir(dest, { recursive: true });
+    for (const name of await p.readdir(dir)) {
+      const full = dir === '/' ? `/${name}` : `${dir}/${name}`;
+      if (full === '/.git') continue;
+      const st = await p.lstat(full);
+      const target = join(dest, name);
+      if (st.isSymbolicLink()) await symlink(await p.readlink(full), target);
+      else if (st.isDirectory()) await walk(full, target);
+      else {
+        await writeFile(target, (await p.readFile(full)) as Uint8Array);
+        if (st.mode & 0o111) await chmod(target, 0o755);
+      }
+    }
+  };
+  await walk('/', to);
 }
 
 /** The same listing of a working tree on disk (git's), skipping its `.git`. */
