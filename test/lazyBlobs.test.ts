@@ -277,3 +277,20 @@ describe('presence and bytes moved', () => {
     );
   });
 });
+
+describe('cancellation from the first progress report', () => {
+  it('stores nothing when the caller aborts inside its first onProgress call', async () => {
+    const { repoId } = await api.clone({ url: `${inject('gitServerUrl')}/features.git` });
+    const packsBefore = (await packSetFor(repoId)).packs.length;
+    const tree = await api.readTree(repoId, 'HEAD');
+    const blobs = tree.entries.filter((e) => e.type === 'blob').map((e) => e.oid);
+    const controller = new AbortController();
+    const err = await ensureBlobs(repoId, blobs, {
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    }).catch((e) => e);
+    expect(err.code).toBe('ABORTED');
+    await maintenanceIdle(repoId);
+    expect((await packSetFor(repoId)).packs.length).toBe(packsBefore);
+  });
+});

@@ -226,12 +226,13 @@ export async function ensureBlobs(
   };
   for (let i = 0; i < Math.min(concurrency, own.length); i++) void pump();
 
-  if (onProgress) report();
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+  // After the listener: a caller may abort from inside this first progress call.
+  if (onProgress) report();
   try {
     const settled = Promise.allSettled(waitedFor.map((b) => b.done));
     const outcomes = await Promise.race([settled, aborted]);
