@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 
@@ -21,6 +22,16 @@ test('the main bundle holds no git code; the worker bundle does', () => {
   expect(mainCode).not.toContain('git-upload-pack');
   expect(mainCode).not.toContain('isomorphic-git');
   expect(readFileSync(join(assets, worker[0]), 'utf8')).toContain('git-upload-pack');
+});
+
+test('the main bundle (JS and CSS loaded up front) is at most 150 KB gzipped', () => {
+  const assets = join(process.cwd(), 'dist/assets');
+  // What index.html loads; lazy chunks (the highlighter) and the worker are fetched later.
+  const html = readFileSync(join(process.cwd(), 'dist/index.html'), 'utf8');
+  const upFront = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+  expect(upFront.length).toBeGreaterThanOrEqual(2);
+  const gz = upFront.reduce((sum, f) => sum + gzipSync(readFileSync(join(assets, f))).length, 0);
+  expect(gz).toBeLessThanOrEqual(150 * 1024);
 });
 
 test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB', async ({ page }) => {

@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+
+test('a 10,000-commit history scrolls to its end without a long task on the main thread', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  // Built into the directory the running git server serves (cached after the first run).
+  const { dir } = await ensureFixtures({ sized: [SIZED_PRESETS.medium] });
+  const total = Number(
+    execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: join(dir, 'medium.git'), encoding: 'utf8' }),
+  );
+  const oldest = execFileSync('git', ['rev-list', 'HEAD'], { cwd: join(dir, 'medium.git'), encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .at(-1);
+
+  await page.addInitScript(() => {
+    const w = window as unknown as { longTasks: number[] };
+    w.longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) w.longTasks.push(entry.duration);
+    }).observe({ type: 'longtask' });
+  });
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/medium.git`);
+  await page.getByTestId('clone-submit').click();
+  const list = page.getByTestId('commit-list');
+  await expect(list).toBeVisible({ timeout: 120_000 });
+  await page.evaluate(() => {
+    (window as unknown as { longTasks: number[] }).longTasks.length = 0;
+  });
+
+  // Scroll as a person flinging the list would, until the whole history is loaded and shown.
+  const box = page.locator('.commit-scroll');
+  await expect
+    .poll(
+      async () => {
+        await box.evaluate((el) => el.scrollBy(0, 4000));
+        return Number(await list.getAttribute('data-count'));
+      },
+      { timeout: 180_000, intervals: [50] },
+    )
+    .toBe(total);
+  await box.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+  await expect(list.locator('li').last()).toHaveAttribute('data-oid', oldest!);
+  // Only the rows on screen are in the DOM, whatever the length.
+  expect(await list.locator('li').count()).toBeLessThan(60);
+  const long = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  expect(long.filter((d) => d > 100)).toEqual([]);
+});
