@@ -151,6 +151,14 @@ test('screenshots of home, progress, repo and diff views, light and dark', async
     await page.screenshot({ path: join(shots, `diff-${colorScheme}.png`) });
     await context.close();
   }
+  // A phone's width: one column, nothing cut off.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const page = await phone.newPage();
+  await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/features.git`)}&path=README.md`);
+  await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+  await page.screenshot({ path: join(shots, 'phone-file.png'), fullPage: true });
+  await phone.close();
 });
 
 test('the main thread stays responsive while the biggest fixture clones and checks out', async ({ page }) => {
