@@ -6,7 +6,7 @@
 
 import git from 'isomorphic-git';
 import { forgetPackSet } from '../store/packSet.ts';
-import { getRepo, putRepo } from '../store/registry.ts';
+import { updateRepo } from '../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../store/repoFs.ts';
 import type { OperationHooks } from './clone.ts';
 import {
@@ -138,8 +138,7 @@ export async function checkout(
     if (signal?.aborted) throw abortedError();
     throw err;
   }
-  const record = await getRepo(repoId);
-  if (record) await putRepo({ ...record, branch: target.branch, headOid: target.commit });
+  await updateRepo(repoId, (r) => ({ ...r, branch: target.branch, headOid: target.commit }));
   let deleted = 0;
   for (const path of changes.deleted) if (!changes.written.has(path)) deleted++;
   return {
@@ -183,13 +182,14 @@ async function resolveTarget(repo: RepoHandle, ref: string): Promise<Target> {
       return { commit, branch: null, createBranch: false, ref: commit };
     }
   }
-  if (/^[0-9a-f]{4,40}$/i.test(ref)) {
-    const commit = await resolveCommit(repo, ref);
-    return { commit, branch: null, createBranch: false, ref: commit };
-  }
+  // A remote branch named like a commit id ("cafe", "add") is a branch, as git checkout reads it.
   if (await exists(`refs/remotes/origin/${name}`)) {
     const commit = await resolveCommit(repo, `refs/remotes/origin/${name}`);
     return { commit, branch: name, createBranch: true, ref: `refs/heads/${name}` };
+  }
+  if (/^[0-9a-f]{4,40}$/i.test(ref)) {
+    const commit = await resolveCommit(repo, ref);
+    return { commit, branch: null, createBranch: false, ref: commit };
   }
   throw new OperationError(
     'REF_NOT_FOUND',

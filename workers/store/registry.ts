@@ -45,6 +45,11 @@ export async function removeRepo(id: string): Promise<void> {
   await del(id, store());
 }
 
+/** Changes a record in one transaction, so it neither undoes a concurrent update nor revives a deleted repo. */
+export async function updateRepo(id: string, change: (r: RepoRecord) => RepoRecord): Promise<void> {
+  await update<RepoRecord | undefined>(id, (r) => r && change(r), store());
+}
+
 /** Adds what a fetch cost to the record, in one IndexedDB transaction so concurrent fetches add up. */
 export async function addFetched(id: string, bytes: number, storedBytes: number): Promise<void> {
   await update<RepoRecord | undefined>(
