@@ -91,8 +91,9 @@ export async function clone(
     advertisement = await client.infoRefs('git-upload-pack');
   } catch (err) {
     const fallback = opts.fallbackCorsProxy;
-    if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && fallback && !opts.corsProxy))
-      throw err;
+    // Never with credentials: the token was given for the git host, not for a proxy.
+    const canFallBack = fallback && !opts.corsProxy && !opts.auth;
+    if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
     client = connect(fallback);
     effective = { ...opts, corsProxy: fallback };
     notes.push(
@@ -126,6 +127,13 @@ async function cloneInto(
     return cloneWithProtocolV1(repoId, client, opts, hooks);
   }
   const caps = advertisement.capabilities;
+  if (caps.objectFormat !== 'sha1') {
+    // gitprotocol-v2: object-format. The pack and store layers hash with SHA-1 only.
+    throw new OperationError(
+      'UNSUPPORTED_OBJECT_FORMAT',
+      `${client.url.href} uses ${caps.objectFormat} object ids; Blobless reads SHA-1 repositories only.`,
+    );
+  }
   const warnings: string[] = [];
   const tags = opts.tags ?? true;
 
@@ -202,7 +210,6 @@ async function cloneInto(
   });
   await flushRepoFs(repoId);
   throwIfAborted(signal);
-  if (opts.auth) rememberForSession(repoId, opts.auth);
   const now = Date.now();
   await putRepo({
     id: repoId,
@@ -219,6 +226,7 @@ async function cloneInto(
     createdAt: now,
     lastFetchedAt: now,
   });
+  if (opts.auth) rememberForSession(repoId, opts.auth);
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },
@@ -252,7 +260,8 @@ async function lsRefs(client: GitHttpClient, caps: V2Capabilities, prefixes: str
 /** Asks only for what the clone will keep (gitprotocol-v2: ls-refs, ref-prefix). */
 function refPrefixes(opts: CloneOptions, tags: boolean): string[] {
   if (opts.singleBranch && opts.ref && !isOid(opts.ref)) {
-    return ['HEAD', `refs/heads/${opts.ref}`, `refs/tags/${opts.ref}`];
+    const ref = opts.ref.replace(/^refs\/(heads|tags)\//, '');
+    return ['HEAD', `refs/heads/${ref}`, `refs/tags/${ref}`];
   }
   // A single-branch clone of the default branch still needs every head to learn which one HEAD names.
   return tags ? ['HEAD', 'refs/heads/', 'refs/tags/'] : ['HEAD', 'refs/heads/'];

@@ -11,6 +11,8 @@ export type OperationErrorCode =
   | 'INVALID_OBJECT_ID'
   /** A checkout would overwrite or delete local changes; WorktreeDirtyError names the files. */
   | 'WORKTREE_DIRTY'
+  /** The server's repository uses object ids Blobless cannot hash (SHA-256). */
+  | 'UNSUPPORTED_OBJECT_FORMAT'
   | 'INTERNAL';
 
 export class OperationError extends Error {
