@@ -149,6 +149,7 @@ export class GitHttpClient {
     if (!res.body) return;
     const reader = res.body.getReader();
     const signal = this.opts.signal;
+    let finished = false;
     try {
       while (true) {
         let step: ReadableStreamReadResult<Uint8Array>;
@@ -161,13 +162,17 @@ export class GitHttpClient {
             `The connection to ${this.url.host} broke during the transfer (${(err as Error).message}). Nothing was stored; try again.`,
           );
         }
-        if (step.done) return;
+        if (step.done) {
+          finished = true;
+          return;
+        }
         this.bytesReceived += step.value.length;
         yield step.value;
       }
     } finally {
+      // A consumer that stopped early (a corrupt pack, a server error) must not leave the download running.
+      if (!finished) await reader.cancel().catch(() => undefined);
       reader.releaseLock();
-      if (signal?.aborted) res.body.cancel().catch(() => undefined);
     }
   }
 }
