@@ -69,6 +69,24 @@ describe('the proxy in front of the local git server', () => {
     expect(res.headers.get('access-control-allow-headers')).toMatch(/Git-Protocol/);
   });
 
+  it('serves only the allowed origins when told', async () => {
+    const strict = await startCorsProxy({ localHosts: [gitHost], allowedOrigins: ['http://app.test'] });
+    try {
+      const target = `${strict.url}/${gitHost}/basic.git/info/refs?service=git-upload-pack`;
+      const ok = await fetch(target, { headers: { Origin: 'http://app.test', 'Git-Protocol': 'version=2' } });
+      expect(ok.status).toBe(200);
+      await ok.arrayBuffer();
+      const other = await fetch(target, { headers: { Origin: 'http://evil.test' } });
+      expect(other.status).toBe(403);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('refuses a host segment with credentials in it', () => {
+    expect(parseTarget('GET', '/user:pw@github.com/o/r.git/info/refs?service=git-upload-pack')).toBeNull();
+  });
+
   it('refuses any other path with 403', async () => {
     const res = await fetch(`${open.url}/${gitHost}/_blobless/stats`);
     expect(res.status).toBe(403);

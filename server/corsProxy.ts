@@ -24,6 +24,13 @@ export interface CorsProxyOptions {
   upstreamProtocol?: 'https' | 'http';
   /** One line per request on stderr: method, host and path, never headers or credentials. */
   log?: boolean;
+  /**
+   * Origins whose pages may use the proxy (the app's own); any origin when absent, which suits local
+   * development only: a public proxy open to every site is an anonymous relay to every git host.
+   */
+  allowedOrigins?: string[];
+  /** Upstream inactivity limit, so a stalled host does not hold a socket forever. */
+  timeoutMs?: number;
 }
 
 export interface CorsProxy {
@@ -54,7 +61,9 @@ for (const [net, bits] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.168.0.0', 16],
-  ['224.0.0.0', 4],
+  ['192.0.0.0', 24],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
 ] as const) {
   privateRanges.addSubnet(net, bits, 'ipv4');
 }
@@ -62,6 +71,8 @@ for (const [net, bits] of [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
+  ['64:ff9b::', 96],
+  ['2002::', 16],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
@@ -93,6 +104,7 @@ export function parseTarget(method: string, rawUrl: string): Target | null {
   let port: number | undefined;
   try {
     const parsed = new URL(`http://${host}`);
+    if (parsed.username || parsed.password) return null;
     hostname = parsed.hostname.replace(/^\[|\]$/g, '');
     port = parsed.port ? Number(parsed.port) : undefined;
   } catch {
@@ -133,6 +145,11 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const origin = req.headers.origin;
+    if (opts.allowedOrigins && origin && !opts.allowedOrigins.includes(origin)) {
+      deny(res, 403, `This proxy serves ${opts.allowedOrigins.join(', ')} only.`);
+      return;
+    }
     setCors(req, res);
     const method =
       req.method === 'OPTIONS' ? (req.headers['access-control-request-method'] ?? '') : (req.method ?? '');
@@ -183,6 +200,9 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
       headers,
       agent: scheme === protocol ? agent : localAgent,
     });
+    upstream.setTimeout(opts.timeoutMs ?? 60_000, () =>
+      upstream.destroy(new Error('the git host stopped answering')),
+    );
     upstream.on('response', (up) => {
       const out: Record<string, string | string[]> = {};
       for (const name of RESPONSE_HEADERS) {

@@ -41,6 +41,7 @@ const proxy = await startCorsProxy({
   port: Number(values['proxy-port']),
   host: values.host,
   localHosts: [new URL(git.url).host],
+  allowedOrigins: [`http://localhost:${values['app-port']}`, `http://127.0.0.1:${values['app-port']}`],
 });
 
 const assets = sirv(dist, { single: true, etag: true, gzip: true });
