@@ -7,7 +7,7 @@ import { PackError } from '../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
-import { type PackSet, packSetFor } from '../store/packSet.ts';
+import { packSetFor } from '../store/packSet.ts';
 import { addFetched, getRepo } from '../store/registry.ts';
 import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
@@ -206,7 +206,7 @@ export async function ensureBlobs(
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
     auth: hooks.connection?.auth ?? credentialsFor(record),
   };
-  const context: FetchContext = { repoId, url: record.url, connection, packSet, inFlight };
+  const context: FetchContext = { repoId, url: record.url, connection, inFlight };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -315,7 +315,6 @@ interface FetchContext {
   repoId: string;
   url: string;
   connection: BlobFetchConnection;
-  packSet: PackSet;
   inFlight: Map<string, Batch>;
 }
 
@@ -330,7 +329,7 @@ async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
 }
 
 async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOutcome> {
-  const { repoId, connection, packSet } = context;
+  const { repoId, connection } = context;
   const signal = batch.controller.signal;
   const client = new GitHttpClient(context.url, {
     corsProxy: connection.corsProxy,
@@ -370,7 +369,9 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = batch.oids.filter((oid) => !received.has(oid));
-  if (pack.objects.length > 0 && !packSet.index(pack.checksum)) {
+  // The repo's current pack set: a failed checkout may have replaced the one this batch started with.
+  const current = await packSetFor(repoId);
+  if (pack.objects.length > 0 && !current.index(pack.checksum)) {
     // git writes an empty .promisor for a lazy fetch (2.39: fetch --stdin names no refs).
     await writePack(openRepoFs(repoId).promises, {
       checksum: pack.checksum,
@@ -379,7 +380,7 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
       promisor: '',
     });
     await flushRepoFs(repoId);
-    packSet.add(pack.checksum, pack.idx, true);
+    current.add(pack.checksum, pack.idx, true);
     batch.stored = true;
     await addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length);
   }

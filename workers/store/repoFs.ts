@@ -1,7 +1,7 @@
 import FS from '@isomorphic-git/lightning-fs';
 import DefaultBackend from '@isomorphic-git/lightning-fs/src/DefaultBackend.js';
 import { BatchedIdb } from './batchedIdb.ts';
-import { storageError } from './errors.ts';
+import { StoreError, storageError } from './errors.ts';
 
 /** The git directory inside each repo's file system; `/` stays free for a working tree. */
 export const GITDIR = '/.git';
@@ -27,7 +27,13 @@ export function openRepoFs(repoId: string): FS {
   return openEntry(repoId).fs;
 }
 
+// Repos deleted in this worker: a late write (a lazy fetch finishing) must not recreate their database.
+const deleted = new Set<string>();
+
 function openEntry(repoId: string): OpenRepoFs {
+  if (deleted.has(repoId)) {
+    throw new StoreError('REPO_NOT_FOUND', `The repository "${repoId}" was deleted from this browser.`);
+  }
   let entry = open.get(repoId);
   if (!entry) {
     entry = createBatchedFs(repoDbName(repoId));
@@ -117,6 +123,7 @@ export async function flushRepoFs(repoId: string): Promise<void> {
 }
 
 export async function deleteRepoFs(repoId: string): Promise<void> {
+  deleted.add(repoId);
   const entry = open.get(repoId);
   open.delete(repoId);
   if (entry) {
