@@ -85,9 +85,11 @@ class CommitWalk {
   }
 }
 
-// The walk of the last page asked for, per repo and start commit, so scrolling a long history costs one
-// page of work per page instead of re-walking from the top.
-const walks = new Map<string, CommitWalk>();
+// The walk of the last page asked for, one per repo (for its latest start commit), so scrolling a long
+// history costs one page of work per page instead of re-walking from the top. Calls on a repo are chained:
+// two pages asked for at once must not interleave one walk.
+const walks = new Map<string, { start: string; walk: CommitWalk }>();
+const chains = new Map<string, Promise<unknown>>();
 
 async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
   try {
@@ -98,22 +100,34 @@ async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
   }
 }
 
-/** One page of history, newest first, in `git rev-list <ref>` order. */
-export async function log(
+/** One page of history in committer-date order, newest first, as `git rev-list <ref>` without --topo-order. */
+export function log(
   repoId: string,
   ref: string,
   page: { limit?: number; skip?: number } = {},
+): Promise<LogPage> {
+  const run = (chains.get(repoId) ?? Promise.resolve())
+    .catch(() => undefined)
+    .then(() => logPage(repoId, ref, page));
+  chains.set(repoId, run);
+  return run;
+}
+
+async function logPage(
+  repoId: string,
+  ref: string,
+  page: { limit?: number; skip?: number },
 ): Promise<LogPage> {
   const limit = Math.max(1, page.limit ?? 50);
   const skip = Math.max(0, page.skip ?? 0);
   const repo = await openRepo(repoId);
   const start = await resolveCommit(repo, ref);
-  const key = `${repoId}\0${start}`;
-  let walk = walks.get(key);
+  const kept = walks.get(repoId);
+  let walk = kept?.start === start ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
     walk = new CommitWalk(repo, await shallowCommits(repo));
     await walk.start(start);
-    walks.set(key, walk);
+    walks.set(repoId, { start, walk });
   }
   while (walk.emitted < skip && !walk.done) await walk.next(Math.min(1000, skip - walk.emitted));
   const commits = await walk.next(limit);
@@ -121,7 +135,8 @@ export async function log(
 }
 
 export function forgetWalks(repoId: string): void {
-  for (const key of walks.keys()) if (key.startsWith(`${repoId}\0`)) walks.delete(key);
+  walks.delete(repoId);
+  chains.delete(repoId);
 }
 
 /** One commit, for the commit view. */
