@@ -8,6 +8,7 @@ const { values } = parseArgs({
     'allow-private': { type: 'boolean', default: false },
     http: { type: 'boolean', default: false },
     log: { type: 'boolean', default: false },
+    origin: { type: 'string', multiple: true },
   },
 });
 
@@ -17,6 +18,8 @@ const proxy = await startCorsProxy({
   allowPrivate: values['allow-private'],
   upstreamProtocol: values.http ? 'http' : 'https',
   log: values.log,
+  allowedOrigins: values.origin,
 });
 console.log(`CORS proxy for git smart-HTTP: ${proxy.url}/<host>/<repo path>`);
+if (!values.origin) console.log('Any page origin may use it; pass --origin https://your.app to limit it.');
 process.on('SIGINT', () => void proxy.close().then(() => process.exit(0)));
