@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM_LAUNCH } from './e2e/chromium.ts';
 
 const APP_PORT = 4173;
 const GIT_PORT = 4174;
@@ -13,19 +14,7 @@ export default defineConfig({
   use: {
     baseURL: `http://localhost:${APP_PORT}`,
     browserName: 'chromium',
-    launchOptions: {
-      // Debian's Chromium: Playwright cannot download its own browser on these machines.
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH,
   },
   webServer: {
     command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT} --proxy-port ${PROXY_PORT}`,

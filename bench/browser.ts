@@ -5,20 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from '@playwright/test';
 import sirv from 'sirv';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
 import { HeapSampler } from './heapSampler.ts';
 import type { PageReady } from './page/benchPage.ts';
 
-/** Launched as the e2e tests launch it (playwright.config.ts). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+export { CHROMIUM_PATH } from '../e2e/chromium.ts';
 
 /** Serves the built bench page (.cache/bench-page) on its own origin, so git requests are cross-origin as in the app. */
 export async function serveBenchPage(distDir: string): Promise<{ url: string; close(): Promise<void> }> {
