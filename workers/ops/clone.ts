@@ -5,7 +5,7 @@ import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
 import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
-import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
+import { GitHttpClient, type HttpAuth, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
@@ -357,11 +357,6 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
 
 function isOid(s: string): boolean {
   return /^[0-9a-f]{40}$/i.test(s);
-}
-
-export function repoName(url: URL): string {
-  const last = url.pathname.split('/').filter(Boolean).pop() ?? url.host;
-  return last.replace(/\.git$/, '') || url.host;
 }
 
 function newRepoId(url: URL): string {

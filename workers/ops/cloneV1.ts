@@ -3,9 +3,8 @@ import http from 'isomorphic-git/http/web';
 import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
-import type { GitHttpClient } from '../transport/gitHttp.ts';
+import { type GitHttpClient, repoName } from '../transport/gitHttp.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
-import { repoName } from './clone.ts';
 import { abortedError, OperationError } from './errors.ts';
 
 /**

@@ -43,6 +43,12 @@ export function parseRepoUrl(url: string): URL {
   return parsed;
 }
 
+/** The name a person calls a repository by: the last path segment without `.git`. */
+export function repoName(url: URL): string {
+  const last = url.pathname.split('/').filter(Boolean).pop() ?? url.host;
+  return last.replace(/\.git$/, '') || url.host;
+}
+
 /**
  * git smart-HTTP (gitprotocol-http): one GET for the advertisement, POSTs for commands.
  * Counts requests and response bytes so callers can report what a clone cost.
