@@ -80,6 +80,15 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
     expect(ok.refs.length).toBeGreaterThan(0);
   });
 
+  it('credentials over plain http to another machine', async () => {
+    const err = await cloneError({
+      url: 'http://git.example/repo.git',
+      auth: { username: 'a', password: 'b' },
+    });
+    expect(err.code).toBe('INVALID_URL');
+    expect(err.message).toMatch(/unencrypted/);
+  });
+
   it('a server that is not listening', async () => {
     const err = await cloneError({ url: 'http://127.0.0.1:9/x.git' });
     expect(err.code).toBe('NETWORK_ERROR');

@@ -62,6 +62,13 @@ export class GitHttpClient {
   constructor(url: string, opts: GitHttpOptions = {}) {
     this.url = parseRepoUrl(url);
     this.opts = opts;
+    const local = ['localhost', '127.0.0.1', '[::1]'].includes(this.url.hostname);
+    if (opts.auth && this.url.protocol === 'http:' && !local) {
+      throw new TransportError(
+        'INVALID_URL',
+        `${this.url.host} is reached over plain http, which would send the token unencrypted. Use its https:// address.`,
+      );
+    }
   }
 
   private endpoint(suffix: string): string {
