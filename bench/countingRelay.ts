@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { setGitCorsHeaders } from '../server/cors.ts';
 
 /** What one phase cost on the wire, as the relay saw it. */
 export interface PhaseStats {
@@ -90,7 +91,7 @@ export async function startCountingRelay(opts: { upstream: string; port?: number
     });
     inFlight.add(done);
     done.then(() => inFlight.delete(done));
-    setCorsHeaders(req, res);
+    setGitCorsHeaders(req, res, { echoRequestedHeaders: true });
     if (req.method === 'OPTIONS') {
       counters.preflights++;
       req.resume();
@@ -189,26 +190,4 @@ function forwardedHeaders(headers: IncomingHttpHeaders, upstream: URL): Record<s
   }
   out.host = upstream.host;
   return out;
-}
-
-function setCorsHeaders(req: IncomingMessage, res: ServerResponse) {
-  const origin = req.headers.origin;
-  if (origin) {
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Allow-Credentials', 'true');
-    res.setHeader('Vary', 'Origin');
-  } else {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-  }
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    req.headers['access-control-request-headers'] ??
-      'Git-Protocol, Content-Type, Authorization, Accept, Content-Encoding, User-Agent',
-  );
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Type, WWW-Authenticate');
-  res.setHeader('Access-Control-Max-Age', '600');
-  if (req.headers['access-control-request-private-network'] === 'true') {
-    res.setHeader('Access-Control-Allow-Private-Network', 'true');
-  }
 }

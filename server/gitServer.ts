@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { type BasicCredentials, basicAuthUser, matchesBasicAuth } from './basicAuth.ts';
 import { parseCgiHead } from './cgiHead.ts';
+import { setGitCorsHeaders } from './cors.ts';
 import { GitServerError } from './errors.ts';
 import {
   emptyRepoStats,
@@ -97,7 +98,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse, countSent: (n: number) => void) {
-    setCorsHeaders(req, res);
+    setGitCorsHeaders(req, res);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === STATS_PATH || url.pathname === STATS_RESET_PATH) {
       handleStats(req, res, url.pathname);
@@ -377,29 +378,6 @@ function baseEnv(): NodeJS.ProcessEnv {
     if (value !== undefined) env[name] = value;
   }
   return env;
-}
-
-function setCorsHeaders(req: IncomingMessage, res: ServerResponse) {
-  const origin = req.headers.origin;
-  if (origin) {
-    // Echoing the origin (rather than `*`) lets a page send credentials to the auth test repository.
-    res.setHeader('Access-Control-Allow-Origin', origin);
-    res.setHeader('Access-Control-Allow-Credentials', 'true');
-    res.setHeader('Vary', 'Origin');
-  } else {
-    res.setHeader('Access-Control-Allow-Origin', '*');
-  }
-  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
-  res.setHeader(
-    'Access-Control-Allow-Headers',
-    'Git-Protocol, Content-Type, Authorization, Accept, Content-Encoding',
-  );
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Type, WWW-Authenticate');
-  res.setHeader('Access-Control-Max-Age', '600');
-  // Chrome's Private Network Access asks before a public page may reach a server on localhost.
-  if (req.headers['access-control-request-private-network'] === 'true') {
-    res.setHeader('Access-Control-Allow-Private-Network', 'true');
-  }
 }
 
 /** Writes a plain-text answer and returns the body's byte count, for the counters. */
