@@ -531,6 +531,9 @@ export class Inflater implements StreamInflater {
     outer: for (;;) {
       // Fast loop: enough input for any symbol, so no checks per byte. A symbol that does not fit the
       // output is undone and left to the slow path, which decides between "window full" and "too big".
+      // It decodes exactly as the slow path below, minus the bounds checks, and is kept apart for speed
+      // (the hot loop of every clone): a change to one must be made to the other. inflate.test.ts feeds
+      // streams split at every byte, which drives both paths over the same data.
       while (p <= fastIn) {
         const sp = p;
         const sbb = bb;
