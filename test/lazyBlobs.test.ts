@@ -12,6 +12,7 @@ import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
+import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
 const serverUrl = inject('gitServerUrl');
@@ -39,19 +40,6 @@ async function headBlobs(repo: string): Promise<string[]> {
         .map((l) => l.slice(5)),
     ),
   ];
-}
-
-async function packFiles(repoId: string): Promise<string[]> {
-  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
-}
-
-async function failure(p: Promise<unknown>): Promise<Error & { code: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & { code: string };
-  }
-  throw new Error('the call unexpectedly succeeded');
 }
 
 describe('ensureBlobs on small-sized.git', () => {

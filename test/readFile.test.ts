@@ -6,8 +6,8 @@ import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
+import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
 const serverUrl = inject('gitServerUrl');
@@ -46,19 +46,6 @@ async function binaryPaths(ref: string): Promise<Set<string>> {
     if (added === '-' && removed === '-') binary.add(path);
   }
   return binary;
-}
-
-async function packFiles(repoId: string): Promise<string[]> {
-  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
-}
-
-async function failure(p: Promise<unknown>): Promise<Error & { code: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & { code: string };
-  }
-  throw new Error('the call unexpectedly succeeded');
 }
 
 /** The size of a pack holding just this blob, as git packs it: what one lazy fetch of it should cost. */
