@@ -3,8 +3,9 @@
  * or, from a server that ignored our `Git-Protocol: version=2` header, a v0/v1 ref advertisement.
  */
 
-import { RemoteError, WireError } from './errors.ts';
-import { describePacket, errPacketMessage, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
+import { WireError } from './errors.ts';
+import { flushSectionLines } from './flushSection.ts';
+import { describePacket, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
 
 export type V2Capabilities = {
   /** The server's `agent=` value, e.g. `git/2.39.5`. Informative only (gitprotocol-v2: agent). */
@@ -124,18 +125,7 @@ function decodeAdvertisement(body: Uint8Array): Packet[] {
 /** gitprotocol-v2: Capability Advertisement: capability-list, then flush-pkt. */
 function parseV2Capabilities(packets: Packet[], start: number): V2Capabilities {
   const caps: V2Capabilities = { objectFormat: 'sha1', commands: new Map(), lines: [] };
-  let index = start;
-  for (;;) {
-    const packet = packets[index++];
-    if (packet === undefined) {
-      throw new WireError(
-        'RESPONSE_TRUNCATED',
-        'The capability advertisement ended before its final flush packet: the response was cut short; try again',
-      );
-    }
-    if (packet.type === 'flush') break;
-    if (packet.type !== 'data') throw unexpected(packet, 'a capability line or the closing flush packet');
-    throwIfErr(packet);
+  for (const packet of flushSectionLines(packets, start, 'capability advertisement', 'capability lines')) {
     const line = packetText(packet);
     caps.lines.push(line);
     const equals = line.indexOf('=');
@@ -145,7 +135,6 @@ function parseV2Capabilities(packets: Packet[], start: number): V2Capabilities {
     if (key === 'agent') caps.agent = value;
     if (key === 'object-format') caps.objectFormat = value;
   }
-  expectEnd(packets, index, 'capability advertisement');
   return caps;
 }
 
@@ -154,21 +143,11 @@ function parseRefAdvertisement(packets: Packet[], start: number, version: 0 | 1)
   const refs: AdvertisedRef[] = [];
   const shallow: string[] = [];
   let capabilities: string[] = [];
-  let index = start;
-  for (;;) {
-    const packet = packets[index++];
-    if (packet === undefined) {
-      throw new WireError(
-        'RESPONSE_TRUNCATED',
-        'The ref advertisement ended before its final flush packet: the response was cut short; try again',
-      );
-    }
-    // An empty repository: git before 2.41 sends the flush alone, without the `capabilities^{}` line.
-    if (packet.type === 'flush') break;
-    if (packet.type !== 'data') throw unexpected(packet, 'a ref line or the closing flush packet');
-    throwIfErr(packet);
+  // An empty repository: git before 2.41 sends the flush alone, without the `capabilities^{}` line.
+  const lines = flushSectionLines(packets, start, 'ref advertisement', 'ref lines');
+  for (const [i, packet] of lines.entries()) {
     let line = packetText(packet);
-    if (index - 1 === start) {
+    if (i === 0) {
       // The first line carries the capability list behind a NUL.
       const nul = line.indexOf('\0');
       if (nul >= 0) {
@@ -199,7 +178,6 @@ function parseRefAdvertisement(packets: Packet[], start: number, version: 0 | 1)
     }
     refs.push({ name, oid });
   }
-  expectEnd(packets, index, 'ref advertisement');
 
   const symrefs: Record<string, string> = {};
   for (const capability of capabilities) {
@@ -211,12 +189,6 @@ function parseRefAdvertisement(packets: Packet[], start: number, version: 0 | 1)
   return { version, refs, capabilities, symrefs, shallow };
 }
 
-function expectEnd(packets: Packet[], index: number, what: string): void {
-  // A response-end packet may close a stateless response (gitprotocol-v2: Packet-Line Framing).
-  const rest = packets.slice(index).filter((packet) => packet.type !== 'response-end');
-  if (rest.length > 0) throw unexpected(rest[0], `nothing after the ${what}`);
-}
-
 function expectOid(text: string, line: string): string {
   if (!OID.test(text)) {
     throw new WireError(
@@ -225,11 +197,6 @@ function expectOid(text: string, line: string): string {
     );
   }
   return text;
-}
-
-function throwIfErr(packet: Packet): void {
-  const message = errPacketMessage(packet);
-  if (message !== null) throw new RemoteError(message, 'err-packet');
 }
 
 function unexpected(packet: Packet | undefined, expected: string): WireError {

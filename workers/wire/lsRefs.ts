@@ -2,8 +2,9 @@
  * The v2 `ls-refs` command (gitprotocol-v2: ls-refs): asks which refs the server has.
  */
 
-import { RemoteError, WireError } from './errors.ts';
-import { describePacket, errPacketMessage, type Packet, packetText } from './pktLine.ts';
+import { WireError } from './errors.ts';
+import { flushSectionLines } from './flushSection.ts';
+import { type Packet, packetText } from './pktLine.ts';
 import { type CommandCapabilities, checkArgument, encodeCommandRequest } from './requestLines.ts';
 
 export type LsRefsOptions = CommandCapabilities & {
@@ -52,36 +53,9 @@ export function buildLsRefsRequest(opts: LsRefsOptions): Uint8Array {
  * Unknown attributes are ignored so a newer server's additions do not break us.
  */
 export function parseLsRefsResponse(packets: Packet[]): RemoteRef[] {
-  const refs: RemoteRef[] = [];
-  let index = 0;
-  for (;;) {
-    const packet = packets[index++];
-    if (packet === undefined) {
-      throw new WireError(
-        'RESPONSE_TRUNCATED',
-        'The ls-refs response ended before its final flush packet: it was cut short; try again',
-      );
-    }
-    if (packet.type === 'flush') break;
-    const message = errPacketMessage(packet);
-    if (message !== null) throw new RemoteError(message, 'err-packet');
-    if (packet.type !== 'data') {
-      throw new WireError(
-        'PROTOCOL_UNEXPECTED',
-        `The server sent ${describePacket(packet)} in an ls-refs response, where only ref lines and a flush belong`,
-      );
-    }
-    refs.push(parseRefLine(packetText(packet)));
-  }
-  for (const packet of packets.slice(index)) {
-    if (packet.type !== 'response-end') {
-      throw new WireError(
-        'PROTOCOL_UNEXPECTED',
-        `The server sent ${describePacket(packet)} after the end of its ls-refs response`,
-      );
-    }
-  }
-  return refs;
+  return flushSectionLines(packets, 0, 'ls-refs response', 'ref lines').map((packet) =>
+    parseRefLine(packetText(packet)),
+  );
 }
 
 function parseRefLine(line: string): RemoteRef {
