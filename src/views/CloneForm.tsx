@@ -1,8 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
 import type { CloneResult } from '../../workers/api.ts';
-import { cloneAndCheckout, type FlowProgress, NEXT_STEP } from '../cloneFlow.ts';
+import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import type { RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
+import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
 
 export function CloneForm({ onCloned }: { onCloned: () => void }) {
@@ -153,13 +154,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
         </div>
       </form>
       {progress && <CloneProgress progress={progress} />}
-      {error && (
-        <div class="error" role="alert" data-testid="clone-error">
-          <strong>{error.message}</strong>
-          {NEXT_STEP[error.code] && <p>{NEXT_STEP[error.code]}</p>}
-          <p class="muted">Error code: {error.code}</p>
-        </div>
-      )}
+      {error && <CloneError error={error} />}
       {done?.warnings.map((w) => (
         <p class="warning" role="status" key={w}>
           {w}

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
-import { cloneAndCheckout, type FlowProgress, NEXT_STEP } from '../cloneFlow.ts';
+import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
 
 /** A deep link to a repo this browser does not have yet: clone it (without blobs), then show the place. */
@@ -43,13 +44,7 @@ export function OpenFromLink({
           </button>
         </>
       )}
-      {error && (
-        <div class="error" role="alert" data-testid="clone-error">
-          <strong>{error.message}</strong>
-          {NEXT_STEP[error.code] && <p>{NEXT_STEP[error.code]}</p>}
-          <p class="muted">Error code: {error.code}</p>
-        </div>
-      )}
+      {error && <CloneError error={error} />}
     </section>
   );
 }
