@@ -1,3 +1,4 @@
+import { concatBytes } from '../wire/pktLine.ts';
 import { TransportError } from './errors.ts';
 
 export interface HttpAuth {
@@ -144,18 +145,8 @@ export class GitHttpClient {
 
   private async readAll(res: Response): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of this.stream(res)) {
-      parts.push(chunk);
-      total += chunk.length;
-    }
-    const out = new Uint8Array(total);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    for await (const chunk of this.stream(res)) parts.push(chunk);
+    return concatBytes(parts);
   }
 
   private async *stream(res: Response): AsyncGenerator<Uint8Array> {
