@@ -1,9 +1,13 @@
 import { defineConfig } from '@playwright/test';
-import { CHROMIUM_LAUNCH } from './e2e/chromium.ts';
+import { chromiumLaunch } from './e2e/chromium.ts';
 
-const APP_PORT = 4173;
-const GIT_PORT = 4174;
-const PROXY_PORT = 4175;
+// E2E_PORT moves all three, so two checkouts can run their end-to-end tests on one machine at once.
+const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
+const GIT_PORT = APP_PORT + 1;
+const PROXY_PORT = APP_PORT + 2;
+// The spec files read these; the test workers inherit the config process's environment.
+process.env.GIT_SERVER_URL ??= `http://127.0.0.1:${GIT_PORT}`;
+process.env.CORS_PROXY_URL ??= `http://127.0.0.1:${PROXY_PORT}`;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -14,13 +18,13 @@ export default defineConfig({
   use: {
     baseURL: `http://localhost:${APP_PORT}`,
     browserName: 'chromium',
-    launchOptions: CHROMIUM_LAUNCH,
+    launchOptions: chromiumLaunch(),
   },
   webServer: {
     command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT} --proxy-port ${PROXY_PORT}`,
     url: `http://localhost:${APP_PORT}`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
-    env: { GIT_SERVER_URL: `http://127.0.0.1:${GIT_PORT}`, CORS_PROXY_URL: `http://127.0.0.1:${PROXY_PORT}` },
+    env: { GIT_SERVER_URL: process.env.GIT_SERVER_URL, CORS_PROXY_URL: process.env.CORS_PROXY_URL },
   },
 });

@@ -5,11 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from '@playwright/test';
 import sirv from 'sirv';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/chromium.ts';
+import { chromiumLaunch } from '../e2e/chromium.ts';
 import { HeapSampler } from './heapSampler.ts';
 import type { PageReady } from './page/benchPage.ts';
-
-export { CHROMIUM_PATH } from '../e2e/chromium.ts';
 
 /** Serves the built bench page (.cache/bench-page) on its own origin, so git requests are cross-origin as in the app. */
 export async function serveBenchPage(distDir: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -69,8 +67,7 @@ export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
   openProfiles.add(close);
   try {
     context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM_PATH,
-      args: CHROMIUM_ARGS,
+      ...chromiumLaunch(),
       headless: true,
       // run.ts handles these signals itself, closing profiles and removing their folders before it exits.
       handleSIGINT: false,
@@ -96,7 +93,7 @@ export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
 }
 
 export async function chromiumVersion(): Promise<string> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch(chromiumLaunch());
   try {
     return browser.version();
   } finally {

@@ -1,4 +1,4 @@
-import { CHROMIUM_LAUNCH } from '../../e2e/chromium.ts';
+import { chromiumLaunch } from '../../e2e/chromium.ts';
 // Clone, checkout and reload in Chromium, checked against the git CLI, and timed against it:
 //
 //   npx tsx bench/worktree/checkout.bench.ts [repos, e.g. features.git,worktree-5k.git,worktree-20k.git]
@@ -36,7 +36,7 @@ const gitServer = await startGitServer(fixtureServerOptions(dir));
 const vite = await createServer({ configFile: 'vite.config.ts', server: { port: 0 }, logLevel: 'error' });
 await vite.listen();
 const base = vite.resolvedUrls?.local[0];
-const browser = await chromium.launch(CHROMIUM_LAUNCH);
+const browser = await chromium.launch(chromiumLaunch());
 const scratch = mkdtempSync(join(tmpdir(), 'blobless-checkout-bench-'));
 
 async function result<T>(page: Page): Promise<T> {

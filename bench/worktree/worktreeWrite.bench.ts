@@ -1,4 +1,4 @@
-import { CHROMIUM_LAUNCH } from '../../e2e/chromium.ts';
+import { chromiumLaunch } from '../../e2e/chromium.ts';
 // Times writing a working tree of small files into lightning-fs in a Chromium worker, with lightning-fs's
 // default IndexedDB backend (one transaction per file), with BatchedIdb (one per superblock save), and
 // with BatchedIdb under RepoFsBackend as repos use it (see worktreeWrite.worker.ts).
@@ -20,7 +20,7 @@ const server = await createServer({ configFile: 'vite.config.ts', server: { port
 await server.listen();
 const base = server.resolvedUrls?.local[0];
 if (!base) throw new Error('Vite did not report a URL');
-const browser = await chromium.launch(CHROMIUM_LAUNCH);
+const browser = await chromium.launch(chromiumLaunch());
 
 async function runPage(
   page: Page,
