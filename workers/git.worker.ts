@@ -1,7 +1,7 @@
 import './bufferPolyfill.ts';
 import * as Comlink from 'comlink';
 import { api } from './api.ts';
-import { installTransferHandlers } from './rpc.ts';
+import { installTransferHandlers, releasingSignals } from './rpc.ts';
 
 installTransferHandlers();
-Comlink.expose(api);
+Comlink.expose(releasingSignals(api));

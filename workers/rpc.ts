@@ -58,17 +58,73 @@ export function installTransferHandlers(): void {
       typeof AbortSignal !== 'undefined' && value instanceof AbortSignal,
     serialize: (signal: AbortSignal) => {
       const { port1, port2 } = new MessageChannel();
-      if (signal.aborted) port1.postMessage('abort');
-      else signal.addEventListener('abort', () => port1.postMessage('abort'), { once: true });
+      const abort = () => port1.postMessage(ABORT);
+      const settle = () => {
+        signal.removeEventListener('abort', abort);
+        port1.close();
+      };
+      // The worker says when the call settled: then neither side keeps its port, nor the signal its listener.
+      port1.onmessage = (event) => {
+        if (event.data === SETTLED) settle();
+      };
+      if (signal.aborted) abort();
+      else signal.addEventListener('abort', abort, { once: true });
       return [port2, [port2]];
     },
     deserialize: (port: MessagePort) => {
       const controller = new AbortController();
-      port.onmessage = () => {
-        controller.abort();
-        port.close();
+      port.onmessage = (event) => {
+        if (event.data === ABORT) controller.abort();
       };
+      signalPorts.set(controller.signal, port);
       return controller.signal;
     },
   } as Comlink.TransferHandler<AbortSignal, MessagePort>);
+}
+
+const ABORT = 'abort';
+const SETTLED = 'settled';
+
+/** The worker side's port of each AbortSignal that came across the boundary. */
+const signalPorts = new WeakMap<AbortSignal, MessagePort>();
+
+/** Closes the ports of the signals a finished call received, on both sides of the boundary. */
+function releaseSignals(args: unknown[]): void {
+  for (const arg of args) {
+    if (!(arg instanceof AbortSignal)) continue;
+    const port = signalPorts.get(arg);
+    if (!port) continue;
+    signalPorts.delete(arg);
+    port.postMessage(SETTLED);
+    port.close();
+  }
+}
+
+/**
+ * The object to expose from the worker: each method of `target`, which releases the AbortSignal ports
+ * of its call once the call settles. Without it every cancellable call would leave two MessagePorts
+ * (and the UI's abort listener) alive for as long as the page lives.
+ */
+export function releasingSignals<T extends object>(target: T): T {
+  const wrapped: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(target)) {
+    wrapped[key] =
+      typeof value !== 'function'
+        ? value
+        : (...args: unknown[]) => {
+            let result: unknown;
+            try {
+              result = value.apply(target, args);
+            } catch (err) {
+              releaseSignals(args);
+              throw err;
+            }
+            if (result instanceof Promise) {
+              return result.finally(() => releaseSignals(args));
+            }
+            releaseSignals(args);
+            return result;
+          };
+  }
+  return wrapped as T;
 }

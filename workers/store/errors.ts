@@ -1,4 +1,4 @@
-export type StoreErrorCode = 'STORAGE_FULL' | 'STORAGE_FAILED' | 'REPO_NOT_FOUND';
+export type StoreErrorCode = 'STORAGE_FULL' | 'STORAGE_FAILED' | 'STORAGE_BLOCKED' | 'REPO_NOT_FOUND';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

@@ -122,7 +122,14 @@ export async function flushRepoFs(repoId: string): Promise<void> {
   await openRepoFs(repoId).promises.flush();
 }
 
-export async function deleteRepoFs(repoId: string): Promise<void> {
+/**
+ * How long a delete waits for other connections to the repo's database (another tab's worker) to close
+ * after IndexedDB asked them to. Ours close at once on `versionchange`; one that does not is a tab that
+ * is busy or hung, and the person is better told than kept waiting.
+ */
+export const DELETE_BLOCKED_TIMEOUT_MS = 10_000;
+
+export async function deleteRepoFs(repoId: string, opts: { blockedTimeoutMs?: number } = {}): Promise<void> {
   deleted.add(repoId);
   const entry = open.get(repoId);
   open.delete(repoId);
@@ -132,19 +139,43 @@ export async function deleteRepoFs(repoId: string): Promise<void> {
     await deactivate(entry.fs).catch(() => undefined);
   }
   const name = repoDbName(repoId);
-  await Promise.all([deleteDatabase(name), deleteDatabase(`${name}_lock`)]);
+  const timeout = opts.blockedTimeoutMs ?? DELETE_BLOCKED_TIMEOUT_MS;
+  await Promise.all([deleteDatabase(name, timeout), deleteDatabase(`${name}_lock`, timeout)]);
 }
 
 function deactivate(fs: FS): Promise<void> {
   return (fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
 }
 
-function deleteDatabase(name: string): Promise<void> {
+/**
+ * Deletes a database, and resolves only once it is gone. `blocked` means other connections are still
+ * open: IndexedDB has sent them `versionchange` (ours close on it), and the delete completes when they
+ * have closed, so it is waited for, not taken as done.
+ */
+function deleteDatabase(name: string, blockedTimeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const req = indexedDB.deleteDatabase(name);
-    req.onsuccess = () => resolve();
-    req.onerror = () => reject(req.error);
-    req.onblocked = () => resolve();
+    req.onsuccess = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    req.onerror = () => {
+      clearTimeout(timer);
+      reject(storageError(req.error, `the deletion of ${name}`));
+    };
+    req.onblocked = () => {
+      timer ??= setTimeout(
+        () =>
+          reject(
+            new StoreError(
+              'STORAGE_BLOCKED',
+              `Another tab keeps the repository's database ${name} open. Close that tab (or reload it), then delete again.`,
+            ),
+          ),
+        blockedTimeoutMs,
+      );
+    };
   });
 }
 
