@@ -1,6 +1,5 @@
 import FS from '@isomorphic-git/lightning-fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BatchedIdb } from './batchedIdb.ts';
 import { createBatchedFs, openRepoFs, repoDbName, repoFsBackend, writeAllOrNothing } from './repoFs.ts';
 
 type Deactivatable = { _deactivate(): Promise<void> };
@@ -190,26 +189,36 @@ describe('BatchedIdb under lightning-fs', () => {
     }
   });
 
-  it('a failed commit keeps its writes pending for the next save', async () => {
+  it('a refused commit is dropped, not retried, as STORAGE_FULL with its figures; the tree reloads as stored', async () => {
     const name = freshName();
-    const db = new BatchedIdb(name);
-    await db.writeFile(1, bytes('one'));
+    const { fs, db } = open(name);
+    const p = fs.promises;
+    await p.writeFile('/kept.txt', 'kept', 'utf8');
+    await p.flush();
     const original = IDBDatabase.prototype.transaction;
-    let failures = 1;
+    let refusals = 0;
     const spy = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (
       this: IDBDatabase,
       ...args: Parameters<IDBDatabase['transaction']>
     ) {
-      if (args[1] === 'readwrite' && failures-- > 0) throw new DOMException('quota', 'QuotaExceededError');
+      if (args[1] === 'readwrite' && refusals++ === 0) throw new DOMException('quota', 'QuotaExceededError');
       return original.apply(this, args);
     });
-    await expect(db.saveSuperblock(new Map())).rejects.toThrow('quota');
-    expect(db.pendingWrites).toBe(1);
-    spy.mockRestore();
-    await db.saveSuperblock(new Map());
+    await p.writeFile('/big.bin', new Uint8Array(2_500_000));
+    const err = await p.flush().catch((e) => e);
+    expect(err).toMatchObject({ name: 'StoreError', code: 'STORAGE_FULL' });
+    expect(err.message).toContain('2.5 MB needed');
     expect(db.pendingWrites).toBe(0);
-    expect(text(await db.readFile(1))).toBe('one');
-    await db.close();
+    spy.mockRestore();
+    const tx = countWriteTransactions(name);
+    await p.writeFile('/next.txt', 'next', 'utf8');
+    await p.flush();
+    // One commit of the new write alone: the refused 2.5 MB did not come back with it.
+    expect(tx.count()).toBe(1);
+    await close(fs);
+    expect((await p.readdir('/')).sort()).toEqual(['kept.txt', 'next.txt']);
+    const stored = await rawKeys(name);
+    expect(stored.length).toBe(3);
   });
 });
 

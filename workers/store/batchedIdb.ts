@@ -14,6 +14,7 @@
  */
 
 import type FS from '@isomorphic-git/lightning-fs';
+import { storageErrorWithFigures } from './errors.ts';
 
 /** lightning-fs's in-memory superblock: a tree of Maps, stored as is (structured clone). */
 export type Superblock = FS.SuperBlock;
@@ -34,6 +35,11 @@ export class BatchedIdb {
   private chain: Promise<void> = Promise.resolve();
   /** Write transactions committed, for tests and benchmarks. */
   transactions = 0;
+  /**
+   * Called when a commit failed: its writes are dropped, so lightning-fs's in-memory tree names files
+   * IndexedDB does not hold, and must be reloaded from what is stored (repoFs.ts deactivates it).
+   */
+  onCommitFailed: (() => void) | undefined;
 
   constructor(
     readonly dbName: string,
@@ -150,17 +156,29 @@ export class BatchedIdb {
         tx.oncomplete = () => resolve();
         tx.onabort = tx.onerror = () => reject(tx.error);
         const store = tx.objectStore(this.storeName);
-        for (const [inode, data] of batch) {
-          if (data === null) store.delete(inode);
-          else store.put(data, inode);
+        try {
+          for (const [inode, data] of batch) {
+            if (data === null) store.delete(inode);
+            else store.put(data, inode);
+          }
+          store.put(superblock, SUPERBLOCK_KEY);
+        } catch (err) {
+          // A put can throw at once (a quota check, a clone failure): none of the batch may be stored.
+          tx.abort();
+          reject(err);
         }
-        store.put(superblock, SUPERBLOCK_KEY);
       });
       this.transactions++;
     } catch (err) {
-      // Back under whatever was written since, so the next save tries again.
-      for (const [inode, data] of batch) if (!this.pending.has(inode)) this.pending.set(inode, data);
-      throw err;
+      // Dropped, not put back: a batch the disk refused would fail again on every later save, and
+      // would ride along with writes that could otherwise be stored. What IndexedDB holds is the last
+      // committed superblock and its files, so the in-memory tree is reloaded from there.
+      this.ignoringSaves = true;
+      this.heldSuperblock = undefined;
+      this.onCommitFailed?.();
+      let bytes = 0;
+      for (const data of batch.values()) bytes += data?.byteLength ?? 0;
+      throw await storageErrorWithFigures(err, 'the changes', bytes);
     } finally {
       this.committing.splice(this.committing.indexOf(batch), 1);
     }

@@ -21,3 +21,40 @@ export function storageError(err: unknown, what: string): StoreError {
   }
   return new StoreError('STORAGE_FAILED', `Could not store ${what}: ${e?.message ?? String(err)}`);
 }
+
+/** What the browser says of this origin's storage; absent where it says nothing (Node, old browsers). */
+async function storageEstimate(): Promise<{ usage: number; quota: number } | undefined> {
+  const storage = (globalThis.navigator as Navigator | undefined)?.storage;
+  if (!storage?.estimate) return undefined;
+  try {
+    const { usage, quota } = await storage.estimate();
+    return usage === undefined || quota === undefined ? undefined : { usage, quota };
+  } catch {
+    return undefined;
+  }
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+/**
+ * storageError, with the figures a person needs to act on a full disk: how much this write needed and
+ * how much the browser says is free for the site.
+ */
+export async function storageErrorWithFigures(
+  err: unknown,
+  what: string,
+  neededBytes: number,
+): Promise<StoreError> {
+  const base = storageError(err, what);
+  if (base.code !== 'STORAGE_FULL') return base;
+  const estimate = await storageEstimate();
+  const free = estimate
+    ? `; ${mb(Math.max(0, estimate.quota - estimate.usage))} free of ${mb(estimate.quota)}`
+    : '';
+  return new StoreError(
+    'STORAGE_FULL',
+    `The browser refused to store ${what} (${mb(neededBytes)} needed${free}): its storage for this site is full. Delete repositories you no longer need, then try again.`,
+  );
+}

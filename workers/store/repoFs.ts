@@ -46,7 +46,11 @@ function openEntry(repoId: string): OpenRepoFs {
 export function createBatchedFs(name: string, opts: { fixInodeWalk?: boolean } = {}): OpenRepoFs {
   const db = new BatchedIdb(name);
   const backend = opts.fixInodeWalk === false ? undefined : new RepoFsBackend();
-  return { fs: new FS(name, { db, backend } as unknown as FS.Options), db };
+  const fs = new FS(name, { db, backend } as unknown as FS.Options);
+  db.onCommitFailed = () => {
+    void deactivate(fs).catch(() => undefined);
+  };
+  return { fs, db };
 }
 
 /**
