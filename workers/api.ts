@@ -1,3 +1,4 @@
+import { type BlameProgress, type BlameResult, blame } from './ops/blame.ts';
 import {
   type CheckoutOptions,
   type CheckoutProgress,
@@ -5,7 +6,9 @@ import {
   checkout,
 } from './ops/checkout.ts';
 import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/clone.ts';
+import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
+import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
@@ -14,14 +17,19 @@ import { type FileContent, readFile } from './ops/readFile.ts';
 import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
+import { listPaths } from './ops/treePaths.ts';
 import { forgetCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
 
+export type { BlameLine } from './ops/blame.ts';
 export type { FileChange } from './ops/diff.ts';
+export type { FileHistoryEntry } from './ops/fileHistory.ts';
 export type { TreeEntry } from './ops/tree.ts';
 export type {
+  BlameProgress,
+  BlameResult,
   BlobFetchProgress,
   CheckoutOptions,
   CheckoutProgress,
@@ -31,8 +39,10 @@ export type {
   CloneResult,
   CommitDiff,
   CommitSummary,
+  Comparison,
   FileContent,
   FileDiff,
+  FileHistoryPage,
   LogPage,
   Presence,
   RefList,
@@ -64,6 +74,7 @@ export const api = {
     forgetRepo(repoId);
     forgetCredentials(repoId);
     forgetWalks(repoId);
+    forgetFileHistories(repoId);
     forgetPackSet(repoId);
     await deleteRepoFs(repoId);
     await removeRepo(repoId);
@@ -83,6 +94,38 @@ export const api = {
 
   readTree(repoId: string, commit: string, path?: string): Promise<TreeListing> {
     return readTree(repoId, commit, path);
+  },
+
+  /** Every file path of a commit, newline-separated, from trees alone: what go-to-file searches. */
+  listPaths(repoId: string, ref: string): Promise<{ commit: string; paths: string }> {
+    return listPaths(repoId, ref);
+  },
+
+  /** One page of the commits that changed `path`, following renames (`git log --follow`), from trees alone. */
+  fileHistory(
+    repoId: string,
+    ref: string,
+    path: string,
+    page?: { limit?: number; skip?: number },
+    signal?: AbortSignal,
+  ): Promise<FileHistoryPage> {
+    return fileHistory(repoId, ref, path, page, { signal });
+  },
+
+  /** `git blame`: the old versions' blobs are fetched in a few growing batches, not one by one. */
+  blame(
+    repoId: string,
+    ref: string,
+    path: string,
+    onProgress?: (p: BlameProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<BlameResult> {
+    return blame(repoId, ref, path, { onProgress, signal });
+  },
+
+  /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */
+  compare(repoId: string, base: string, head: string, signal?: AbortSignal): Promise<Comparison> {
+    return compareRefs(repoId, base, head, {}, { signal });
   },
 
   /** Updates the working tree to `ref`, fetching the blobs it lacks in overlapping batches. */

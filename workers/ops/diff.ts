@@ -70,11 +70,16 @@ export async function diffCommits(
   repoId: string,
   commitA: string | null,
   commitB: string,
+  opts: { againstEmptyTree?: boolean } = {},
 ): Promise<CommitDiff> {
   const repo = await openRepo(repoId);
   const to = await resolveCommit(repo, commitB);
   const toCommit = await readCommit(repo, to);
-  const from = commitA === null ? (toCommit.parent[0] ?? null) : await resolveCommit(repo, commitA);
+  const from = opts.againstEmptyTree
+    ? null
+    : commitA === null
+      ? (toCommit.parent[0] ?? null)
+      : await resolveCommit(repo, commitA);
   const fromTree = from === null ? null : (await readCommit(repo, from)).tree;
   const files: FileChange[] = [];
   await diffTrees(repo, fromTree, toCommit.tree, '', files);

@@ -1,5 +1,5 @@
 import git, { type CommitObject } from 'isomorphic-git';
-import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
 
 export interface Signature {
   name: string;
@@ -90,15 +90,6 @@ class CommitWalk {
 // two pages asked for at once must not interleave one walk.
 const walks = new Map<string, { start: string; walk: CommitWalk }>();
 const chains = new Map<string, Promise<unknown>>();
-
-async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
-  try {
-    const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
-    return new Set(text.split('\n').filter(Boolean));
-  } catch {
-    return new Set();
-  }
-}
 
 /** One page of history in committer-date order, newest first, as `git rev-list <ref>` without --topo-order. */
 export function log(

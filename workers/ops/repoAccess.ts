@@ -112,3 +112,13 @@ export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint
 export function isBinary(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8000).includes(0);
 }
+
+/** The commits `.git/shallow` names: their parents are not stored, and history walks end there. */
+export async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
+  try {
+    const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
+    return new Set(text.split('\n').filter(Boolean));
+  } catch {
+    return new Set();
+  }
+}

@@ -1,0 +1,122 @@
+// The code-host views' worker calls against reading.git, with the git CLI as the oracle: go-to-file's
+// paths, file history with --follow, blame's attribution and compare.
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { git as gitCli } from './support/git.ts';
+import { repoStats, resetStats } from './support/serverStats.ts';
+
+const serverUrl = inject('gitServerUrl');
+const bare = join(inject('fixturesDir'), 'reading.git');
+const lines = (text: string) => text.split('\n').filter(Boolean);
+
+let repoId: string;
+beforeAll(async () => {
+  repoId = (await api.clone({ url: `${serverUrl}/reading.git` })).repoId;
+});
+
+describe('go-to-file paths', () => {
+  it('lists every path of the commit as git ls-tree -r does, with no request', async () => {
+    await resetStats();
+    const { paths } = await api.listPaths(repoId, 'main');
+    expect(paths.split('\n')).toEqual(
+      lines(await gitCli(['ls-tree', '-r', '--name-only', 'main'], { cwd: bare })),
+    );
+    expect((await repoStats('reading.git')).requests).toBe(0);
+  });
+});
+
+describe('file history', () => {
+  async function all(ref: string, path: string, limit = 2): Promise<string[]> {
+    const seen: string[] = [];
+    for (let skip = 0; ; skip += limit) {
+      const page = await api.fileHistory(repoId, ref, path, { skip, limit });
+      seen.push(...page.entries.map((e) => e.commit.oid));
+      if (!page.more) break;
+    }
+    return seen;
+  }
+
+  it.each([
+    ['a renamed file', 'main', 'docs/new-name.txt'],
+    ['a file with 21 versions', 'main', 'src/blame.txt'],
+    ['a file deleted on a branch', 'feature', 'docs/guide.md'],
+    ['the README', 'feature', 'README.md'],
+  ])('equals git log --follow for %s, page by page, with no request', async (_, ref, path) => {
+    await resetStats();
+    const expected = lines(await gitCli(['log', '--follow', '--format=%H', ref, '--', path], { cwd: bare }));
+    expect(expected.length).toBeGreaterThan(1);
+    expect(await all(ref, path)).toEqual(expected);
+    expect((await repoStats('reading.git')).requests).toBe(0);
+  });
+
+  it('says where a rename came from', async () => {
+    const page = await api.fileHistory(repoId, 'main', 'docs/new-name.txt', { limit: 10 });
+    const rename = page.entries.find((e) => e.status === 'renamed');
+    expect(rename).toMatchObject({ path: 'docs/new-name.txt', renamedFrom: 'notes/old-name.txt' });
+    expect(page.entries.at(-1)).toMatchObject({ path: 'notes/old-name.txt', status: 'added' });
+  });
+});
+
+describe('blame', () => {
+  /** git blame --porcelain, as [commit, origLine, finalLine] per line. */
+  async function gitBlame(ref: string, path: string): Promise<[string, number, number][]> {
+    const out = await gitCli(['blame', '--porcelain', ref, '--', path], { cwd: bare });
+    const rows: [string, number, number][] = [];
+    for (const line of out.split('\n')) {
+      const m = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
+      if (m) rows.push([m[1], Number(m[2]), Number(m[3])]);
+    }
+    return rows;
+  }
+
+  it('attributes every line as git blame --porcelain does, in a few blob requests', async () => {
+    const path = 'src/blame.txt';
+    const versions = lines(await gitCli(['log', '--format=%H', 'main', '--', path], { cwd: bare })).length;
+    expect(versions).toBeGreaterThanOrEqual(20);
+    await resetStats();
+    const progress: number[] = [];
+    const result = await api.blame(repoId, 'main', path, (p) => progress.push(p.linesDone));
+    const ours = result.lines.map((l, i): [string, number, number] => [l.commit, l.origLine, i + 1]);
+    expect(ours).toEqual(await gitBlame('main', path));
+    const requests = (await repoStats('reading.git')).requests;
+    console.log(`blame of ${path}: ${versions} versions, ${requests} blob requests`);
+    expect(requests).toBe(result.requests);
+    expect(requests).toBeLessThanOrEqual(Math.ceil(versions / 10));
+    expect(progress.at(-1)).toBe(result.lines.length);
+  });
+
+  it('follows a rename, as git blame does', async () => {
+    const result = await api.blame(repoId, 'main', 'docs/new-name.txt');
+    const ours = result.lines.map((l, i): [string, number, number] => [l.commit, l.origLine, i + 1]);
+    expect(ours).toEqual(await gitBlame('main', 'docs/new-name.txt'));
+    expect(result.lines[0].origPath).toBe('notes/old-name.txt');
+  });
+
+  it('stops with ABORTED when cancelled', async () => {
+    const fresh = (await api.clone({ url: `${serverUrl}/reading.git` })).repoId;
+    const controller = new AbortController();
+    const err = await api
+      .blame(fresh, 'main', 'src/blame.txt', () => controller.abort(), controller.signal)
+      .catch((e) => e);
+    expect(err).toMatchObject({ code: 'ABORTED' });
+  });
+});
+
+describe('compare', () => {
+  it.each([
+    ['main', 'feature'],
+    ['feature', 'main'],
+    ['v1.0', 'main'],
+  ])('%s...%s lists what git log a..b and git diff --name-status a...b list', async (a, b) => {
+    const result = await api.compare(repoId, a, b);
+    expect(result.commits.map((c) => c.oid)).toEqual(
+      lines(await gitCli(['log', '--format=%H', `${a}..${b}`], { cwd: bare })),
+    );
+    const letter = { added: 'A', deleted: 'D', modified: 'M', 'type-changed': 'T' } as const;
+    expect(result.diff.files.map((f) => `${letter[f.status]}\t${f.path}`)).toEqual(
+      lines(await gitCli(['diff', '--no-renames', '--name-status', `${a}...${b}`], { cwd: bare })),
+    );
+    expect(result.mergeBase).toBe((await gitCli(['merge-base', a, b], { cwd: bare })).trim());
+  });
+});

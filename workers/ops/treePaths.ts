@@ -1,0 +1,75 @@
+// Reading trees by path: what go-to-file, file history and compare need, all from trees alone (a blob:none
+// clone holds every tree), so none of them costs a request.
+
+import git from 'isomorphic-git';
+import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+
+export const MODE_TREE = '040000';
+export const MODE_GITLINK = '160000';
+
+export interface TreeEntryRef {
+  oid: string;
+  mode: string;
+}
+
+export async function readTreeEntries(repo: RepoHandle, oid: string) {
+  return (await git.readTree({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).tree;
+}
+
+export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
+  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit
+    .tree;
+}
+
+/** The entry at `path` under the tree `treeOid`, or null when there is none (a missing folder included). */
+export async function entryAtPath(
+  repo: RepoHandle,
+  treeOid: string,
+  path: string,
+): Promise<TreeEntryRef | null> {
+  let current: TreeEntryRef = { oid: treeOid, mode: MODE_TREE };
+  for (const name of path.split('/')) {
+    if (current.mode !== MODE_TREE) return null;
+    const entry = (await readTreeEntries(repo, current.oid)).find((e) => e.path === name);
+    if (!entry) return null;
+    current = { oid: entry.oid, mode: entry.mode };
+  }
+  return current;
+}
+
+/**
+ * Every file path of a commit (blobs, symlinks and submodules), in git's order (`git ls-tree -r
+ * --name-only`), newline-separated: one string crosses the worker boundary far faster than 100,000.
+ */
+export async function listPaths(repoId: string, ref: string): Promise<{ commit: string; paths: string }> {
+  const repo = await openRepo(repoId);
+  const commit = await resolveCommit(repo, ref);
+  const out: string[] = [];
+  const walk = async (oid: string, prefix: string): Promise<void> => {
+    for (const e of await readTreeEntries(repo, oid)) {
+      const path = prefix + e.path;
+      if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
+      else out.push(path);
+    }
+  };
+  await walk(await commitTree(repo, commit), '');
+  return { commit, paths: out.join('\n') };
+}
+
+/** Every blob of a tree by path, recursively: the sources file history looks among for a rename. */
+export async function blobsByOid(repo: RepoHandle, treeOid: string): Promise<Map<string, string[]>> {
+  const byOid = new Map<string, string[]>();
+  const walk = async (oid: string, prefix: string): Promise<void> => {
+    for (const e of await readTreeEntries(repo, oid)) {
+      const path = prefix + e.path;
+      if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
+      else if (e.mode !== MODE_GITLINK) {
+        const list = byOid.get(`${e.mode} ${e.oid}`);
+        if (list) list.push(path);
+        else byOid.set(`${e.mode} ${e.oid}`, [path]);
+      }
+    }
+  };
+  await walk(treeOid, '');
+  return byOid;
+}
