@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/api.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
-import { navigate } from '../route.ts';
+import { navigate, routeHref } from '../route.ts';
+import { CopyButton } from './CopyButton.tsx';
 
 const STATUS: Record<FileChange['status'], string> = {
   added: 'A',
@@ -40,7 +41,11 @@ export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
             {new Date(commit.author.timestamp * 1000).toLocaleString()}
           </p>
           <p class="muted">
-            <code>{commit.oid}</code>
+            <code>{commit.oid}</code> <CopyButton text={commit.oid} label="Copy id" />{' '}
+            <CopyButton
+              text={() => `${location.origin}${routeHref({ commit: commit.oid })}`}
+              label="Copy link"
+            />
             {commit.parents.map((p) => (
               <span key={p}>
                 {' '}
@@ -66,7 +71,7 @@ export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
 }
 
 /** The hunks of a file are asked for when it is opened: only then are its two blobs fetched. */
-function ChangedFile({ repoId, change }: { repoId: string; change: FileChange }) {
+export function ChangedFile({ repoId, change }: { repoId: string; change: FileChange }) {
   const [open, setOpen] = useState(false);
   const [diff, setDiff] = useState<FileDiff | null>(null);
   const [error, setError] = useState<string | null>(null);

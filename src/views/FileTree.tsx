@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { TreeEntry, TreeListing } from '../../workers/api.ts';
-import { gitClient } from '../gitClient.ts';
+import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
+import { isMarkdown } from './imageTypes.ts';
+import { MarkdownView } from './MarkdownView.tsx';
 
 const BADGE: Record<string, string> = { '100755': 'exec', '120000': 'link', '160000': 'submodule' };
 
@@ -32,57 +34,101 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
     e.preventDefault();
   }
 
+  const readme = listing?.entries.find((e) => e.type === 'blob' && README.test(e.name));
+
   return (
-    <section class="card file-tree" aria-label="Files">
-      <Breadcrumbs path={path} />
-      {error && <p class="error">{error}</p>}
-      {!listing && !error && <p class="muted">Reading tree…</p>}
-      {listing && (
-        <ul data-testid="file-tree" class="entries" onKeyDown={onKeyDown}>
-          {path && (
-            <li>
-              <button
-                type="button"
-                class="link entry"
-                onClick={() => navigate({ path: path.split('/').slice(0, -1).join('/') })}
-                aria-label="Parent folder"
-              >
-                <span class="icon" aria-hidden="true">
-                  ↰
-                </span>
-                ..
-              </button>
-            </li>
-          )}
-          {listing.entries.map((entry) => (
-            <li key={entry.path} data-type={entry.type}>
-              {entry.type === 'commit' ? (
-                <span class="entry" title={`Submodule at ${entry.oid}`}>
-                  <span class="icon" aria-hidden="true">
-                    ⎘
-                  </span>
-                  {entry.name}
-                </span>
-              ) : (
+    <div class="path-column">
+      <section class="card file-tree" aria-label="Files">
+        <Breadcrumbs path={path} />
+        {error && <p class="error">{error}</p>}
+        {!listing && !error && <p class="muted">Reading tree…</p>}
+        {listing && (
+          <ul data-testid="file-tree" class="entries" onKeyDown={onKeyDown}>
+            {path && (
+              <li>
                 <button
                   type="button"
                   class="link entry"
-                  onClick={() => open(entry)}
-                  aria-label={entry.type === 'tree' ? `Open folder ${entry.name}` : `Open file ${entry.name}`}
+                  onClick={() => navigate({ path: path.split('/').slice(0, -1).join('/') })}
+                  aria-label="Parent folder"
                 >
                   <span class="icon" aria-hidden="true">
-                    {entry.type === 'tree' ? '▸' : '·'}
+                    ↰
                   </span>
-                  {entry.name}
-                  {entry.type === 'tree' ? '/' : ''}
+                  ..
                 </button>
-              )}
-              {BADGE[entry.mode] && <span class="badge">{BADGE[entry.mode]}</span>}
-              <code class="muted oid">{entry.oid.slice(0, 10)}</code>
-            </li>
-          ))}
-        </ul>
-      )}
+              </li>
+            )}
+            {listing.entries.map((entry) => (
+              <li key={entry.path} data-type={entry.type}>
+                {entry.type === 'commit' ? (
+                  <span class="entry" title={`Submodule at ${entry.oid}`}>
+                    <span class="icon" aria-hidden="true">
+                      ⎘
+                    </span>
+                    {entry.name}
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    class="link entry"
+                    onClick={() => open(entry)}
+                    aria-label={
+                      entry.type === 'tree' ? `Open folder ${entry.name}` : `Open file ${entry.name}`
+                    }
+                  >
+                    <span class="icon" aria-hidden="true">
+                      {entry.type === 'tree' ? '▸' : '·'}
+                    </span>
+                    {entry.name}
+                    {entry.type === 'tree' ? '/' : ''}
+                  </button>
+                )}
+                {BADGE[entry.mode] && <span class="badge">{BADGE[entry.mode]}</span>}
+                <code class="muted oid">{entry.oid.slice(0, 10)}</code>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+      {readme && listing && <FolderReadme repoId={repoId} gitRef={listing.commit} path={readme.path} />}
+    </div>
+  );
+}
+
+// The file GitHub shows under a folder's listing, Markdown preferred.
+const README = /^readme(\.(md|markdown|mdown|mkd|txt|rst))?$/i;
+
+/** The folder's README, below its listing: only its blob is fetched. */
+function FolderReadme({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setText(null);
+    setError(null);
+    const abort = new AbortController();
+    gitClient
+      .readFile(repoId, gitRef, path, undefined, abort.signal)
+      .then((file) => setText(new TextDecoder().decode(file.bytes)))
+      .catch((err: RemoteOperationError) => setError(`${err.message} (${err.code})`));
+    return () => abort.abort();
+  }, [repoId, gitRef, path]);
+  const name = path.slice(path.lastIndexOf('/') + 1);
+  return (
+    <section class="card readme" aria-label={name}>
+      <h3 class="readme-name">
+        <button type="button" class="link" onClick={() => navigate({ path, commit: null })}>
+          {name}
+        </button>
+      </h3>
+      {error && <p class="error">{error}</p>}
+      {text === null && !error && <p class="muted">Reading {name}…</p>}
+      {text !== null &&
+        (isMarkdown(path) ? (
+          <MarkdownView repoId={repoId} gitRef={gitRef} path={path} text={text} />
+        ) : (
+          <pre class="readme-text">{text}</pre>
+        ))}
     </section>
   );
 }

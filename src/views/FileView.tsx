@@ -3,26 +3,31 @@ import type { FileContent } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
-import { parseLineAnchor } from '../route.ts';
+import { navigate, parseLineAnchor, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
+import { CopyButton } from './CopyButton.tsx';
+import { imageType, isMarkdown } from './imageTypes.ts';
+import { MarkdownView } from './MarkdownView.tsx';
 
-const IMAGE_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  svg: 'image/svg+xml',
-  ico: 'image/x-icon',
-  avif: 'image/avif',
-};
 // Above this, highlighting and rendering every line would stall the page: offer a download instead.
 const LARGE_FILE = 1024 * 1024;
 
-export function FileView({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
+export function FileView({
+  repoId,
+  gitRef,
+  path,
+  commit,
+}: {
+  repoId: string;
+  gitRef: string;
+  path: string;
+  /** The commit `gitRef` names now, for permalinks; absent until it is known. */
+  commit?: string;
+}) {
   const [file, setFile] = useState<FileContent | null>(null);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
   const [showLarge, setShowLarge] = useState(false);
+  const [source, setSource] = useState(false);
 
   useEffect(() => {
     setFile(null);
@@ -37,7 +42,7 @@ export function FileView({ repoId, gitRef, path }: { repoId: string; gitRef: str
   }, [repoId, gitRef, path]);
 
   const name = path.slice(path.lastIndexOf('/') + 1);
-  const ext = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  const markdown = isMarkdown(path);
   const download = useMemo(
     () => (file ? URL.createObjectURL(new Blob([file.bytes as BlobPart])) : null),
     [file],
@@ -47,6 +52,36 @@ export function FileView({ repoId, gitRef, path }: { repoId: string; gitRef: str
   return (
     <section class="card file-view" aria-label={`File ${path}`}>
       <Breadcrumbs path={path} />
+      <div class="file-actions" role="toolbar" aria-label="File actions">
+        {markdown && file && !file.binary && (
+          <fieldset class="toggle" aria-label="Show as">
+            <button
+              type="button"
+              class={source ? 'secondary small' : 'small'}
+              aria-pressed={!source}
+              onClick={() => setSource(false)}
+            >
+              Preview
+            </button>
+            <button
+              type="button"
+              class={source ? 'small' : 'secondary small'}
+              aria-pressed={source}
+              onClick={() => setSource(true)}
+            >
+              Code
+            </button>
+          </fieldset>
+        )}
+        <button type="button" class="secondary small" onClick={() => navigate({ view: 'history' })}>
+          History
+        </button>
+        <button type="button" class="secondary small" onClick={() => navigate({ view: 'blame' })}>
+          Blame
+        </button>
+        <CopyButton text={path} label="Copy path" />
+        {commit && <PermalinkButton commit={commit} />}
+      </div>
       {error && (
         <div class="error" role="alert" data-testid="file-error">
           <strong>{error.message}</strong>
@@ -68,11 +103,11 @@ export function FileView({ repoId, gitRef, path }: { repoId: string; gitRef: str
             )}
           </div>
           {file.binary ? (
-            IMAGE_TYPES[ext] ? (
+            imageType(path) ? (
               <img
                 class="preview"
                 alt={name}
-                src={URL.createObjectURL(new Blob([file.bytes as BlobPart], { type: IMAGE_TYPES[ext] }))}
+                src={URL.createObjectURL(new Blob([file.bytes as BlobPart], { type: imageType(path)! }))}
               />
             ) : (
               <p class="muted">Binary file, not shown. Use Download to save it.</p>
@@ -84,6 +119,13 @@ export function FileView({ repoId, gitRef, path }: { repoId: string; gitRef: str
                 Show it anyway
               </button>
             </p>
+          ) : markdown && !source ? (
+            <MarkdownView
+              repoId={repoId}
+              gitRef={gitRef}
+              path={path}
+              text={new TextDecoder().decode(file.bytes)}
+            />
           ) : (
             <CodeLines text={new TextDecoder().decode(file.bytes)} path={path} />
           )}
@@ -158,5 +200,16 @@ function CodeLines({ text, path }: { text: string; path: string }) {
         );
       })}
     </pre>
+  );
+}
+
+/** Copies this view's address with the commit id in place of the branch, and the selected lines. */
+function PermalinkButton({ commit }: { commit: string }) {
+  return (
+    <CopyButton
+      text={() => `${location.origin}${routeHref({ ref: commit })}${location.hash}`}
+      label="Copy permalink"
+      title="Copy a link to this file at this commit, with the selected lines"
+    />
   );
 }

@@ -2,12 +2,17 @@ import { useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate, type Route } from '../route.ts';
+import { BlameView } from './BlameView.tsx';
 import { CommitList } from './CommitList.tsx';
 import { CommitView } from './CommitView.tsx';
+import { CompareView } from './CompareView.tsx';
+import { FileHistoryView } from './FileHistoryView.tsx';
 import { FileTree } from './FileTree.tsx';
 import { FileView } from './FileView.tsx';
+import { GoToFile } from './GoToFile.tsx';
 import { OpenFromLink } from './OpenFromLink.tsx';
 import { RefSwitcher } from './RefSwitcher.tsx';
+import { ShortcutSheet } from './ShortcutSheet.tsx';
 import { StatusLine } from './StatusLine.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
@@ -34,6 +39,48 @@ export function RepoView({ route }: { route: Route }) {
     );
   }
   const ref = route.ref ?? repo.branch ?? repo.headOid;
+  return <StoredRepoView repo={repo} route={route} gitRef={ref} />;
+}
+
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
+}
+
+function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route: Route; gitRef: string }) {
+  const [dialog, setDialog] = useState<'goto' | 'keys' | null>(null);
+  // The commit the ref names now: what permalinks and `y` put in the address.
+  const [commit, setCommit] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    setCommit(undefined);
+    gitClient.readCommit(repo.id, ref).then(
+      (c) => setCommit(c.oid),
+      () => undefined,
+    );
+  }, [repo.id, ref]);
+
+  useEffect(() => {
+    function onKey(e: KeyboardEvent) {
+      if (e.defaultPrevented || e.altKey) return;
+      if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'p') {
+        e.preventDefault();
+        setDialog('goto');
+        return;
+      }
+      if (e.ctrlKey || e.metaKey || typing(e.target) || dialog) return;
+      if (e.key === 't') setDialog('goto');
+      else if (e.key === '?') setDialog('keys');
+      else if (e.key === 'y' && commit) {
+        navigate({ ref: commit }, { replace: true, hash: location.hash });
+      } else if ((e.key === 'h' || e.key === 'b') && route.path && !route.commit) {
+        navigate({ view: e.key === 'h' ? 'history' : 'blame' });
+      } else return;
+      e.preventDefault();
+    }
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [dialog, commit, route.path, route.commit]);
+
   return (
     <div class="repo-view">
       <section class="card repo-header">
@@ -46,22 +93,71 @@ export function RepoView({ route }: { route: Route }) {
           <span>{repo.filter ? `partial clone (${repo.filter})` : 'full clone'}</span>
           {repo.shallow && <span>shallow</span>}
         </p>
+        <nav class="repo-tools" aria-label="Repository tools">
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => setDialog('goto')}
+            title="Go to file (t)"
+          >
+            Go to file
+          </button>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() =>
+              navigate({
+                compare: route.compare ?? `${repo.branch ?? 'HEAD'}...${ref}`,
+                commit: null,
+                path: '',
+              })
+            }
+          >
+            Compare
+          </button>
+          <button
+            type="button"
+            class="secondary small"
+            onClick={() => setDialog('keys')}
+            title="Keyboard shortcuts (?)"
+          >
+            Shortcuts
+          </button>
+        </nav>
       </section>
       <div class="repo-columns">
-        {route.commit ? (
+        {route.compare ? (
+          <CompareView repoId={repo.id} spec={route.compare} />
+        ) : route.commit ? (
           <CommitView repoId={repo.id} oid={route.commit} />
+        ) : route.view === 'history' && route.path ? (
+          <FileHistoryView repoId={repo.id} gitRef={ref} path={route.path} />
+        ) : route.view === 'blame' && route.path ? (
+          <BlameView repoId={repo.id} gitRef={ref} path={route.path} />
         ) : (
-          <PathView repoId={repo.id} gitRef={ref} path={route.path} />
+          <PathView repoId={repo.id} gitRef={ref} path={route.path} commit={commit} />
         )}
         <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} />
       </div>
       <StatusLine repoId={repo.id} gitRef={ref} tick={`${route.path}|${route.commit ?? ''}`} />
+      {dialog === 'goto' && <GoToFile repoId={repo.id} gitRef={ref} onClose={() => setDialog(null)} />}
+      {dialog === 'keys' && <ShortcutSheet onClose={() => setDialog(null)} />}
     </div>
   );
 }
 
 /** A path is a folder or a file; which one is known only from the tree, so try the folder first. */
-function PathView({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
+function PathView({
+  repoId,
+  gitRef,
+  path,
+  commit,
+}: {
+  repoId: string;
+  gitRef: string;
+  path: string;
+  commit?: string;
+}) {
   const [kind, setKind] = useState<'dir' | 'file' | null>(path ? null : 'dir');
   useEffect(() => {
     if (!path) {
@@ -78,6 +174,6 @@ function PathView({ repoId, gitRef, path }: { repoId: string; gitRef: string; pa
   return kind === 'dir' ? (
     <FileTree repoId={repoId} gitRef={gitRef} path={path} />
   ) : (
-    <FileView repoId={repoId} gitRef={gitRef} path={path} />
+    <FileView repoId={repoId} gitRef={gitRef} path={path} commit={commit} />
   );
 }

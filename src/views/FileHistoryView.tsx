@@ -1,0 +1,80 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { FileHistoryEntry } from '../../workers/api.ts';
+import { firstLine, formatCommitDate } from '../format.ts';
+import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { navigate } from '../route.ts';
+import { Breadcrumbs } from './Breadcrumbs.tsx';
+
+const PAGE = 50;
+
+/** The commits that changed one file, following renames, read from trees: no blob until a diff opens. */
+export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
+  const [entries, setEntries] = useState<FileHistoryEntry[]>([]);
+  const [more, setMore] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const loading = useRef(false);
+  const [busy, setBusy] = useState(false);
+
+  async function load(skip: number) {
+    if (loading.current) return;
+    loading.current = true;
+    setBusy(true);
+    try {
+      const page = await gitClient.fileHistory(repoId, gitRef, path, { skip, limit: PAGE });
+      setEntries((prev) => (skip === 0 ? page.entries : [...prev, ...page.entries]));
+      setMore(page.more);
+    } catch (err) {
+      setError(`${(err as RemoteOperationError).message}`);
+    } finally {
+      loading.current = false;
+      setBusy(false);
+    }
+  }
+
+  useEffect(() => {
+    setEntries([]);
+    setMore(true);
+    setError(null);
+    void load(0);
+  }, [repoId, gitRef, path]);
+
+  return (
+    <section class="card file-history" aria-label={`History of ${path}`}>
+      <Breadcrumbs path={path} />
+      <div class="view-tabs">
+        <button type="button" class="link" onClick={() => navigate({ view: null })}>
+          ← File
+        </button>
+        <h3 class="view-title">History</h3>
+      </div>
+      {error && <p class="error">{error}</p>}
+      <ol class="history-entries" data-testid="file-history">
+        {entries.map((e) => (
+          <li key={e.commit.oid} data-oid={e.commit.oid}>
+            <button type="button" class="link subject" onClick={() => navigate({ commit: e.commit.oid })}>
+              {firstLine(e.commit.message)}
+            </button>
+            <span class="muted">
+              {e.commit.author.name} · {formatCommitDate(e.commit.author.timestamp)} ·{' '}
+              <code>{e.commit.oid.slice(0, 10)}</code>
+              {e.status === 'renamed' && (
+                <span class="badge" title={`Renamed from ${e.renamedFrom}`}>
+                  renamed from {e.renamedFrom}
+                </span>
+              )}
+              {e.status === 'added' && <span class="badge">added</span>}
+              {e.status === 'deleted' && <span class="badge">deleted</span>}
+            </span>
+          </li>
+        ))}
+      </ol>
+      {busy && <p class="muted">Reading history…</p>}
+      {!busy && entries.length === 0 && !error && <p class="muted">No commit changed this path.</p>}
+      {more && !busy && entries.length > 0 && (
+        <button type="button" class="secondary" onClick={() => load(entries.length)}>
+          Older changes
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gitClient } from '../gitClient.ts';
+import { loadHighlighter } from '../highlight.ts';
+import { ANCHOR_PREFIX, renderMarkdown, resolveRepoPath } from '../markdown/renderMarkdown.ts';
+import { navigate, routeHref } from '../route.ts';
+import { imageType } from './imageTypes.ts';
+
+/**
+ * A Markdown file of the repo, rendered and sanitized. Relative links open inside the app at the same
+ * commit; relative images are read from the repo (fetching their blobs if needed) and shown as blob
+ * URLs, revoked when the view goes.
+ */
+export function MarkdownView({
+  repoId,
+  gitRef,
+  path,
+  text,
+}: {
+  repoId: string;
+  gitRef: string;
+  path: string;
+  text: string;
+}) {
+  const [html, setHtml] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const body = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    setHtml(null);
+    setError(null);
+    renderMarkdown(text, {
+      link: (href) => {
+        const target = resolveRepoPath(path, href);
+        if (!target) return null;
+        const hash = target.hash ? `#${ANCHOR_PREFIX}${target.hash.slice(1)}` : '';
+        return routeHref({ path: target.path, commit: null, view: null }) + hash;
+      },
+    })
+      .then((h) => !cancelled && setHtml(h))
+      .catch((err: Error) => !cancelled && setError(err.message));
+    return () => {
+      cancelled = true;
+    };
+  }, [text, path]);
+
+  useEffect(() => {
+    const root = body.current;
+    if (!root || html === null) return;
+    const urls: string[] = [];
+    const abort = new AbortController();
+    for (const img of root.querySelectorAll<HTMLImageElement>('img[data-repo-src]')) {
+      const target = resolveRepoPath(path, img.dataset.repoSrc ?? '');
+      const type = target && imageType(target.path);
+      if (!target || !type) continue;
+      gitClient
+        .readFile(repoId, gitRef, target.path, undefined, abort.signal)
+        .then((file) => {
+          const url = URL.createObjectURL(new Blob([file.bytes as BlobPart], { type }));
+          urls.push(url);
+          img.src = url;
+        })
+        .catch(() => img.setAttribute('data-missing', 'true'));
+    }
+    const blocks = root.querySelectorAll<HTMLElement>('pre code[class*="language-"]');
+    if (blocks.length) {
+      loadHighlighter().then((hljs) => {
+        for (const block of blocks) {
+          const lang = /language-(\S+)/.exec(block.className)?.[1];
+          if (lang && hljs.getLanguage(lang)) hljs.highlightElement(block);
+        }
+      });
+    }
+    const hash = decodeURIComponent(location.hash.slice(1));
+    if (hash) document.getElementById(hash)?.scrollIntoView();
+    return () => {
+      abort.abort();
+      for (const url of urls) URL.revokeObjectURL(url);
+    };
+  }, [html, repoId, gitRef, path]);
+
+  // Links inside the repo stay in the app: a history entry, not a page load.
+  function onClick(e: MouseEvent) {
+    const a = (e.target as HTMLElement).closest?.('a[data-repo-link]') as HTMLAnchorElement | null;
+    if (!a || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+    const url = new URL(a.href);
+    e.preventDefault();
+    history.pushState(null, '', url.pathname + url.search + url.hash);
+    navigate({}, { replace: true, hash: url.hash });
+  }
+
+  if (error) return <p class="error">Could not render this Markdown: {error}</p>;
+  if (html === null) return <p class="muted">Rendering…</p>;
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the click only intercepts links, which keep their own keys
+    // biome-ignore lint/a11y/noStaticElementInteractions: one delegated handler for the links inside
+    <div
+      class="markdown-body"
+      data-testid="markdown"
+      ref={body}
+      onClick={onClick}
+      // Sanitized by DOMPurify in renderMarkdown.
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
+}
