@@ -66,6 +66,9 @@ test('the repo home shows the tree, then the README rendered with GitHub’s fla
   const img = md.locator('img[alt="The logo"]');
   await expect(img).toHaveAttribute('src', /^blob:/);
   await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(1);
+  // Each entry gets the last commit that changed it, after the listing.
+  const docs = gitIn(['log', '-1', '--format=%s', 'main', '--', 'docs']).trim();
+  await expect(page.getByTestId('file-tree').locator('li[data-type="tree"]').first()).toContainText(docs);
   await shoot('home');
 });
 

@@ -120,3 +120,22 @@ describe('compare', () => {
     expect(result.mergeBase).toBe((await gitCli(['merge-base', a, b], { cwd: bare })).trim());
   });
 });
+
+describe('last commit of each entry', () => {
+  it.each([
+    ['main', ''],
+    ['main', 'docs'],
+    ['feature', 'src'],
+  ])('at %s:%s equals git log -1 -- <entry> for every entry, with no request', async (ref, folder) => {
+    await resetStats();
+    const result = await api.lastCommits(repoId, ref, folder);
+    const names = lines(await gitCli(['ls-tree', '--name-only', `${ref}:${folder}`], { cwd: bare }));
+    expect(result.unresolved).toEqual([]);
+    for (const name of names) {
+      const path = folder ? `${folder}/${name}` : name;
+      const expected = (await gitCli(['log', '-1', '--format=%H', ref, '--', path], { cwd: bare })).trim();
+      expect(result.entries[name]?.oid, path).toBe(expected);
+    }
+    expect((await repoStats('reading.git')).requests).toBe(0);
+  });
+});

@@ -10,6 +10,7 @@ import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
+import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
@@ -43,6 +44,7 @@ export type {
   FileContent,
   FileDiff,
   FileHistoryPage,
+  LastCommits,
   LogPage,
   Presence,
   RefList,
@@ -94,6 +96,11 @@ export const api = {
 
   readTree(repoId: string, commit: string, path?: string): Promise<TreeListing> {
     return readTree(repoId, commit, path);
+  },
+
+  /** The last commit that changed each entry of a folder, from commits and trees; asked for after the listing. */
+  lastCommits(repoId: string, ref: string, path: string, signal?: AbortSignal): Promise<LastCommits> {
+    return lastCommits(repoId, ref, path, { signal });
   },
 
   /** Every file path of a commit, newline-separated, from trees alone: what go-to-file searches. */

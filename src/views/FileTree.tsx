@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { TreeEntry, TreeListing } from '../../workers/api.ts';
+import type { LastCommits, TreeEntry, TreeListing } from '../../workers/api.ts';
+import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
@@ -13,13 +14,22 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
   const [listing, setListing] = useState<TreeListing | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  const [last, setLast] = useState<LastCommits | null>(null);
+
   useEffect(() => {
     setListing(null);
     setError(null);
+    setLast(null);
+    const abort = new AbortController();
     gitClient
       .readTree(repoId, gitRef, path)
-      .then(setListing)
-      .catch((err: Error) => setError(err.message));
+      .then((l) => {
+        setListing(l);
+        // After the listing, never before it: walking history for each entry can take a while.
+        return gitClient.lastCommits(repoId, l.commit, path, abort.signal).then(setLast);
+      })
+      .catch((err: Error) => !abort.signal.aborted && setError(err.message));
+    return () => abort.abort();
   }, [repoId, gitRef, path]);
 
   const open = (entry: TreeEntry) => navigate({ path: entry.path, commit: null });
@@ -85,7 +95,7 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
                   </button>
                 )}
                 {BADGE[entry.mode] && <span class="badge">{BADGE[entry.mode]}</span>}
-                <code class="muted oid">{entry.oid.slice(0, 10)}</code>
+                <LastCommit entry={entry} last={last} />
               </li>
             ))}
           </ul>
@@ -130,5 +140,25 @@ function FolderReadme({ repoId, gitRef, path }: { repoId: string; gitRef: string
           <pre class="readme-text">{text}</pre>
         ))}
     </section>
+  );
+}
+
+/** The last commit that changed an entry: its subject links to it, and its date says how old it is. */
+function LastCommit({ entry, last }: { entry: TreeEntry; last: LastCommits | null }) {
+  const c = last?.entries[entry.name];
+  if (!c) {
+    return (
+      <code class="muted oid" title={`Object ${entry.oid}`}>
+        {entry.oid.slice(0, 10)}
+      </code>
+    );
+  }
+  return (
+    <span class="last-commit muted">
+      <button type="button" class="link" title={c.subject} onClick={() => navigate({ commit: c.oid })}>
+        {firstLine(c.subject)}
+      </button>
+      <time dateTime={new Date(c.timestamp * 1000).toISOString()}>{formatCommitDate(c.timestamp)}</time>
+    </span>
   );
 }

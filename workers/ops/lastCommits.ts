@@ -1,0 +1,81 @@
+// The last commit that changed each entry of a folder, as a code host lists beside its files. Read from
+// commits and trees only, walking back until every entry is placed, so it comes after the listing.
+
+import git, { type CommitObject } from 'isomorphic-git';
+import { throwIfAborted } from './errors.ts';
+import { openRepo, resolveCommit, shallowCommits } from './repoAccess.ts';
+import { entryAtPath, readTreeEntries } from './treePaths.ts';
+
+export interface EntryCommit {
+  oid: string;
+  subject: string;
+  timestamp: number;
+}
+
+export interface LastCommits {
+  /** By entry name: the newest commit whose version of the entry differs from all its parents'. */
+  entries: Record<string, EntryCommit>;
+  /** Entries the walk did not place within `maxCommits` (or before the shallow boundary). */
+  unresolved: string[];
+}
+
+/** Commits walked at most: past this a very old file is shown without its last commit. */
+export const LAST_COMMITS_MAX_WALK = 5000;
+
+export async function lastCommits(
+  repoId: string,
+  ref: string,
+  path = '',
+  hooks: { signal?: AbortSignal; maxCommits?: number } = {},
+): Promise<LastCommits> {
+  const repo = await openRepo(repoId);
+  const start = await resolveCommit(repo, ref);
+  const clean = path.replace(/^\/+|\/+$/g, '');
+  const shallow = await shallowCommits(repo);
+  const read = async (oid: string): Promise<CommitObject> =>
+    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+  /** The folder's entries in a commit: name -> mode+oid, or null where the folder is absent. */
+  const folder = async (c: CommitObject): Promise<{ tree: string; entries: Map<string, string> } | null> => {
+    const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
+    if (at?.mode !== '040000') return null;
+    const entries = new Map((await readTreeEntries(repo, at.oid)).map((e) => [e.path, `${e.mode} ${e.oid}`]));
+    return { tree: at.oid, entries };
+  };
+
+  const head = await folder(await read(start));
+  const pending = new Set(head ? head.entries.keys() : []);
+  const result: Record<string, EntryCommit> = {};
+  const queue: { oid: string; time: number; commit: CommitObject }[] = [];
+  const seen = new Set<string>();
+  const push = async (oid: string) => {
+    if (seen.has(oid)) return;
+    seen.add(oid);
+    const commit = await read(oid);
+    queue.push({ oid, time: commit.committer.timestamp, commit });
+    queue.sort((a, b) => a.time - b.time);
+  };
+  await push(start);
+  let walked = 0;
+  const max = hooks.maxCommits ?? LAST_COMMITS_MAX_WALK;
+  while (pending.size && queue.length && walked++ < max) {
+    throwIfAborted(hooks.signal);
+    const { oid, commit } = queue.pop()!;
+    const mine = await folder(commit);
+    const parents = shallow.has(oid) ? [] : commit.parent;
+    const theirs = await Promise.all(parents.map(async (p) => folder(await read(p))));
+    // The folder as one of its parents had it: nothing in it changed here.
+    if (!theirs.some((t) => t?.tree === mine?.tree)) {
+      for (const name of pending) {
+        const here = mine?.entries.get(name);
+        const changed =
+          theirs.length === 0 ? here !== undefined : theirs.every((t) => t?.entries.get(name) !== here);
+        if (changed) {
+          result[name] = { oid, subject: commit.message.split('\n')[0], timestamp: commit.author.timestamp };
+          pending.delete(name);
+        }
+      }
+    }
+    for (const p of parents) await push(p);
+  }
+  return { entries: result, unresolved: [...pending] };
+}
