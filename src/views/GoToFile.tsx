@@ -1,26 +1,50 @@
+import * as Comlink from 'comlink';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
+import type { PathMatch, PathSearch } from '../search/pathSearch.worker.ts';
 import { Modal } from './Modal.tsx';
 
-type Fuzzysort = typeof import('fuzzysort');
-let loadingFuzzysort: Promise<Fuzzysort> | null = null;
-// fuzzysort is loaded with the first search, never up front.
-function loadFuzzysort(): Promise<Fuzzysort> {
-  loadingFuzzysort ??= import('fuzzysort').then((m) => (m as unknown as { default: Fuzzysort }).default ?? m);
-  return loadingFuzzysort;
+// One search worker for the page, started with the first go-to-file: the fuzzy matching of 100,000 paths
+// runs there, never on the main thread.
+let searcher: Comlink.Remote<PathSearch> | null = null;
+function pathSearch(): Comlink.Remote<PathSearch> {
+  searcher ??= Comlink.wrap<PathSearch>(
+    new Worker(new URL('../search/pathSearch.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'path-search',
+    }),
+  );
+  return searcher;
 }
 
-// Paths of the commits already searched in this page, by repo and commit: opening the finder twice on one
-// commit asks the worker once.
-const pathCache = new Map<string, string[]>();
+// Paths already read in this page, by repo and commit: opening the finder twice on one commit asks the
+// git worker once.
+const pathCache = new Map<string, string>();
 
 const SHOWN = 50;
 
-interface Result {
-  path: string;
-  shown: ComponentChildren;
+/** The path with its matched characters marked, as elements: a path is the repository's text, never HTML. */
+function marked(match: PathMatch): ComponentChildren {
+  if (!match.indexes.length) return match.path;
+  const hit = new Set(match.indexes);
+  const out: ComponentChildren[] = [];
+  let run = '';
+  let inHit = false;
+  const flush = (i: number) => {
+    if (run) out.push(inHit ? <mark key={i}>{run}</mark> : run);
+    run = '';
+  };
+  for (let i = 0; i < match.path.length; i++) {
+    if (hit.has(i) !== inHit) {
+      flush(i);
+      inHit = !inHit;
+    }
+    run += match.path[i];
+  }
+  flush(match.path.length);
+  return out;
 }
 
 /**
@@ -36,44 +60,50 @@ export function GoToFile({
   gitRef: string;
   onClose: () => void;
 }) {
-  const [paths, setPaths] = useState<string[] | null>(null);
-  const [fuzzy, setFuzzy] = useState<Fuzzysort | null>(null);
+  const [key, setKey] = useState<string | null>(null);
+  const [total, setTotal] = useState<number | null>(null);
+  const [first, setFirst] = useState<string[]>([]);
   const [query, setQuery] = useState('');
+  const [results, setResults] = useState<PathMatch[]>([]);
   const [active, setActive] = useState(0);
   const [error, setError] = useState<string | null>(null);
   const input = useRef<HTMLInputElement>(null);
-  const prepared = useRef<ReturnType<Fuzzysort['prepare']>[] | null>(null);
+  const asked = useRef(0);
 
   useEffect(() => {
     input.current?.focus();
-    loadFuzzysort().then(setFuzzy);
-    const key = `${repoId}\0${gitRef}`;
-    const cached = pathCache.get(key);
-    if (cached) {
-      setPaths(cached);
-      return;
-    }
-    gitClient
-      .listPaths(repoId, gitRef)
-      .then(({ paths }) => {
-        const list = paths ? paths.split('\n') : [];
-        pathCache.set(key, list);
-        setPaths(list);
-      })
-      .catch((err: RemoteOperationError) => setError(err.message));
+    const cacheKey = `${repoId}\0${gitRef}`;
+    const ready = (paths: string) => {
+      const list = paths ? paths.split('\n') : [];
+      setTotal(list.length);
+      setFirst(list.slice(0, SHOWN));
+      void pathSearch()
+        .load(cacheKey, paths)
+        .then(() => setKey(cacheKey));
+    };
+    const cached = pathCache.get(cacheKey);
+    if (cached !== undefined) ready(cached);
+    else
+      gitClient
+        .listPaths(repoId, gitRef)
+        .then(({ paths }) => {
+          pathCache.set(cacheKey, paths);
+          ready(paths);
+        })
+        .catch((err: RemoteOperationError) => setError(err.message));
   }, [repoId, gitRef]);
 
-  const results = useMemo(() => {
-    if (!paths) return [];
-    if (!query.trim() || !fuzzy) return paths.slice(0, SHOWN).map((p): Result => ({ path: p, shown: p }));
-    prepared.current ??= paths.map((p) => fuzzy.prepare(p));
-    // Matched letters as elements, never as HTML: a path is the repository's text.
-    return fuzzy
-      .go(query, prepared.current, { limit: SHOWN, threshold: 0.2 })
-      .map((r): Result => ({ path: r.target, shown: r.highlight((m, i) => <mark key={i}>{m}</mark>) }));
-  }, [paths, fuzzy, query]);
+  useEffect(() => {
+    setActive(0);
+    if (!query.trim() || !key) return;
+    // Answers can come back out of order; only the newest question's is shown.
+    const n = ++asked.current;
+    void pathSearch()
+      .search(key, query, SHOWN)
+      .then((found) => n === asked.current && setResults(found));
+  }, [query, key]);
 
-  useEffect(() => setActive(0), [query]);
+  const shown: PathMatch[] = query.trim() ? results : first.map((path) => ({ path, indexes: [] }));
 
   function open(path: string) {
     onClose();
@@ -81,9 +111,9 @@ export function GoToFile({
   }
 
   function onKeyDown(e: KeyboardEvent) {
-    if (e.key === 'ArrowDown') setActive((a) => Math.min(results.length - 1, a + 1));
+    if (e.key === 'ArrowDown') setActive((a) => Math.min(shown.length - 1, a + 1));
     else if (e.key === 'ArrowUp') setActive((a) => Math.max(0, a - 1));
-    else if (e.key === 'Enter' && results[active]) open(results[active].path);
+    else if (e.key === 'Enter' && shown[active]) open(shown[active].path);
     else return;
     e.preventDefault();
   }
@@ -97,18 +127,20 @@ export function GoToFile({
       <input
         ref={input}
         type="search"
-        placeholder={paths ? `Go to file (${paths.length.toLocaleString()} files)` : 'Reading the file list…'}
+        placeholder={
+          total === null ? 'Reading the file list…' : `Go to file (${total.toLocaleString()} files)`
+        }
         value={query}
         onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
         onKeyDown={onKeyDown}
         aria-label="File name"
         aria-controls="goto-results"
-        aria-activedescendant={results[active] ? `goto-${active}` : undefined}
+        aria-activedescendant={shown[active] ? `goto-${active}` : undefined}
         data-testid="goto-input"
       />
       {error && <p class="error">{error}</p>}
       <div class="goto-results" id="goto-results" role="listbox" data-testid="goto-results">
-        {results.map((r, i) => (
+        {shown.map((r, i) => (
           <div
             key={r.path}
             id={`goto-${i}`}
@@ -120,10 +152,10 @@ export function GoToFile({
             onKeyDown={(e) => e.key === 'Enter' && open(r.path)}
             onMouseMove={() => setActive(i)}
           >
-            {r.shown}
+            {marked(r)}
           </div>
         ))}
-        {paths && query && results.length === 0 && <p class="muted">No file matches “{query}”.</p>}
+        {key && query.trim() && results.length === 0 && <p class="muted">No file matches “{query}”.</p>}
       </div>
     </Modal>
   );
