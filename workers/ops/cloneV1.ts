@@ -3,7 +3,7 @@ import http from 'isomorphic-git/http/web';
 import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
-import { type GitHttpClient, repoName } from '../transport/gitHttp.ts';
+import { type GitHttpClient, isOffline, offlineError, repoName } from '../transport/gitHttp.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
 import { abortedError, OperationError } from './errors.ts';
 
@@ -24,6 +24,8 @@ export async function cloneWithProtocolV1(
   let bytes = client.bytesReceived;
   const counting: HttpClient = {
     async request(req: GitHttpRequest) {
+      // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
+      if (isOffline()) throw offlineError(client.url.host);
       requests++;
       const res = await http.request({ ...req, signal });
       const body = res.body;

@@ -52,7 +52,11 @@ export function throwIfAborted(signal?: AbortSignal): void {
  */
 export class MissingObjectError extends Error {
   override readonly name = 'MissingObjectError';
-  readonly code = 'MISSING_OBJECT';
+  /**
+   * OFFLINE when the device had no network, so nothing was asked of the server: the UI says "offline"
+   * rather than "missing", and the person knows reconnecting is all it takes.
+   */
+  readonly code: 'MISSING_OBJECT' | 'OFFLINE';
   readonly oid: string;
   readonly path?: string;
   readonly reason: string;
@@ -68,6 +72,8 @@ export class MissingObjectError extends Error {
     options: {
       path?: string;
       notOnServer?: boolean;
+      /** The device was offline: no request was sent. */
+      offline?: boolean;
       others?: number;
       /** What to do about it, when not the default (retry online, or nothing for an object not on the server). */
       advice?: string;
@@ -86,6 +92,7 @@ export class MissingObjectError extends Error {
       `${what}${more} is not stored in this browser and could not be fetched: ${reason.replace(/\.\s*$/, '')}.${advice ? ` ${advice}` : ''}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
+    this.code = options.offline ? 'OFFLINE' : 'MISSING_OBJECT';
     this.oid = oid;
     this.path = options.path;
     this.reason = reason;
@@ -99,6 +106,7 @@ export class MissingObjectError extends Error {
     return new MissingObjectError(this.oid, this.reason, {
       path,
       notOnServer: this.notOnServer,
+      offline: this.code === 'OFFLINE',
       others: this.others,
       advice: this.advice,
       cause: this.cause,

@@ -422,6 +422,8 @@ function missingError(
     return new MissingObjectError(oid, err.message, { notOnServer, others, cause: err });
   }
   if (err instanceof TransportError) {
+    if (err.code === 'OFFLINE')
+      return new MissingObjectError(oid, err.message, { offline: true, others, cause: err, advice: '' });
     // A 401 or 403 message already says what to do.
     const auth = err.code === 'HTTP_UNAUTHORIZED' || err.code === 'HTTP_FORBIDDEN';
     return new MissingObjectError(oid, err.message, { others, cause: err, advice: auth ? '' : undefined });

@@ -1,5 +1,7 @@
 export type TransportErrorCode =
   | 'INVALID_URL'
+  /** The device says it has no network (`navigator.onLine` is false): no request was sent. */
+  | 'OFFLINE'
   | 'NETWORK_ERROR'
   | 'HTTP_UNAUTHORIZED'
   | 'HTTP_FORBIDDEN'

@@ -91,6 +91,9 @@ export class GitHttpClient {
     const doFetch = this.opts.fetch ?? fetch;
     const signal = this.opts.signal;
     if (signal?.aborted) throw abortError();
+    // Every request of every operation comes through here, so this is where "offline" is said, before
+    // trying: a fetch would fail too, but only after a timeout, and as a vague network error.
+    if (isOffline()) throw offlineError(this.url.host);
     this.requests++;
     let res: Response;
     try {
@@ -179,6 +182,18 @@ export class GitHttpClient {
       reader.releaseLock();
     }
   }
+}
+
+/** `navigator.onLine` in a window or a worker; where there is no navigator (Node), online is assumed. */
+export function isOffline(): boolean {
+  return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
+}
+
+export function offlineError(host: string): TransportError {
+  return new TransportError(
+    'OFFLINE',
+    `This device is offline, so ${host} was not contacted. Connect to the network and try again.`,
+  );
 }
 
 function abortError(): TransportError {
