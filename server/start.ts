@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -44,7 +44,7 @@ const proxy = await startCorsProxy({
   allowedOrigins: [`http://localhost:${values['app-port']}`, `http://127.0.0.1:${values['app-port']}`],
 });
 
-const assets = sirv(dist, { single: true, etag: true, gzip: true });
+const assets = sirv(dist, { single: true, etag: true, gzip: true, setHeaders: cacheHeaders });
 // The app asks for this at start: the CORS proxy to fall back on when a host refuses direct requests.
 const config = JSON.stringify({ corsProxy: proxy.url });
 const app = createServer((req, res) => {
@@ -62,6 +62,18 @@ const demo = `${git.url}/features.git`;
 console.log(`Git server: ${git.url} (repos: ${fixtures.repos.join(', ')})`);
 console.log(`CORS proxy: ${proxy.url}/<host>/<repo path> (git smart-HTTP only)`);
 console.log(`\nBlobless is running. Open:\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`);
+
+/**
+ * Hashed build files never change under their name; everything else (the service worker above all, which
+ * decides when a new version arrives, and index.html, which names the hashed files) is revalidated on
+ * every request.
+ */
+function cacheHeaders(res: ServerResponse, pathname: string): void {
+  res.setHeader(
+    'Cache-Control',
+    pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+  );
+}
 
 function shutdown() {
   app.close();

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { CheckoutProgress as Progress, RefList } from '../../workers/api.ts';
+import { whileBusy } from '../busy.ts';
 import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
@@ -18,11 +19,13 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
     setError(null);
     setProgress({ phase: 'fetching-blobs', objects: 0, totalObjects: 0, bytes: 0, requests: 0 });
     try {
-      await gitClient.checkout(
-        repoId,
-        ref,
-        { force: false },
-        proxy((p: Progress) => setProgress(p)),
+      await whileBusy('checkout', () =>
+        gitClient.checkout(
+          repoId,
+          ref,
+          { force: false },
+          proxy((p: Progress) => setProgress(p)),
+        ),
       );
       navigate({ ref, commit: null });
     } catch (err) {
