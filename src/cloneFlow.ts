@@ -1,5 +1,7 @@
 import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
+import { whileBusy } from './busy.ts';
 import { gitClient, proxy } from './gitClient.ts';
+import { askPersistenceOnce } from './storage.ts';
 
 export type FlowProgress = CloneProgress | CheckoutProgress;
 
@@ -20,13 +22,19 @@ export async function cloneAndCheckout(
   signal: AbortSignal,
 ): Promise<CloneResult> {
   const progress = proxy(onProgress);
-  const { corsProxy } = await loadAppConfig();
-  const result = await gitClient.clone({ fallbackCorsProxy: corsProxy, ...options }, progress, signal);
-  await gitClient.checkout(result.repoId, 'HEAD', {}, progress, signal);
+  const result = await whileBusy('clone', async () => {
+    const { corsProxy } = await loadAppConfig();
+    const cloned = await gitClient.clone({ fallbackCorsProxy: corsProxy, ...options }, progress, signal);
+    await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
+    return cloned;
+  });
+  // Not awaited: the answer (or Firefox's prompt) must not hold up showing the repository.
+  void askPersistenceOnce();
   return result;
 }
 
 export const NEXT_STEP: Record<string, string> = {
+  OFFLINE: 'Connect to the network, then try again. Repositories already stored open without it.',
   INVALID_URL: 'Paste the https:// address you would give to git clone.',
   NETWORK_ERROR: 'Check the address, or set a CORS proxy if the host does not allow browser requests.',
   HTTP_UNAUTHORIZED: 'Fill in a user name and token under "CORS proxy and private repositories".',

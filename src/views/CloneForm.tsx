@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { CloneResult } from '../../workers/api.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import type { RemoteOperationError } from '../gitClient.ts';
+import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
 import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
@@ -21,6 +22,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
   const [done, setDone] = useState<CloneResult | null>(null);
   const controller = useRef<AbortController | null>(null);
+  const online = useOnline();
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -143,9 +145,14 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
           </label>
         </details>
         <div class="actions wide">
-          <button type="submit" data-testid="clone-submit" disabled={busy}>
+          <button type="submit" data-testid="clone-submit" disabled={busy || !online}>
             {busy ? 'Cloning…' : 'Clone'}
           </button>
+          {!online && !busy && (
+            <span class="muted" role="status" data-testid="clone-offline">
+              You are offline: cloning needs the network. Repositories below still open.
+            </span>
+          )}
           {busy && (
             <button type="button" class="secondary" onClick={() => controller.current?.abort()}>
               Cancel

@@ -2,18 +2,19 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
+import { askPersistence, readStorage, type StorageState } from '../storage.ts';
 import { CloneForm } from './CloneForm.tsx';
 import { RepoList } from './RepoList.tsx';
 
 export function Home() {
   const [repos, setRepos] = useState<RepoRecord[] | null>(null);
-  const [storage, setStorage] = useState<StorageEstimate | null>(null);
+  const [storage, setStorage] = useState<StorageState | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 
   const refresh = useCallback(async () => {
     try {
       setRepos(await gitClient.listRepos());
-      setStorage(await navigator.storage?.estimate?.());
+      setStorage(await readStorage());
     } catch (err) {
       setLoadError((err as Error).message);
     }
@@ -30,13 +31,54 @@ export function Home() {
         <h2 id="repos-title">Your repositories</h2>
         {loadError && <p class="error">{loadError}</p>}
         {repos === null ? <p class="muted">Loading…</p> : <RepoList repos={repos} onChanged={refresh} />}
-        {storage?.quota ? (
-          <p class="muted storage">
-            Storage: {formatBytes(storage.usage ?? 0)} used of {formatBytes(storage.quota)} available to this
-            site.
-          </p>
-        ) : null}
+        {storage && <StorageLine storage={storage} hasRepos={!!repos?.length} onAsked={refresh} />}
       </section>
     </div>
+  );
+}
+
+/** Used and available storage, and whether the browser may evict it. */
+function StorageLine({
+  storage,
+  hasRepos,
+  onAsked,
+}: {
+  storage: StorageState;
+  hasRepos: boolean;
+  onAsked: () => void;
+}) {
+  const { usage, quota, persisted, asked } = storage;
+  return (
+    <>
+      {quota ? (
+        <p class="muted storage" data-testid="storage-estimate">
+          Storage: {formatBytes(usage ?? 0)} used, {formatBytes(Math.max(0, quota - (usage ?? 0)))} more
+          available to this site.
+        </p>
+      ) : null}
+      {persisted !== null && (
+        <p class="muted storage-persist" data-testid="storage-persistence" data-persisted={String(persisted)}>
+          {persisted
+            ? 'Persistent storage: granted. The browser will not clear your repositories to free space.'
+            : asked === 'denied'
+              ? 'Persistent storage: not granted. The browser may clear your repositories when space runs low; installing Blobless or using it often makes a grant likelier.'
+              : hasRepos
+                ? 'Persistent storage: not asked yet. The browser may clear your repositories when space runs low.'
+                : 'Persistent storage is asked for after your first clone, so the browser keeps your repositories.'}
+          {!persisted && hasRepos && (
+            <button
+              type="button"
+              class="link"
+              onClick={async () => {
+                await askPersistence();
+                onAsked();
+              }}
+            >
+              {asked === 'denied' ? 'Ask again' : 'Ask now'}
+            </button>
+          )}
+        </p>
+      )}
+    </>
   );
 }
