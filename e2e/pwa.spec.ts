@@ -36,7 +36,11 @@ function builtFiles(dir = dist): string[] {
 }
 
 async function waitForController(page: Page): Promise<void> {
-  await page.evaluate(() => navigator.serviceWorker.ready);
+  await expect
+    .poll(() => page.evaluate(async () => !!(await navigator.serviceWorker.getRegistration())?.active), {
+      timeout: 20_000,
+    })
+    .toBe(true);
   if (!(await page.evaluate(() => !!navigator.serviceWorker.controller))) await page.reload();
   await expect.poll(() => page.evaluate(() => !!navigator.serviceWorker.controller)).toBe(true);
 }
@@ -129,6 +133,18 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   const repoId = new URL(page.url()).searchParams.get('repo')!;
 
+  // The first clone asked for persistent storage; the home page gives the answer and the space.
+  await page.goto('/');
+  await expect(page.getByTestId('storage-persistence')).toContainText(
+    /Persistent storage: (granted|not granted)/,
+  );
+  expect(
+    await page.evaluate(
+      async () => (await navigator.storage.persisted()) || !!localStorage.getItem('blobless.persistAsked'),
+    ),
+  ).toBe(true);
+  await expect(page.getByTestId('storage-estimate')).toContainText(/used, .+ more available/);
+
   // Blobs the checkout of main fetched; a file of v0.1 whose blob is none of them was never fetched.
   const mainBlobs = new Set(
     gitIn(['ls-tree', '-r', 'main'])
@@ -215,8 +231,11 @@ test('a new version shows "update available" and reloads only when asked, never 
     p.evaluate(() => {
       (window as unknown as { sameDocument: boolean }).sameDocument = true;
     });
+  // A page that is navigating away destroys the evaluation: that too means the document is gone.
   const sameDocument = (p: Page) => () =>
-    p.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true);
+    p
+      .evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument === true)
+      .catch(() => false);
   try {
     await page.goto(`${origin}/`);
     await waitForController(page);
