@@ -3,7 +3,13 @@ type Hljs = typeof import('highlight.js/lib/common').default;
 let loading: Promise<Hljs> | null = null;
 
 export function loadHighlighter(): Promise<Hljs> {
-  loading ??= import('highlight.js/lib/common').then((m) => m.default);
+  // A failed load (offline, with a chunk of an older version no cache holds) is tried again next time.
+  loading ??= import('highlight.js/lib/common')
+    .then((m) => m.default)
+    .catch((err: unknown) => {
+      loading = null;
+      throw err;
+    });
   return loading;
 }
 

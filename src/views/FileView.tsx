@@ -143,13 +143,17 @@ function CodeLines({ text, path }: { text: string; path: string }) {
     setLines(escapeHtml(text).split('\n'));
     const lang = languageFor(path);
     let cancelled = false;
-    loadHighlighter().then((hljs) => {
-      if (cancelled) return;
-      const html = lang
-        ? hljs.highlight(text, { language: lang, ignoreIllegals: true }).value
-        : escapeHtml(text);
-      setLines(splitHighlightedLines(html));
-    });
+    loadHighlighter().then(
+      (hljs) => {
+        if (cancelled) return;
+        const html = lang
+          ? hljs.highlight(text, { language: lang, ignoreIllegals: true }).value
+          : escapeHtml(text);
+        setLines(splitHighlightedLines(html));
+      },
+      // Without the highlighter, the plain escaped lines above stay.
+      () => undefined,
+    );
     return () => {
       cancelled = true;
     };
