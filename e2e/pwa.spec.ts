@@ -183,6 +183,9 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
     await page.reload();
     await expect(page.locator('.brand')).toBeVisible();
     await expect(page.getByTestId('offline-badge')).toBeVisible();
+    // config.json (the CORS proxy to fall back on) answers from the cache of its last online answer.
+    const config = await page.evaluate(() => fetch('config.json').then((r) => r.json()));
+    expect(config).toEqual({ corsProxy: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
 
     // A stored file, by a real page load of its address (not Markdown, which is shown rendered).
     await page.goto(`/?${new URLSearchParams({ repo: repoId, path: 'notes/evolving.txt' })}`);
