@@ -208,6 +208,18 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
     await expect(error).toContainText(missing);
     await expect(error).toContainText('This device is offline');
 
+    // A link to a repository this browser does not have: the clone it starts says offline, sending nothing.
+    const sent: string[] = [];
+    page.on('request', (req) => {
+      if (req.url().startsWith(gitServer)) sent.push(req.url());
+    });
+    await page.goto(`/?${new URLSearchParams({ repo: `${gitServer}/basic.git` })}`);
+    await expect(page.getByTestId('clone-error')).toContainText('Error code: OFFLINE');
+    await expect(page.getByTestId('clone-error')).toContainText(
+      'Repositories already stored open without it',
+    );
+    expect(sent).toEqual([]);
+
     // Cloning says so before it is tried.
     await page.goto('/');
     await expect(page.getByTestId('clone-offline')).toBeVisible();
