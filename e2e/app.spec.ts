@@ -55,6 +55,8 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
 
   // A file's content is git show's.
   await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  // Markdown shows rendered first; its source is one toggle away.
+  await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect(page.getByTestId('file-content')).toBeVisible();
   expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
 
@@ -68,6 +70,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   await page.getByTestId('branch-select').selectOption(branch);
   await expect(page).toHaveURL(/ref=feature%2Fx/);
   await spaNavigate(page, { path: changed! });
+  if (changed!.endsWith('.md')) await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect(page.getByTestId('file-content')).toBeVisible();
   expect(await shownText(page)).toBe(gitIn(['show', `${branch}:${changed}`]));
 
@@ -124,6 +127,7 @@ test('offline: present files read, a missing one shows the typed error', async (
 
   await context.setOffline(true);
   await spaNavigate(page, { path: 'README.md' });
+  await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect(page.getByTestId('file-content')).toBeVisible();
   expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
 
@@ -156,7 +160,7 @@ test('screenshots of home, progress, repo and diff views, light and dark', async
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
   const page = await phone.newPage();
   await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/features.git`)}&path=README.md`);
-  await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
+  await expect(page.getByTestId('markdown')).toBeVisible({ timeout: 90_000 });
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
   await page.screenshot({ path: join(shots, 'phone-file.png'), fullPage: true });
   await phone.close();

@@ -89,6 +89,7 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
   repoOnly.searchParams.delete('path');
   await page.goto(repoOnly.toString());
   await tree.getByRole('button', { name: 'Open file README.md' }).click();
+  await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect
     .poll(() => page.getByTestId('file-content').evaluate((el) => el.textContent))
     .toBe(execFileSync('git', ['show', 'HEAD:README.md'], { cwd: bare, encoding: 'utf8' }));
