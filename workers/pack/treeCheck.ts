@@ -76,8 +76,11 @@ const SPACE = 0x20;
 const NUL = 0;
 const decoder = new TextDecoder('utf-8');
 
-/** Parses a tree object's content (no "tree <size>\0" header) and checks it as git fsck does. */
-export function checkTree(bytes: Uint8Array): CheckedTree {
+/**
+ * Parses a tree object's content (no "tree <size>\0" header) and checks it as git fsck does. `verify`
+ * false parses only (a tree that passed before): a malformed tree is still BAD_TREE.
+ */
+export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
   const entries: ParsedTreeEntry[] = [];
   const raw: { mode: string; name: Uint8Array }[] = [];
   const seen = new Set<string>();
@@ -102,6 +105,8 @@ export function checkTree(bytes: Uint8Array): CheckedTree {
     const name = decoder.decode(nameBytes);
     const oid = hex(bytes.subarray(nul + 1, nul + 21));
     at = nul + 21;
+    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid });
+    if (!verify) continue;
 
     if (!VALID_MODES.has(mode))
       report('BAD_FILEMODE', name, `${show(name)} has mode ${mode}, which git does not write.`);
@@ -122,7 +127,6 @@ export function checkTree(bytes: Uint8Array): CheckedTree {
       report('TREE_NOT_SORTED', name, `${show(name)} is out of git's tree order.`);
     }
     raw.push({ mode, name: nameBytes });
-    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid });
   }
   return { entries, problem };
 }
