@@ -21,6 +21,7 @@ import {
 import { type BlobFetchHooks, type BlobFetchProgress, ensureBlobs } from './lazyBlobs.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
 import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
+import { clearTypeChanges } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
 export const WORKTREE_DIR = '/';
@@ -138,6 +139,7 @@ export async function checkout(
   try {
     await writeAllOrNothing(repoId, async () => {
       const worktreeFs = watchedFs(repo.fs.promises, changes, signal);
+      await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force);
       await applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks);
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
