@@ -55,20 +55,21 @@ const SWITCHES = [
 ];
 
 describe.each(SWITCHES)('typechange.git: main <-> %s', (branch) => {
-  let repoId: string;
-  beforeAll(async () => {
-    ({ repoId } = await api.clone({ url: `${serverUrl}/typechange.git` }));
+  /** A fresh clone with `from` checked out (a plain checkout, no switch), then switched to `to`. */
+  async function switchBetween(from: string, to: string): Promise<string> {
+    const { repoId } = await api.clone({ url: `${serverUrl}/typechange.git`, ref: from });
     await checkout(repoId, 'HEAD');
-  });
+    await expectLikeGit(repoId, from);
+    await checkout(repoId, to);
+    return repoId;
+  }
 
   it(`main to ${branch}: what git checkout gives`, async () => {
-    await checkout(repoId, branch);
-    await expectLikeGit(repoId, branch);
+    await expectLikeGit(await switchBetween('main', branch), branch);
   });
 
-  it(`${branch} back to main: what git checkout gives`, async () => {
-    await checkout(repoId, 'main');
-    await expectLikeGit(repoId, 'main');
+  it(`${branch} to main: what git checkout gives`, async () => {
+    await expectLikeGit(await switchBetween(branch, 'main'), 'main');
   });
 });
 
@@ -83,7 +84,10 @@ describe('typechange.git: local changes in the way of a type change', () => {
     const fs = openRepoFs(repoId).promises;
     await fs.writeFile('/d/x.txt', 'changed\n');
     const before = await readLightningWorktree(openRepoFs(repoId));
-    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & { code: string; paths: string[] };
+    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & {
+      code: string;
+      paths: string[];
+    };
     expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', ['d/x.txt']]);
     expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(before);
   });
@@ -92,7 +96,10 @@ describe('typechange.git: local changes in the way of a type change', () => {
     const fs = openRepoFs(repoId).promises;
     await fs.writeFile('/d/x.txt', 'x\n');
     await fs.writeFile('/d/untracked.txt', 'mine\n');
-    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & { code: string; paths: string[] };
+    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & {
+      code: string;
+      paths: string[];
+    };
     expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', ['d/untracked.txt']]);
   });
 
@@ -100,5 +107,18 @@ describe('typechange.git: local changes in the way of a type change', () => {
     await openRepoFs(repoId).promises.writeFile('/d/x.txt', 'changed again\n');
     await checkout(repoId, 'folder-to-file', { force: true });
     await expectLikeGit(repoId, 'folder-to-file');
+  });
+});
+
+describe('typechange.git: a sparse checkout of a path that changes kind', () => {
+  it('clears and writes only that path; HEAD moves, the rest stays', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/typechange.git` });
+    await checkout(repoId, 'HEAD');
+    await checkout(repoId, 'all', { paths: ['a', 'ln'] });
+    const listing = await readLightningWorktree(openRepoFs(repoId));
+    const of = (p: string) => listing.find((e) => e.path === p)?.kind;
+    expect([of('a'), of('a/inner.txt'), of('ln'), of('ln/file.txt')]).toEqual(['dir', 'file', 'dir', 'file']);
+    // d is a file in `all`, but was not asked for: still main's folder, and nothing went through the old link.
+    expect([of('d'), of('d/x.txt'), of('d/file.txt'), of('s')]).toEqual(['dir', 'file', undefined, 'dir']);
   });
 });
