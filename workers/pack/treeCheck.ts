@@ -82,7 +82,7 @@ const decoder = new TextDecoder('utf-8');
  */
 export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
   const entries: ParsedTreeEntry[] = [];
-  const raw: { mode: string; name: Uint8Array }[] = [];
+  let previous: { mode: string; name: Uint8Array } | null = null;
   const seen = new Set<string>();
   let problem: TreeProblem | null = null;
   const report = (check: TreeCheck, name: string, detail: string) => {
@@ -96,14 +96,15 @@ export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
       report('BAD_TREE', '', `The tree ends inside an entry (at byte ${at} of ${bytes.length}).`);
       return { entries, problem };
     }
-    const mode = ascii(bytes.subarray(at, space));
-    if (!/^[0-7]+$/.test(mode)) {
-      report('BAD_TREE', '', `An entry's mode "${printable(mode)}" is not octal digits.`);
+    const mode = octal(bytes, at, space);
+    if (mode === null) {
+      const text = printable(String.fromCharCode(...bytes.subarray(at, Math.min(space, at + 32))));
+      report('BAD_TREE', '', `An entry's mode "${text}" is not octal digits.`);
       return { entries, problem };
     }
     const nameBytes = bytes.subarray(space + 1, nul);
-    const name = decoder.decode(nameBytes);
-    const oid = hex(bytes.subarray(nul + 1, nul + 21));
+    const name = decodeName(nameBytes);
+    const oid = hex(bytes, nul + 1);
     at = nul + 21;
     entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid });
     if (!verify) continue;
@@ -112,7 +113,7 @@ export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
       report('BAD_FILEMODE', name, `${show(name)} has mode ${mode}, which git does not write.`);
     const nameProblem = checkName(name, nameBytes);
     if (nameProblem) report(nameProblem[0], name, nameProblem[1]);
-    if (mode === MODE_SYMLINK && isDotGitmodules(name, nameBytes)) {
+    if (mode === MODE_SYMLINK && mayAliasGit(nameBytes) && isDotGitmodules(name, nameBytes)) {
       report(
         'GITMODULES_SYMLINK',
         name,
@@ -122,11 +123,10 @@ export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
     // Raw duplicates, and names that only decode alike: both would be one path on disk.
     if (seen.has(name)) report('DUPLICATE_ENTRIES', name, `${show(name)} appears twice in the tree.`);
     seen.add(name);
-    const previous = raw[raw.length - 1];
     if (previous && !inTreeOrder(previous.mode, previous.name, mode, nameBytes)) {
       report('TREE_NOT_SORTED', name, `${show(name)} is out of git's tree order.`);
     }
-    raw.push({ mode, name: nameBytes });
+    previous = { mode, name: nameBytes };
   }
   return { entries, problem };
 }
@@ -149,11 +149,23 @@ function checkName(name: string, bytes: Uint8Array): [TreeCheck, string] | null 
   if (bytes.includes(0x2f)) return ['FULL_PATHNAME', `${show(name)} holds "/".`];
   if (bytes.includes(0x5c))
     return ['HAS_BACKSLASH', `${show(name)} holds "\\", a folder separator on Windows.`];
+  if (!mayAliasGit(bytes)) return null;
   if (name === '.') return ['HAS_DOT', 'An entry is named ".".'];
   if (name === '..') return ['HAS_DOTDOT', 'An entry is named "..".'];
   if (/^[. ]+$/.test(name)) return ['NTFS_DOT_ALIAS', `${show(name)} is read as "." or ".." by Windows.`];
   if (isDotGit(name)) return ['HAS_DOTGIT', `${show(name)} names the git directory on some file system.`];
   return null;
+}
+
+/**
+ * Whether a name can be any of the dot names below: every one starts with ".", " ", "g", "G" or "~"
+ * (".git", "git~1", ". ", git's 8.3 fallback "~1234567"), or with a non-ASCII byte (an HFS+ ignorable
+ * code point in front). Most names do not,
+ * and skip the rest.
+ */
+function mayAliasGit(bytes: Uint8Array): boolean {
+  const c = bytes[0];
+  return c === 0x2e || c === 0x20 || c === 0x67 || c === 0x47 || c === 0x7e || c >= 0x80;
 }
 
 // utf8.c next_hfs_char: code points HFS+ drops from names, so ".g\u200cit" is ".git" there.
@@ -298,16 +310,36 @@ export function show(name: string): string {
   return `"${escaped.replace(/"/g, '\\"')}"`;
 }
 
-function ascii(bytes: Uint8Array): string {
-  return String.fromCharCode(...bytes.subarray(0, 32));
+/** The mode's digits as text, or null when they are not all octal (or none). */
+function octal(bytes: Uint8Array, from: number, to: number): string | null {
+  if (to === from || to - from > 32) return null;
+  let out = '';
+  for (let i = from; i < to; i++) {
+    const c = bytes[i];
+    if (c < 0x30 || c > 0x37) return null;
+    out += String.fromCharCode(c);
+  }
+  return out;
+}
+
+/** UTF-8, with a fast path for the ASCII names most trees hold (TextDecoder costs more per short call). */
+function decodeName(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] >= 0x80) return decoder.decode(bytes);
+    out += String.fromCharCode(bytes[i]);
+  }
+  return out;
 }
 
 function printable(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, '?');
 }
 
-function hex(bytes: Uint8Array): string {
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+function hex(bytes: Uint8Array, from: number): string {
   let out = '';
-  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  for (let i = from; i < from + 20; i++) out += HEX[bytes[i]];
   return out;
 }
