@@ -7,6 +7,7 @@
 // entries, which it writes as on a fresh checkout.
 
 import git from 'isomorphic-git';
+import { parseIndexModes } from '../store/indexFile.ts';
 import type { PromiseFs } from '../store/repoFs.ts';
 import { WorktreeDirtyError } from './errors.ts';
 import type { RepoHandle } from './repoAccess.ts';
@@ -73,6 +74,15 @@ async function indexModes(
   fs: { promises: PromiseFs },
   dir: string,
 ): Promise<Map<string, string>> {
+  let bytes: Uint8Array;
+  try {
+    bytes = (await fs.promises.readFile(`${repo.gitdir}/index`)) as Uint8Array;
+  } catch {
+    return new Map(); // no index yet: nothing checked out
+  }
+  const parsed = parseIndexModes(bytes);
+  if (parsed) return parsed;
+  // A format only isomorphic-git reads (index version 4): its walk, slower but complete.
   const modes = new Map<string, string>();
   await git.walk({
     fs,
