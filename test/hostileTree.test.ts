@@ -7,6 +7,7 @@ import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
 import { readTree } from '../workers/ops/tree.ts';
+import { listPaths } from '../workers/ops/treePaths.ts';
 import { getRepo } from '../workers/store/registry.ts';
 import { openRepoFs } from '../workers/store/repoFs.ts';
 import { git as gitCli } from './support/git.ts';
@@ -113,7 +114,8 @@ describe.each(CASES)('hostile.git case/%s', (branch, path, check, where, folder)
   });
 
   if (where === 'tree') {
-    it('readTree, readFile and diff of it are refused too', async () => {
+    it('readTree, readFile, listPaths and diff of it are refused too', async () => {
+      expect((await failure(listPaths(repoId, `case/${branch}`))).code).toBe('HOSTILE_TREE');
       const err = await failure(readTree(repoId, `case/${branch}`, folder ?? ''));
       expect([err.code, (err as unknown as { path: string }).path]).toEqual(['HOSTILE_TREE', path]);
       expect((await failure(diffCommits(repoId, 'main', `case/${branch}`))).code).toBe('HOSTILE_TREE');
