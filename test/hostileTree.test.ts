@@ -6,6 +6,7 @@ import { diffCommits } from '../workers/ops/diff.ts';
 import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
+import { forgetRepo, openRepo } from '../workers/ops/repoAccess.ts';
 import { readTree } from '../workers/ops/tree.ts';
 import { listPaths } from '../workers/ops/treePaths.ts';
 import { getRepo } from '../workers/store/registry.ts';
@@ -124,6 +125,19 @@ describe.each(CASES)('hostile.git case/%s', (branch, path, check, where, folder)
       );
     });
   }
+});
+
+it('a checked tree id is remembered per repo, a refused one never', async () => {
+  const { repoId } = await api.clone({ url: `${serverUrl}/hostile.git` });
+  const rev = async (r: string) => (await gitCli(['rev-parse', r], { cwd: bare() })).trim();
+  await readTree(repoId, 'main');
+  const repo = await openRepo(repoId);
+  expect(repo.checkedTrees.has(await rev('main^{tree}'))).toBe(true);
+  await failure(readTree(repoId, 'case/dotgit'));
+  expect(repo.checkedTrees.has(await rev('case/dotgit^{tree}'))).toBe(false);
+  // Forgotten with the repo's other caches (after a discarded batch, or a delete).
+  forgetRepo(repoId);
+  expect((await openRepo(repoId)).checkedTrees.size).toBe(0);
 });
 
 describe('a refused link case that had to fetch its target', () => {

@@ -144,6 +144,7 @@ describe('checkTree refuses, one code per check', () => {
     ['GITMODULES_SYMLINK', 'a symlinked "gitmod~1" (NTFS short name)', [['120000', 'gitmod~1']]],
     ['GITMODULES_SYMLINK', 'a symlinked "GI7EBA~9" (NTFS fallback short name)', [['120000', 'GI7EBA~9']]],
     ['GITMODULES_SYMLINK', 'a symlinked ".gitmodu\\u200dles" (HFS+)', [['120000', '.gitmodu\u200dles']]],
+    ['GITMODULES_SYMLINK', 'a symlinked "~1234567" (git\'s 8.3 fallback pattern)', [['120000', '~1234567']]],
   ];
   it.each(cases)('%s: %s', (code, _what, entries) => {
     expect(check(entries)?.check).toBe(code);
@@ -166,6 +167,27 @@ describe('checkTree refuses, one code per check', () => {
 
   it('shows invisible characters escaped in the message', () => {
     expect(check([['40000', '.g\u200cit']])?.detail).toContain('".g\\u200cit"');
+  });
+});
+
+describe('checkTree(bytes, false): parse only, for a tree id checked before', () => {
+  it('lists the entries without judging names', () => {
+    const { entries, problem } = checkTree(
+      treeBytes([
+        ['40000', '.git'],
+        ['100644', ''],
+      ]),
+      false,
+    );
+    expect(problem).toBeNull();
+    expect(entries.map((e) => [e.mode, e.name])).toEqual([
+      ['040000', '.git'],
+      ['100644', ''],
+    ]);
+  });
+
+  it('still refuses bytes that do not parse', () => {
+    expect(checkTree(enc.encode('100644 a'), false).problem?.check).toBe('BAD_TREE');
   });
 });
 
