@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type BasicCredentials, basicAuthUser, matchesBasicAuth } from './basicAuth.ts';
 import { parseCgiHead } from './cgiHead.ts';
@@ -40,6 +41,12 @@ export interface GitServerOptions {
    * Pushing changes the repository on disk: serve a copy, never the fixture cache.
    */
   receivePackRepos?: string[];
+  /**
+   * Repositories holding trees git's pack-objects refuses to walk (hostile fixtures): their fetches get a
+   * pack of every object listed by id (server/explicitPackHook.sh, as uploadpack.packObjectsHook, which
+   * git reads only from protected config such as the command line's). upload-pack itself stays git's.
+   */
+  explicitPackRepos?: string[];
   /** One line per request on stderr. */
   log?: boolean;
 }
@@ -55,6 +62,7 @@ export interface GitServer {
 }
 
 const MAX_CGI_HEAD_BYTES = 64 * 1024;
+const EXPLICIT_PACK_HOOK = fileURLToPath(new URL('./explicitPackHook.sh', import.meta.url));
 const MAX_STDERR_BYTES = 64 * 1024;
 
 /**
@@ -73,6 +81,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
   const httpBackend = await findHttpBackend();
   const v0Repos = new Set((opts.v0Repos ?? []).map(normalizeRepo));
   const receivePackRepos = new Set((opts.receivePackRepos ?? []).map(normalizeRepo));
+  const explicitPackRepos = new Set((opts.explicitPackRepos ?? []).map(normalizeRepo));
   const auth = new Map(Object.entries(opts.auth ?? {}).map(([repo, creds]) => [normalizeRepo(repo), creds]));
   const table = new RepoStatsTable();
   const children = new Set<ChildProcess>();
@@ -152,6 +161,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       remoteUser: creds ? basicAuthUser(req.headers.authorization) : undefined,
       passProtocol: !v0Repos.has(repo),
       allowReceivePack: receivePackRepos.has(repo),
+      explicitPack: explicitPackRepos.has(repo),
       countSent: count,
     });
   }
@@ -165,6 +175,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       remoteUser: string | undefined;
       passProtocol: boolean;
       allowReceivePack: boolean;
+      explicitPack: boolean;
       countSent: (n: number) => void;
     },
   ) {
@@ -185,11 +196,14 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
     // gitprotocol-http: the Git-Protocol header reaches upload-pack as GIT_PROTOCOL; withholding it is
     // exactly what a server without protocol v2 looks like to the client.
     if (cgi.passProtocol && typeof protocol === 'string') env.GIT_PROTOCOL = protocol;
-    if (cgi.allowReceivePack) {
-      env.GIT_CONFIG_COUNT = '1';
-      env.GIT_CONFIG_KEY_0 = 'http.receivepack';
-      env.GIT_CONFIG_VALUE_0 = 'true';
-    }
+    const config: [string, string][] = [];
+    if (cgi.allowReceivePack) config.push(['http.receivepack', 'true']);
+    if (cgi.explicitPack) config.push(['uploadpack.packObjectsHook', EXPLICIT_PACK_HOOK]);
+    env.GIT_CONFIG_COUNT = String(config.length);
+    config.forEach(([key, value], i) => {
+      env[`GIT_CONFIG_KEY_${i}`] = key;
+      env[`GIT_CONFIG_VALUE_${i}`] = value;
+    });
 
     // Its own process group, so one signal stops upload-pack and pack-objects too, not just http-backend.
     const child = spawn(httpBackend, [], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });

@@ -45,4 +45,6 @@ export const NEXT_STEP: Record<string, string> = {
   REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
   STORAGE_FULL: 'Delete repositories you no longer need.',
   MISSING_OBJECT: 'Connect to the network and try again: this file was never downloaded.',
+  HOSTILE_TREE:
+    'Its owners should know: git itself refuses this tree. Other branches and commits may still open.',
 };

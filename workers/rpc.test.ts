@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
+import { HostileTreeError } from './ops/errors.ts';
 import { installTransferHandlers, RemoteOperationError, releasingSignals } from './rpc.ts';
 
 installTransferHandlers();
@@ -97,5 +98,24 @@ describe('AbortSignal across the boundary', () => {
     } finally {
       handler.deserialize = deserialize;
     }
+  });
+});
+
+describe('a refused tree across the boundary', () => {
+  it('arrives as HOSTILE_TREE with the entry and the check', async () => {
+    const { remote, close } = link({
+      fail(): void {
+        throw new HostileTreeError('x/', 'EMPTY_NAME', 'An entry has an empty name.');
+      },
+    });
+    closers.push(close);
+    const err = (await Promise.resolve(remote.fail()).catch((e: unknown) => e)) as RemoteOperationError;
+    expect(err).toBeInstanceOf(RemoteOperationError);
+    expect([err.name, err.code, err.details]).toEqual([
+      'OperationError',
+      'HOSTILE_TREE',
+      { path: 'x/', check: 'EMPTY_NAME' },
+    ]);
+    expect(err.message).toContain('"x/"');
   });
 });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { LastCommits, TreeEntry, TreeListing } from '../../workers/api.ts';
+import { NEXT_STEP } from '../cloneFlow.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -12,7 +13,7 @@ const BADGE: Record<string, string> = { '100755': 'exec', '120000': 'link', '160
 /** One directory at a time, read from trees alone: browsing needs no file contents. */
 export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
   const [listing, setListing] = useState<TreeListing | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<{ message: string; code: string } | null>(null);
 
   const [last, setLast] = useState<LastCommits | null>(null);
 
@@ -28,7 +29,10 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
         // After the listing, never before it: walking history for each entry can take a while.
         return gitClient.lastCommits(repoId, l.commit, path, abort.signal).then(setLast);
       })
-      .catch((err: Error) => !abort.signal.aborted && setError(err.message));
+      .catch(
+        (err: RemoteOperationError) =>
+          !abort.signal.aborted && setError({ message: err.message, code: err.code }),
+      );
     return () => abort.abort();
   }, [repoId, gitRef, path]);
 
@@ -50,7 +54,13 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
     <div class="path-column">
       <section class="card file-tree" aria-label="Files">
         <Breadcrumbs path={path} />
-        {error && <p class="error">{error}</p>}
+        {error && (
+          <div class="error" role="alert" data-testid="tree-error">
+            <strong>{error.message}</strong>
+            {NEXT_STEP[error.code] && <p>{NEXT_STEP[error.code]}</p>}
+            <p class="muted">Error code: {error.code}</p>
+          </div>
+        )}
         {!listing && !error && <p class="muted">Reading tree…</p>}
         {listing && (
           <ul data-testid="file-tree" class="entries" onKeyDown={onKeyDown}>

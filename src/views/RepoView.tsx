@@ -168,7 +168,8 @@ function PathView({
     gitClient
       .readTree(repoId, gitRef, path)
       .then(() => setKind('dir'))
-      .catch(() => setKind('file'));
+      // A tree git refuses is shown as the folder's error, not looked up again as a file.
+      .catch((err: { code?: string }) => setKind(err.code === 'HOSTILE_TREE' ? 'dir' : 'file'));
   }, [repoId, gitRef, path]);
   if (kind === null) return <section class="card muted">Opening {path}…</section>;
   return kind === 'dir' ? (

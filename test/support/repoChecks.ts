@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
 
 /** The files of a repo's pack directory, sorted: what a fetch stored, or did not. */
@@ -13,4 +14,27 @@ export async function failure(p: Promise<unknown>): Promise<Error & { code: stri
     return err as Error & { code: string };
   }
   throw new Error('the call unexpectedly succeeded');
+}
+
+/**
+ * Every file under the repo's `/.git`, path to SHA-1 of its bytes, sorted: compare two to show an operation
+ * left the git directory byte for byte as it was.
+ */
+export async function snapshotGitDir(repoId: string): Promise<Record<string, string>> {
+  const fs = openRepoFs(repoId).promises;
+  const out: Record<string, string> = {};
+  const walk = async (dir: string): Promise<void> => {
+    for (const name of (await fs.readdir(dir)).sort()) {
+      const path = `${dir}/${name}`;
+      const st = await fs.lstat(path);
+      if (st.isDirectory()) await walk(path);
+      else if (st.isSymbolicLink()) out[path] = `-> ${await fs.readlink(path)}`;
+      else
+        out[path] = createHash('sha1')
+          .update((await fs.readFile(path)) as Uint8Array)
+          .digest('hex');
+    }
+  };
+  await walk(GITDIR);
+  return out;
 }

@@ -8,9 +8,11 @@ import git from 'isomorphic-git';
 import { forgetPackSet } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../store/repoFs.ts';
+import { assertSafeSymlinks, commitTree, readCheckedTree } from './checkedTrees.ts';
 import type { OperationHooks } from './clone.ts';
 import {
   abortedError,
+  HostileTreeError,
   MissingObjectError,
   OperationError,
   throwIfAborted,
@@ -18,7 +20,8 @@ import {
 } from './errors.ts';
 import { type BlobFetchHooks, type BlobFetchProgress, ensureBlobs } from './lazyBlobs.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
-import { forgetRepo, openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
+import { clearTypeChanges } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
 export const WORKTREE_DIR = '/';
@@ -58,6 +61,8 @@ export interface CheckoutResult {
 
 const MODE_TREE = '040000';
 const MODE_GITLINK = '160000';
+const MODE_SYMLINK = '120000';
+const utf8 = new TextDecoder('utf-8');
 const PROGRESS_INTERVAL_MS = 50;
 
 interface Target {
@@ -73,7 +78,9 @@ interface Target {
  * Checks out `ref`: a local branch; a branch that only the remote has (a local one is made from
  * `origin/<ref>` and set to track it, as `git checkout <ref>` does); a tag, remote-tracking ref or commit id
  * (HEAD is detached); or `HEAD` (the current branch or commit again, e.g. right after a clone). Throws
- * REF_NOT_FOUND, PATH_NOT_FOUND for a path in `paths` that the target does not have, MissingObjectError
+ * REF_NOT_FOUND, PATH_NOT_FOUND for a path in `paths` that the target does not have, HostileTreeError for a
+ * tree or symlink git would refuse (before any blob is fetched for a tree; for a symlink's target, once its
+ * blob is here), MissingObjectError
  * (naming a file) when a blob cannot be fetched, WorktreeDirtyError when local changes would be lost, and
  * ABORTED; in every case the working tree, index, HEAD and branches are as they were. Blobs fetched before
  * the failure are kept: the next checkout will not fetch them again.
@@ -103,6 +110,12 @@ export async function checkout(
     }
     throw err;
   }
+  // A link's target is its blob: only now can it be checked, and still before anything is written.
+  const links = new Map<string, string>();
+  for (const [path, f] of files) {
+    if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
+  }
+  assertSafeSymlinks(links);
   // ensureBlobs starts pack maintenance in the background, which writes to the same file system: its
   // writes must not fall inside this checkout's all-or-nothing batch, where a cancel would drop them.
   await maintenanceIdle(repoId);
@@ -112,7 +125,7 @@ export async function checkout(
   const previous = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: 'HEAD' }).catch(() => null);
   const droppedGitlinks: string[] = [];
   if (previous && previous !== target.commit) {
-    for (const [path, f] of await listFiles(repo, previous, paths, { strict: false })) {
+    for (const [path, f] of await previousFiles(repo, previous, paths)) {
       if (f.mode === MODE_GITLINK && files.get(path)?.mode !== MODE_GITLINK) droppedGitlinks.push(path);
     }
   }
@@ -126,6 +139,7 @@ export async function checkout(
   try {
     await writeAllOrNothing(repoId, async () => {
       const worktreeFs = watchedFs(repo.fs.promises, changes, signal);
+      await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force);
       await applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks);
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
@@ -219,7 +233,7 @@ interface TreeFile {
 
 /**
  * Every file, symlink and gitlink of the commit's tree (under `paths` when given), by path. Only trees are
- * read, and a blob:none clone holds them all.
+ * read, and a blob:none clone holds them all; each is checked (HostileTreeError) before its entries count.
  */
 async function listFiles(
   repo: RepoHandle,
@@ -227,14 +241,12 @@ async function listFiles(
   paths: string[] | undefined,
   opts: { strict?: boolean } = {},
 ): Promise<Map<string, TreeFile>> {
-  const { fs, gitdir, cache } = repo;
   const all = paths === undefined || paths.length === 0;
   const matched = new Set<string>();
   const files = new Map<string, TreeFile>();
   const walk = async (treeOid: string, prefix: string): Promise<void> => {
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const entry of tree) {
-      const path = prefix + entry.path;
+    for (const entry of await readCheckedTree(repo, treeOid, prefix)) {
+      const path = prefix + entry.name;
       const inside = all || paths.some((p) => isUnder(path, p));
       if (!all) for (const p of paths) if (isUnder(path, p)) matched.add(p);
       if (entry.mode === MODE_TREE) {
@@ -244,8 +256,7 @@ async function listFiles(
       }
     }
   };
-  const { commit: parsed } = await git.readCommit({ fs, gitdir, oid: commit, cache });
-  await walk(parsed.tree, '');
+  await walk(await commitTree(repo, commit), '');
   const unmatched = all || opts.strict === false ? [] : paths.filter((p) => !matched.has(p));
   if (unmatched.length > 0) {
     throw new OperationError(
@@ -254,6 +265,23 @@ async function listFiles(
     );
   }
   return files;
+}
+
+/**
+ * The files of the commit HEAD named before this checkout. A refused checkout leaves HEAD on a hostile
+ * commit (right after a clone, say) with nothing of it written: then there is nothing of it to clean up.
+ */
+async function previousFiles(
+  repo: RepoHandle,
+  commit: string,
+  paths: string[] | undefined,
+): Promise<Map<string, TreeFile>> {
+  try {
+    return await listFiles(repo, commit, paths, { strict: false });
+  } catch (err) {
+    if (err instanceof HostileTreeError) return new Map();
+    throw err;
+  }
 }
 
 interface WorktreeChanges {

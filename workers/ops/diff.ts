@@ -3,6 +3,7 @@
 
 import { structuredPatch } from 'diff';
 import git from 'isomorphic-git';
+import { readCheckedTree } from './checkedTrees.ts';
 import type { BlobFetchHooks } from './lazyBlobs.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
 import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
@@ -96,11 +97,11 @@ interface Entry {
   mode: string;
 }
 
-async function readEntries(repo: RepoHandle, oid: string | null): Promise<Entry[]> {
+/** A checked tree's entries (checkedTrees.ts: HostileTreeError for one git refuses), in git's order. */
+async function readEntries(repo: RepoHandle, oid: string | null, prefix: string): Promise<Entry[]> {
   if (oid === null) return [];
-  const { tree } = await git.readTree({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
-  // isomorphic-git sorts entries by plain name; the walk needs git's order, where a folder sorts as "name/".
-  return tree.map((e) => ({ name: e.path, oid: e.oid, mode: e.mode })).sort(compareEntries);
+  // A checked tree is in git's order already, where a folder sorts as "name/".
+  return readCheckedTree(repo, oid, prefix);
 }
 
 /** Walks two trees in step, in git's entry order, the way tree-diff.c does. */
@@ -112,7 +113,10 @@ async function diffTrees(
   out: FileChange[],
 ): Promise<void> {
   if (oldTree === newTree) return;
-  const [olds, news] = await Promise.all([readEntries(repo, oldTree), readEntries(repo, newTree)]);
+  const [olds, news] = await Promise.all([
+    readEntries(repo, oldTree, prefix),
+    readEntries(repo, newTree, prefix),
+  ]);
   let i = 0;
   let j = 0;
   while (i < olds.length || j < news.length) {

@@ -1,3 +1,5 @@
+import { show, type TreeCheck } from '../pack/treeCheck.ts';
+
 export type OperationErrorCode =
   | 'EMPTY_REPOSITORY'
   | 'REF_NOT_FOUND'
@@ -13,6 +15,8 @@ export type OperationErrorCode =
   | 'WORKTREE_DIRTY'
   /** The server's repository uses object ids Blobless cannot hash (SHA-256). */
   | 'UNSUPPORTED_OBJECT_FORMAT'
+  /** A tree git would refuse (a ".git" entry, a link out of the working tree…); HostileTreeError says which. */
+  | 'HOSTILE_TREE'
   | 'INTERNAL';
 
 export class OperationError extends Error {
@@ -33,6 +37,24 @@ export class WorktreeDirtyError extends OperationError {
     super(
       'WORKTREE_DIRTY',
       `Your changes to ${shown}${more} would be overwritten by this checkout. Commit or discard them, or check out with force to throw them away.`,
+    );
+  }
+}
+
+/**
+ * A tree of the repository fails one of git's checks (pack/treeCheck.ts): reading or writing it could put
+ * files where they must never go. `path` is the entry (or, for a tree that does not parse, the folder),
+ * `check` git's name for the check. Nothing was written.
+ */
+export class HostileTreeError extends OperationError {
+  constructor(
+    readonly path: string,
+    readonly check: TreeCheck,
+    detail: string,
+  ) {
+    super(
+      'HOSTILE_TREE',
+      `The repository holds a tree git refuses, at ${show(path)}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
     );
   }
 }

@@ -38,7 +38,12 @@ export async function lastCommits(
   const folder = async (c: CommitObject): Promise<{ tree: string; entries: Map<string, string> } | null> => {
     const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
     if (at?.mode !== '040000') return null;
-    const entries = new Map((await readTreeEntries(repo, at.oid)).map((e) => [e.path, `${e.mode} ${e.oid}`]));
+    const entries = new Map(
+      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '')).map((e) => [
+        e.path,
+        `${e.mode} ${e.oid}`,
+      ]),
+    );
     return { tree: at.oid, entries };
   };
 

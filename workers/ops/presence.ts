@@ -1,5 +1,6 @@
-import git from 'isomorphic-git';
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { packSetFor } from '../store/packSet.ts';
+import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { openRepo, resolveCommit } from './repoAccess.ts';
 
 export interface Presence {
@@ -15,23 +16,16 @@ export interface Presence {
 export async function presence(repoId: string, ref: string): Promise<Presence> {
   const repo = await openRepo(repoId);
   const commit = await resolveCommit(repo, ref);
-  const { commit: c } = await git.readCommit({
-    fs: repo.fs,
-    gitdir: repo.gitdir,
-    oid: commit,
-    cache: repo.cache,
-  });
   const blobs = new Set<string>();
   const seenTrees = new Set<string>();
-  const stack = [c.tree];
+  const stack = [{ oid: await commitTree(repo, commit), path: '' }];
   while (stack.length) {
-    const oid = stack.pop()!;
+    const { oid, path } = stack.pop()!;
     if (seenTrees.has(oid)) continue;
     seenTrees.add(oid);
-    const { tree } = await git.readTree({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
-    for (const e of tree) {
-      if (e.type === 'tree') stack.push(e.oid);
-      else if (e.type === 'blob') blobs.add(e.oid);
+    for (const e of await readCheckedTree(repo, oid, path)) {
+      if (e.mode === MODE_TREE) stack.push({ oid: e.oid, path: `${path}${e.name}/` });
+      else if (e.mode !== MODE_GITLINK) blobs.add(e.oid);
     }
   }
   const packSet = await packSetFor(repoId);

@@ -1,7 +1,7 @@
 // Reads one file of a commit. The path is resolved through the trees, which a blob:none clone holds; only
 // the file's own blob may have to come from the server, and only that one is fetched.
 
-import git from 'isomorphic-git';
+import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { MissingObjectError, OperationError } from './errors.ts';
 import { type BlobFetchHooks, ensureBlobs } from './lazyBlobs.ts';
 import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
@@ -54,7 +54,7 @@ export async function readFile(
   return { oid: entry.oid, mode: entry.mode, size: bytes.length, binary: isBinary(bytes), bytes };
 }
 
-/** Walks the trees from the commit's root to the entry named by `path`. */
+/** Walks the trees from the commit's root to the entry named by `path`, each one checked. */
 async function findEntry(
   repo: RepoHandle,
   commit: string,
@@ -64,25 +64,15 @@ async function findEntry(
   const notFound = () => new OperationError('PATH_NOT_FOUND', `There is no file "${path}" in ${ref}.`);
   const parts = path.split('/');
   if (path === '' || parts.some((p) => p === '' || p === '.' || p === '..')) throw notFound();
-  const { commit: parsed } = await git.readCommit({
-    fs: repo.fs,
-    gitdir: repo.gitdir,
-    oid: commit,
-    cache: repo.cache,
-  });
-  let current = { oid: parsed.tree, mode: MODE_TREE };
+  let current = { oid: await commitTree(repo, commit), mode: MODE_TREE };
+  let prefix = '';
   for (const name of parts) {
     if (current.mode !== MODE_TREE) throw notFound();
-    const { tree } = await git.readTree({
-      fs: repo.fs,
-      gitdir: repo.gitdir,
-      oid: current.oid,
-      cache: repo.cache,
-    });
-    const entry = tree.find((e) => e.path === name);
+    const tree = await readCheckedTree(repo, current.oid, prefix);
+    const entry = tree.find((e) => e.name === name);
     if (!entry) throw notFound();
-    // isomorphic-git gives modes as 6 digits, trees as 040000 (git itself stores "40000").
     current = { oid: entry.oid, mode: entry.mode };
+    prefix += `${name}/`;
   }
   return current;
 }

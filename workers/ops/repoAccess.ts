@@ -11,9 +11,12 @@ export interface RepoHandle {
   gitdir: string;
   /** isomorphic-git's object cache: reused so a pack is loaded once, not once per call. */
   cache: object;
+  /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
+  checkedTrees: Set<string>;
 }
 
 const caches = new Map<string, object>();
+const checkedTrees = new Map<string, Set<string>>();
 
 export async function openRepo(repoId: string): Promise<RepoHandle> {
   const record = await getRepo(repoId);
@@ -24,11 +27,17 @@ export async function openRepo(repoId: string): Promise<RepoHandle> {
     cache = {};
     caches.set(repoId, cache);
   }
-  return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache };
+  let checked = checkedTrees.get(repoId);
+  if (!checked) {
+    checked = new Set();
+    checkedTrees.set(repoId, checked);
+  }
+  return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache, checkedTrees: checked };
 }
 
 export function forgetRepo(repoId: string): void {
   caches.delete(repoId);
+  checkedTrees.delete(repoId);
 }
 
 /**

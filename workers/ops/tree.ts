@@ -1,6 +1,9 @@
-import git from 'isomorphic-git';
+import { MODE_GITLINK } from '../pack/treeCheck.ts';
+import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { OperationError } from './errors.ts';
 import { openRepo, resolveCommit } from './repoAccess.ts';
+
+const MODE_TREE = '040000';
 
 export type EntryKind = 'tree' | 'blob' | 'commit';
 
@@ -20,34 +23,33 @@ export interface TreeListing {
   entries: TreeEntry[];
 }
 
-/** Lists one directory of a commit, read from the trees alone: no blob is needed. */
+/**
+ * Lists one directory of a commit, read from the trees alone: no blob is needed. Every tree on the way
+ * is checked (checkedTrees.ts): HostileTreeError for one git would refuse, PATH_NOT_FOUND for a path
+ * that is not a folder.
+ */
 export async function readTree(repoId: string, ref: string, path = ''): Promise<TreeListing> {
   const repo = await openRepo(repoId);
   const commit = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
-  let result: Awaited<ReturnType<typeof git.readTree>>;
-  try {
-    result = await git.readTree({
-      fs: repo.fs,
-      gitdir: repo.gitdir,
-      oid: commit,
-      filepath: clean || undefined,
-      cache: repo.cache,
-    });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'NotFoundError' || code === 'ObjectTypeError') {
-      throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a directory in ${ref}.`);
-    }
-    throw err;
+  const notFound = () => new OperationError('PATH_NOT_FOUND', `"${clean}" is not a directory in ${ref}.`);
+  let oid = await commitTree(repo, commit);
+  let tree = await readCheckedTree(repo, oid, '');
+  let prefix = '';
+  for (const name of clean ? clean.split('/') : []) {
+    const entry = tree.find((e) => e.name === name);
+    if (!entry || entry.mode !== MODE_TREE) throw notFound();
+    prefix += `${name}/`;
+    oid = entry.oid;
+    tree = await readCheckedTree(repo, oid, prefix);
   }
-  const entries = result.tree
+  const entries = tree
     .map((e) => ({
-      name: e.path,
-      path: clean ? `${clean}/${e.path}` : e.path,
+      name: e.name,
+      path: clean ? `${clean}/${e.name}` : e.name,
       oid: e.oid,
       mode: e.mode,
-      type: e.type as EntryKind,
+      type: typeOf(e.mode),
     }))
     // Directories first, then by name, as file browsers show them.
     .sort((a, b) =>
@@ -57,5 +59,9 @@ export async function readTree(repoId: string, ref: string, path = ''): Promise<
           ? 1
           : a.name.localeCompare(b.name),
     );
-  return { commit, oid: result.oid, path: clean, entries };
+  return { commit, oid, path: clean, entries };
+}
+
+function typeOf(mode: string): EntryKind {
+  return mode === MODE_TREE ? 'tree' : mode === MODE_GITLINK ? 'commit' : 'blob';
 }

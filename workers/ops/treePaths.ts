@@ -1,7 +1,7 @@
 // Reading trees by path: what go-to-file, file history and compare need, all from trees alone (a blob:none
 // clone holds every tree), so none of them costs a request.
 
-import git from 'isomorphic-git';
+import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
 
 export const MODE_TREE = '040000';
@@ -12,13 +12,11 @@ export interface TreeEntryRef {
   mode: string;
 }
 
-export async function readTreeEntries(repo: RepoHandle, oid: string) {
-  return (await git.readTree({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).tree;
-}
+export { commitTree } from './checkedTrees.ts';
 
-export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
-  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit
-    .tree;
+/** A tree's entries, checked first (checkedTrees.ts); `prefix` ("dir/") names an entry in the error. */
+export async function readTreeEntries(repo: RepoHandle, oid: string, prefix = '') {
+  return (await readCheckedTree(repo, oid, prefix)).map((e) => ({ path: e.name, oid: e.oid, mode: e.mode }));
 }
 
 /** The entry at `path` under the tree `treeOid`, or null when there is none (a missing folder included). */
@@ -28,11 +26,13 @@ export async function entryAtPath(
   path: string,
 ): Promise<TreeEntryRef | null> {
   let current: TreeEntryRef = { oid: treeOid, mode: MODE_TREE };
+  let prefix = '';
   for (const name of path.split('/')) {
     if (current.mode !== MODE_TREE) return null;
-    const entry = (await readTreeEntries(repo, current.oid)).find((e) => e.path === name);
+    const entry = (await readTreeEntries(repo, current.oid, prefix)).find((e) => e.path === name);
     if (!entry) return null;
     current = { oid: entry.oid, mode: entry.mode };
+    prefix += `${name}/`;
   }
   return current;
 }
@@ -46,7 +46,7 @@ export async function listPaths(repoId: string, ref: string): Promise<{ commit: 
   const commit = await resolveCommit(repo, ref);
   const out: string[] = [];
   const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const e of await readTreeEntries(repo, oid)) {
+    for (const e of await readTreeEntries(repo, oid, prefix)) {
       const path = prefix + e.path;
       if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
       else out.push(path);
@@ -60,7 +60,7 @@ export async function listPaths(repoId: string, ref: string): Promise<{ commit: 
 export async function blobsByOid(repo: RepoHandle, treeOid: string): Promise<Map<string, string[]>> {
   const byOid = new Map<string, string[]>();
   const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const e of await readTreeEntries(repo, oid)) {
+    for (const e of await readTreeEntries(repo, oid, prefix)) {
       const path = prefix + e.path;
       if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
       else if (e.mode !== MODE_GITLINK) {

@@ -1,0 +1,124 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { checkout } from '../workers/ops/checkout.ts';
+import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { git as gitCli } from './support/git.ts';
+import { failure } from './support/repoChecks.ts';
+import { exportWorktree, gitCheckoutOf, lsTree, readLightningWorktree } from './support/worktree.ts';
+
+const serverUrl = inject('gitServerUrl');
+const fixturesDir = inject('fixturesDir');
+const bare = () => join(fixturesDir, 'typechange.git');
+let tmp: string;
+let exports = 0;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-typechange-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function revParse(rev: string): Promise<string> {
+  return (await gitCli(['rev-parse', `${rev}^{commit}`], { cwd: bare() })).trim();
+}
+
+/** The checkout equals `git checkout` of the same commit: files, index, and a clean `git status` on a copy. */
+async function expectLikeGit(repoId: string, rev: string): Promise<void> {
+  const commit = await revParse(rev);
+  const fs = openRepoFs(repoId);
+  expect(await readLightningWorktree(fs)).toEqual(await gitCheckoutOf(bare(), commit, tmp));
+  await maintenanceIdle(repoId);
+  const dest = join(tmp, `worktree-${exports++}`);
+  await exportWorktree(fs, dest);
+  await exportDir(fs, GITDIR, join(dest, '.git'));
+  const staged = (await gitCli(['ls-files', '--stage', '-z'], { cwd: dest })).split('\0').filter(Boolean);
+  const tree = await lsTree(bare(), commit);
+  expect(staged.sort()).toEqual([...tree].map(([path, e]) => `${e.mode} ${e.oid} 0\t${path}`).sort());
+  expect(await gitCli(['status', '--porcelain', '--ignore-submodules=none'], { cwd: dest })).toBe('');
+}
+
+const SWITCHES = [
+  'file-to-folder',
+  'folder-to-file',
+  'file-to-symlink',
+  'symlink-to-folder',
+  'folder-to-symlink',
+  'submodule-to-file',
+  'submodule-to-folder',
+  'all',
+];
+
+describe.each(SWITCHES)('typechange.git: main <-> %s', (branch) => {
+  /** A fresh clone with `from` checked out (a plain checkout, no switch), then switched to `to`. */
+  async function switchBetween(from: string, to: string): Promise<string> {
+    const { repoId } = await api.clone({ url: `${serverUrl}/typechange.git`, ref: from });
+    await checkout(repoId, 'HEAD');
+    await expectLikeGit(repoId, from);
+    await checkout(repoId, to);
+    return repoId;
+  }
+
+  it(`main to ${branch}: what git checkout gives`, async () => {
+    await expectLikeGit(await switchBetween('main', branch), branch);
+  });
+
+  it(`${branch} to main: what git checkout gives`, async () => {
+    await expectLikeGit(await switchBetween(branch, 'main'), 'main');
+  });
+});
+
+describe('typechange.git: local changes in the way of a type change', () => {
+  let repoId: string;
+  beforeAll(async () => {
+    ({ repoId } = await api.clone({ url: `${serverUrl}/typechange.git` }));
+    await checkout(repoId, 'HEAD');
+  });
+
+  it('a modified file in a folder that becomes a file: WORKTREE_DIRTY naming it, nothing changes', async () => {
+    const fs = openRepoFs(repoId).promises;
+    await fs.writeFile('/d/x.txt', 'changed\n');
+    const before = await readLightningWorktree(openRepoFs(repoId));
+    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & {
+      code: string;
+      paths: string[];
+    };
+    expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', ['d/x.txt']]);
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(before);
+  });
+
+  it('an untracked file in that folder: WORKTREE_DIRTY too (git would lose it)', async () => {
+    const fs = openRepoFs(repoId).promises;
+    await fs.writeFile('/d/x.txt', 'x\n');
+    await fs.writeFile('/d/untracked.txt', 'mine\n');
+    const err = (await failure(checkout(repoId, 'folder-to-file'))) as Error & {
+      code: string;
+      paths: string[];
+    };
+    expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', ['d/untracked.txt']]);
+  });
+
+  it('with force, both go, as with git checkout -f', async () => {
+    await openRepoFs(repoId).promises.writeFile('/d/x.txt', 'changed again\n');
+    await checkout(repoId, 'folder-to-file', { force: true });
+    await expectLikeGit(repoId, 'folder-to-file');
+  });
+});
+
+describe('typechange.git: a sparse checkout of a path that changes kind', () => {
+  it('clears and writes only that path; HEAD moves, the rest stays', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/typechange.git` });
+    await checkout(repoId, 'HEAD');
+    await checkout(repoId, 'all', { paths: ['a', 'ln'] });
+    const listing = await readLightningWorktree(openRepoFs(repoId));
+    const of = (p: string) => listing.find((e) => e.path === p)?.kind;
+    expect([of('a'), of('a/inner.txt'), of('ln'), of('ln/file.txt')]).toEqual(['dir', 'file', 'dir', 'file']);
+    // d is a file in `all`, but was not asked for: still main's folder, and nothing went through the old link.
+    expect([of('d'), of('d/x.txt'), of('d/file.txt'), of('s')]).toEqual(['dir', 'file', undefined, 'dir']);
+  });
+});

@@ -1,0 +1,271 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkSymlinkTargets, checkTree, isDotGit, isDotGitmodules, type TreeCheck } from './treeCheck.ts';
+
+const OID = 'ab'.repeat(20);
+const enc = new TextEncoder();
+
+type Entry = [mode: string, name: string | Uint8Array, oid?: string];
+
+/** Tree bytes exactly as listed: no sorting, no checks (what a hostile server can send). */
+function treeBytes(entries: Entry[]): Uint8Array {
+  const parts: number[] = [];
+  for (const [mode, name, oid = OID] of entries) {
+    parts.push(...enc.encode(`${mode} `), ...(typeof name === 'string' ? enc.encode(name) : name), 0);
+    for (let i = 0; i < 40; i += 2) parts.push(Number.parseInt(oid.slice(i, i + 2), 16));
+  }
+  return new Uint8Array(parts);
+}
+
+const check = (entries: Entry[]) => checkTree(treeBytes(entries)).problem;
+
+describe('checkTree accepts what git writes', () => {
+  it('parses a tree git made, entries in order, tree modes as 040000', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'treecheck-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    execFileSync('git', ['init', '-q', '--bare', dir]);
+    const blob = execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: dir, input: 'x' })
+      .toString()
+      .trim();
+    const listing = [
+      `100644 blob ${blob}\ta.c`,
+      `040000 tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\ta`,
+      `100755 blob ${blob}\trun.sh`,
+      `120000 blob ${blob}\tlink`,
+      `160000 commit ${OID}\tsub`,
+      `100644 blob ${blob}\t.gitmodules`,
+      `100644 blob ${blob}\tünï`,
+    ].join('\n');
+    const tree = execFileSync('git', ['mktree', '--missing'], { cwd: dir, input: `${listing}\n` })
+      .toString()
+      .trim();
+    const bytes = execFileSync('git', ['cat-file', 'tree', tree], { cwd: dir });
+    const { entries, problem } = checkTree(new Uint8Array(bytes));
+    expect(problem).toBeNull();
+    expect(entries.map((e) => `${e.mode} ${e.name}`)).toEqual([
+      '100644 .gitmodules',
+      '100644 a.c',
+      '040000 a',
+      '120000 link',
+      '100755 run.sh',
+      '160000 sub',
+      '100644 ünï',
+    ]);
+    expect(entries[0].oid).toBe(blob);
+  });
+
+  it('an empty tree is fine', () => {
+    expect(checkTree(new Uint8Array(0))).toEqual({ entries: [], problem: null });
+  });
+
+  it('a zero-padded tree mode (040000) is accepted, as git fsck only warns', () => {
+    expect(check([['040000', 'dir']])).toBeNull();
+  });
+
+  it('names git allows: ".gitignore", ".github", "git~0", "...x", ".g\\u00c5it"', () => {
+    expect(
+      check([
+        ['100644', '...x'],
+        ['100644', '.github'],
+        ['100644', '.gitignore'],
+        ['100644', '.g\u00c5it'],
+        ['100644', 'git~0'],
+      ]),
+    ).toBeNull();
+  });
+});
+
+describe('checkTree refuses, one code per check', () => {
+  const cases: [TreeCheck, string, Entry[]][] = [
+    ['EMPTY_NAME', 'an empty name', [['100644', '']]],
+    ['FULL_PATHNAME', 'a name holding "/"', [['100644', 'a/b']]],
+    ['HAS_BACKSLASH', 'a name holding "\\"', [['100644', 'a\\b']]],
+    ['HAS_DOT', '"."', [['40000', '.']]],
+    ['HAS_DOTDOT', '".."', [['40000', '..']]],
+    ['NTFS_DOT_ALIAS', '"..." (Windows reads it as "..")', [['40000', '...']]],
+    ['NTFS_DOT_ALIAS', '". " (Windows reads it as ".")', [['40000', '. ']]],
+    ['HAS_DOTGIT', '".git"', [['40000', '.git']]],
+    ['HAS_DOTGIT', '".GiT" (any case)', [['40000', '.GiT']]],
+    ['HAS_DOTGIT', '".g\\u200cit" (HFS+ ignores U+200C)', [['40000', '.g\u200cit']]],
+    ['HAS_DOTGIT', '"\\ufeff.git" (HFS+ ignores the BOM)', [['40000', '\ufeff.git']]],
+    ['HAS_DOTGIT', '"git~1" (NTFS short name)', [['40000', 'git~1']]],
+    ['HAS_DOTGIT', '"GIT~4" (isomorphic-git refuses ~1 to ~9)', [['40000', 'GIT~4']]],
+    ['HAS_DOTGIT', '".git " (NTFS drops trailing spaces)', [['40000', '.git ']]],
+    ['HAS_DOTGIT', '".git.." (NTFS drops trailing dots)', [['40000', '.git..']]],
+    ['HAS_DOTGIT', '".git::$INDEX_ALLOCATION" (NTFS stream)', [['40000', '.git::$INDEX_ALLOCATION']]],
+    [
+      'DUPLICATE_ENTRIES',
+      'the same name twice',
+      [
+        ['100644', 'a'],
+        ['100644', 'a'],
+      ],
+    ],
+    [
+      'DUPLICATE_ENTRIES',
+      'a file and a folder of one name, apart',
+      [
+        ['100644', 'x'],
+        ['100644', 'x.1'],
+        ['40000', 'x'],
+      ],
+    ],
+    [
+      'DUPLICATE_ENTRIES',
+      'two invalid UTF-8 names that decode alike',
+      [
+        ['100644', new Uint8Array([0xfe])],
+        ['100644', new Uint8Array([0xff])],
+      ],
+    ],
+    [
+      'TREE_NOT_SORTED',
+      'names out of order',
+      [
+        ['100644', 'b'],
+        ['100644', 'a'],
+      ],
+    ],
+    [
+      'TREE_NOT_SORTED',
+      'a folder before a file it sorts after ("a/" > "a.c")',
+      [
+        ['40000', 'a'],
+        ['100644', 'a.c'],
+      ],
+    ],
+    ['BAD_FILEMODE', 'mode 100664', [['100664', 'a']]],
+    ['BAD_FILEMODE', 'mode 777', [['777', 'a']]],
+    ['GITMODULES_SYMLINK', 'a symlinked .gitmodules', [['120000', '.gitmodules']]],
+    ['GITMODULES_SYMLINK', 'a symlinked ".GITMODULES "', [['120000', '.GITMODULES ']]],
+    ['GITMODULES_SYMLINK', 'a symlinked "gitmod~1" (NTFS short name)', [['120000', 'gitmod~1']]],
+    ['GITMODULES_SYMLINK', 'a symlinked "GI7EBA~9" (NTFS fallback short name)', [['120000', 'GI7EBA~9']]],
+    ['GITMODULES_SYMLINK', 'a symlinked ".gitmodu\\u200dles" (HFS+)', [['120000', '.gitmodu\u200dles']]],
+    ['GITMODULES_SYMLINK', 'a symlinked "~1234567" (git\'s 8.3 fallback pattern)', [['120000', '~1234567']]],
+  ];
+  it.each(cases)('%s: %s', (code, _what, entries) => {
+    expect(check(entries)?.check).toBe(code);
+  });
+
+  it('names the offending entry, and reports the first problem in entry order', () => {
+    const problem = check([
+      ['100644', 'ok'],
+      ['40000', 'x'],
+      ['120000', ''],
+    ]);
+    expect(problem).toMatchObject({ check: 'EMPTY_NAME', name: '' });
+    expect(
+      check([
+        ['100644', '.git '],
+        ['100644', ''],
+      ]),
+    ).toMatchObject({ check: 'HAS_DOTGIT', name: '.git ' });
+  });
+
+  it('shows invisible characters escaped in the message', () => {
+    expect(check([['40000', '.g\u200cit']])?.detail).toContain('".g\\u200cit"');
+  });
+});
+
+describe('checkTree(bytes, false): parse only, for a tree id checked before', () => {
+  it('lists the entries without judging names', () => {
+    const { entries, problem } = checkTree(
+      treeBytes([
+        ['40000', '.git'],
+        ['100644', ''],
+      ]),
+      false,
+    );
+    expect(problem).toBeNull();
+    expect(entries.map((e) => [e.mode, e.name])).toEqual([
+      ['040000', '.git'],
+      ['100644', ''],
+    ]);
+  });
+
+  it('still refuses bytes that do not parse', () => {
+    expect(checkTree(enc.encode('100644 a'), false).problem?.check).toBe('BAD_TREE');
+  });
+});
+
+describe('checkTree: bytes that are not a tree are BAD_TREE', () => {
+  it.each([
+    ['a mode that is not octal', enc.encode(`10x644 a\0${'\x01'.repeat(20)}`)],
+    ['an empty mode', enc.encode(` a\0${'\x01'.repeat(20)}`)],
+    ['no NUL after the name', enc.encode('100644 a')],
+    ['no space after the mode', enc.encode('100644')],
+    ['a truncated object id', enc.encode(`100644 a\0${'\x01'.repeat(19)}`)],
+    // A name cannot hold NUL: the first NUL ends it, and the rest no longer lines up.
+    ['a NUL inside a name', enc.encode(`100644 a\0b\0${'\x01'.repeat(20)}`)],
+  ])('%s', (_what, bytes) => {
+    expect(checkTree(bytes).problem?.check).toBe('BAD_TREE');
+  });
+});
+
+describe('isDotGit and isDotGitmodules', () => {
+  it('match git: ".git" with trailing dots and spaces, not with other suffixes', () => {
+    for (const name of ['.git', '.GIT', '.git.', '.git . ', 'git~1', '.git:x', '.\u200bgit']) {
+      // U+200B is not HFS-ignorable: only the first six.
+      expect([name, isDotGit(name)]).toEqual([name, name !== '.\u200bgit']);
+    }
+    for (const name of ['.gitx', '.git-x', 'git~10', 'xgit', '.gi'])
+      expect([name, isDotGit(name)]).toEqual([name, false]);
+  });
+
+  it('.gitmodules spellings git checks, and names it lets through', () => {
+    const is = (n: string) => isDotGitmodules(n, enc.encode(n));
+    for (const n of [
+      '.gitmodules',
+      '.GitModules',
+      '.gitmodules...',
+      '.gitmodules:$DATA',
+      'gitmod~2',
+      'gi7eba~1',
+    ]) {
+      expect([n, is(n)]).toEqual([n, true]);
+    }
+    for (const n of ['.gitmodulesx', 'gitmod~5', 'gitmodules', '.gitmodule'])
+      expect([n, is(n)]).toEqual([n, false]);
+  });
+});
+
+describe('checkSymlinkTargets', () => {
+  const problem = (links: Record<string, string>) => checkSymlinkTargets(new Map(Object.entries(links)));
+
+  it('accepts links that stay inside and out of .git', () => {
+    expect(
+      problem({ a: 'b', 'docs/src': '../src', 'x/y/z': '../../x/./w', up: '.', 'd/dotgit': 'x.git' }),
+    ).toBeNull();
+  });
+
+  it.each<[TreeCheck, Record<string, string>]>([
+    ['SYMLINK_ABSOLUTE', { x: '/.git' }],
+    ['SYMLINK_ABSOLUTE', { x: '/etc/passwd' }],
+    ['SYMLINK_ABSOLUTE', { x: '\\\\server\\share' }],
+    ['SYMLINK_ABSOLUTE', { x: 'C:x' }],
+    ['SYMLINK_LEAVES_WORKTREE', { x: '..' }],
+    ['SYMLINK_LEAVES_WORKTREE', { 'a/b': '../../x' }],
+    ['SYMLINK_LEAVES_WORKTREE', { 'a/b': '..\\..\\x' }],
+    ['SYMLINK_POINTS_TO_GIT_DIR', { x: '.git' }],
+    ['SYMLINK_POINTS_TO_GIT_DIR', { 'a/x': '../.git/config' }],
+    ['SYMLINK_POINTS_TO_GIT_DIR', { x: 'sub/../.GIT' }],
+    ['SYMLINK_POINTS_TO_GIT_DIR', { x: 'git~1/hooks' }],
+    // Each link alone stays inside; through the first, the second climbs out (or into .git).
+    ['SYMLINK_LEAVES_WORKTREE', { here: '.', out: 'here/..' }],
+    ['SYMLINK_LEAVES_WORKTREE', { 'd/l': '..', up: 'd/l/..' }],
+    ['SYMLINK_LOOP', { a: 'b', b: 'a' }],
+    ['SYMLINK_LOOP', { a: 'a/x' }],
+  ])('%s: %j', (code, links) => {
+    expect(problem(links)?.check).toBe(code);
+  });
+
+  it('names the link', () => {
+    expect(problem({ ok: 'a', 'x/y': '../../.git' })).toMatchObject({
+      path: 'x/y',
+      check: 'SYMLINK_LEAVES_WORKTREE',
+    });
+  });
+});
