@@ -13,6 +13,7 @@ import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire
 import { type Packet, readPackets } from '../wire/pktLine.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 export type CloneFilter = 'blob:none' | 'tree:0';
 
@@ -137,9 +138,12 @@ async function cloneInto(
   const warnings: string[] = [];
   const tags = opts.tags ?? true;
 
-  const remoteRefs = await lsRefs(client, caps, refPrefixes(opts, tags));
+  const listed = await lsRefs(client, caps, refPrefixes(opts, tags));
   throwIfAborted(signal);
-  const plan = planRefs(remoteRefs, opts, tags, client.url.href);
+  const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
+  const named = checkRemoteRefNames(listed, headTarget, client.url.href);
+  warnings.push(...named.warnings);
+  const plan = planRefs(named.kept, opts, tags, client.url.href);
 
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   let filter: string | null = opts.filter === undefined ? 'blob:none' : opts.filter;

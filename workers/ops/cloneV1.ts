@@ -4,8 +4,12 @@ import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
 import { type GitHttpClient, isOffline, offlineError, repoName } from '../transport/gitHttp.ts';
+import { parseInfoRefs } from '../wire/capabilities.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT } from '../wire/pktLine.ts';
+import { isValidRefName } from '../wire/refName.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
 import { abortedError, OperationError } from './errors.ts';
+import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 /**
  * A server that does not speak protocol v2 gets a full clone through isomorphic-git's v1 path: slower and
@@ -22,6 +26,7 @@ export async function cloneWithProtocolV1(
   const url = client.url.href;
   let requests = client.requests;
   let bytes = client.bytesReceived;
+  const warnings: string[] = [];
   const counting: HttpClient = {
     async request(req: GitHttpRequest) {
       // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
@@ -30,6 +35,25 @@ export async function cloneWithProtocolV1(
       const res = await http.request({ ...req, signal });
       const body = res.body;
       if (!body) return res;
+      if (
+        req.method === 'GET' &&
+        /\/info\/refs\?service=git-upload-pack$/.test(req.url) &&
+        res.statusCode === 200
+      ) {
+        const parts: Uint8Array[] = [];
+        for await (const chunk of body as AsyncIterableIterator<Uint8Array>) {
+          bytes += chunk.length;
+          parts.push(chunk);
+        }
+        const checked = withCheckedRefNames(concatBytes(parts), url);
+        warnings.push(...checked.warnings);
+        return {
+          ...res,
+          body: (async function* () {
+            yield checked.body;
+          })(),
+        };
+      }
       async function* counted() {
         for await (const chunk of body as AsyncIterableIterator<Uint8Array>) {
           bytes += chunk.length;
@@ -104,9 +128,9 @@ export async function cloneWithProtocolV1(
     createdAt: now,
     lastFetchedAt: now,
   });
-  const warnings = [
+  warnings.unshift(
     'The server does not speak git protocol v2, so this was a full clone with protocol v1: every file was downloaded.',
-  ];
+  );
   if (opts.filter !== null) warnings.push('Partial clone needs protocol v2; the filter was not applied.');
   return {
     repoId,
@@ -119,6 +143,36 @@ export async function cloneWithProtocolV1(
     filter: null,
     warnings,
   };
+}
+
+/**
+ * The v0/v1 advertisement isomorphic-git will read, rebuilt without the refs whose names git refuses (and
+ * without `symref=` capabilities naming one), since isomorphic-git writes every advertised ref as a file.
+ * A bad HEAD target throws `HOSTILE_REF_NAME`. The advertisement is parsed by our strict reader first.
+ */
+export function withCheckedRefNames(body: Uint8Array, url: string): { body: Uint8Array; warnings: string[] } {
+  const adv = parseInfoRefs(body);
+  if (adv.version === 2) throw new OperationError('NOT_GIT', `${url} answered a protocol v0 request in v2.`);
+  const { kept, warnings } = checkRemoteRefNames(adv.refs, adv.symrefs.HEAD, url);
+  const capabilities = adv.capabilities.filter((token) => {
+    if (!token.startsWith('symref=')) return true;
+    const [from, to = ''] = token.slice('symref='.length).split(':');
+    return (from === 'HEAD' || isValidRefName(from)) && isValidRefName(to);
+  });
+  const lines = ['# service=git-upload-pack\n'];
+  const caps = capabilities.join(' ');
+  const refLines: string[] = [];
+  for (const ref of kept) {
+    refLines.push(`${ref.oid} ${ref.name}`);
+    if (ref.peeled) refLines.push(`${ref.peeled} ${ref.name}^{}`);
+  }
+  if (refLines.length === 0) refLines.push(`${'0'.repeat(40)} capabilities^{}`);
+  refLines[0] += `\0${caps}`;
+  const parts = [encodePktLine(lines[0]), FLUSH_PKT];
+  for (const line of refLines) parts.push(encodePktLine(`${line}\n`));
+  for (const oid of adv.shallow) parts.push(encodePktLine(`shallow ${oid}\n`));
+  parts.push(FLUSH_PKT);
+  return { body: concatBytes(parts), warnings };
 }
 
 /** isomorphic-git does not report what it received, so count it from the stored packs. */

@@ -17,6 +17,8 @@ export type OperationErrorCode =
   | 'UNSUPPORTED_OBJECT_FORMAT'
   /** A tree git would refuse (a ".git" entry, a link out of the working tree…); HostileTreeError says which. */
   | 'HOSTILE_TREE'
+  /** The server named HEAD's branch with a name git refuses (`refs/heads/../../config`): nothing is cloned. */
+  | 'HOSTILE_REF_NAME'
   | 'INTERNAL';
 
 export class OperationError extends Error {

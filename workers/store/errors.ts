@@ -1,4 +1,10 @@
-export type StoreErrorCode = 'STORAGE_FULL' | 'STORAGE_FAILED' | 'STORAGE_BLOCKED' | 'REPO_NOT_FOUND';
+export type StoreErrorCode =
+  | 'STORAGE_FULL'
+  | 'STORAGE_FAILED'
+  | 'STORAGE_BLOCKED'
+  | 'REPO_NOT_FOUND'
+  /** A config value git's format cannot hold (a NUL, a line feed in a section name), or a malformed config. */
+  | 'CONFIG_INVALID';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

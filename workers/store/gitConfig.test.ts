@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ConfigEntry, parseGitConfig, serializeConfig, serializeRepoConfig } from './gitConfig.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'blobless-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+
+/** Runs `git config -f <file> ...` with no other config in the way; returns stdout and the exit status. */
+function gitConfig(file: string, args: string[]): { status: number | null; stdout: string } {
+  const r = spawnSync('git', ['config', '-f', file, ...args], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1' },
+  });
+  return { status: r.status, stdout: r.stdout };
+}
+
+/** `git config --get` of every entry: what real git reads back from `text`. */
+function gitReads(text: string, entries: ConfigEntry[]): string[] {
+  const file = join(dir, `config-${files++}`);
+  writeFileSync(file, text);
+  return entries.map((e) => {
+    const name =
+      e.subsection === undefined ? `${e.section}.${e.key}` : `${e.section}.${e.subsection}.${e.key}`;
+    const r = gitConfig(file, ['-z', '--get', name]);
+    expect(r.status, `git config --get ${JSON.stringify(name)} in\n${text}`).toBe(0);
+    return r.stdout.replace(/\0$/, '');
+  });
+}
+
+const NASTY = [
+  'plain',
+  'x"]\n\t[core]\n\tfsmonitor = touch /tmp/pwned',
+  'a\tb',
+  'back\\slash',
+  '"quoted"',
+  ' leading space',
+  'trailing space ',
+  'semi;colon',
+  'hash#mark',
+  'two  spaces',
+  'carriage\rreturn',
+  'form\ffeed and\vtab',
+  'line\nfeed',
+  '',
+  '\\n literally',
+];
+
+describe('serializeConfig escapes as git writes', () => {
+  it('each value line is byte for byte what `git config` writes for it', () => {
+    // git's writer leaves CR, VT and FF bare (and its reader then turns them into spaces); we quote them.
+    for (const value of NASTY.filter((v) => !/[\r\v\f]/.test(v))) {
+      const file = join(dir, `written-${files++}`);
+      writeFileSync(file, '');
+      expect(gitConfig(file, ['remote.origin.url', value]).status).toBe(0);
+      expect(serializeConfig([{ section: 'remote', subsection: 'origin', key: 'url', value }])).toBe(
+        readFileSync(file, 'utf8'),
+      );
+    }
+  });
+
+  it('a subsection name is escaped as git writes it', () => {
+    for (const sub of ['a"]\t[core]', 'back\\slash', 'x"y', 'tab\there']) {
+      const file = join(dir, `written-${files++}`);
+      writeFileSync(file, '');
+      expect(gitConfig(file, [`branch.${sub}.merge`, 'm']).status).toBe(0);
+      expect(serializeConfig([{ section: 'branch', subsection: sub, key: 'merge', value: 'm' }])).toBe(
+        readFileSync(file, 'utf8'),
+      );
+    }
+  });
+
+  it('refuses what git cannot hold', () => {
+    expect(() => serializeConfig([{ section: 'branch', subsection: 'a\nb', key: 'k', value: 'v' }])).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+    expect(() => serializeConfig([{ section: 'core', key: 'k', value: 'a\0b' }])).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
+  });
+});
+
+describe('our config reads back exactly as written', () => {
+  it('the branch name of issue 9 injects no [core] section', () => {
+    const branch = 'x"]\t[core]\tfsmonitor = evil';
+    const text = serializeRepoConfig({
+      remote: { url: 'https://h/r.git', fetchRefspec: '+refs/heads/*:refs/remotes/origin/*' },
+      branch,
+    });
+    const file = join(dir, `config-${files++}`);
+    writeFileSync(file, text);
+    expect(gitConfig(file, ['--get-regexp', '^core\\.']).stdout).not.toMatch(/fsmonitor/);
+    expect(gitConfig(file, ['--get', `branch.${branch}.merge`]).stdout).toBe(`refs/heads/${branch}\n`);
+  });
+
+  it('every nasty value and subsection, by our reader and by `git config --get`', () => {
+    for (const value of NASTY) {
+      const branch = value.includes('\n') || value === '' ? 'main' : value;
+      const cfg = {
+        remote: {
+          url: value,
+          fetchRefspec: '+refs/heads/*:refs/remotes/origin/*',
+          partialCloneFilter: 'blob:none',
+        },
+        branch,
+      };
+      const text = serializeRepoConfig(cfg);
+      const entries = parseGitConfig(text);
+      const url = entries.find((e) => e.key === 'url');
+      expect(url?.value).toBe(value);
+      expect(entries.find((e) => e.section === 'branch')?.subsection).toBe(branch);
+      expect(entries.filter((e) => e.section === 'core').map((e) => e.key)).toEqual([
+        'repositoryformatversion',
+        'filemode',
+        'bare',
+        'logallrefupdates',
+      ]);
+      expect(gitReads(text, entries)).toEqual(entries.map((e) => e.value));
+    }
+  });
+
+  it('generated values and subsection names round-trip (ours every case, git a sample)', () => {
+    const char = fc.constantFrom(...'ab "\\\t\n\r;#[]=\v\f.\b'.split(''), 'é', '\u2028');
+    const text = fc.array(char, { maxLength: 12 }).map((cs) => cs.join(''));
+    let sampled = 0;
+    fc.assert(
+      fc.property(text, text, (value, rawSub) => {
+        const subsection = rawSub.replace(/\n/g, '');
+        const entries: ConfigEntry[] = [
+          { section: 'remote', subsection, key: 'url', value },
+          { section: 'core', key: 'x', value },
+        ];
+        const written = serializeConfig(entries);
+        expect(parseGitConfig(written)).toEqual(entries);
+        if (sampled++ < 40) expect(gitReads(written, entries)).toEqual([value, value]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
