@@ -2,7 +2,8 @@
 // instructions: 1xxxxxxx copies from the base (offset and size bytes selected by the low 7 bits, size 0
 // meaning 0x10000), 0xxxxxxx with x != 0 inserts the next x bytes, 0 is reserved.
 
-import { PackError } from './errors.ts';
+import { objectTooLarge, PackError } from './errors.ts';
+import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
 
 function invalid(detail: string): PackError {
   return new PackError('PACK_DELTA_INVALID', `A delta in the pack is invalid: ${detail}.`);
@@ -29,19 +30,22 @@ export function deltaResultSize(delta: Uint8Array): number {
 }
 
 /**
- * Applies `delta` to `base` and returns the new object's bytes. Throws PACK_DELTA_INVALID on any mistake.
+ * Applies `delta` to `base` and returns the new object's bytes. Throws PACK_DELTA_INVALID on any mistake,
+ * and PACK_OBJECT_TOO_LARGE, before allocating anything, if the declared result exceeds `maxResultSize`.
  * `allocate` may supply the result buffer (of exactly the size asked), to recycle memory.
  */
 export function applyDelta(
   base: Uint8Array,
   delta: Uint8Array,
   allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
+  maxResultSize: number = DEFAULT_PACK_LIMITS.maxObjectSize,
 ): Uint8Array {
   const [baseSize, p0] = readSize(delta, 0, 'base');
   const [resultSize, p1] = readSize(delta, p0, 'result');
   if (baseSize !== base.length) {
     throw invalid(`it expects a base of ${baseSize} bytes but the base has ${base.length}`);
   }
+  if (resultSize > maxResultSize) throw objectTooLarge('A delta in the pack', resultSize, maxResultSize);
   const out = allocate(resultSize);
   const end = delta.length;
   let p = p1;

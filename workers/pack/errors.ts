@@ -9,6 +9,10 @@ export type PackErrorCode =
   | 'PACK_DELTA_INVALID'
   | 'PACK_TRAILING_DATA'
   | 'PACK_INDEX_INVALID'
+  /** An object (or a delta's declared result) is larger than `maxObjectSize`. */
+  | 'PACK_OBJECT_TOO_LARGE'
+  /** The pack inflates to more than its budget (`inflateRatio` times its size, at least `inflateFloor`). */
+  | 'PACK_INFLATE_BUDGET'
   | 'ABORTED';
 
 // What the person should do next, appended to every message of that code.
@@ -24,6 +28,10 @@ const ADVICE: Record<PackErrorCode, string> = {
     'The server copy is damaged; nothing was stored. Try again, and report it if it persists.',
   PACK_TRAILING_DATA: 'The server sent more than one pack; nothing was stored. Try again.',
   PACK_INDEX_INVALID: 'The stored pack index is damaged; delete the repository and clone it again.',
+  PACK_OBJECT_TOO_LARGE:
+    'Nothing was stored. If the repository really holds objects this large, raise the limit in the clone options.',
+  PACK_INFLATE_BUDGET:
+    'Nothing was stored. The server may be hostile; if the repository is genuine, raise the limit in the clone options.',
   ABORTED: 'Nothing was stored.',
 };
 
@@ -31,14 +39,38 @@ export class PackError extends Error {
   readonly code: PackErrorCode;
   /** What was found, without the advice: for wrapping in a more precise message. */
   readonly detail: string;
+  /** For a limit's error, the name of the setting that was exceeded (`maxObjectSize`, `inflateRatio`). */
+  readonly limit?: string;
 
   /** `detail` is a sentence saying what was found; the advice for the code is appended. */
-  constructor(code: PackErrorCode, detail: string, options?: { cause?: unknown }) {
-    super(`${detail} ${ADVICE[code]}`, options);
+  constructor(code: PackErrorCode, detail: string, options?: { cause?: unknown; limit?: string }) {
+    super(`${detail} ${ADVICE[code]}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PackError';
     this.code = code;
     this.detail = detail;
+    this.limit = options?.limit;
   }
+}
+
+/** The error for an object larger than the `maxObjectSize` setting. */
+export function objectTooLarge(what: string, size: number, limit: number): PackError {
+  return new PackError(
+    'PACK_OBJECT_TOO_LARGE',
+    `${what} declares ${formatBytes(size)}, more than the limit of ${formatBytes(limit)} (maxObjectSize).`,
+    { limit: 'maxObjectSize' },
+  );
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v >= 100 ? Math.round(v) : v.toFixed(1)} ${units[u]}`;
 }
 
 /** Throws the abort as a PackError so callers see one error type; the signal's reason is the cause. */

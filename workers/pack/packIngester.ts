@@ -4,8 +4,8 @@
 // re-inflating entries from the kept pack bytes, holding only the current chain's objects.
 
 import { crc32 } from './crc32.ts';
-import { applyDelta } from './delta.ts';
-import { PackError, throwIfAborted } from './errors.ts';
+import { applyDelta, deltaResultSize } from './delta.ts';
+import { formatBytes, objectTooLarge, PackError, throwIfAborted } from './errors.ts';
 import {
   INFLATE_DONE,
   INFLATE_NEED_INPUT,
@@ -22,6 +22,7 @@ import {
   toHex,
 } from './objectHash.ts';
 import { compareOids, writePackIndexV2Tables } from './packIndexWriter.ts';
+import { DEFAULT_PACK_LIMITS, inflateBudget, type PackLimits } from './packLimits.ts';
 
 export type PackProgress =
   | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
@@ -73,6 +74,8 @@ export interface PackIngesterOptions {
    * rebuilt on demand. Default 96 MiB, git's core.deltaBaseCacheLimit.
    */
   deltaBaseCacheLimit?: number;
+  /** Caps on object sizes and on what the pack may inflate to; DEFAULT_PACK_LIMITS where absent. */
+  limits?: Partial<PackLimits>;
 }
 
 // gitformat-pack: object types in entry headers. 5 is reserved, 0 invalid.
@@ -145,6 +148,9 @@ export class PackIngester {
   private readonly signal?: AbortSignal;
   private readonly deltaBaseCacheLimit: number;
   private readonly wholeObjectLimit: number;
+  private readonly limits: PackLimits;
+  /** Bytes inflated so far: entries as received, then delta results; held to the inflate budget. */
+  private inflated = 0;
   private readonly packSha: Sha1;
   private readonly objSha: Sha1;
   private readonly hasher: ObjectHasher;
@@ -196,6 +202,7 @@ export class PackIngester {
     this.signal = options.signal;
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit ?? 96 * 1024 * 1024;
     this.wholeObjectLimit = options.wholeObjectLimit ?? WHOLE_OBJECT_LIMIT;
+    this.limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
     this.packSha = packSha;
     this.objSha = objSha;
     this.hasher = new ObjectHasher(objSha);
@@ -370,6 +377,13 @@ export class PackIngester {
       if (scale > 2 ** 53) throw this.corrupt(start, 'its size does not fit in 53 bits');
     }
     if (kind === 0 || kind === 5) throw this.corrupt(start, `it has the invalid type ${kind}`);
+    if (size > this.limits.maxObjectSize) {
+      throw objectTooLarge(
+        `Object ${this.parsed + 1} of ${this.count} (at offset ${start}) in the pack`,
+        size,
+        this.limits.maxObjectSize,
+      );
+    }
     let base = -1;
     if (kind === OBJ_OFS_DELTA) {
       // gitformat-pack "offset encoding": n bytes with MSB set in all but the last; each step adds one
@@ -481,10 +495,36 @@ export class PackIngester {
       this.deltaCount++;
     }
     this.crcs[i] = crc32(this.buf, this.entryStart, end);
+    this.spend(this.entrySize, this.len);
     this.parsed++;
     this.entryStart = end;
     this.state = S_ENTRY;
     return true;
+  }
+
+  /**
+   * Counts `bytes` more inflated against the budget for a pack of `packBytes` (what has arrived so far while
+   * receiving, the whole pack while resolving); throws PACK_INFLATE_BUDGET, before the caller allocates.
+   */
+  private spend(bytes: number, packBytes: number): void {
+    this.inflated += bytes;
+    const budget = inflateBudget(this.limits, packBytes);
+    if (this.inflated > budget) {
+      throw new PackError(
+        'PACK_INFLATE_BUDGET',
+        `The pack inflates to more than ${formatBytes(budget)} from ${formatBytes(packBytes)} received: over the ` +
+          `limit of ${this.limits.inflateRatio} times its size, at least ${formatBytes(this.limits.inflateFloor)} ` +
+          '(inflateRatio, inflateFloor).',
+        { limit: 'inflateRatio' },
+      );
+    }
+  }
+
+  /** Applies a delta once its declared result fits the budget; PACK_OBJECT_TOO_LARGE comes from applyDelta. */
+  private applyCounted(base: Uint8Array, delta: Uint8Array, take: (size: number) => Uint8Array): Uint8Array {
+    const size = deltaResultSize(delta);
+    if (size <= this.limits.maxObjectSize) this.spend(size, this.len);
+    return applyDelta(base, delta, take, this.limits.maxObjectSize);
   }
 
   private corrupt(offset: number, detail: string, cause?: unknown): PackError {
@@ -670,7 +710,9 @@ export class PackIngester {
         chain.push(j);
         j = parentOf(j);
       }
-      for (let k = chain.length - 1; k >= 0; k--) data = applyDelta(data!, this.inflateAt(chain[k]), take);
+      for (let k = chain.length - 1; k >= 0; k--) {
+        data = this.applyCounted(data!, this.inflateAt(chain[k]), take);
+      }
       return data!;
     };
 
@@ -722,11 +764,11 @@ export class PackIngester {
         const delta = this.inflateAt(child, deltaScratch.subarray(0, deltaSize));
         let result: Uint8Array;
         try {
-          result = applyDelta(base, delta, take);
+          result = this.applyCounted(base, delta, take);
         } catch (e) {
           if (e instanceof PackError) {
             const where = `The delta at offset ${this.offsets[child]} does not apply to its base.`;
-            throw new PackError(e.code, `${where} ${e.detail}`, { cause: e });
+            throw new PackError(e.code, `${where} ${e.detail}`, { cause: e, limit: e.limit });
           }
           throw e;
         }

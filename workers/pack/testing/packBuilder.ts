@@ -171,3 +171,14 @@ export function entryTypes(pack: Uint8Array): number[] {
   }
   return types;
 }
+
+/**
+ * A delta that copies the first bytes of a `baseSize`-byte base over and over until it has produced
+ * `resultSize` bytes: a handful of bytes per 16 MiB (a copy instruction moves at most 0xffffff bytes).
+ */
+export function amplifyingDelta(baseSize: number, resultSize: number): Uint8Array {
+  const ops: DeltaOp[] = [];
+  const piece = Math.min(baseSize, 0xffffff);
+  for (let left = resultSize; left > 0; left -= piece) ops.push({ copy: [0, Math.min(piece, left)] });
+  return makeDelta(baseSize, ops);
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { applyDelta } from './delta.ts';
+import { PackError } from './errors.ts';
+import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
+import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
+import { amplifyingDelta, buildPack, makeDelta } from './testing/packBuilder.ts';
+
+const MiB = 1024 * 1024;
+
+async function ingestError(pack: Uint8Array, options: PackIngesterOptions = {}): Promise<PackError> {
+  try {
+    const ingester = await PackIngester.create(options);
+    for (let i = 0; i < pack.length; i += 65536) ingester.push(pack.subarray(i, i + 65536));
+    await ingester.finish();
+  } catch (e) {
+    if (e instanceof PackError) return e;
+    throw e;
+  }
+  throw new Error('the pack was accepted');
+}
+
+describe('delta result size is checked before allocation', () => {
+  it('a 12-byte delta declaring 1 TiB fails with PACK_OBJECT_TOO_LARGE and allocates nothing', () => {
+    const delta = makeDelta(3, [{ copy: [0, 3] }], { resultSize: 2 ** 40 });
+    expect(delta.length).toBeLessThanOrEqual(12);
+    const allocations: number[] = [];
+    let error: unknown;
+    try {
+      applyDelta(new Uint8Array(3), delta, (n) => {
+        allocations.push(n);
+        return new Uint8Array(n);
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PackError);
+    expect((error as PackError).code).toBe('PACK_OBJECT_TOO_LARGE');
+    expect((error as PackError).limit).toBe('maxObjectSize');
+    expect((error as PackError).message).toMatch(/1\.0 TiB.*512 MiB \(maxObjectSize\)/);
+    expect(allocations).toEqual([]);
+  });
+
+  it('the limit is a parameter: a result at the limit applies, one byte over does not', () => {
+    const base = new TextEncoder().encode('abcdefgh');
+    expect(applyDelta(base, makeDelta(8, [{ copy: [0, 8] }]), undefined, 8).length).toBe(8);
+    expect(() => applyDelta(base, makeDelta(8, [{ copy: [0, 8] }, { insert: 'x' }]), undefined, 8)).toThrow(
+      expect.objectContaining({ code: 'PACK_OBJECT_TOO_LARGE' }),
+    );
+  });
+});
+
+describe('PackIngester holds a pack to its limits', () => {
+  it("the issue's bomb: a 265-byte delta turning a 16 MiB zero blob into 1 GiB", async () => {
+    const delta = amplifyingDelta(16 * MiB, 1024 * MiB);
+    expect(delta.length).toBeLessThan(400);
+    const pack = buildPack([
+      { type: 'blob', data: new Uint8Array(16 * MiB) },
+      { ofsDelta: 0, delta },
+    ]);
+    const error = await ingestError(pack);
+    expect(error.code).toBe('PACK_OBJECT_TOO_LARGE');
+    expect(error.message).toMatch(/offset \d+ does not apply.*1\.0 GiB/);
+  });
+
+  it('chained deltas under the object limit run into the inflate budget', async () => {
+    // Each link is 4 MiB of delta result from a few bytes; eight of them exceed a 16 MiB budget.
+    const entries: Parameters<typeof buildPack>[0] = [{ type: 'blob', data: new Uint8Array(MiB) }];
+    let size = MiB;
+    for (let i = 0; i < 8; i++) {
+      entries.push({ ofsDelta: i, delta: amplifyingDelta(size, 4 * MiB) });
+      size = 4 * MiB;
+    }
+    const pack = buildPack(entries);
+    const limits = { maxObjectSize: 8 * MiB, inflateFloor: 16 * MiB, inflateRatio: 1024 };
+    const error = await ingestError(pack, { limits });
+    expect(error.code).toBe('PACK_INFLATE_BUDGET');
+    expect(error.limit).toBe('inflateRatio');
+    expect(error.message).toMatch(/inflateRatio, inflateFloor/);
+    // The same pack with room to spare is fine: the limit, not the shape, refused it.
+    const ingester = await PackIngester.create({ limits: { ...limits, inflateFloor: 64 * MiB } });
+    ingester.push(pack);
+    expect((await ingester.finish()).objects.length).toBe(9);
+  });
+
+  it('a whole object declared larger than maxObjectSize fails as its header is read', async () => {
+    const pack = buildPack([{ type: 'blob', data: new Uint8Array(5000) }]);
+    const error = await ingestError(pack, { limits: { maxObjectSize: 4096 } });
+    expect(error.code).toBe('PACK_OBJECT_TOO_LARGE');
+    expect(error.limit).toBe('maxObjectSize');
+    expect(error.message).toMatch(/Object 1 of 1 \(at offset 12\).*4\.9 KiB.*4\.0 KiB \(maxObjectSize\)/);
+  });
+
+  it('zlib bombs while receiving: many zero blobs beyond ratio times the bytes received', async () => {
+    const blobs = Array.from({ length: 40 }, (_, i) => {
+      const data = new Uint8Array(MiB);
+      data[0] = i;
+      return { type: 'blob' as const, data };
+    });
+    const pack = buildPack(blobs);
+    const error = await ingestError(pack, { limits: { inflateRatio: 100, inflateFloor: 8 * MiB } });
+    expect(error.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
+  it('defaults are what the docs say', () => {
+    expect(DEFAULT_PACK_LIMITS).toEqual({
+      maxObjectSize: 512 * MiB,
+      inflateRatio: 1024,
+      inflateFloor: 1024 * MiB,
+    });
+  });
+});
