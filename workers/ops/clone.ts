@@ -11,6 +11,7 @@ import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../wire/pktLine.ts';
+import { type CloneLimits, cloneLimits } from './cloneLimits.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
@@ -35,6 +36,8 @@ export interface CloneOptions {
   auth?: HttpAuth;
   /** Keep `auth` in this browser's storage for later fetches; otherwise it is kept for this session only. */
   rememberCredentials?: boolean;
+  /** Caps on what the server may make the clone cost (response and object sizes); defaults where absent. */
+  limits?: Partial<CloneLimits>;
 }
 
 export type CloneProgress =
@@ -81,6 +84,7 @@ export async function clone(
   hooks: OperationHooks<CloneProgress> = {},
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
+  const limits = cloneLimits(opts);
   const connect = (corsProxy?: string) =>
     new GitHttpClient(opts.url, { corsProxy, auth: opts.auth, signal, protocol: 'version=2' });
   let client = connect(opts.corsProxy);
@@ -89,7 +93,7 @@ export async function clone(
   onProgress?.({ phase: 'connecting' });
   let advertisement: Uint8Array;
   try {
-    advertisement = await client.infoRefs('git-upload-pack');
+    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
   } catch (err) {
     const fallback = opts.fallbackCorsProxy;
     // Never with credentials: the token was given for the git host, not for a proxy.
@@ -100,7 +104,7 @@ export async function clone(
     notes.push(
       `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
     );
-    advertisement = await client.infoRefs('git-upload-pack');
+    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
   }
   const repoId = newRepoId(client.url);
   try {
@@ -138,7 +142,8 @@ async function cloneInto(
   const warnings: string[] = [];
   const tags = opts.tags ?? true;
 
-  const listed = await lsRefs(client, caps, refPrefixes(opts, tags));
+  const limits = cloneLimits(opts);
+  const listed = await lsRefs(client, caps, refPrefixes(opts, tags), limits.maxLsRefsBytes);
   throwIfAborted(signal);
   const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
   const named = checkRemoteRefNames(listed, headTarget, client.url.href);
@@ -174,10 +179,12 @@ async function cloneInto(
   const ingester = await PackIngester.create({
     signal,
     onProgress: (p) => onProgress?.(p),
+    limits,
   });
   let shallow: string[] = [];
   let sawPack = false;
-  for await (const event of parseFetchResponse(readPackets(body))) {
+  const progressCap = { maxProgressLineBytes: limits.maxProgressLineBytes };
+  for await (const event of parseFetchResponse(readPackets(body), progressCap)) {
     if (event.type === 'pack') {
       sawPack = true;
       ingester.push(event.data);
@@ -244,7 +251,12 @@ async function cloneInto(
   };
 }
 
-async function lsRefs(client: GitHttpClient, caps: V2Capabilities, prefixes: string[]): Promise<RemoteRef[]> {
+async function lsRefs(
+  client: GitHttpClient,
+  caps: V2Capabilities,
+  prefixes: string[],
+  maxBytes: number,
+): Promise<RemoteRef[]> {
   const lsCaps = caps.commands.get('ls-refs') ?? new Set<string>();
   const body = await client.post(
     'git-upload-pack',
@@ -257,7 +269,9 @@ async function lsRefs(client: GitHttpClient, caps: V2Capabilities, prefixes: str
     }),
   );
   const packets: Packet[] = [];
-  for await (const p of readPackets(body)) packets.push(p);
+  for await (const p of readPackets(body, { maxBytes, limit: 'maxLsRefsBytes', what: 'ls-refs answer' })) {
+    packets.push(p);
+  }
   return parseLsRefsResponse(packets);
 }
 

@@ -5,9 +5,10 @@ import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
 import { type GitHttpClient, isOffline, offlineError, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
-import { concatBytes, encodePktLine, FLUSH_PKT } from '../wire/pktLine.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT, responseTooLarge } from '../wire/pktLine.ts';
 import { isValidRefName } from '../wire/refName.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
+import { cloneLimits } from './cloneLimits.ts';
 import { abortedError, OperationError } from './errors.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
@@ -27,6 +28,7 @@ export async function cloneWithProtocolV1(
   let requests = client.requests;
   let bytes = client.bytesReceived;
   const warnings: string[] = [];
+  const limits = cloneLimits(opts);
   const counting: HttpClient = {
     async request(req: GitHttpRequest) {
       // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
@@ -41,8 +43,18 @@ export async function cloneWithProtocolV1(
         res.statusCode === 200
       ) {
         const parts: Uint8Array[] = [];
+        let total = 0;
+        const maxBytes = limits.maxInfoRefsBytes;
         for await (const chunk of body as AsyncIterableIterator<Uint8Array>) {
           bytes += chunk.length;
+          total += chunk.length;
+          if (total > maxBytes) {
+            throw responseTooLarge({
+              maxBytes,
+              limit: 'maxInfoRefsBytes',
+              what: 'ref advertisement (info/refs)',
+            });
+          }
           parts.push(chunk);
         }
         const checked = withCheckedRefNames(concatBytes(parts), url);

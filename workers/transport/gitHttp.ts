@@ -1,4 +1,5 @@
-import { concatBytes } from '../wire/pktLine.ts';
+import { concatBytes, responseTooLarge } from '../wire/pktLine.ts';
+import { DEFAULT_WIRE_LIMITS } from '../wire/wireLimits.ts';
 import { TransportError } from './errors.ts';
 
 export interface HttpAuth {
@@ -116,12 +117,15 @@ export class GitHttpClient {
   }
 
   /** `GET $GIT_URL/info/refs?service=...` (gitprotocol-http: smart clients). */
-  async infoRefs(service: UploadService): Promise<Uint8Array> {
+  async infoRefs(
+    service: UploadService,
+    maxBytes: number = DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
+  ): Promise<Uint8Array> {
     const res = await this.request(this.endpoint(`/info/refs?service=${service}`), {
       method: 'GET',
       headers: this.headers({ Accept: '*/*' }),
     });
-    return this.readAll(res);
+    return this.readAll(res, maxBytes);
   }
 
   /** POST a command and hand back the response body as it streams. */
@@ -146,9 +150,21 @@ export class GitHttpClient {
     return this.stream(res);
   }
 
-  private async readAll(res: Response): Promise<Uint8Array> {
+  /** The whole body; WireError `LIMIT_EXCEEDED` (maxInfoRefsBytes) once past `maxBytes`, the rest unread. */
+  private async readAll(res: Response, maxBytes: number): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
-    for await (const chunk of this.stream(res)) parts.push(chunk);
+    let total = 0;
+    for await (const chunk of this.stream(res)) {
+      total += chunk.length;
+      if (total > maxBytes) {
+        throw responseTooLarge({
+          maxBytes,
+          limit: 'maxInfoRefsBytes',
+          what: 'ref advertisement (info/refs)',
+        });
+      }
+      parts.push(chunk);
+    }
     return concatBytes(parts);
   }
 

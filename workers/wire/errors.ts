@@ -17,18 +17,27 @@ export type WireErrorCode =
   /** The URL answered, but not like a smart-HTTP git server (an HTML page, a dumb server, a proxy error). */
   | 'NOT_GIT'
   /** A request could not be built from the given options (an oid that is not hex, a line feed in an argument). */
-  | 'REQUEST_INVALID';
+  | 'REQUEST_INVALID'
+  /** A response, or one line of progress text, is larger than its cap in WireLimits; `limit` names the setting. */
+  | 'LIMIT_EXCEEDED';
 
 export class WireError extends Error {
   override readonly name = 'WireError';
   readonly code: WireErrorCode;
   /** Offset in the response byte stream where the problem was found, when it concerns framing. */
   readonly byteOffset: number | undefined;
+  /** For LIMIT_EXCEEDED, the WireLimits setting that was exceeded (`maxLsRefsBytes`, ...). */
+  readonly limit: string | undefined;
 
-  constructor(code: WireErrorCode, message: string, options?: { byteOffset?: number; cause?: unknown }) {
+  constructor(
+    code: WireErrorCode,
+    message: string,
+    options?: { byteOffset?: number; cause?: unknown; limit?: string },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.byteOffset = options?.byteOffset;
+    this.limit = options?.limit;
   }
 }
 

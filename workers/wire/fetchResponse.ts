@@ -12,6 +12,7 @@
 
 import { RemoteError, WireError } from './errors.ts';
 import { describePacket, errPacketMessage, type Packet, packetText } from './pktLine.ts';
+import { DEFAULT_WIRE_LIMITS } from './wireLimits.ts';
 
 export type RemoteProgress = {
   /** The phase as the server names it: `Enumerating objects`, `Counting objects`, `Total`. */
@@ -48,11 +49,14 @@ const BAND_ERROR = 3;
  * Throws `RemoteError` for an `ERR` packet or a band-3 message, `WireError` `PROTOCOL_UNEXPECTED` for
  * sections out of order or unknown, and `RESPONSE_TRUNCATED` if the packets end before that flush.
  */
-export async function* parseFetchResponse(packets: AsyncIterable<Packet>): AsyncGenerator<FetchEvent> {
+export async function* parseFetchResponse(
+  packets: AsyncIterable<Packet>,
+  options: { maxProgressLineBytes?: number } = {},
+): AsyncGenerator<FetchEvent> {
   let section: SectionName | null = null;
   let lastSectionIndex = -1;
   let lines: string[] = [];
-  const progress = new ProgressParser();
+  const progress = new ProgressParser(options.maxProgressLineBytes);
   // One streaming decoder, so a UTF-8 character split across two progress packets survives.
   const progressText = new TextDecoder('utf-8');
 
@@ -234,29 +238,62 @@ const LINE_END = /[\r\n]/g;
 /**
  * Splits sideband-2 text into lines and reads git's progress meters out of them. Text may be split
  * anywhere across packets, and one packet may hold several CR-separated updates.
+ *
+ * Each piece is scanned once: the start of an unfinished line is kept as pieces and joined when its end
+ * comes, so a line sent a byte at a time costs O(n), not O(n²). A line longer than `maxLineLength`
+ * characters fails with WireError `LIMIT_EXCEEDED` (`maxProgressLineBytes`).
  */
 export class ProgressParser {
-  #partial = '';
+  #pieces: string[] = [];
+  #pending = 0;
+  readonly #maxLineLength: number;
+
+  constructor(maxLineLength: number = DEFAULT_WIRE_LIMITS.maxProgressLineBytes) {
+    this.#maxLineLength = maxLineLength;
+  }
 
   push(text: string): ProgressLine[] {
-    const buffer = this.#partial + text;
     const out: ProgressLine[] = [];
     let start = 0;
     LINE_END.lastIndex = 0;
-    for (let match = LINE_END.exec(buffer); match !== null; match = LINE_END.exec(buffer)) {
-      const line = buffer.slice(start, match.index);
+    for (let match = LINE_END.exec(text); match !== null; match = LINE_END.exec(text)) {
+      const line = this.#finish(text.slice(start, match.index));
       start = match.index + 1;
       if (line.trim() !== '') out.push(progressLine(line, match[0] === '\n'));
     }
-    this.#partial = buffer.slice(start);
+    if (start < text.length) {
+      this.#pieces.push(text.slice(start));
+      this.#pending += text.length - start;
+      this.#check(this.#pending);
+    }
     return out;
   }
 
   /** The text left after the last line end, if any: call once the band-2 stream is over. */
   end(): ProgressLine[] {
-    const rest = this.#partial;
-    this.#partial = '';
+    const rest = this.#finish('');
     return rest.trim() === '' ? [] : [progressLine(rest, false)];
+  }
+
+  #finish(tail: string): string {
+    this.#check(this.#pending + tail.length);
+    if (this.#pieces.length === 0) return tail;
+    this.#pieces.push(tail);
+    const line = this.#pieces.join('');
+    this.#pieces = [];
+    this.#pending = 0;
+    return line;
+  }
+
+  #check(length: number): void {
+    if (length > this.#maxLineLength) {
+      throw new WireError(
+        'LIMIT_EXCEEDED',
+        `The server sent more than ${this.#maxLineLength} characters of progress text without a line end ` +
+          '(maxProgressLineBytes): no git server does that; the server may be hostile',
+        { limit: 'maxProgressLineBytes' },
+      );
+    }
   }
 }
 

@@ -237,19 +237,36 @@ export function concatBytes(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** A cap on a whole response: `limit` names the setting in messages, `what` the response. */
+export type ResponseCap = { maxBytes: number; limit: string; what: string };
+
 /**
  * Decodes a byte stream into packets as the bytes arrive. Accepts any async iterable of chunks, or a
  * `ReadableStream` (read with a reader where the browser's stream is not async iterable, as in Safari).
- * Throws `PKT_LINE_TRUNCATED` if the stream stops inside a packet.
+ * Throws `PKT_LINE_TRUNCATED` if the stream stops inside a packet, and `LIMIT_EXCEEDED` as soon as more
+ * than `cap.maxBytes` have arrived (the rest of the body is then cancelled, not read).
  */
 export async function* readPackets(
   stream: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  cap?: ResponseCap,
 ): AsyncGenerator<Packet> {
   const decoder = new PktLineDecoder();
+  let received = 0;
   for await (const chunk of chunksOf(stream)) {
+    received += chunk.length;
+    if (cap && received > cap.maxBytes) throw responseTooLarge(cap);
     yield* decoder.push(chunk);
   }
   decoder.end();
+}
+
+export function responseTooLarge(cap: ResponseCap): WireError {
+  return new WireError(
+    'LIMIT_EXCEEDED',
+    `The server's ${cap.what} is larger than ${cap.maxBytes} bytes (${cap.limit}); nothing was stored. ` +
+      'If the repository really has that many refs, raise the limit in the clone options',
+    { limit: cap.limit },
+  );
 }
 
 async function* chunksOf(
