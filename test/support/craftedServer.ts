@@ -1,0 +1,179 @@
+/**
+ * A small git smart-HTTP server that says exactly what a test tells it to, for the hostile cases git's own
+ * http-backend refuses to produce: ref names git would never write, delta bombs, endless progress text,
+ * endless advertisements. It speaks protocol v2 (info/refs capabilities, ls-refs, fetch) with pkt-lines
+ * built here, or a v0 advertisement and upload-pack answer for the v1 fallback.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { buildPack, objectId } from '../../workers/pack/testing/packBuilder.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT } from '../../workers/wire/pktLine.ts';
+
+export interface CraftedRef {
+  name: string;
+  /** Omit for an unborn ref. */
+  oid?: string;
+  symrefTarget?: string;
+  peeled?: string;
+}
+
+export interface CraftedRepo {
+  /** Protocol v2 (default) or a v0 advertisement (the client falls back to isomorphic-git's v1 clone). */
+  protocol?: 2 | 0;
+  refs: CraftedRef[];
+  /** The pack the fetch answers with. */
+  pack: Uint8Array;
+  /** Band-2 payloads sent before the pack. */
+  progress?: Uint8Array[];
+  /** Where to send an endless stream of plausible pkt-lines instead of a proper answer. */
+  endless?: 'info/refs' | 'ls-refs';
+}
+
+/** A commit and its one-file tree, as a pack: what a blob:none clone of a tiny repo receives. */
+export function tinyRepoPack(message = 'first'): { pack: Uint8Array; commit: string } {
+  const enc = new TextEncoder();
+  const blob = enc.encode('hello\n');
+  const blobId = objectId('blob', blob);
+  const tree = concatBytes([enc.encode('100644 a.txt\0'), Buffer.from(blobId, 'hex')]);
+  const treeId = objectId('tree', tree);
+  const who = 'A U Thor <author@example.com> 1700000000 +0000';
+  const commit = enc.encode(`tree ${treeId}\nauthor ${who}\ncommitter ${who}\n\n${message}\n`);
+  return {
+    pack: buildPack([
+      { type: 'commit', data: commit },
+      { type: 'tree', data: tree },
+    ]),
+    commit: objectId('commit', commit),
+  };
+}
+
+const V2_CAPABILITIES = [
+  'version 2\n',
+  'agent=git/2.39.5\n',
+  'ls-refs=unborn\n',
+  'fetch=shallow wait-for-done filter\n',
+  'server-option\n',
+  'object-format=sha1\n',
+];
+
+/** Serves `repos` at `/<name>`; returns its base URL. */
+export async function startCraftedServer(
+  repos: Record<string, CraftedRepo>,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const body: Buffer[] = [];
+    req.on('data', (c: Buffer) => body.push(c));
+    req.on('end', () => {
+      try {
+        answer(repos, req, Buffer.concat(body), res);
+      } catch (err) {
+        res.writeHead(500);
+        res.end(String(err));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: Buffer, res: ServerResponse) {
+  const url = new URL(req.url ?? '/', 'http://x');
+  const match = /^\/([^/]+)\/(info\/refs|git-upload-pack)$/.exec(url.pathname);
+  const repo = match ? repos[match[1]] : undefined;
+  if (!match || !repo) {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  const v2 = (repo.protocol ?? 2) === 2;
+  if (match[2] === 'info/refs') {
+    res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
+    if (repo.endless === 'info/refs')
+      return endlessRefLines(res, v2 ? V2_CAPABILITIES.map(encodePktLine) : []);
+    res.end(v2 ? concatBytes([...V2_CAPABILITIES.map(encodePktLine), FLUSH_PKT]) : v0Advertisement(repo));
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
+  const text = body.toString('latin1');
+  if (v2 && text.includes('command=ls-refs')) {
+    if (repo.endless === 'ls-refs') return endlessRefLines(res, []);
+    res.end(concatBytes([...repo.refs.map((r) => encodePktLine(`${lsRefsLine(r)}\n`)), FLUSH_PKT]));
+    return;
+  }
+  if (v2 && text.includes('command=fetch')) {
+    res.end(
+      concatBytes([
+        encodePktLine('packfile\n'),
+        ...(repo.progress ?? []).map((p) => encodePktLine(concatBytes([Uint8Array.of(2), p]))),
+        ...sideband(repo.pack),
+        FLUSH_PKT,
+      ]),
+    );
+    return;
+  }
+  // v0 upload-pack: `want`s, `done`; we answer NAK and the pack on side-band-64k, as upload-pack does.
+  res.end(concatBytes([encodePktLine('NAK\n'), ...sideband(repo.pack), FLUSH_PKT]));
+}
+
+function lsRefsLine(ref: CraftedRef): string {
+  let line = `${ref.oid ?? 'unborn'} ${ref.name}`;
+  if (ref.symrefTarget) line += ` symref-target:${ref.symrefTarget}`;
+  if (ref.peeled) line += ` peeled:${ref.peeled}`;
+  return line;
+}
+
+function v0Advertisement(repo: CraftedRepo): Uint8Array {
+  const head = repo.refs.find((r) => r.name === 'HEAD');
+  const caps = ['multi_ack', 'side-band-64k', 'ofs-delta', 'shallow', 'no-progress', 'include-tag'];
+  if (head?.symrefTarget) caps.push(`symref=HEAD:${head.symrefTarget}`);
+  caps.push('agent=git/2.39.5');
+  const lines: string[] = [];
+  for (const ref of repo.refs) {
+    lines.push(`${ref.oid} ${ref.name}`);
+    if (ref.peeled) lines.push(`${ref.peeled} ${ref.name}^{}`);
+  }
+  lines[0] += `\0${caps.join(' ')}`;
+  return concatBytes([
+    encodePktLine('# service=git-upload-pack\n'),
+    FLUSH_PKT,
+    ...lines.map((l) => encodePktLine(`${l}\n`)),
+    FLUSH_PKT,
+  ]);
+}
+
+/** Pack bytes as band-1 packets of git's maximum size. */
+function sideband(pack: Uint8Array): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < pack.length; i += 65515) {
+    out.push(encodePktLine(concatBytes([Uint8Array.of(1), pack.subarray(i, i + 65515)])));
+  }
+  return out;
+}
+
+/** Writes well-formed ref lines for as long as the client keeps reading. */
+function endlessRefLines(res: ServerResponse, opening: Uint8Array[]): void {
+  for (const p of opening) res.write(p);
+  const block = concatBytes(
+    Array.from({ length: 1000 }, (_, i) =>
+      encodePktLine(`${'1'.repeat(40)} refs/heads/branch-${String(i).padStart(6, '0')}\n`),
+    ),
+  );
+  let stopped = false;
+  res.on('close', () => {
+    stopped = true;
+  });
+  const pump = () => {
+    while (!stopped && res.write(block));
+    if (!stopped) res.once('drain', pump);
+  };
+  pump();
+}
