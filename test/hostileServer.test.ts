@@ -106,7 +106,15 @@ const repos: Record<string, CraftedRepo> = {
     pack,
   },
   'endless-info-refs.git': { refs: [], pack, endless: 'info/refs' },
-  'endless-v0-info-refs.git': { protocol: 0, refs: [], pack, endless: 'info/refs' },
+  'endless-v0-info-refs.git': {
+    protocol: 0,
+    refs: [
+      { name: 'HEAD', oid: commit, symrefTarget: 'refs/heads/main' },
+      { name: 'refs/heads/main', oid: commit },
+    ],
+    pack,
+    endless: 'info/refs-again',
+  },
   'endless-ls-refs.git': { refs: [], pack, endless: 'ls-refs' },
 };
 

@@ -26,8 +26,11 @@ export interface CraftedRepo {
   pack: Uint8Array;
   /** Band-2 payloads sent before the pack. */
   progress?: Uint8Array[];
-  /** Where to send an endless stream of plausible pkt-lines instead of a proper answer. */
-  endless?: 'info/refs' | 'ls-refs';
+  /**
+   * Where to send an endless stream of plausible pkt-lines instead of a proper answer; `info/refs-again`
+   * answers the first info/refs properly and the next ones endlessly (the v1 fallback asks twice).
+   */
+  endless?: 'info/refs' | 'info/refs-again' | 'ls-refs';
 }
 
 /** A commit and its one-file tree, as a pack: what a blob:none clone of a tiny repo receives. */
@@ -85,6 +88,8 @@ export async function startCraftedServer(
   };
 }
 
+const infoRefsRequests = new WeakMap<CraftedRepo, number>();
+
 function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: Buffer, res: ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://x');
   const match = /^\/([^/]+)\/(info\/refs|git-upload-pack)$/.exec(url.pathname);
@@ -97,8 +102,12 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
   const v2 = (repo.protocol ?? 2) === 2;
   if (match[2] === 'info/refs') {
     res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
-    if (repo.endless === 'info/refs')
-      return endlessRefLines(res, v2 ? V2_CAPABILITIES.map(encodePktLine) : []);
+    const asked = (infoRefsRequests.get(repo) ?? 0) + 1;
+    infoRefsRequests.set(repo, asked);
+    if (repo.endless === 'info/refs' || (repo.endless === 'info/refs-again' && asked > 1)) {
+      const opening = v2 ? V2_CAPABILITIES : ['# service=git-upload-pack\n'];
+      return endlessRefLines(res, [...opening.map(encodePktLine), ...(v2 ? [] : [FLUSH_PKT])]);
+    }
     res.end(v2 ? concatBytes([...V2_CAPABILITIES.map(encodePktLine), FLUSH_PKT]) : v0Advertisement(repo));
     return;
   }
