@@ -39,7 +39,8 @@ const textDecoder = new TextDecoder('utf-8');
  * chunks is assembled once. Callers must therefore not reuse a chunk's memory after pushing it.
  *
  * Any malformed length is fatal (`WireError` `PKT_LINE_INVALID`, with the stream offset); the decoder stays
- * failed afterwards, since a pkt-line stream cannot be resynchronised.
+ * failed afterwards, since a pkt-line stream cannot be resynchronised. A push that completed packets before
+ * the bad bytes returns them and the next call throws.
  */
 export class PktLineDecoder {
   #chunks: Uint8Array[] = [];
@@ -67,13 +68,20 @@ export class PktLineDecoder {
         packets.push(packet);
       }
     } catch (error) {
-      if (error instanceof WireError) this.#failure = error;
-      throw error;
+      if (!(error instanceof WireError)) throw error;
+      this.#failure = error;
+      // The packets before the bad bytes are delivered first (an ERR packet among them explains the
+      // failure better than the garbage after it); the failure comes with the next push or end. So the
+      // outcome does not depend on where the input was split.
+      if (packets.length === 0) throw error;
     }
     return packets;
   }
 
-  /** Declares the end of the input; throws `PKT_LINE_TRUNCATED` if it stopped inside a packet. */
+  /**
+   * Declares the end of the input; throws `PKT_LINE_TRUNCATED` if it stopped inside a packet, or the
+   * failure found after the packets the last push returned.
+   */
   end(): void {
     if (this.#failure) throw this.#failure;
     if (this.#buffered === 0) return;
