@@ -39,11 +39,24 @@ export async function fuzz<Ts extends [unknown, ...unknown[]]>(
   target: string,
   property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
 ): Promise<void> {
+  // No hang: an async case that takes longer than this fails (a synchronous loop is bounded by the
+  // input sizes the generators allow, and by the vitest timeout below).
+  const timeout = CASE_TIMEOUT_MS;
   for (const r of regressions(target)) {
-    await fc.assert(property, { seed: r.seed, path: r.path, endOnFailure: true });
+    await fc.assert(property, { seed: r.seed, path: r.path, endOnFailure: true, timeout });
   }
   const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 0x5eed;
-  await fc.assert(property, { numRuns: fuzzRuns(), seed });
+  await fc.assert(property, { numRuns: fuzzRuns(), seed, timeout });
+}
+
+const CASE_TIMEOUT_MS = 10_000;
+
+/**
+ * The vitest timeout of one fuzz target: generous, as the machine running it may be shared; on an idle
+ * 2-core machine each target's 20,000 cases take a few seconds.
+ */
+export function fuzzTimeout(): number {
+  return Math.max(300_000, fuzzRuns() * 10);
 }
 
 /** A thrown value is one of the typed errors the code under test may raise. */

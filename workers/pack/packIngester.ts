@@ -738,8 +738,12 @@ export class PackIngester {
         const top = stack[stack.length - 1];
         let child: number;
         if (top.ofsNext < top.ofsEnd) child = ofsChildren[top.ofsNext++];
-        else if (top.refNext < top.refEnd) child = this.refEntries[refOrder[top.refNext++]];
-        else {
+        else if (top.refNext < top.refEnd) {
+          child = this.refEntries[refOrder[top.refNext++]];
+          // Resolved already: a delta whose result has its own base's id (or a base that appears twice)
+          // lists it again among that id's children. Walking it again would loop forever.
+          if (this.types[child] !== 0) continue;
+        } else {
           stack.pop();
           if (top.data) {
             held -= top.data.length;

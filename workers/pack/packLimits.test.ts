@@ -3,7 +3,7 @@ import { applyDelta } from './delta.ts';
 import { PackError } from './errors.ts';
 import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
-import { amplifyingDelta, buildPack, makeDelta } from './testing/packBuilder.ts';
+import { amplifyingDelta, buildPack, makeDelta, objectId } from './testing/packBuilder.ts';
 
 const MiB = 1024 * 1024;
 
@@ -107,5 +107,27 @@ describe('PackIngester holds a pack to its limits', () => {
       inflateRatio: 1024,
       inflateFloor: 1024 * MiB,
     });
+  });
+});
+
+describe('PackIngester terminates on self-referencing deltas', () => {
+  it('a ref-delta whose result has its own base id is resolved once (found by fuzzing)', async () => {
+    // The empty blob, then a ref-delta on it that produces the empty blob again: its result's children
+    // are its own siblings, and the walk used to go round forever.
+    const empty = new Uint8Array(0);
+    const id = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
+    const pack = buildPack([
+      { type: 'blob', data: empty },
+      { refDelta: id, delta: makeDelta(0, []) },
+      { refDelta: id, delta: makeDelta(0, [{ insert: 'x' }]) },
+    ]);
+    const ingester = await PackIngester.create();
+    ingester.push(pack);
+    const result = await ingester.finish();
+    expect(result.objects.map((o) => o.oid)).toEqual([
+      id,
+      id,
+      objectId('blob', new TextEncoder().encode('x')),
+    ]);
   });
 });

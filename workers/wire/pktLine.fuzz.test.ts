@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expectTypedError, fuzz, mutated, split } from '../../test/support/fuzz.ts';
+import { expectTypedError, fuzz, fuzzTimeout, mutated, split } from '../../test/support/fuzz.ts';
 import {
   concatBytes,
   DELIM_PKT,
@@ -41,29 +41,33 @@ const describeData = (ps: Packet[]) =>
   ps.map((p) => (p.type === 'data' ? Array.from(p.data).join(',') : p.type));
 
 describe('fuzz: pkt-line decoder', () => {
-  it('fails only with WireError, holds no more than it was given, and ignores how input is split', async () => {
-    await fuzz(
-      'pkt-line',
-      fc.property(
-        mutated(pktStream),
-        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
-        (input, cuts) => {
-          const whole = decode([input]);
-          const pieces = decode(split(input, cuts));
-          if (whole.error) expectTypedError(whole.error, ['WireError']);
-          if (pieces.error) expectTypedError(pieces.error, ['WireError']);
-          expect((pieces.error as Error | undefined)?.message).toBe(
-            (whole.error as Error | undefined)?.message,
-          );
-          expect(describeData(pieces.packets)).toEqual(describeData(whole.packets));
-          // Bounded memory: every packet costs at least its four length bytes.
-          let data = 0;
-          for (const p of whole.packets) if (p.type === 'data') data += p.data.length + 4;
-          expect(data + 4 * whole.packets.filter((p) => p.type !== 'data').length).toBeLessThanOrEqual(
-            input.length,
-          );
-        },
-      ),
-    );
-  });
+  it(
+    'fails only with WireError, holds no more than it was given, and ignores how input is split',
+    async () => {
+      await fuzz(
+        'pkt-line',
+        fc.property(
+          mutated(pktStream),
+          fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
+          (input, cuts) => {
+            const whole = decode([input]);
+            const pieces = decode(split(input, cuts));
+            if (whole.error) expectTypedError(whole.error, ['WireError']);
+            if (pieces.error) expectTypedError(pieces.error, ['WireError']);
+            expect((pieces.error as Error | undefined)?.message).toBe(
+              (whole.error as Error | undefined)?.message,
+            );
+            expect(describeData(pieces.packets)).toEqual(describeData(whole.packets));
+            // Bounded memory: every packet costs at least its four length bytes.
+            let data = 0;
+            for (const p of whole.packets) if (p.type === 'data') data += p.data.length + 4;
+            expect(data + 4 * whole.packets.filter((p) => p.type !== 'data').length).toBeLessThanOrEqual(
+              input.length,
+            );
+          },
+        ),
+      );
+    },
+    fuzzTimeout(),
+  );
 });

@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { expectTypedError, fuzz, fuzzTimeout, mutated, split } from '../../test/support/fuzz.ts';
+import { createJsSha1 } from './objectHash.ts';
+import { PackIngester } from './packIngester.ts';
+import { buildPack, type DeltaOp, makeDelta, objectId, type PackEntry } from './testing/packBuilder.ts';
+
+const limits = { maxObjectSize: 64 * 1024, inflateRatio: 64, inflateFloor: 256 * 1024 };
+
+/** Entries of a small pack: whole objects, and deltas on earlier entries (by offset or by id). */
+const entries: fc.Arbitrary<PackEntry[]> = fc
+  .array(
+    fc.record({
+      kind: fc.constantFrom('commit', 'tree', 'blob', 'tag', 'ofs', 'ref', 'ref-unknown'),
+      data: fc.uint8Array({ maxLength: 64 }),
+      base: fc.nat(),
+      ops: fc.array(
+        fc.oneof(
+          fc
+            .tuple(fc.nat({ max: 70 }), fc.integer({ min: 1, max: 0xffff }))
+            .map(([o, l]) => ({ copy: [o, l] }) as DeltaOp),
+          fc.uint8Array({ minLength: 1, maxLength: 20 }).map((insert) => ({ insert }) as DeltaOp),
+        ),
+        { maxLength: 5 },
+      ),
+      amplify: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 8 },
+  )
+  .map((specs) => {
+    const out: PackEntry[] = [];
+    const whole: { type: string; data: Uint8Array }[] = [];
+    for (const s of specs) {
+      const earlier = whole.length > 0 ? whole[s.base % whole.length] : undefined;
+      if (s.kind === 'ofs' || s.kind === 'ref' || s.kind === 'ref-unknown') {
+        if (!earlier) continue;
+        const baseIndex = out.findIndex((e) => 'data' in e && e.data === earlier.data);
+        // A delta whose result is much bigger than it (up to 1 MiB) tries the budget and the object limit.
+        const ops = s.amplify ? Array.from({ length: 16 }, () => ({ copy: [0, 0xffff] }) as DeltaOp) : s.ops;
+        const delta = makeDelta(earlier.data.length, ops);
+        if (s.kind === 'ofs') out.push({ ofsDelta: baseIndex, delta });
+        else
+          out.push({
+            refDelta: s.kind === 'ref' ? objectId(earlier.type, earlier.data) : '12'.repeat(20),
+            delta,
+          });
+      } else {
+        const entry = { type: s.kind, data: s.data } as PackEntry & { type: string; data: Uint8Array };
+        out.push(entry);
+        whole.push(entry);
+      }
+    }
+    return out;
+  })
+  .filter((e) => e.length > 0);
+
+const pack = mutated(
+  fc
+    .tuple(entries, fc.option(fc.nat({ max: 12 }), { nil: undefined }))
+    .map(([e, count]) => buildPack(e, { count })),
+);
+
+describe('fuzz: pack ingester', () => {
+  it(
+    'fails only with PackError, and what it accepts stays within its limits',
+    async () => {
+      await fuzz(
+        'pack-ingester',
+        fc.asyncProperty(
+          pack,
+          fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 4 }),
+          async (bytes, cuts) => {
+            // The size hint spares a 1 MiB receive buffer per case.
+            const ingester = await PackIngester.create({
+              sha1: createJsSha1,
+              limits,
+              expectedSizeHint: bytes.length + 1,
+            });
+            try {
+              for (const chunk of split(bytes, cuts)) ingester.push(chunk);
+              const result = await ingester.finish();
+              for (const o of result.objects) expect(o.size).toBeLessThanOrEqual(limits.maxObjectSize);
+              expect(result.pack.length).toBe(bytes.length);
+            } catch (error) {
+              expectTypedError(error, ['PackError']);
+            }
+          },
+        ),
+      );
+    },
+    fuzzTimeout(),
+  );
+});
