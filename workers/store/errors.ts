@@ -4,7 +4,9 @@ export type StoreErrorCode =
   | 'STORAGE_BLOCKED'
   | 'REPO_NOT_FOUND'
   /** A config value git's format cannot hold (a NUL, a line feed in a section name), or a malformed config. */
-  | 'CONFIG_INVALID';
+  | 'CONFIG_INVALID'
+  /** A ref name git would refuse reached the store (a bug upstream: ops filters server names first). */
+  | 'REF_NAME_INVALID';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

@@ -1,4 +1,5 @@
-import { storageError } from './errors.ts';
+import { explainRefNameProblem, refNameProblem } from '../wire/refName.ts';
+import { StoreError, storageError } from './errors.ts';
 import { type RepoConfig, serializeRepoConfig } from './gitConfig.ts';
 import { type PackedRef, serializePackedRefs } from './packedRefs.ts';
 import { GITDIR, mkdirp, type PromiseFs, writeFileDeep } from './repoFs.ts';
@@ -64,8 +65,27 @@ function compact(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }
 
+/**
+ * Every ref name about to become a path or a line is one git accepts: ops checks names from the server
+ * already; this is the last guard before `refs/heads/../../config` could be a file name.
+ */
+function checkRefNames(d: NewGitDir): void {
+  const names = [...d.looseRefs.map((r) => r.name), ...d.packedRefs.map((r) => r.name)];
+  if ('branch' in d.head) names.push(`refs/heads/${d.head.branch}`);
+  for (const name of names) {
+    const problem = refNameProblem(name);
+    if (problem !== null) {
+      throw new StoreError(
+        'REF_NAME_INVALID',
+        `Refusing to store the ref ${JSON.stringify(name)}: ${explainRefNameProblem(problem)}, which git does not allow.`,
+      );
+    }
+  }
+}
+
 /** Lays out a fresh git directory as `git clone` leaves it (before checkout). */
 export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void> {
+  checkRefNames(d);
   try {
     for (const dir of ['objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin', 'info']) {
       await mkdirp(fs, `${GITDIR}/${dir}`);

@@ -19,7 +19,7 @@ async function failureOf(run: () => Promise<unknown>): Promise<WireError> {
 }
 
 describe('readPackets with a cap', () => {
-  const line = encodePktLine('0'.repeat(40) + ' refs/heads/main\n');
+  const line = encodePktLine(`${'0'.repeat(40)} refs/heads/main\n`);
   const cap = { maxBytes: 1000, limit: 'maxLsRefsBytes', what: 'ls-refs answer' };
 
   it('passes a response up to the cap', async () => {

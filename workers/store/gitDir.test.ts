@@ -1,0 +1,26 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeNewGitDir } from './gitDir.ts';
+import { deleteRepoFs, GITDIR, openRepoFs } from './repoFs.ts';
+
+const repoId = 'gitdir-ref-guard';
+afterAll(() => deleteRepoFs(repoId));
+
+const base = {
+  config: { remote: { url: 'https://h/r.git', fetchRefspec: '+refs/heads/*:refs/remotes/origin/*' } },
+  head: { branch: 'main' },
+  packedRefs: [],
+  shallow: [],
+  pack: { checksum: '0'.repeat(40), pack: new Uint8Array(32), idx: new Uint8Array(32) },
+};
+
+describe('writeNewGitDir refuses ref names git refuses, before writing anything', () => {
+  it.each([
+    ['a loose ref', { looseRefs: [{ name: 'refs/heads/../../config', value: '1'.repeat(40) }] }],
+    ['a packed ref', { looseRefs: [], packedRefs: [{ name: 'refs/tags/a\nb', oid: '1'.repeat(40) }] }],
+    ['the HEAD branch', { looseRefs: [], head: { branch: '../../config' } }],
+  ])('%s', async (_, bad) => {
+    const fs = openRepoFs(repoId).promises;
+    await expect(writeNewGitDir(fs, { ...base, ...bad })).rejects.toMatchObject({ code: 'REF_NAME_INVALID' });
+    await expect(fs.readdir(GITDIR)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
