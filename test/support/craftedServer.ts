@@ -65,6 +65,17 @@ export async function startCraftedServer(
   repos: Record<string, CraftedRepo>,
 ): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
+    // Open to any page, so the app in Chromium can clone from it (the git server does the same for tests).
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'Access-Control-Allow-Methods': 'GET, POST',
+        'Access-Control-Allow-Headers': 'Git-Protocol, Content-Type, Authorization, Accept',
+        'Access-Control-Max-Age': '600',
+      });
+      res.end();
+      return;
+    }
     const body: Buffer[] = [];
     req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
