@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import git from 'isomorphic-git';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type ConfigEntry, parseGitConfig, serializeConfig, serializeRepoConfig } from './gitConfig.ts';
 
@@ -140,5 +141,38 @@ describe('our config reads back exactly as written', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("isomorphic-git, which the app's git commands read config with, reads it back the same", async () => {
+    for (const value of NASTY.filter((v) => !/[\r\v\f]/.test(v))) {
+      const branch = value.includes('\n') || value === '' ? 'main' : value;
+      const text = serializeRepoConfig({
+        remote: { url: value, fetchRefspec: '+refs/heads/*:refs/remotes/origin/*' },
+        branch,
+      });
+      const missing = async () => {
+        throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      };
+      const fs = {
+        promises: {
+          readFile: async (path: string, options?: unknown) =>
+            path === '/.git/config' ? (options ? text : Buffer.from(text)) : missing(),
+          readdir: missing,
+          stat: missing,
+          lstat: missing,
+          readlink: missing,
+          writeFile: missing,
+          mkdir: missing,
+          rmdir: missing,
+          unlink: missing,
+          symlink: missing,
+        },
+      };
+      expect(await git.getConfig({ fs, gitdir: '/.git', path: 'remote.origin.url' })).toBe(value);
+      expect(await git.getConfig({ fs, gitdir: '/.git', path: `branch.${branch}.merge` })).toBe(
+        `refs/heads/${branch}`,
+      );
+      expect(await git.getConfig({ fs, gitdir: '/.git', path: 'core.fsmonitor' })).toBeUndefined();
+    }
   });
 });
