@@ -3,11 +3,12 @@ import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
+import { checkSymlinkTargets, checkTree, isDotGit } from '../workers/pack/treeCheck.ts';
 import { expectTypedError, fuzz, fuzzTimeout, mutated } from './support/fuzz.ts';
 
-// The checkout, readTree and diff walk trees with isomorphic-git's readTree (workers/ops/checkout.ts,
-// tree.ts, diff.ts), which parses them with its GitTree; until our own tree validator lands in
-// workers/pack, that is the parser hostile tree bytes reach. Its errors are isomorphic-git's typed ones.
+// The checkout, readTree and diff walk trees through workers/ops/checkedTrees.ts: our checkTree
+// (workers/pack/treeCheck.ts) parses and checks the bytes, then isomorphic-git's readTree (its GitTree)
+// reads what passed. Both are fuzzed: ours must never throw, isomorphic-git only with its typed errors.
 const TYPED = Object.keys(git.Errors);
 
 /** `git.readTree` of `bytes` stored as a loose tree object, through a file system holding only that. */
@@ -89,6 +90,43 @@ describe('fuzz: tree parser (isomorphic-git readTree, as the checkout uses it)',
           } catch (error) {
             expectTypedError(error, TYPED);
           }
+        }),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'checkTree never throws, and what it passes is a tree git would accept',
+    async () => {
+      const hex40 = /^[0-9a-f]{40}$/;
+      await fuzz(
+        'tree-check',
+        fc.property(treeBytes, (bytes) => {
+          const { entries, problem } = checkTree(bytes);
+          expect(entries.length * 22).toBeLessThanOrEqual(bytes.length + 22);
+          if (problem !== null) return;
+          for (const e of entries) {
+            expect(e.name === '' || e.name === '.' || e.name === '..' || e.name.includes('/')).toBe(false);
+            expect(isDotGit(e.name)).toBe(false);
+            expect(e.oid).toMatch(hex40);
+          }
+        }),
+      );
+    },
+    fuzzTimeout(),
+  );
+
+  it(
+    'checkSymlinkTargets ends on any set of links, loops and climbs included',
+    async () => {
+      const part = fc.constantFrom('a', 'b', '..', '.', '', '.git', 'C:', '\\', '/');
+      const path = fc.array(part, { minLength: 1, maxLength: 4 }).map((p) => p.join('/'));
+      await fuzz(
+        'symlink-targets',
+        fc.property(fc.array(fc.tuple(path, path), { maxLength: 6 }), (pairs) => {
+          const problem = checkSymlinkTargets(new Map(pairs));
+          if (problem !== null) expect(typeof problem.check).toBe('string');
         }),
       );
     },
