@@ -9,7 +9,6 @@ import { forgetPackSet } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../store/repoFs.ts';
 import { assertSafeSymlinks, commitTree, readCheckedTree } from './checkedTrees.ts';
-import type { OperationHooks } from './clone.ts';
 import {
   abortedError,
   HostileTreeError,
@@ -19,6 +18,7 @@ import {
   WorktreeDirtyError,
 } from './errors.ts';
 import { type BlobFetchHooks, type BlobFetchProgress, ensureBlobs } from './lazyBlobs.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
 import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
 import { clearTypeChanges } from './typeChanges.ts';

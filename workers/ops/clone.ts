@@ -5,71 +5,21 @@ import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
 import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
-import { GitHttpClient, type HttpAuth, repoName } from '../transport/gitHttp.ts';
+import { GitHttpClient, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../wire/pktLine.ts';
-import { type CloneLimits, cloneLimits } from './cloneLimits.ts';
+import { cloneLimits } from './cloneLimits.ts';
+import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
-export type CloneFilter = 'blob:none' | 'tree:0';
-
-export interface CloneOptions {
-  url: string;
-  /** Branch, tag or commit id to check out; the remote's HEAD when absent. */
-  ref?: string;
-  /** `blob:none` unless told otherwise; null clones everything. */
-  filter?: CloneFilter | null;
-  depth?: number;
-  singleBranch?: boolean;
-  tags?: boolean;
-  corsProxy?: string;
-  /**
-   * Used when a direct request fails the way a CORS refusal does (the browser hides the reason): the clone
-   * is retried through this proxy and the result says so in a warning.
-   */
-  fallbackCorsProxy?: string;
-  auth?: HttpAuth;
-  /** Keep `auth` in this browser's storage for later fetches; otherwise it is kept for this session only. */
-  rememberCredentials?: boolean;
-  /** Caps on what the server may make the clone cost (response and object sizes); defaults where absent. */
-  limits?: Partial<CloneLimits>;
-}
-
-export type CloneProgress =
-  | { phase: 'connecting' }
-  | { phase: 'remote'; text: string; loaded?: number; total?: number }
-  | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
-  | { phase: 'resolving'; resolved: number; total: number }
-  | { phase: 'writing' };
-
-export interface ClonedRef {
-  name: string;
-  oid: string;
-  peeled?: string;
-}
-
-export interface CloneResult {
-  repoId: string;
-  head: { branch: string | null; oid: string };
-  /** The remote refs that were cloned, as `git ls-remote` names them (HEAD, refs/heads/*, refs/tags/*). */
-  refs: ClonedRef[];
-  objects: { commit: number; tree: number; blob: number; tag: number };
-  bytesReceived: number;
-  requests: number;
-  protocol: 1 | 2;
-  filter: string | null;
-  warnings: string[];
-}
-
-export interface OperationHooks<P> {
-  onProgress?: (p: P) => void;
-  signal?: AbortSignal;
-}
+export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
+export type { OperationHooks } from './operationHooks.ts';
 
 const AGENT = 'blobless/0.1';
 

@@ -7,9 +7,10 @@ import { type GitHttpClient, isOffline, offlineError, repoName } from '../transp
 import { parseInfoRefs } from '../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, responseTooLarge } from '../wire/pktLine.ts';
 import { isValidRefName } from '../wire/refName.ts';
-import type { ClonedRef, CloneOptions, CloneProgress, CloneResult, OperationHooks } from './clone.ts';
 import { cloneLimits } from './cloneLimits.ts';
+import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { abortedError, OperationError } from './errors.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 /**
