@@ -279,6 +279,9 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
         `The remote has no branch or tag named "${opts.ref}". Branches: ${known.join(', ') || 'none'}.`,
       );
     }
+  } else if (remoteHead?.oid && !remoteHead.symrefTarget && !heads.some((r) => r.oid === remoteHead.oid)) {
+    // A remote HEAD detached at a commit no branch holds: git clone detaches there too.
+    headOid = remoteHead.oid;
   } else {
     const target = remoteHead?.symrefTarget;
     const byTarget = target ? heads.find((r) => r.name === target) : undefined;
