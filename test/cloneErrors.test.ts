@@ -1,23 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startCorsProxy } from '../server/corsProxy.ts';
 import { api } from '../workers/api.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
-import { exportDir } from './support/exportGitDir.ts';
+import { RemoteError } from '../workers/wire/errors.ts';
+import { expectGitDirMatches, exportRepo, lsRemoteLines, refLines } from './support/cloneOracle.ts';
+import { countConnections } from './support/connectionCounter.ts';
 import { git as gitCli } from './support/git.ts';
 import { startRelay } from './support/relay.ts';
+import { serveScratchRepo } from './support/scratchServer.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
-let tmp: string;
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-errors-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const fixturesDir = inject('fixturesDir');
+const tmp = useTmpDir('errors');
 
 /** After a failed clone nothing of it may remain: no registry entry, no repo database. */
 async function expectNothingStored(): Promise<void> {
@@ -119,27 +114,114 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
     await expectNothingStored();
   });
 
-  it('a connection dropped in the middle of the pack', async () => {
+  it('a connection cut in the middle of the pack is NETWORK_ERROR', async () => {
     const relay = await startRelay(serverUrl, { kind: 'drop', afterBytes: 3000 });
     try {
       const err = await cloneError({ url: `${relay.url}/features.git` });
-      expect(['NETWORK_ERROR', 'PACK_TRUNCATED', 'PKT_LINE_INVALID', 'PROTOCOL_UNEXPECTED']).toContain(
-        err.code,
-      );
+      expect(err.code).toBe('NETWORK_ERROR');
       await expectNothingStored();
     } finally {
       await relay.close();
     }
   });
 
-  it('a pack corrupted on the way', async () => {
-    const relay = await startRelay(serverUrl, { kind: 'corrupt-pack' });
+  it('a bit flipped in the pack trailer is PACK_CHECKSUM_MISMATCH', async () => {
+    const relay = await startRelay(serverUrl, { kind: 'corrupt-pack', where: 'trailer', seed: 1 });
     try {
       const err = await cloneError({ url: `${relay.url}/features.git` });
-      expect(['PACK_CHECKSUM_MISMATCH', 'PACK_CORRUPT', 'PACK_DELTA_INVALID']).toContain(err.code);
+      expect(relay.flipped?.offset).toBeGreaterThanOrEqual((relay.flipped?.packLength ?? 0) - 20);
+      expect(err.code).toBe('PACK_CHECKSUM_MISMATCH');
       await expectNothingStored();
     } finally {
       await relay.close();
+    }
+  });
+
+  it.each([1, 2, 3])(
+    'a bit flipped inside the objects (seed %i) is caught before anything is stored',
+    async (seed) => {
+      const relay = await startRelay(serverUrl, { kind: 'corrupt-pack', where: 'objects', seed });
+      try {
+        const err = await cloneError({ url: `${relay.url}/features.git` });
+        // Which check sees it depends on what the bit was (zlib data, an object header, a delta); the
+        // trailer, which the flip leaves alone, would see it last.
+        expect(['PACK_CHECKSUM_MISMATCH', 'PACK_CORRUPT', 'PACK_DELTA_INVALID']).toContain(err.code);
+        await expectNothingStored();
+      } finally {
+        await relay.close();
+      }
+    },
+  );
+
+  it.each([
+    {
+      what: 'an HTML page',
+      status: 200,
+      type: 'text/html',
+      code: 'HTTP_ERROR',
+      says: /text\/html, not git data/,
+    },
+    {
+      what: 'HTML, no Content-Type',
+      status: 200,
+      type: null,
+      code: 'PKT_LINE_INVALID',
+      says: /not git protocol/,
+    },
+    { what: 'HTTP 502', status: 502, type: 'text/plain', code: 'HTTP_ERROR', says: /HTTP 502/ },
+    {
+      what: 'HTTP 500, git type',
+      status: 500,
+      type: 'application/x-git-upload-pack-result',
+      code: 'HTTP_ERROR',
+      says: /HTTP 500/,
+    },
+  ] as const)(
+    'a POST answered with $what is $code, and stores nothing',
+    async ({ status, type, code, says }) => {
+      const body = '<!doctype html><title>Sign in</title><p>Sign in to continue</p>';
+      const relay = await startRelay(serverUrl, { kind: 'post-answer', status, contentType: type, body });
+      try {
+        const err = await cloneError({ url: `${relay.url}/features.git` });
+        expect(err.code, err.message).toBe(code);
+        expect(err.message).toMatch(says);
+        await expectNothingStored();
+      } finally {
+        await relay.close();
+      }
+    },
+  );
+
+  it.each(['err-packet', 'sideband-3'] as const)(
+    'a server failing with %s in the middle of the pack is a RemoteError with its text, and stores nothing',
+    async (as) => {
+      const text = 'upload-pack: out of memory';
+      const relay = await startRelay(serverUrl, { kind: 'fail-mid-pack', afterPackPackets: 3, as, text });
+      try {
+        const err = await cloneError({ url: `${relay.url}/features.git` });
+        expect(err).toBeInstanceOf(RemoteError);
+        expect(err.code).toBe('REMOTE_ERROR');
+        expect((err as unknown as RemoteError).channel).toBe(as);
+        expect((err as unknown as RemoteError).remoteMessage).toBe(text);
+        await expectNothingStored();
+      } finally {
+        await relay.close();
+      }
+    },
+  );
+
+  it('a SHA-256 repository is UNSUPPORTED_OBJECT_FORMAT, before anything is stored', async () => {
+    const server = await serveScratchRepo(join(tmp(), 'sha256'), ['--object-format=sha256'], async (run) => {
+      await run(['commit', '-q', '--allow-empty', '-m', 'one']);
+    });
+    try {
+      const err = await cloneError({ url: `${server.url}/repo.git` });
+      expect(err.code).toBe('UNSUPPORTED_OBJECT_FORMAT');
+      expect(err.message).toMatch(/sha256/);
+      expect(server.stats('repo.git').requests).toBe(1);
+      await expectNothingStored();
+    } finally {
+      await server.close();
     }
   });
 
@@ -155,74 +237,112 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
   });
 });
 
-describe('fallbacks and options', () => {
-  it('a host that refuses direct requests is retried through the fallback CORS proxy, with a warning', async () => {
-    // The "proxy" drops the /<host> segment and forwards to the real server, so the dead direct host
-    // (as a browser sees a host without CORS headers) is reachable only through it.
-    const upstream = new URL(serverUrl);
-    const proxy = createServer((req, res) => {
-      const path = (req.url ?? '/').replace(/^\/[^/]+/, '');
-      const up = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path,
-          headers: { ...req.headers, host: upstream.host },
-        },
-        (r) => {
-          res.writeHead(r.statusCode ?? 502, r.headers);
-          r.pipe(res);
-        },
-      );
-      req.pipe(up);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+describe('the fallback CORS proxy (server/corsProxy.ts, as `npm start` serves it)', () => {
+  const PROXY_AGENT = 'git/blobless-cors-proxy';
+
+  /** A git host that cuts every direct request, as a browser sees a host without CORS headers. */
+  async function corsLessHost() {
+    const host = await startRelay(serverUrl, { kind: 'only-for', userAgent: PROXY_AGENT });
+    const proxy = await startCorsProxy({ upstreamProtocol: 'http', localHosts: [new URL(host.url).host] });
+    const counted = await countConnections(proxy.port);
+    return {
+      host,
+      proxy: counted,
+      close: async () => {
+        await counted.close();
+        await proxy.close();
+        await host.close();
+      },
+    };
+  }
+
+  it('a host that refuses direct requests is retried through it, with a warning', async () => {
+    const { host, proxy, close } = await corsLessHost();
     try {
-      const result = await api.clone({ url: 'http://127.0.0.1:9/basic.git', fallbackCorsProxy: proxyUrl });
-      expect(result.warnings[0]).toMatch(/CORS proxy at http:\/\/127\.0\.0\.1/);
-      expect(result.refs.length).toBeGreaterThan(0);
-      expect((await api.listRepos())[0].corsProxy).toBe(proxyUrl);
-      const err = await cloneError({ url: 'http://127.0.0.1:9/basic.git' });
+      const url = `${host.url}/basic.git`;
+      const result = await api.clone({ url, fallbackCorsProxy: proxy.url });
+      expect(result.warnings[0]).toContain(`CORS proxy at ${proxy.url}`);
+      expect(refLines(result.refs)).toEqual(await lsRemoteLines(`${serverUrl}/basic.git`));
+      expect((await api.listRepos())[0].corsProxy).toBe(proxy.url);
+      expect(proxy.connections).toBeGreaterThan(0);
+      // Without the fallback the same host is a network error.
+      const err = await cloneError({ url });
       expect(err.code).toBe('NETWORK_ERROR');
     } finally {
-      proxy.closeAllConnections();
-      proxy.close();
+      await close();
     }
   });
 
+  it('a clone with a token never falls back: no request reaches the proxy', async () => {
+    const { host, proxy, close } = await corsLessHost();
+    try {
+      const err = await cloneError({
+        url: `${host.url}/private.git`,
+        auth: { username: 'alice', password: 'secret' },
+        fallbackCorsProxy: proxy.url,
+      });
+      expect(err.code).toBe('NETWORK_ERROR');
+      expect(host.requests).toBe(1);
+      expect(proxy.connections).toBe(0);
+      await expectNothingStored();
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('clone options, checked with the clone test oracle (ls-remote, rev-list --objects, fsck, .idx)', () => {
   it('a server without protocol v2 gets a full v1 clone, with a warning', async () => {
     const url = `${serverUrl}/v0.git`;
     const result = await api.clone({ url });
     expect(result.protocol).toBe(1);
     expect(result.filter).toBeNull();
     expect(result.warnings.join(' ')).toMatch(/protocol v2/);
-    expect(result.objects.blob).toBeGreaterThan(0);
-    const lsRemote = (await gitCli(['ls-remote', '--heads', '--tags', url])).trim().split('\n').length;
-    expect(
-      result.refs.filter((r) => r.name !== 'HEAD').length + result.refs.filter((r) => r.peeled).length,
-    ).toBe(lsRemote);
-    const log = await api.log(result.repoId, 'HEAD', { limit: 100 });
-    expect(log.commits.map((c) => c.oid).join('\n')).toBe(
-      (
-        await gitCli(['rev-list', `${result.head.oid}`], { cwd: join(inject('fixturesDir'), 'v0.git') })
-      ).trim(),
+    expect(refLines(result.refs.filter((r) => r.name !== 'HEAD'))).toEqual(
+      await lsRemoteLines(url, ['--heads', '--tags']),
     );
+    await expectGitDirMatches({
+      repoId: result.repoId,
+      bare: join(fixturesDir, 'v0.git'),
+      revList: ['--all'],
+      scratch: tmp(),
+    });
   });
 
   it('a v2 server without `filter` gets a full v2 clone, with a warning', async () => {
-    const result = await api.clone({ url: `${serverUrl}/nofilter.git` });
+    const url = `${serverUrl}/nofilter.git`;
+    const result = await api.clone({ url });
     expect(result.protocol).toBe(2);
     expect(result.filter).toBeNull();
     expect(result.warnings.join(' ')).toMatch(/partial clone/);
-    expect(result.objects.blob).toBeGreaterThan(0);
+    expect(refLines(result.refs)).toEqual(await lsRemoteLines(url));
+    await expectGitDirMatches({
+      repoId: result.repoId,
+      bare: join(fixturesDir, 'nofilter.git'),
+      revList: ['--all'],
+      scratch: tmp(),
+    });
+  });
+
+  it('a full clone chosen by the person (filter: null) holds every object, and no promisor marks', async () => {
+    const url = `${serverUrl}/features.git`;
+    const result = await api.clone({ url, filter: null });
+    expect(result.filter).toBeNull();
+    expect(result.warnings).toEqual([]);
+    expect(refLines(result.refs)).toEqual(await lsRemoteLines(url));
+    const dir = await expectGitDirMatches({
+      repoId: result.repoId,
+      bare: join(fixturesDir, 'features.git'),
+      revList: ['--all'],
+      scratch: tmp(),
+    });
+    await expect(gitCli(['config', 'remote.origin.promisor'], { cwd: dir })).rejects.toThrow();
+    expect((await api.listRepos())[0].filter).toBeNull();
   });
 
   it('depth 1 makes a shallow clone that real git reads', async () => {
     const result = await api.clone({ url: `${serverUrl}/features.git`, depth: 1, singleBranch: true });
-    const dir = join(tmp, 'shallow');
-    await exportDir(openRepoFs(result.repoId), GITDIR, dir);
+    const dir = await exportRepo(result.repoId, tmp(), 'shallow');
     expect((await gitCli(['rev-list', '--count', 'HEAD'], { cwd: dir })).trim()).toBe('1');
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     const log = await api.log(result.repoId, 'HEAD');
@@ -230,17 +350,91 @@ describe('fallbacks and options', () => {
     expect(log.more).toBe(false);
   });
 
-  it('a single-branch clone of a named branch asks for and keeps only that branch', async () => {
-    const result = await api.clone({
-      url: `${serverUrl}/features.git`,
-      ref: 'dev',
-      singleBranch: true,
-      tags: false,
-    });
+  it('depth against a server without `shallow` clones the whole history, with a warning', async () => {
+    const relay = await startRelay(serverUrl, { kind: 'hide-fetch-capability', capability: 'shallow' });
+    try {
+      const result = await api.clone({ url: `${relay.url}/features.git`, depth: 1 });
+      expect(result.warnings.join(' ')).toMatch(/shallow/);
+      const bare = join(fixturesDir, 'features.git');
+      await expectGitDirMatches({
+        repoId: result.repoId,
+        bare,
+        revList: ['--all', '--filter=blob:none'],
+        scratch: tmp(),
+      });
+      const log = await api.log(result.repoId, 'HEAD', { limit: 1000 });
+      expect(log.commits.length).toBe(
+        Number((await gitCli(['rev-list', '--count', 'HEAD'], { cwd: bare })).trim()),
+      );
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a single-branch clone of a named branch keeps only that branch and its objects', async () => {
+    const url = `${serverUrl}/features.git`;
+    const result = await api.clone({ url, ref: 'dev', singleBranch: true, tags: false });
     expect(result.head.branch).toBe('dev');
-    expect(result.refs.map((r) => r.name).filter((n) => n !== 'HEAD')).toEqual(['refs/heads/dev']);
-    const tree = await api.readTree(result.repoId, 'dev');
-    expect(tree.entries.length).toBeGreaterThan(0);
+    expect(refLines(result.refs)).toEqual(await lsRemoteLines(url, ['--heads'], ['dev']));
+    await expectGitDirMatches({
+      repoId: result.repoId,
+      bare: join(fixturesDir, 'features.git'),
+      revList: ['--filter=blob:none', 'refs/heads/dev'],
+      scratch: tmp(),
+    });
+  });
+
+  it('a clone at a tag detaches HEAD at the commit it names, as git clone --branch does', async () => {
+    const url = `${serverUrl}/features.git`;
+    const bare = join(fixturesDir, 'features.git');
+    const result = await api.clone({ url, ref: 'v0.1-approved' });
+    const commit = (await gitCli(['rev-parse', 'v0.1-approved^{commit}'], { cwd: bare })).trim();
+    expect(result.head).toEqual({ branch: null, oid: commit });
+    const dir = await exportRepo(result.repoId, tmp(), 'at-tag');
+    expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(commit);
+    await expect(gitCli(['symbolic-ref', '-q', 'HEAD'], { cwd: dir })).rejects.toThrow();
+    expect((await api.log(result.repoId, 'HEAD', { limit: 1 })).commits[0].oid).toBe(commit);
+  });
+
+  it('a clone at a commit id detaches HEAD there', async () => {
+    const url = `${serverUrl}/features.git`;
+    const bare = join(fixturesDir, 'features.git');
+    // A commit no ref names directly: two behind dev.
+    const commit = (await gitCli(['rev-parse', 'dev~2'], { cwd: bare })).trim();
+    const result = await api.clone({ url, ref: commit });
+    expect(result.head).toEqual({ branch: null, oid: commit });
+    const dir = await exportRepo(result.repoId, tmp(), 'at-commit');
+    expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(commit);
+    await expect(gitCli(['symbolic-ref', '-q', 'HEAD'], { cwd: dir })).rejects.toThrow();
+    await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  });
+
+  it('a remote HEAD that names no branch: HEAD as git clone leaves it', async () => {
+    const server = await serveScratchRepo(join(tmp(), 'detached'), [], async (run) => {
+      await run(['commit', '-q', '--allow-empty', '-m', 'one']);
+      await run(['commit', '-q', '--allow-empty', '-m', 'two']);
+      await run(['branch', 'other', 'HEAD~1']);
+    });
+    try {
+      // Detach the served HEAD at a commit no branch points at.
+      const loose = (await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim();
+      await gitCli(['commit-tree', '-m', 'three', '-p', loose, `${loose}^{tree}`], { cwd: server.bare }).then(
+        (oid) => gitCli(['update-ref', '--no-deref', 'HEAD', oid.trim()], { cwd: server.bare }),
+      );
+      const url = `${server.url}/repo.git`;
+      const oracle = join(tmp(), 'detached-oracle');
+      await gitCli(['clone', '-q', '--bare', '--filter=blob:none', url, oracle]);
+      const result = await api.clone({ url });
+      const dir = await exportRepo(result.repoId, tmp(), 'detached');
+      expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(
+        (await gitCli(['rev-parse', 'HEAD'], { cwd: oracle })).trim(),
+      );
+      const symbolic = (d: string) =>
+        gitCli(['symbolic-ref', '-q', 'HEAD'], { cwd: d }).catch(() => 'detached');
+      expect(await symbolic(dir)).toBe(await symbolic(oracle));
+    } finally {
+      await server.close();
+    }
   });
 
   it('lists and deletes repos', async () => {

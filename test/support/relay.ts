@@ -1,25 +1,134 @@
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodePktLine, FLUSH_PKT, PktLineDecoder } from '../../workers/wire/pktLine.ts';
+import { SeededRandom } from '../../server/fixtures/seededRandom.ts';
+import {
+  DELIM_PKT,
+  encodePktLine,
+  FLUSH_PKT,
+  type Packet,
+  PktLineDecoder,
+  RESPONSE_END_PKT,
+} from '../../workers/wire/pktLine.ts';
 
 export type RelayMode =
   /** Forward the fetch response's first N bytes, then destroy the connection. */
   | { kind: 'drop'; afterBytes: number }
-  /** Flip one bit inside the pack data of the fetch response (band 1), keeping the pkt-line framing valid. */
-  | { kind: 'corrupt-pack' }
+  /**
+   * Flip one bit of the pack (band 1 of the fetch response), keeping the pkt-line framing valid: inside the
+   * objects (after the 12-byte header, before the trailer) or inside the 20-byte SHA-1 trailer only. The
+   * position comes from `seed`, so a run flips the same bit as the one before.
+   */
+  | { kind: 'corrupt-pack'; where: 'objects' | 'trailer'; seed: number }
   /** Answer every request with an HTML page, as a misconfigured web server would. */
-  | { kind: 'html' };
+  | { kind: 'html' }
+  /** Pass `info/refs` through, answer every POST with this, as a broken proxy or a failing backend would. */
+  | { kind: 'post-answer'; status: number; contentType: string | null; body: string }
+  /**
+   * Forward the fetch response's first `afterPackPackets` band-1 packets, then send the server's failure as
+   * git would (an `ERR` packet or a band-3 message) and end the response.
+   */
+  | { kind: 'fail-mid-pack'; afterPackPackets: number; as: 'err-packet' | 'sideband-3'; text: string }
+  /** Remove one capability of `fetch` from the v2 advertisement, as a server without it would send it. */
+  | { kind: 'hide-fetch-capability'; capability: string }
+  /**
+   * Cut the connection of every request but those whose User-Agent starts with `userAgent`: in Node, what a
+   * browser makes of a host that sends no CORS headers, while a CORS proxy still gets through.
+   */
+  | { kind: 'only-for'; userAgent: string };
+
+export interface Relay {
+  url: string;
+  /** Requests that reached the relay, preflights included. */
+  readonly requests: number;
+  /** Which bit of the pack was flipped (corrupt-pack): the byte offset in the pack stream and the mask. */
+  readonly flipped: { offset: number; mask: number; packLength: number } | null;
+  close(): Promise<void>;
+}
+
+const encodeControl = (p: Packet): Uint8Array =>
+  p.type === 'flush' ? FLUSH_PKT : p.type === 'delim' ? DELIM_PKT : RESPONSE_END_PKT;
 
 /** A misbehaving server for failure tests: relays to the real git server and breaks one thing. */
-export async function startRelay(
-  target: string,
-  mode: RelayMode,
-): Promise<{ url: string; close(): Promise<void> }> {
+export async function startRelay(target: string, mode: RelayMode): Promise<Relay> {
   const upstream = new URL(target);
+  let requests = 0;
+  let flipped: Relay['flipped'] = null;
+
+  const onFetchResponse = (upRes: IncomingMessage, res: ServerResponse) => {
+    if (mode.kind === 'drop') {
+      let sent = 0;
+      upRes.on('data', (c: Buffer) => {
+        const room = mode.afterBytes - sent;
+        if (room <= 0) return;
+        res.write(c.subarray(0, room));
+        sent += Math.min(room, c.length);
+        if (sent >= mode.afterBytes) {
+          upRes.destroy();
+          res.socket?.destroy();
+        }
+      });
+      return;
+    }
+    // The other modes need the packets whole; fetch responses of the fixtures are a few MB at most.
+    const chunks: Buffer[] = [];
+    upRes.on('data', (c: Buffer) => chunks.push(c));
+    upRes.on('end', () => {
+      const packets = new PktLineDecoder().push(new Uint8Array(Buffer.concat(chunks)));
+      const isPack = (p: Packet): p is Packet & { type: 'data' } => p.type === 'data' && p.data[0] === 1;
+      if (mode.kind === 'corrupt-pack') {
+        const packLength = packets.reduce((n, p) => n + (isPack(p) ? p.data.length - 1 : 0), 0);
+        const random = new SeededRandom(mode.seed);
+        const offset =
+          mode.where === 'trailer' ? packLength - 20 + random.int(20) : 12 + random.int(packLength - 32);
+        const mask = 1 << random.int(8);
+        let start = 0;
+        for (const p of packets) {
+          if (!isPack(p)) continue;
+          const len = p.data.length - 1;
+          if (offset >= start && offset < start + len) {
+            const data = new Uint8Array(p.data);
+            data[1 + offset - start] ^= mask;
+            p.data = data;
+          }
+          start += len;
+        }
+        flipped = { offset, mask, packLength };
+      }
+      let packSent = 0;
+      for (const p of packets) {
+        if (mode.kind === 'fail-mid-pack' && isPack(p) && packSent++ === mode.afterPackPackets) {
+          const text = new TextEncoder().encode(mode.text);
+          res.end(
+            encodePktLine(
+              mode.as === 'sideband-3'
+                ? Uint8Array.of(3, ...text)
+                : new TextEncoder().encode(`ERR ${mode.text}`),
+            ),
+          );
+          return;
+        }
+        res.write(p.type === 'data' ? encodePktLine(p.data) : encodeControl(p));
+      }
+      res.end();
+    });
+  };
+
   const server: Server = createServer((req, res) => {
+    requests++;
     if (mode.kind === 'html') {
       res.writeHead(200, { 'Content-Type': 'text/html', 'Access-Control-Allow-Origin': '*' });
       res.end('<!doctype html><title>Welcome</title><p>Not a git server</p>');
+      return;
+    }
+    if (mode.kind === 'only-for' && !req.headers['user-agent']?.startsWith(mode.userAgent)) {
+      req.socket.destroy();
+      return;
+    }
+    if (mode.kind === 'post-answer' && req.method === 'POST') {
+      req.resume();
+      // writeHead would add no Content-Type, but Node's default for a string body is none either: say it.
+      res.writeHead(mode.status, mode.contentType === null ? {} : { 'Content-Type': mode.contentType });
+      res.end(mode.body);
       return;
     }
     const chunks: Buffer[] = [];
@@ -36,44 +145,24 @@ export async function startRelay(
           headers: { ...req.headers, host: upstream.host },
         },
         (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          if (!isFetch) {
+          const headers = { ...upRes.headers };
+          // The response may change length; let Node frame it.
+          delete headers['content-length'];
+          res.writeHead(upRes.statusCode ?? 502, headers);
+          if (mode.kind === 'hide-fetch-capability' && req.url?.includes('/info/refs')) {
+            hideCapability(upRes, res, mode.capability);
+            return;
+          }
+          if (
+            !isFetch ||
+            mode.kind === 'post-answer' ||
+            mode.kind === 'only-for' ||
+            mode.kind === 'hide-fetch-capability'
+          ) {
             upRes.pipe(res);
             return;
           }
-          if (mode.kind === 'drop') {
-            let sent = 0;
-            upRes.on('data', (c: Buffer) => {
-              const room = mode.afterBytes - sent;
-              if (room <= 0) return;
-              res.write(c.subarray(0, room));
-              sent += Math.min(room, c.length);
-              if (sent >= mode.afterBytes) {
-                upRes.destroy();
-                res.socket?.destroy();
-              }
-            });
-            return;
-          }
-          const decoder = new PktLineDecoder();
-          let flipped = false;
-          upRes.on('data', (c: Buffer) => {
-            for (const p of decoder.push(new Uint8Array(c))) {
-              if (p.type === 'data') {
-                const data = new Uint8Array(p.data);
-                if (!flipped && data[0] === 1 && data.length > 64) {
-                  data[data.length - 20] ^= 0x10;
-                  flipped = true;
-                }
-                res.write(encodePktLine(data));
-              } else if (p.type === 'flush') res.write(FLUSH_PKT);
-              else
-                res.write(
-                  p.type === 'delim' ? new Uint8Array([48, 48, 48, 49]) : new Uint8Array([48, 48, 48, 50]),
-                );
-            }
-          });
-          upRes.on('end', () => res.end());
+          onFetchResponse(upRes, res);
         },
       );
       up.on('error', () => res.destroy());
@@ -84,10 +173,39 @@ export async function startRelay(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    get requests() {
+      return requests;
+    },
+    get flipped() {
+      return flipped;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function hideCapability(upRes: IncomingMessage, res: ServerResponse, capability: string): void {
+  const chunks: Buffer[] = [];
+  upRes.on('data', (c: Buffer) => chunks.push(c));
+  upRes.on('end', () => {
+    for (const p of new PktLineDecoder().push(new Uint8Array(Buffer.concat(chunks)))) {
+      if (p.type !== 'data') {
+        res.write(encodeControl(p));
+        continue;
+      }
+      const line = new TextDecoder().decode(p.data);
+      const match = /^fetch=(.*?)(\n?)$/s.exec(line);
+      const kept = match
+        ? `fetch=${match[1]
+            .split(' ')
+            .filter((c) => c !== capability)
+            .join(' ')}${match[2]}`
+        : line;
+      res.write(encodePktLine(kept));
+    }
+    res.end();
+  });
 }
