@@ -1,8 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { MissingObjectError } from '../workers/ops/errors.ts';
 import { BLOB_BATCH_SIZE, type BlobFetchProgress, ensureBlobs } from '../workers/ops/lazyBlobs.ts';
@@ -10,21 +9,16 @@ import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportRepo, reachableObjects, storedObjects } from './support/cloneOracle.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
-let tmp: string;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-lazy-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const tmp = useTmpDir('lazy');
 
 /** Blob ids at HEAD of a fixture, in `git ls-tree -r` order (submodules left out). */
 async function headBlobs(repo: string): Promise<string[]> {
@@ -40,6 +34,12 @@ async function headBlobs(repo: string): Promise<string[]> {
         .map((l) => l.slice(5)),
     ),
   ];
+}
+
+/** The ids of `oids` that an export of the repo does not hold, as `git cat-file --batch-all-objects` lists it. */
+async function missingInExport(repoId: string, oids: string[], name: string): Promise<string[]> {
+  const held = new Set(await storedObjects(await exportRepo(repoId, tmp(), name)));
+  return oids.filter((oid) => !held.has(oid));
 }
 
 describe('ensureBlobs on small-sized.git', () => {
@@ -84,13 +84,18 @@ describe('ensureBlobs on small-sized.git', () => {
     await maintenanceIdle(repoId);
   });
 
-  it('the default batch size fetches every blob at HEAD in ceil(N / BLOB_BATCH_SIZE) requests', async () => {
-    const rest = (await packSetFor(repoId)).missing(blobs);
+  it('the default batch size fetches every blob of the history in ceil(N / BLOB_BATCH_SIZE) requests', async () => {
+    const history = await reachableObjects(join(fixturesDir, repo), ['--all', '--filter=object:type=blob']);
+    // N from the git CLI: the blobs of the history that an export of the repo does not hold yet.
+    const before = await missingInExport(repoId, history, 'before-default');
+    expect(before.length).toBeGreaterThan(2 * BLOB_BATCH_SIZE);
+    expect(before.length).toBeLessThan(history.length);
     await resetStats();
-    const result = await ensureBlobs(repoId, blobs);
-    expect((await repoStats(repo)).requests).toBe(Math.ceil(rest.length / BLOB_BATCH_SIZE));
-    expect(result.fetched).toBe(rest.length);
+    const result = await ensureBlobs(repoId, history);
+    expect((await repoStats(repo)).requests).toBe(Math.ceil(before.length / BLOB_BATCH_SIZE));
+    expect(result.fetched).toBe(before.length);
     await maintenanceIdle(repoId);
+    expect(await missingInExport(repoId, history, 'after-default')).toEqual([]);
   });
 
   it('blobs already stored cost no request', async () => {
@@ -101,7 +106,7 @@ describe('ensureBlobs on small-sized.git', () => {
   });
 
   it('the promisor packs are ones real git reads without fetching: fsck, cat-file', async () => {
-    const dir = join(tmp, 'small-exported');
+    const dir = join(tmp(), 'small-exported');
     await exportDir(openRepoFs(repoId), GITDIR, dir);
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     const env = { GIT_NO_LAZY_FETCH: '1' };
@@ -112,7 +117,7 @@ describe('ensureBlobs on small-sized.git', () => {
     }
     // Every pack's .idx is the one `git index-pack` writes for it.
     for (const name of (await packFiles(repoId)).filter((f) => f.endsWith('.pack'))) {
-      const oracle = join(tmp, `${name}.idx`);
+      const oracle = join(tmp(), `${name}.idx`);
       await gitCli(['index-pack', '-o', oracle, join(dir, 'objects/pack', name)]);
       const ours = await readFile(join(dir, 'objects/pack', name.replace(/\.pack$/, '.idx')));
       expect(Buffer.compare(ours, await readFile(oracle))).toBe(0);
