@@ -1,30 +1,25 @@
-import { mkdtemp, readFile as readDiskFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile as readDiskFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
 import { geometricSplit, maintenanceIdle, maybeRepack } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
 import { openRepo } from '../workers/ops/repoAccess.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
+import { failure } from './support/repoChecks.ts';
+import { repoStats, resetStats } from './support/serverStats.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
 const repo = 'features.git';
 const bare = join(fixturesDir, repo);
-let tmp: string;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-maint-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const tmp = useTmpDir('maint');
 
 async function rev(spec: string): Promise<string> {
   return (await gitCli(['rev-parse', spec], { cwd: bare })).trim();
@@ -123,7 +118,7 @@ describe('merging the small promisor packs of features.git', () => {
     }
 
     // Real git agrees: connectivity, every blob present without fetching, git's own index of the new pack.
-    const dir = join(tmp, 'merged');
+    const dir = join(tmp(), 'merged');
     await exportDir(fs, GITDIR, dir);
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     for (const oid of [...evolving, ...singles.map((s) => s.oid)]) {
@@ -132,7 +127,7 @@ describe('merging the small promisor packs of features.git', () => {
       ).toBe('blob');
     }
     const packPath = join(dir, 'objects/pack', `pack-${merged}.pack`);
-    const oracle = join(tmp, 'merged-oracle.idx');
+    const oracle = join(tmp(), 'merged-oracle.idx');
     await gitCli(['index-pack', '-o', oracle, packPath]);
     expect(
       Buffer.compare(await readDiskFile(packPath.replace(/pack$/, 'idx')), await readDiskFile(oracle)),
@@ -145,19 +140,82 @@ describe('merging the small promisor packs of features.git', () => {
     expect(deltas.length).toBeGreaterThan(0);
   });
 
-  it('reads during a merge keep working', async () => {
+  it("reads between the new pack's write and the old packs' deletion give git's bytes", async () => {
     const more = ['empty.txt', 'docs/with space/plain name.txt', 'assets/image.bin', 'readme-link'];
     for (const path of more) await readFile(repoId, 'HEAD', path);
     await maintenanceIdle(repoId);
     // Nothing fits under a 1-byte limit on the merged pack.
     expect(await maybeRepack(repoId, { threshold: 2, maxPackBytes: 1 })).toBeNull();
-    const merging = maybeRepack(repoId, { threshold: 2 });
-    const reads = await Promise.all(
-      [...more, ...singles.map((s) => s.path)].map((p) => readFile(repoId, 'HEAD', p)),
-    );
-    expect(reads.every((r) => r.oid.length === 40)).toBe(true);
-    expect(await merging).not.toBeNull();
-    for (const path of more) await readFile(repoId, 'HEAD', path);
+    const old = (await packSetFor(repoId)).packs.map((p) => p.checksum).filter((c) => c !== clonePack);
+    expect(old.length).toBeGreaterThan(2);
+    const paths = [...more, ...singles.map((s) => s.path)];
+    let paused = false;
+    const result = await maybeRepack(repoId, {
+      threshold: 2,
+      beforeDeletingOldPacks: async () => {
+        paused = true;
+        // The old packs and the new one are all on disk now.
+        const files = await packFiles(repoId);
+        for (const checksum of old) expect(files).toContain(`pack-${checksum}.pack`);
+        expect(files.filter((f) => f.endsWith('.pack'))).toHaveLength(old.length + 2);
+        const fs = openRepoFs(repoId);
+        await resetStats();
+        for (const path of paths) {
+          const file = await readFile(repoId, 'HEAD', path);
+          const expected = await gitBuffer(['cat-file', 'blob', file.oid], { cwd: bare });
+          expect(Buffer.compare(Buffer.from(file.bytes), expected), path).toBe(0);
+          const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid: file.oid, cache: {} });
+          expect(Buffer.compare(Buffer.from(blob), expected), path).toBe(0);
+        }
+        // Read from the packs on disk: not one blob was fetched again.
+        expect((await repoStats(repo)).requests).toBe(0);
+      },
+    });
+    expect(paused).toBe(true);
+    expect(result?.merged).toBeGreaterThanOrEqual(2);
+    for (const path of paths) {
+      const file = await readFile(repoId, 'HEAD', path);
+      expect(
+        Buffer.compare(
+          Buffer.from(file.bytes),
+          await gitBuffer(['cat-file', 'blob', file.oid], { cwd: bare }),
+        ),
+      ).toBe(0);
+    }
+  });
+});
+
+describe('deleteRepo while a pack merge runs', () => {
+  it('waits for the merge, then the repo stays deleted and later calls are REPO_NOT_FOUND', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
+    for (const path of ['README.md', 'notes/README.txt', 'scripts/build.sh'])
+      await readFile(repoId, 'HEAD', path);
+    await maintenanceIdle(repoId);
+    let deleting: Promise<void> | undefined;
+    const merged = await maybeRepack(repoId, {
+      threshold: 2,
+      beforeDeletingOldPacks: async () => {
+        deleting = api.deleteRepo(repoId);
+        // Let the delete run as far as it goes while the merge is paused.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await indexedDB.databases()).toContainEqual(
+          expect.objectContaining({ name: repoDbName(repoId) }),
+        );
+      },
+    });
+    expect(merged).not.toBeNull();
+    await deleting;
+    await maintenanceIdle(repoId);
+    expect((await api.listRepos()).map((r) => r.id)).not.toContain(repoId);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    for (const call of [
+      () => api.readFile(repoId, 'HEAD', 'README.md'),
+      () => api.log(repoId, 'HEAD'),
+      () => api.checkout(repoId, 'main'),
+    ]) {
+      expect((await failure(call())).code).toBe('REPO_NOT_FOUND');
+    }
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
   });
 });
 
@@ -183,7 +241,7 @@ describe('maintenance after lazy fetches', () => {
     const packs = (await packSetFor(repoId)).packs;
     expect(packs.length).toBeLessThan(8);
     expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
-    const dir = join(tmp, 'auto');
+    const dir = join(tmp(), 'auto');
     await exportDir(openRepoFs(repoId), GITDIR, dir);
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     expect((await packFiles(repoId)).filter((f) => f.endsWith('.idx'))).toHaveLength(packs.length);

@@ -21,6 +21,11 @@ export interface RepackOptions {
    * Default 64 MiB.
    */
   maxPackBytes?: number;
+  /**
+   * Test hook, never passed in production (scheduleRepack passes none): awaited once the merged pack is
+   * written and before the old packs are deleted, so a test can read while both exist.
+   */
+  beforeDeletingOldPacks?: () => Promise<void>;
 }
 
 export interface RepackResult {
@@ -118,6 +123,7 @@ async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult
     await flushRepoFs(repoId);
     packSet.add(merged.checksum, merged.idx, true);
     created = merged.checksum;
+    await opts.beforeDeletingOldPacks?.();
   }
 
   // From here the old packs' objects are all in the new one: deleting them loses nothing, and is done
