@@ -8,7 +8,7 @@ import { BLOB_BATCH_SIZE, type BlobFetchProgress, ensureBlobs } from '../workers
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
 import { exportRepo, reachableObjects, storedObjects } from './support/cloneOracle.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
@@ -246,6 +246,42 @@ describe('sharing and failures on features.git', () => {
     const retry = await ensureBlobs(repoId, [big]);
     expect(retry.fetched).toBe(1);
     await maintenanceIdle(repoId);
+  });
+});
+
+describe('deleteRepo while a lazy fetch runs', () => {
+  it('cancels the fetch; the repo stays deleted and later calls are REPO_NOT_FOUND', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    const readme = (
+      await gitCli(['rev-parse', 'HEAD:README.md'], { cwd: join(fixturesDir, 'features.git') })
+    ).trim();
+    let deleting: Promise<void> | undefined;
+    const reading = failure(
+      api.readFile(repoId, 'HEAD', 'assets/random-1.5m.bin', (p) => {
+        if (p.bytes > 0 && !deleting) deleting = api.deleteRepo(repoId);
+      }),
+    );
+    const err = await reading;
+    expect(deleting).toBeDefined();
+    await deleting;
+    // The read fails as cancelled, however it is wrapped (readFile names the file it could not fetch).
+    const codes = [err.code, (err.cause as { code?: string } | undefined)?.code];
+    expect(
+      codes.some((c) => c === 'ABORTED' || c === 'REPO_NOT_FOUND'),
+      err.message,
+    ).toBe(true);
+    await maintenanceIdle(repoId);
+    expect((await api.listRepos()).map((r) => r.id)).not.toContain(repoId);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    for (const call of [
+      () => api.readFile(repoId, 'HEAD', 'README.md'),
+      () => ensureBlobs(repoId, [readme]),
+      () => api.listRefs(repoId),
+    ]) {
+      expect((await failure(call())).code).toBe('REPO_NOT_FOUND');
+    }
+    // Nothing recreated the database afterwards.
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
   });
 });
 
