@@ -1,49 +1,23 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
-import { exportDir } from './support/exportGitDir.ts';
+import {
+  exportRepo as exportTo,
+  lsRemoteLines as lsRemote,
+  refLines as ourRefLines,
+} from './support/cloneOracle.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
-let tmp: string;
+const tmp = useTmpDir('clone');
 
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-clone-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
-
-/** `git ls-remote` lines as `oid name`, the oracle for what a clone must report. */
-async function lsRemote(url: string): Promise<string[]> {
-  const out = await gitCli(['ls-remote', url]);
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => l.replace('\t', ' '))
-    .sort();
-}
-
-function ourRefLines(refs: { name: string; oid: string; peeled?: string }[]): string[] {
-  const lines: string[] = [];
-  for (const r of refs) {
-    lines.push(`${r.oid} ${r.name}`);
-    if (r.peeled) lines.push(`${r.peeled} ${r.name}^{}`);
-  }
-  return lines.sort();
-}
-
-async function exportRepo(repoId: string, name: string): Promise<string> {
-  const dest = join(tmp, `${name}-${repoId}`);
-  await exportDir(openRepoFs(repoId), GITDIR, dest);
-  return dest;
-}
+const exportRepo = (repoId: string, name: string) => exportTo(repoId, tmp(), name);
 
 describe.each(['basic.git', 'features.git', 'small-sized.git'])('blob:none clone of %s', (repo) => {
   const url = `${serverUrl}/${repo}`;
@@ -110,7 +84,7 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])('blob:none clone
     const pack = files.find((f) => f.endsWith('.pack'))!;
     expect(files).toContain(pack.replace('.pack', '.promisor'));
     const ours = await readFile(join(packDir, pack.replace('.pack', '.idx')));
-    const oracleIdx = join(tmp, `${repo}-${result.repoId}-oracle.idx`);
+    const oracleIdx = join(tmp(), `${repo}-${result.repoId}-oracle.idx`);
     await gitCli(['index-pack', '-o', oracleIdx, join(packDir, pack)]);
     expect(Buffer.compare(ours, await readFile(oracleIdx))).toBe(0);
   });
@@ -141,7 +115,7 @@ describe('bytes on the wire', () => {
         '-q',
         '--filter=blob:none',
         url,
-        join(tmp, `oracle-${repo}`),
+        join(tmp(), `oracle-${repo}`),
       ]);
       const theirs = await repoStats(repo);
       await resetStats();
@@ -151,4 +125,73 @@ describe('bytes on the wire', () => {
       expect(Math.abs(ours.bytesSent - theirs.bytesSent) / theirs.bytesSent).toBeLessThanOrEqual(0.02);
     },
   );
+});
+
+describe('the git directory, laid out as git clone --filter=blob:none lays it out', () => {
+  const url = `${serverUrl}/features.git`;
+  let ours: string;
+  let theirs: string;
+
+  beforeAll(async () => {
+    const result = await api.clone({ url });
+    ours = await exportRepo(result.repoId, 'layout');
+    theirs = join(tmp(), 'layout-oracle');
+    await gitCli([
+      '-c',
+      'protocol.version=2',
+      'clone',
+      '-q',
+      '--no-checkout',
+      '--filter=blob:none',
+      url,
+      theirs,
+    ]);
+    theirs = join(theirs, '.git');
+  });
+
+  const file = (dir: string, path: string) => readFile(join(dir, path), 'utf8');
+
+  it('packed-refs: the same bytes, peeled lines of annotated tags included', async () => {
+    const packed = await file(ours, 'packed-refs');
+    expect(packed).toMatch(/^# pack-refs with: peeled fully-peeled sorted \n/);
+    expect(packed).toMatch(/ refs\/tags\/v0\.1\n\^[0-9a-f]{40}\n/);
+    expect(packed).toBe(await file(theirs, 'packed-refs'));
+  });
+
+  it('the .promisor file names the refs the pack was fetched for, as git writes it', async () => {
+    const promisor = async (dir: string) => {
+      const packDir = join(dir, 'objects/pack');
+      const names = (await readdir(packDir)).filter((f) => f.endsWith('.promisor'));
+      expect(names).toHaveLength(1);
+      return (await readFile(join(packDir, names[0]), 'utf8')).split('\n').filter(Boolean).sort();
+    };
+    const lines = await promisor(ours);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines).toEqual(await promisor(theirs));
+  });
+
+  it('the config: remote.origin (url, fetch, promisor, partialclonefilter), the branch, the format version', async () => {
+    const keys = [
+      'core.repositoryformatversion',
+      'remote.origin.url',
+      'remote.origin.fetch',
+      'remote.origin.promisor',
+      'remote.origin.partialclonefilter',
+      'branch.main.remote',
+      'branch.main.merge',
+    ];
+    const config = async (dir: string) => {
+      const values: Record<string, string> = {};
+      for (const key of keys)
+        values[key] = (await gitCli(['config', '--file', join(dir, 'config'), '--get', key])).trim();
+      return values;
+    };
+    expect(await config(ours)).toEqual(await config(theirs));
+  });
+
+  it('HEAD and the loose refs', async () => {
+    for (const path of ['HEAD', 'refs/heads/main', 'refs/remotes/origin/HEAD']) {
+      expect(await file(ours, path), path).toBe(await file(theirs, path));
+    }
+  });
 });
