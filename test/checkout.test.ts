@@ -1,17 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from '../workers/ops/checkout.ts';
 import { BLOB_BATCH_SIZE } from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs, repoFsBackend } from '../workers/store/repoFs.ts';
+import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import {
   exportWorktree,
   gitCheckoutOf,
@@ -22,14 +21,7 @@ import {
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
-let tmp: string;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-checkout-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
+const tmp = useTmpDir('checkout');
 
 async function cloneBlobless(repo: string): Promise<string> {
   const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
@@ -44,7 +36,7 @@ let exports = 0;
 /** A copy of the repo's git directory on disk, for the git CLI to read. */
 async function exportGitDir(repoId: string): Promise<string> {
   await maintenanceIdle(repoId);
-  const dest = join(tmp, `export-${exports++}`);
+  const dest = join(tmp(), `export-${exports++}`);
   await exportDir(openRepoFs(repoId), GITDIR, dest);
   return dest;
 }
@@ -108,7 +100,9 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
 
     it('leaves the working tree git leaves: same paths, bytes, modes, symlink targets and gitlink folders', async () => {
       expect(result.commit).toBe(head);
-      expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare(), head, tmp));
+      expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
+        await gitCheckoutOf(bare(), head, tmp()),
+      );
     });
 
     it('leaves an index isomorphic-git finds clean and git reads as the tree, gitlinks included', async () => {
@@ -124,7 +118,7 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
     });
 
     it('copied to disk with its git directory, is a working tree git status finds clean', async () => {
-      const dest = join(tmp, `worktree-${exports++}`);
+      const dest = join(tmp(), `worktree-${exports++}`);
       await exportWorktree(openRepoFs(repoId), dest);
       await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
       expect(await gitCli(['status', '--porcelain', '--ignore-submodules=none'], { cwd: dest })).toBe('');
@@ -156,9 +150,34 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
       expect(await getRepo(repoId)).toMatchObject({ branch, headOid: head });
     });
 
-    it('a second checkout of the same commit makes no request and writes nothing', async () => {
+    it('a second checkout of the same commit makes no request, writes no file or object, and leaves HEAD and the index as they were', async () => {
       await resetStats();
-      const again = await checkout(repoId, 'HEAD');
+      const fs = openRepoFs(repoId).promises;
+      const gitFiles = () =>
+        Promise.all(
+          ['HEAD', 'index'].map(async (f) =>
+            Buffer.from((await fs.readFile(`${GITDIR}/${f}`)) as Uint8Array).toString('hex'),
+          ),
+        );
+      const before = await gitFiles();
+      // Counted where it lands: the calls that change the file system, not the checkout's own counters.
+      const storage = countStorageWrites(repoId);
+      let again: CheckoutResult;
+      try {
+        again = await checkout(repoId, 'HEAD');
+        await fs.flush();
+      } finally {
+        storage.stop();
+      }
+      // isomorphic-git rewrites HEAD and the index with the bytes they hold, and makes sure submodule folders
+      // exist; no file of the working tree, no object, nothing is deleted.
+      expect(storage.fsCalls.filter((c) => !/^(writeFile \/\.git\/(HEAD|index)|mkdir .*)$/.test(c))).toEqual(
+        [],
+      );
+      for (const call of storage.fsCalls.filter((c) => c.startsWith('mkdir '))) {
+        expect((await fs.stat(call.slice(6).replace(/^\/+/, '/'))).isDirectory(), call).toBe(true);
+      }
+      expect(await gitFiles()).toEqual(before);
       expect((await repoStats(repo)).requests).toBe(0);
       expect(again).toMatchObject({
         commit: head,
@@ -211,7 +230,7 @@ describe('features.git: switching branches', () => {
     expect(writes.paths.sort()).toEqual(changed.map(([path]) => `/${path}`).sort());
     expect(result.filesWritten).toBe(changed.length);
     expect(result.filesDeleted).toBe(removed.length);
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, commit, tmp));
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, commit, tmp()));
     expect((await statusRows(repoId)).filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
     expect(await indexEntries(repoId)).toEqual(
       [...toTree].map(([path, e]) => `${e.mode} ${e.oid} 0\t${path}`).sort(),
@@ -295,7 +314,7 @@ describe('features.git: local changes', () => {
   it('force throws local changes away, as git checkout -f does', async () => {
     const result = await checkout(repoId, 'feature/x', { force: true });
     expect(result.branch).toBe('feature/x');
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, other, tmp));
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, other, tmp()));
     expect((await statusRows(repoId)).filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
   });
 
@@ -330,12 +349,50 @@ describe('features.git: sparse checkout', () => {
     expect((await repoStats(repo)).requests).toBe(1);
     expect(await storedBlobs(repoId)).toEqual(wanted);
 
-    const full = await gitCheckoutOf(bare, head, tmp);
+    const full = await gitCheckoutOf(bare, head, tmp());
     const expected = full.filter((e) => under(e.path) || paths.some((base) => base.startsWith(`${e.path}/`)));
     expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(expected);
     const rows = await statusRows(repoId, paths);
     expect(rows.length).toBe([...tree.keys()].filter(under).length);
     expect(rows.filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
+  });
+
+  it('on an existing working tree: HEAD moves, and everything outside `paths` is left as it was', async () => {
+    const repoId = await cloneBlobless(repo);
+    await checkout(repoId, 'main');
+    const main = await revParse(repo, 'main');
+    const featureX = await revParse(repo, 'feature/x');
+    const paths = ['src'];
+    const under = (p: string) => paths.some((base) => p === base || p.startsWith(`${base}/`));
+    // The trees differ both inside src (a rename, a new file) and outside it.
+    const [mainTree, xTree] = await Promise.all([lsTree(bare, main), lsTree(bare, featureX)]);
+    const differs = (keep: (p: string) => boolean) =>
+      [...new Set([...mainTree.keys(), ...xTree.keys()])].filter(
+        (p) => keep(p) && mainTree.get(p)?.oid !== xTree.get(p)?.oid,
+      );
+    expect(differs(under).length).toBeGreaterThan(0);
+    expect(differs((p) => !under(p)).length).toBeGreaterThan(0);
+
+    const result = await checkout(repoId, 'feature/x', { paths });
+    expect(result.branch).toBe('feature/x');
+    expect(await headOf(repoId)).toEqual({ branch: 'feature/x', oid: featureX });
+
+    // The index: main's entries outside src, feature/x's inside it, as `git ls-files -s` lists them.
+    const stage = (tree: typeof mainTree, keep: (p: string) => boolean) =>
+      [...tree].filter(([p]) => keep(p)).map(([p, e]) => `${e.mode} ${e.oid} 0\t${p}`);
+    expect(await indexEntries(repoId)).toEqual(
+      [...stage(mainTree, (p) => !under(p)), ...stage(xTree, under)].sort(),
+    );
+    // The files: the same split of what git checks out for each commit.
+    const [mainFiles, xFiles] = await Promise.all([
+      gitCheckoutOf(bare, main, tmp()),
+      gitCheckoutOf(bare, featureX, tmp()),
+    ]);
+    const expected = [
+      ...mainFiles.filter((e) => !under(e.path)),
+      ...xFiles.filter((e) => under(e.path)),
+    ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(expected);
   });
 
   it('a path the commit does not have is PATH_NOT_FOUND, before anything is fetched', async () => {
@@ -378,7 +435,7 @@ describe('a checkout that fails or is cancelled leaves the previous working tree
   async function expectMainStored(): Promise<void> {
     expect(repoFsBackend(repoId).pendingWrites).toBe(0);
     await (openRepoFs(repoId).promises as unknown as { _deactivate(): Promise<void> })._deactivate();
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, main, tmp));
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, main, tmp()));
     expect(await headOf(repoId)).toEqual({ branch: 'main', oid: main });
     await expect(
       git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'refs/heads/feature/x' }),
@@ -449,6 +506,42 @@ function countWrites(repoId: string): { paths: string[]; stop(): void } {
     stop() {
       p.writeFile = writeFile;
       p.symlink = symlink;
+    },
+  };
+}
+
+/**
+ * Every call that changes the repo's file system (git directory included) and every read-write IndexedDB
+ * transaction on its database, from now until stop().
+ */
+function countStorageWrites(repoId: string): { fsCalls: string[]; transactions(): number; stop(): void } {
+  const p = openRepoFs(repoId).promises as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const fsCalls: string[] = [];
+  const originals = new Map<string, (...a: unknown[]) => Promise<unknown>>();
+  for (const name of ['writeFile', 'unlink', 'mkdir', 'rmdir', 'rename', 'symlink']) {
+    const original = p[name];
+    originals.set(name, original);
+    p[name] = (...args: unknown[]) => {
+      fsCalls.push(`${name} ${String(name === 'symlink' ? args[1] : args[0])}`);
+      return original.apply(p, args);
+    };
+  }
+  const dbName = repoDbName(repoId);
+  let transactions = 0;
+  const original = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function (
+    this: IDBDatabase,
+    ...args: Parameters<IDBDatabase['transaction']>
+  ) {
+    if (this.name === dbName && args[1] === 'readwrite') transactions++;
+    return original.apply(this, args);
+  };
+  return {
+    fsCalls,
+    transactions: () => transactions,
+    stop() {
+      for (const [name, fn] of originals) p[name] = fn;
+      IDBDatabase.prototype.transaction = original;
     },
   };
 }
