@@ -1,8 +1,12 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { repoStats, resetStats } from '../test/support/serverStats.ts';
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
 
 /** An upstream that knows nothing of CORS: it answers with a body of the asked size and the headers it saw. */
@@ -113,14 +117,25 @@ describe('countingRelay', () => {
     }
   });
 
-  it("counts what the git CLI's partial clone transfers, as the git server counts it", async () => {
+  it("counts what the git CLI's partial clone transfers, byte for byte as the git server counts it", async () => {
     const gitServerUrl = inject('gitServerUrl');
     const relayToGit = await startCountingRelay({ upstream: gitServerUrl });
+    const dest = await mkdtemp(join(tmpdir(), 'blobless-relay-clone-'));
     try {
-      relayToGit.setPhase('ls-remote');
-      const { stdout } = await promisify(execFile)(
+      await resetStats();
+      relayToGit.setPhase('clone');
+      await promisify(execFile)(
         'git',
-        ['-c', 'protocol.version=2', 'ls-remote', relayToGit.relayed(`${gitServerUrl}/basic.git`)],
+        [
+          '-c',
+          'protocol.version=2',
+          'clone',
+          '--bare',
+          '-q',
+          '--filter=blob:none',
+          relayToGit.relayed(`${gitServerUrl}/features.git`),
+          join(dest, 'features.git'),
+        ],
         {
           env: {
             ...process.env,
@@ -130,14 +145,24 @@ describe('countingRelay', () => {
           },
         },
       );
-      expect(stdout).toMatch(/refs\/heads\/main/);
       await relayToGit.idle();
-      const stats = relayToGit.stats('ls-remote');
-      // v2: one GET for the capability advertisement, one POST for ls-refs.
-      expect(stats.requests).toBe(2);
-      expect(stats.bytesSent).toBeGreaterThan(100);
+      const ours = relayToGit.stats('clone');
+      const server = await repoStats('features.git');
+      // v2 partial clone: the capability advertisement, ls-refs, one fetch.
+      expect(ours.requests).toBe(3);
+      expect(server.bytesSent).toBeGreaterThan(10_000);
+      expect({
+        requests: ours.requests,
+        bytesSent: ours.bytesSent,
+        bytesReceived: ours.bytesReceived,
+      }).toEqual({
+        requests: server.requests,
+        bytesSent: server.bytesSent,
+        bytesReceived: server.bytesReceived,
+      });
     } finally {
       await relayToGit.close();
+      await rm(dest, { recursive: true, force: true });
     }
   });
 });
