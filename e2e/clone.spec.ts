@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
@@ -11,17 +11,37 @@ function gitIn(dir: string, args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 }
 
-test('the main bundle holds no git code; the worker bundle does', () => {
+/** The source files a built chunk was made from, by its source map, as paths from the repository root. */
+function sourcesOf(chunk: string): string[] {
+  const mapFile = join(process.cwd(), 'dist/assets', `${chunk}.map`);
+  const map = JSON.parse(readFileSync(mapFile, 'utf8')) as { sources: string[]; sourceRoot?: string };
+  return map.sources.map((s) => relative(process.cwd(), resolve(dirname(mapFile), map.sourceRoot ?? '', s)));
+}
+
+test('the main bundle holds no git code, by its source maps: of workers/ only rpc.ts; the worker holds it', () => {
   const assets = join(process.cwd(), 'dist/assets');
   const js = readdirSync(assets).filter((f) => f.endsWith('.js'));
-  const main = js.filter((f) => f.startsWith('index-'));
   const worker = js.filter((f) => f.startsWith('git.worker-'));
-  expect(main).toHaveLength(1);
+  // Every chunk the page loads, up front or lazily (the highlighter); only the worker's may hold git code.
+  const page = js.filter((f) => !f.startsWith('git.worker-'));
   expect(worker).toHaveLength(1);
-  const mainCode = readFileSync(join(assets, main[0]), 'utf8');
-  expect(mainCode).not.toContain('git-upload-pack');
-  expect(mainCode).not.toContain('isomorphic-git');
-  expect(readFileSync(join(assets, worker[0]), 'utf8')).toContain('git-upload-pack');
+  expect(page.filter((f) => f.startsWith('index-'))).toHaveLength(1);
+  const pageSources = page.flatMap(sourcesOf);
+  // The maps resolve to files that exist here, so the paths below mean what they say.
+  expect(pageSources).toContain('workers/rpc.ts');
+  expect(pageSources).toContain('src/App.tsx');
+  expect(pageSources.filter((s) => /(^|\/)workers\//.test(s))).toEqual(['workers/rpc.ts']);
+  expect(
+    pageSources.filter((s) => /node_modules\/(isomorphic-git|@isomorphic-git|pako|hash-wasm)\//.test(s)),
+  ).toEqual([]);
+  const workerSources = readFileSync(join(assets, `${worker[0]}.map`), 'utf8');
+  for (const file of [
+    'workers/ops/clone.ts',
+    'workers/pack/packIngester.ts',
+    'node_modules/isomorphic-git/',
+  ]) {
+    expect(workerSources).toContain(file);
+  }
 });
 
 test('the main bundle (JS and CSS loaded up front) is at most 150 KB gzipped', () => {
