@@ -25,7 +25,13 @@ export async function cloneAndCheckout(
   const result = await whileBusy('clone', async () => {
     const { corsProxy } = await loadAppConfig();
     const cloned = await gitClient.clone({ fallbackCorsProxy: corsProxy, ...options }, progress, signal);
-    await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
+    try {
+      await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
+    } catch (err) {
+      // A person who pressed Cancel wants none of the clone, not a repo with an empty working tree.
+      if (signal.aborted) await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
+      throw err;
+    }
     return cloned;
   });
   // Not awaited: the answer (or Firefox's prompt) must not hold up showing the repository.
