@@ -34,12 +34,22 @@ export type RelayMode =
    * Cut the connection of every request but those whose User-Agent starts with `userAgent`: in Node, what a
    * browser makes of a host that sends no CORS headers, while a CORS proxy still gets through.
    */
-  | { kind: 'only-for'; userAgent: string };
+  | { kind: 'only-for'; userAgent: string }
+  /**
+   * Forward the `post`-th POST's response (1-based: ls-refs is the first of a clone, its fetch the second,
+   * the checkout's blob fetches after) up to `afterBytes` bytes, then hold the rest until release(): a
+   * request caught in the middle, for as long as a test needs.
+   */
+  | { kind: 'hold'; post: number; afterBytes: number };
 
 export interface Relay {
   url: string;
   /** Requests that reached the relay, preflights included. */
   readonly requests: number;
+  /** hold: resolves once the held response stopped after its first bytes. */
+  readonly holding: Promise<void>;
+  /** hold: lets the held response go on. */
+  release(): void;
   /** Which bit of the pack was flipped (corrupt-pack): the byte offset in the pack stream and the mask. */
   readonly flipped: { offset: number; mask: number; packLength: number } | null;
   close(): Promise<void>;
@@ -53,6 +63,48 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
   const upstream = new URL(target);
   let requests = 0;
   let flipped: Relay['flipped'] = null;
+  let posts = 0;
+  let startHolding = () => {};
+  const holding = new Promise<void>((resolve) => {
+    startHolding = resolve;
+  });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+
+  const hold = (upRes: IncomingMessage, res: ServerResponse, afterBytes: number) => {
+    res.on('close', () => upRes.destroy());
+    if (afterBytes === 0) {
+      upRes.pause();
+      startHolding();
+      void released.then(() => {
+        if (!res.destroyed) upRes.pipe(res);
+      });
+      return;
+    }
+    let sent = 0;
+    upRes.on('data', (c: Buffer) => {
+      if (sent >= afterBytes) return;
+      const room = afterBytes - sent;
+      res.write(c.subarray(0, room));
+      sent += Math.min(room, c.length);
+      if (sent < afterBytes) return;
+      upRes.pause();
+      startHolding();
+      const rest = c.subarray(room);
+      void released.then(() => {
+        if (res.destroyed) return;
+        if (rest.length > 0) res.write(rest);
+        upRes.removeAllListeners('data');
+        upRes.pipe(res);
+        upRes.resume();
+      });
+    });
+    upRes.on('end', () => {
+      if (sent < afterBytes) res.end();
+    });
+  };
 
   const onFetchResponse = (upRes: IncomingMessage, res: ServerResponse) => {
     if (mode.kind === 'drop') {
@@ -131,6 +183,7 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
       res.end(mode.body);
       return;
     }
+    const post = req.method === 'POST' ? ++posts : 0;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -149,12 +202,17 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
           // The response may change length; let Node frame it.
           delete headers['content-length'];
           res.writeHead(upRes.statusCode ?? 502, headers);
+          if (mode.kind === 'hold' && post === mode.post) {
+            hold(upRes, res, mode.afterBytes);
+            return;
+          }
           if (mode.kind === 'hide-fetch-capability' && req.url?.includes('/info/refs')) {
             hideCapability(upRes, res, mode.capability);
             return;
           }
           if (
             !isFetch ||
+            mode.kind === 'hold' ||
             mode.kind === 'post-answer' ||
             mode.kind === 'only-for' ||
             mode.kind === 'hide-fetch-capability'
@@ -179,8 +237,11 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
     get flipped() {
       return flipped;
     },
+    holding,
+    release: () => release(),
     close: () =>
       new Promise((resolve) => {
+        release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

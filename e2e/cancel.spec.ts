@@ -1,0 +1,81 @@
+import { expect, type Page, test } from '@playwright/test';
+import { type Relay, startRelay } from '../test/support/relay.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+
+/** What the page's IndexedDB holds of Blobless: the repos' databases and the registry's records. */
+async function stored(page: Page): Promise<{ databases: string[]; records: string[] }> {
+  return page.evaluate(async () => {
+    const names = (await indexedDB.databases()).map((d) => d.name ?? '');
+    const databases = names.filter((n) => n.startsWith('blobless-repo-')).sort();
+    if (!names.includes('blobless-registry')) return { databases, records: [] };
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const open = indexedDB.open('blobless-registry');
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    try {
+      if (!db.objectStoreNames.contains('repos')) return { databases, records: [] };
+      const keys = await new Promise<IDBValidKey[]>((resolve, reject) => {
+        const req = db.transaction('repos').objectStore('repos').getAllKeys();
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      });
+      return { databases, records: keys.map(String).sort() };
+    } finally {
+      db.close();
+    }
+  });
+}
+
+async function cloneThroughForm(page: Page, url: string): Promise<void> {
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(url);
+  await page.getByTestId('clone-submit').click();
+}
+
+// Each case holds one response of the clone-and-checkout flow at a known point (relay.ts, mode `hold`),
+// waits for the UI to show that phase, and presses Cancel: the abort crosses the worker boundary as a
+// person's would, wherever the flow is.
+const cases = [
+  { name: 'while negotiating (ls-refs held)', post: 1, afterBytes: 0, phase: 'connecting' },
+  // The pack is 172 KiB; the ingester reports every 64 KiB of it (PROGRESS_BYTES).
+  { name: 'while the pack arrives', post: 2, afterBytes: 120_000, phase: 'receiving' },
+  {
+    name: 'after the database was written, before the checkout got a byte',
+    post: 3,
+    afterBytes: 0,
+    phase: 'fetching-blobs',
+  },
+  { name: 'in the checkout, after blob bytes arrived', post: 3, afterBytes: 16_000, phase: 'fetching-blobs' },
+] as const;
+
+for (const c of cases) {
+  test(`Cancel ${c.name} leaves what was stored before, and nothing of the clone`, async ({ page }) => {
+    // Something stored before, which must survive.
+    await cloneThroughForm(page, `${gitServer}/basic.git`);
+    await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+    await expect.poll(async () => (await stored(page)).records).toHaveLength(1);
+    const before = await stored(page);
+    expect(before.databases).toHaveLength(1);
+
+    let relay: Relay | undefined;
+    try {
+      relay = await startRelay(gitServer, { kind: 'hold', post: c.post, afterBytes: c.afterBytes });
+      await cloneThroughForm(page, `${relay.url}/small-sized.git`);
+      await relay.holding;
+      const progress = page.getByTestId('progress');
+      await expect(progress).toHaveAttribute('data-phase', c.phase, { timeout: 30_000 });
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await expect(page.getByTestId('clone-error')).toContainText('ABORTED', { timeout: 30_000 });
+      relay.release();
+      await expect.poll(() => stored(page), { timeout: 30_000 }).toEqual(before);
+      // And a new page (a new worker) finds the same.
+      await page.reload();
+      await expect(page.getByTestId('repo-list')).toContainText('basic');
+      expect(await stored(page)).toEqual(before);
+    } finally {
+      await relay?.close();
+    }
+  });
+}
