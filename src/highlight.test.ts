@@ -25,7 +25,7 @@ describe('splitHighlightedLines', () => {
   const source = [
     'const a = 1; /* a comment',
     '   that spans <three> & lines',
-    '   */ const t = `template ${a}',
+    '   */ const t = `template $' + '{a}',
     'still the template`;',
     '',
     '"done"',
