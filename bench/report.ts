@@ -17,6 +17,8 @@ export interface RunSample {
     checkout: PhaseSample;
     openOneFile: PhaseSample;
     noopFetch: PhaseSample;
+    /** The longest main-thread task while Blobless cloned and checked out, in ms (0: none over 50 ms). */
+    longestMainTaskMs?: number | null;
     peakHeapMB: number | null;
   };
 }
@@ -61,6 +63,7 @@ export interface RepoResult {
     noopFetch_bytes: number | null;
     noopFetch_requests: number | null;
     peakHeapMB: number | null;
+    longestMainTaskMs: number | null;
   };
   ratios: {
     cloneNoBlobs: number | null;
@@ -163,6 +166,7 @@ export function summarize(
       noopFetch_bytes: b.fetch.bytes,
       noopFetch_requests: b.fetch.requests,
       peakHeapMB: round(median(samples.map((r) => r.blobless?.peakHeapMB)), 1),
+      longestMainTaskMs: round(median(samples.map((r) => r.blobless?.longestMainTaskMs)), 0),
     },
     ratios: {
       cloneNoBlobs: ratio(b.clone.s, g.clone.s),
@@ -253,6 +257,15 @@ export function formatTable(results: RepoResult[]): string {
         i.peakHeapMB === null ? 'n/a' : `${i.peakHeapMB.toFixed(1)} MB`,
         '',
         '',
+      ],
+      [
+        '',
+        'longest main-thread task, clone + checkout',
+        '',
+        b.longestMainTaskMs === null ? 'n/a' : `${b.longestMainTaskMs} ms`,
+        '',
+        '',
+        '< 100 ms',
       ],
     );
   }

@@ -374,12 +374,14 @@ async function measureBlobless(
   let checkout = await notMeasured('checkout');
   let noopFetch = await notMeasured('noopFetch');
   let peakHeapMB: number | null;
+  let longestMainTaskMs: number | null = null;
   let canRead: boolean;
   try {
     const { available } = profile.ready;
     const { page } = profile;
     canRead = has('readFile', available.readFile);
     profile.heap.reset();
+    await page.evaluate(() => window.bench.mainThreadLongTasks());
     let cloned: { repoId: string; ref: string } | undefined;
     cloneNoBlobs = await phase('cloneNoBlobs', async () => {
       const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
@@ -395,6 +397,7 @@ async function measureBlobless(
         ] as const),
       );
     }
+    longestMainTaskMs = (await page.evaluate(() => window.bench.mainThreadLongTasks())).longestMs;
     await profile.heap.sample();
     peakHeapMB = profile.heap.peakMB('git.worker');
     if (done && has('fetch', available.fetch)) {
@@ -421,7 +424,7 @@ async function measureBlobless(
       await cold.close();
     }
   }
-  return { cloneNoBlobs, checkout, openOneFile, noopFetch, peakHeapMB };
+  return { cloneNoBlobs, checkout, openOneFile, noopFetch, peakHeapMB, longestMainTaskMs };
 }
 
 function packageVersion(name: string): string {

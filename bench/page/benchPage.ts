@@ -43,6 +43,11 @@ export interface BenchPage {
   bloblessNoopFetch(repoId: string): Promise<Timing>;
   bloblessOpenOneFile(url: string, path: string): Promise<OpenOneFileTiming>;
   isogitClone(url: string, capMs: number): Promise<IsogitTiming>;
+  /**
+   * The longest task the page's main thread ran since the last call (PerformanceObserver `longtask`: tasks
+   * over 50 ms), or 0 when none was that long; and how many there were.
+   */
+  mainThreadLongTasks(): { longestMs: number; count: number };
 }
 
 declare global {
