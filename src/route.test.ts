@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseLineAnchor, type Route, routeHref } from './route.ts';
+import { parseLineAnchor, parseRoute, type Route, routeHref } from './route.ts';
 
 describe('parseLineAnchor', () => {
   it.each([
@@ -20,7 +20,7 @@ describe('parseLineAnchor', () => {
 });
 
 describe('routeHref', () => {
-  const empty: Route = { repo: null, ref: null, path: '', commit: null };
+  const empty: Route = { repo: null, ref: null, path: '', commit: null, view: null, compare: null };
   beforeEach(() => {
     vi.stubGlobal('location', { pathname: '/blobless/', search: '' });
   });
@@ -28,12 +28,11 @@ describe('routeHref', () => {
     vi.unstubAllGlobals();
   });
 
-  /** What the app reads back from an address: the same URLSearchParams the route is read with. */
+  /** What the app reads back from an address: parseRoute, as the app reads location.search. */
   const readBack = (href: string): Route => {
     const url = new URL(href, 'https://app.example');
-    const q = url.searchParams;
     expect(url.pathname).toBe('/blobless/');
-    return { repo: q.get('repo'), ref: q.get('ref'), path: q.get('path') ?? '', commit: q.get('commit') };
+    return parseRoute(url.search);
   };
 
   it('round-trips every field, whatever characters they hold', () => {
@@ -42,6 +41,8 @@ describe('routeHref', () => {
       ref: 'feature/x+y',
       path: 'docs/with space/ünïcødé – файл.txt',
       commit: '0123456789abcdef0123456789abcdef01234567',
+      view: 'blame',
+      compare: 'v1.0...main',
     };
     expect(readBack(routeHref(route, empty))).toEqual(route);
   });
@@ -50,20 +51,38 @@ describe('routeHref', () => {
     expect(routeHref({ ref: 'main', path: 'src', commit: 'abc' }, empty)).toBe('/blobless/');
   });
 
-  it('changes only the fields given, keeping the rest of the current route', () => {
-    const base: Route = { repo: 'https://git.example/r.git', ref: 'main', path: 'src/a.ts', commit: null };
-    expect(readBack(routeHref({ path: 'README.md' }, base))).toEqual({ ...base, path: 'README.md' });
-    expect(readBack(routeHref({ path: '', ref: 'dev' }, base))).toEqual({ ...base, path: '', ref: 'dev' });
+  it('changes only the fields given; another path, commit or repo leaves a history view and a comparison', () => {
+    const base: Route = {
+      repo: 'https://git.example/r.git',
+      ref: 'main',
+      path: 'src/a.ts',
+      commit: null,
+      view: 'history',
+      compare: 'a...b',
+    };
+    expect(readBack(routeHref({ ref: 'dev' }, base))).toEqual({ ...base, ref: 'dev' });
+    expect(readBack(routeHref({ path: 'README.md' }, base))).toEqual({
+      ...base,
+      path: 'README.md',
+      view: null,
+      compare: null,
+    });
+    expect(readBack(routeHref({ path: 'README.md', view: 'blame' }, base))).toEqual({
+      ...base,
+      path: 'README.md',
+      view: 'blame',
+      compare: null,
+    });
     expect(readBack(routeHref({ repo: null }, base))).toEqual(empty);
   });
 
   it('reads the current route from the address when no base is given', () => {
-    vi.stubGlobal('location', { pathname: '/blobless/', search: '?repo=r1&ref=v1.0&path=a%2Fb' });
-    expect(readBack(routeHref({ commit: 'c0ffee' }))).toEqual({
+    vi.stubGlobal('location', { pathname: '/blobless/', search: '?repo=r1&ref=v1.0&path=a%2Fb&view=bogus' });
+    expect(readBack(routeHref({ ref: 'c0ffee' }))).toEqual({
+      ...empty,
       repo: 'r1',
-      ref: 'v1.0',
+      ref: 'c0ffee',
       path: 'a/b',
-      commit: 'c0ffee',
     });
   });
 });
