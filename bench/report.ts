@@ -17,6 +17,8 @@ export interface RunSample {
     checkout: PhaseSample;
     openOneFile: PhaseSample;
     noopFetch: PhaseSample;
+    /** git blame of openOneFile's file, right after it was opened cold (its other versions not stored). */
+    blame?: PhaseSample;
     /** The longest main-thread task while Blobless cloned and checked out, in ms (0: none over 50 ms). */
     longestMainTaskMs?: number | null;
     peakHeapMB: number | null;
@@ -62,6 +64,9 @@ export interface RepoResult {
     noopFetch_s: number | null;
     noopFetch_bytes: number | null;
     noopFetch_requests: number | null;
+    blame_s: number | null;
+    blame_bytes: number | null;
+    blame_requests: number | null;
     peakHeapMB: number | null;
     longestMainTaskMs: number | null;
   };
@@ -126,6 +131,7 @@ export function summarize(
     checkout: phaseMedians(samples.map((r) => r.blobless?.checkout)),
     open: phaseMedians(samples.map((r) => r.blobless?.openOneFile)),
     fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
+    blame: phaseMedians(samples.map((r) => r.blobless?.blame)),
   };
   const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
   return {
@@ -165,6 +171,9 @@ export function summarize(
       noopFetch_s: b.fetch.s,
       noopFetch_bytes: b.fetch.bytes,
       noopFetch_requests: b.fetch.requests,
+      blame_s: b.blame.s,
+      blame_bytes: b.blame.bytes,
+      blame_requests: b.blame.requests,
       peakHeapMB: round(median(samples.map((r) => r.blobless?.peakHeapMB)), 1),
       longestMainTaskMs: round(median(samples.map((r) => r.blobless?.longestMainTaskMs)), 0),
     },
@@ -249,6 +258,15 @@ export function formatTable(results: RepoResult[]): string {
         '',
       ],
       ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
+      [
+        '',
+        `blame of ${r.file}, after opening it cold`,
+        '',
+        cell(b.blame_s, b.blame_bytes, b.blame_requests),
+        '',
+        '',
+        '',
+      ],
       [
         '',
         'worker peak JS heap',

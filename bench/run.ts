@@ -347,7 +347,7 @@ async function measureBlobless(
   };
   /** One timed phase; a failure or timeout leaves its cells null with a note, and the others go on. */
   const phase = async (
-    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile',
+    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile' | 'blame',
     run: () => Promise<{ ms: number }>,
   ): Promise<PhaseSample> => {
     if (ops.timedOut.has(name)) return notMeasured(name);
@@ -410,21 +410,36 @@ async function measureBlobless(
   }
 
   // One file, cold: a new profile, from nothing to the file's bytes (clone without blobs + readFile).
+  // Then blame of that file in the same profile: every other version of it is still on the server.
   let openOneFile = await notMeasured('openOneFile');
+  let blame = await notMeasured('blame');
   if (canRead) {
     const cold = await openFreshProfile(pageUrl);
     try {
-      openOneFile = await phase('openOneFile', () =>
-        cold.page.evaluate(([url, path]) => window.bench.bloblessOpenOneFile(url, path), [
+      let opened: { repoId: string; ref: string } | undefined;
+      openOneFile = await phase('openOneFile', async () => {
+        const t = await cold.page.evaluate(([url, path]) => window.bench.bloblessOpenOneFile(url, path), [
           repo.relayed,
           file,
-        ] as const),
-      );
+        ] as const);
+        opened = t;
+        return t;
+      });
+      const done = opened;
+      if (done) {
+        blame = await phase('blame', () =>
+          cold.page.evaluate(([id, ref, path]) => window.bench.bloblessBlame(id, ref, path), [
+            done.repoId,
+            done.ref,
+            file,
+          ] as const),
+        );
+      }
     } finally {
       await cold.close();
     }
   }
-  return { cloneNoBlobs, checkout, openOneFile, noopFetch, peakHeapMB, longestMainTaskMs };
+  return { cloneNoBlobs, checkout, openOneFile, noopFetch, blame, peakHeapMB, longestMainTaskMs };
 }
 
 function packageVersion(name: string): string {

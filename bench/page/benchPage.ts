@@ -27,6 +27,15 @@ export interface OpenOneFileTiming {
   cloneMs: number;
   readMs: number;
   size: number;
+  repoId: string;
+  ref: string;
+}
+
+export interface BlameTiming {
+  ms: number;
+  lines: number;
+  /** Blob requests blame itself made. */
+  requests: number;
 }
 
 export interface IsogitTiming {
@@ -42,6 +51,7 @@ export interface BenchPage {
   bloblessCheckout(repoId: string, ref: string): Promise<Timing>;
   bloblessNoopFetch(repoId: string): Promise<Timing>;
   bloblessOpenOneFile(url: string, path: string): Promise<OpenOneFileTiming>;
+  bloblessBlame(repoId: string, ref: string, path: string): Promise<BlameTiming>;
   isogitClone(url: string, capMs: number): Promise<IsogitTiming>;
   /**
    * The longest task the page's main thread ran since the last call (PerformanceObserver `longtask`: tasks

@@ -93,7 +93,15 @@ const bench: BenchPage = {
       cloneMs: cloned - started,
       readMs: done - cloned,
       size: content.bytes.length,
+      repoId: result.repoId,
+      ref: result.head.branch ?? result.head.oid,
     };
+  },
+
+  async bloblessBlame(repoId, ref, path) {
+    const started = performance.now();
+    const result = await blobless.blame(repoId, ref, path);
+    return { ms: performance.now() - started, lines: result.lines.length, requests: result.requests };
   },
 
   async isogitClone(url, capMs) {
