@@ -93,6 +93,27 @@ describe('a repository that moved (30x on info/refs)', () => {
   });
 });
 
+describe('a repository the test git server moved (renamed.git → basic.git)', () => {
+  it('answers 301 on every path with the same path under the new name', async () => {
+    const res = await fetch(`${gitServer}/renamed.git/info/refs?service=git-upload-pack`, {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('/basic.git/info/refs?service=git-upload-pack');
+    const post = await fetch(`${gitServer}/renamed.git/git-upload-pack`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
+    expect(post.headers.get('location')).toBe('/basic.git/git-upload-pack');
+  });
+
+  it('is cloned, the POSTs going to the new name', async () => {
+    const result = await api.clone({ url: `${gitServer}/renamed.git` });
+    expect(result.warnings.join('\n')).toContain(`redirected to ${gitServer}/basic.git`);
+    expect(result.requests).toBe(3); // info/refs, ls-refs, fetch: no POST was redirected
+  });
+});
+
 describe('a moved repository through the CORS proxy', () => {
   it('gets a Location rewritten to the proxy, and the clone follows it there', async () => {
     const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
