@@ -9,11 +9,11 @@ const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
 
 // The policy, spelled out here rather than imported, so a change to server/csp.ts must change this too.
 const META_POLICY =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob:; " +
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: https:; " +
   "connect-src 'self' https: http://localhost:* http://127.0.0.1:*; worker-src 'self'; manifest-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'";
 const HEADER_POLICY =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob:; " +
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: https:; " +
   `connect-src 'self' https: ${gitServer} ${proxy}; worker-src 'self'; manifest-src 'self'; ` +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
@@ -181,7 +181,9 @@ test('even an SVG opened as a document of the app origin runs no script: it inhe
   expect(w.dialogs).toEqual([]);
 });
 
-test('clone, browse, highlight and history work under the policy with no violation', async ({ page }) => {
+test('clone, browse, Markdown, highlighting and history work under the policy with no violation', async ({
+  page,
+}) => {
   const w = await watch(page);
   await page.addInitScript(() => {
     const v: string[] = [];
@@ -193,8 +195,9 @@ test('clone, browse, highlight and history work under the policy with no violati
   await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/features.git`)}`);
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  // README.md renders as Markdown (marked, DOMPurify); the other files are highlighted code.
   await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
-  await expect(page.getByTestId('file-content')).toBeVisible();
+  await expect(page.getByTestId('markdown')).toBeVisible();
   await openFile(page, 'src/new-name.js');
   await openFile(page, 'scripts/build.sh');
   await expect(

@@ -26,8 +26,9 @@ export function contentSecurityPolicy(opts: CspOptions = {}): string {
     ['script-src', ["'self'", "'wasm-unsafe-eval'"]],
     // Preact sets `style={…}` through the CSSOM, which style-src does not govern: no 'unsafe-inline'.
     ['style-src', ["'self'"]],
-    // blob: for previews of repository images, shown through <img> only and revoked once loaded.
-    ['img-src', ["'self'", 'blob:']],
+    // blob: for repository images (previews, a README's relative images), shown through <img> only and
+    // revoked once loaded; https: for a README's absolute images (badges), which cannot run script either.
+    ['img-src', ["'self'", 'blob:', 'https:']],
     ['connect-src', ["'self'", 'https:', ...(opts.connect ?? LOCAL_HTTP)]],
     ['worker-src', ["'self'"]],
     ['manifest-src', ["'self'"]],
