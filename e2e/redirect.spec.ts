@@ -7,9 +7,9 @@ const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
 
 // renamed.git answers 301 to basic.git on every path (server/fixtures/fixtureServerOptions.ts).
-async function basicReadme(): Promise<string> {
+async function basicFile(path: string): Promise<string> {
   const bare = join((await ensureFixtures()).dir, 'basic.git');
-  return execFileSync('git', ['--git-dir', bare, 'show', 'HEAD:README.md'], { encoding: 'utf8' });
+  return execFileSync('git', ['--git-dir', bare, 'show', `HEAD:${path}`], { encoding: 'utf8' });
 }
 
 test('a moved repository opens from its old address, in Chromium', async ({ page }) => {
@@ -17,10 +17,12 @@ test('a moved repository opens from its old address, in Chromium', async ({ page
   page.on('request', (r) => {
     if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
   });
-  await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/renamed.git`)}&path=README.md`);
+  await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/renamed.git`)}&path=src/greet.js`);
   await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
-  expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(await basicReadme());
-  // The clone's POSTs went to the new address; the lazy fetch of README.md went to the old one first
+  expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
+    await basicFile('src/greet.js'),
+  );
+  // The clone's POSTs went to the new address; the lazy fetch of the checkout went to the old one first
   // (it skips info/refs), was sent back, and moved too.
   expect(posts).toEqual([
     '/basic.git/git-upload-pack', // ls-refs
