@@ -116,6 +116,7 @@ test('an SVG that carries script is shown as an image and runs nothing, in UTF-8
     .toEqual({ url: shown, type: 'image/svg+xml', revoked: true });
   // The UTF-8 SVG is text: its source is shown too, escaped.
   await expect(page.getByTestId('file-content')).toContainText('<script>top.__pwned');
+  await page.screenshot({ path: join(process.cwd(), 'e2e/screenshots/svg-preview.png') });
 
   await openFile(page, 'pwned-utf16.svg');
   await expectPreviewLoaded(page, 64);
