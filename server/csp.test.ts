@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { contentSecurityPolicy } from './csp.ts';
@@ -11,9 +11,11 @@ function metaPolicy(file: string): string | undefined {
 }
 
 describe('the Content-Security-Policy', () => {
-  it("index.html's meta is the policy server/csp.ts makes, without frame-ancestors", () => {
-    expect(metaPolicy('index.html')).toBe(contentSecurityPolicy());
-    expect(metaPolicy('index.html')).not.toMatch(/frame-ancestors/);
+  it("every page's meta is the policy server/csp.ts makes, without frame-ancestors", () => {
+    // index.html, and any other entry page (the widget's embed.html) must carry it too.
+    const pages = readdirSync(root).filter((f) => f.endsWith('.html'));
+    expect(pages).toContain('index.html');
+    for (const page of pages) expect(metaPolicy(page), page).toBe(contentSecurityPolicy());
   });
 
   it('names the configured hosts exactly in the header, and who may frame the page', () => {
