@@ -1,9 +1,20 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { type CorsProxy, isPrivateAddress, parseTarget, startCorsProxy } from './corsProxy.ts';
+import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import {
+  type CorsProxy,
+  isPrivateAddress,
+  parseTarget,
+  redirectThroughProxy,
+  startCorsProxy,
+} from './corsProxy.ts';
+import { ipv6Bytes } from './privateAddress.ts';
 
 const gitServer = inject('gitServerUrl');
 const gitHost = gitServer.replace(/^http:\/\//, '');
+const gitPort = Number(new URL(gitServer).port);
+const infoRefs = (proxy: CorsProxy, host: string, repo = 'basic.git') =>
+  `${proxy.url}/${host}/${repo}/info/refs?service=git-upload-pack`;
 
 describe('which requests the proxy forwards', () => {
   it.each([
@@ -29,13 +40,77 @@ describe('which requests the proxy forwards', () => {
     ['172.20.0.1', true],
     ['192.168.1.1', true],
     ['169.254.169.254', true],
+    ['100.64.0.1', true],
+    ['0.0.0.0', true],
+    ['255.255.255.255', true],
+    ['::', true],
     ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::7f00:1', true], // IPv4-compatible 127.0.0.1
+    ['::127.0.0.1', true],
     ['::ffff:127.0.0.1', true],
+    ['::ffff:7f00:1', true], // the same, as URL parsers spell it
+    ['::ffff:0:7f00:1', true], // IPv4-translated
+    ['::ffff:0:127.0.0.1', true],
+    ['::ffff:a00:1', true], // mapped 10.0.0.1
+    ['::ffff:c0a8:101', true], // mapped 192.168.1.1
+    ['::ffff:a9fe:a9fe', true], // mapped 169.254.169.254
+    ['fe80::1', true],
+    ['fe80::1%eth0', true],
+    ['febf:ffff::1', true], // the top of fe80::/10
+    ['fec0::1', true],
+    ['fc00::1', true],
     ['fd00::1', true],
+    ['ff02::1', true],
+    ['64:ff9b::7f00:1', true], // NAT64 of 127.0.0.1
+    ['64:ff9b::10.0.0.1', true],
+    ['64:ff9b:1::1', true], // local-use NAT64
+    ['2002:7f00:1::1', true], // 6to4 of 127.0.0.1
+    ['2002:c0a8:101::1', true], // 6to4 of 192.168.1.1
+    ['2001::1', true], // Teredo
+    ['2001:db8::1', true],
+    ['100::1', true],
+    ['not-an-ip', true],
     ['140.82.112.3', false],
+    ['8.8.8.8', false],
     ['2606:4700::1111', false],
+    ['2a00:1450:4001:81c::200e', false],
+    ['::ffff:8c52:7003', false], // mapped 140.82.112.3
+    ['64:ff9b::8c52:7003', false], // NAT64 of 140.82.112.3
+    ['2002:8c52:7003::1', false], // 6to4 of 140.82.112.3
+    ['fe7f::1', false], // just below fe80::/10
+    ['2001:4860:4860::8888', false],
   ])('%s private: %s', (address, expected) => {
     expect(isPrivateAddress(address)).toBe(expected);
+  });
+
+  it('reads every spelling of an IPv6 address', () => {
+    const hex = (a: string) => Buffer.from(ipv6Bytes(a) ?? []).toString('hex');
+    expect(hex('::ffff:127.0.0.1')).toBe(hex('::ffff:7f00:1'));
+    expect(hex('::1')).toBe('00000000000000000000000000000001');
+    expect(hex('1::')).toBe('00010000000000000000000000000000');
+    expect(hex('[fe80::1%lo]')).toBe('fe800000000000000000000000000001');
+    for (const bad of ['1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', '::1.2.3.256', 'g::1'])
+      expect(ipv6Bytes(bad), bad).toBeNull();
+  });
+
+  it('rewrites a Location onto the proxy, relative to wherever it is served', () => {
+    const from = 'https://github.com/o/r/info/refs?service=git-upload-pack';
+    expect(
+      redirectThroughProxy(from, 'https://github.com/o/r.git/info/refs?service=git-upload-pack'),
+    ).toEqual({
+      location: '/github.com/o/r.git/info/refs?service=git-upload-pack',
+      host: 'github.com',
+    });
+    expect(redirectThroughProxy(from, '/x/r.git/info/refs?service=git-upload-pack')?.location).toBe(
+      '/github.com/x/r.git/info/refs?service=git-upload-pack',
+    );
+    expect(redirectThroughProxy(from, 'https://gitlab.example:8443/r.git/')?.host).toBe(
+      'gitlab.example:8443',
+    );
+    for (const bad of [undefined, 'javascript:alert(1)', 'ftp://h/r', 'https://u:p@h/r', 'http://[::1']) {
+      expect(redirectThroughProxy(from, bad), String(bad)).toBeNull();
+    }
   });
 });
 
@@ -43,7 +118,7 @@ describe('the proxy in front of the local git server', () => {
   let open: CorsProxy;
   let closed: CorsProxy;
   beforeAll(async () => {
-    open = await startCorsProxy({ allowPrivate: true, upstreamProtocol: 'http' });
+    open = await startCorsProxy({ allowPrivate: true, upstreamProtocol: 'http', allowedPorts: [gitPort] });
     closed = await startCorsProxy({ upstreamProtocol: 'http' });
   });
   afterAll(async () => {
@@ -100,7 +175,8 @@ describe('the proxy in front of the local git server', () => {
     expect(res.status).toBe(403);
     expect(await res.text()).toMatch(/loopback or private/);
     const err = await api.clone({ url: `${gitServer}/basic.git`, corsProxy: closed.url }).catch((e) => e);
-    expect(err.code).toBe('HTTP_FORBIDDEN');
+    expect(err.code).toBe('PROXY_REFUSED');
+    expect(err.message).toMatch(/The CORS proxy refused the request: .*loopback or private/);
   });
 
   it('reaches a listed local host although it is loopback', async () => {
@@ -114,14 +190,138 @@ describe('the proxy in front of the local git server', () => {
     }
   });
 
-  it('passes credentials through to the git host', async () => {
-    const res = await fetch(`${open.url}/${gitHost}/private.git/info/refs?service=git-upload-pack`, {
+  it('passes credentials through to a git host on this machine', async () => {
+    const listed = await startCorsProxy({ localHosts: [gitHost] });
+    try {
+      const res = await fetch(infoRefs(listed, gitHost, 'private.git'), {
+        headers: { Authorization: `Basic ${btoa('alice:secret')}`, 'Git-Protocol': 'version=2' },
+      });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toMatch(/version 2/);
+      const denied = await fetch(infoRefs(listed, gitHost, 'private.git'));
+      expect(denied.status).toBe(401);
+      expect(denied.headers.get('www-authenticate')).toMatch(/Basic/);
+      expect(denied.headers.get('x-blobless-proxy-refusal')).toBeNull();
+    } finally {
+      await listed.close();
+    }
+  });
+});
+
+describe("the proxy's rules", () => {
+  const proxies: CorsProxy[] = [];
+  const start = async (opts: Parameters<typeof startCorsProxy>[0]) => {
+    const proxy = await startCorsProxy(opts);
+    proxies.push(proxy);
+    return proxy;
+  };
+  afterAll(async () => {
+    for (const p of proxies) await p.close();
+  });
+
+  it('refuses a request with no Origin when it serves listed origins only', async () => {
+    const strict = await start({ localHosts: [gitHost], allowedOrigins: ['http://app.test'] });
+    const bare = await fetch(infoRefs(strict, gitHost), { headers: { 'Git-Protocol': 'version=2' } });
+    expect(bare.status).toBe(403);
+    expect(await bare.text()).toMatch(/serves pages of http:\/\/app\.test only/);
+    const fromApp = await fetch(infoRefs(strict, gitHost), {
+      headers: { Origin: 'http://app.test', 'Git-Protocol': 'version=2' },
+    });
+    expect(fromApp.status).toBe(200);
+    await fromApp.arrayBuffer();
+    // Without --origin, anyone may: the local development default.
+    const anyone = await start({ localHosts: [gitHost] });
+    const res = await fetch(infoRefs(anyone, gitHost), { headers: { 'Git-Protocol': 'version=2' } });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
+  it('reaches ports 443 and 80 only, plus the ones it is given', async () => {
+    const defaults = await start({ allowPrivate: true, upstreamProtocol: 'http' });
+    const refused = await fetch(infoRefs(defaults, gitHost), { headers: { 'Git-Protocol': 'version=2' } });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toMatch(new RegExp(`ports 443, 80 only, not ${gitPort}.*--port-allow`));
+    const listed = await start({ allowPrivate: true, upstreamProtocol: 'http', allowedPorts: [gitPort] });
+    const ok = await fetch(infoRefs(listed, gitHost), { headers: { 'Git-Protocol': 'version=2' } });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+  });
+
+  it.each([
+    ['[::1]'],
+    ['[::7f00:1]'],
+    ['[::ffff:7f00:1]'],
+    ['[::ffff:0:7f00:1]'],
+    ['[::ffff:127.0.0.1]'],
+    ['[fe80::1]'],
+    ['[fd12:3456::1]'],
+    ['[::ffff:a9fe:a9fe]'],
+    ['[64:ff9b::7f00:1]'],
+    ['[2002:7f00:1::1]'],
+    ['127.1'], // URL parsers read it as 127.0.0.1
+    ['2130706433'],
+    ['0x7f000001'],
+    ['localhost'], // a name that resolves to loopback
+  ])('refuses %s, in any spelling of loopback or private', async (host) => {
+    // The git server's port is allowed, so only the address can be the reason.
+    const proxy = await start({ upstreamProtocol: 'http', allowedPorts: [gitPort] });
+    const res = await fetch(infoRefs(proxy, `${host}:${gitPort}`), {
+      headers: { 'Git-Protocol': 'version=2' },
+    });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/loopback or private/);
+  });
+
+  it('--http does not forward credentials to another machine', async () => {
+    const plain = await start({ allowPrivate: true, upstreamProtocol: 'http', allowedPorts: [gitPort] });
+    const res = await fetch(infoRefs(plain, gitHost, 'private.git'), {
       headers: { Authorization: `Basic ${btoa('alice:secret')}`, 'Git-Protocol': 'version=2' },
     });
-    expect(res.status).toBe(200);
-    expect(await res.text()).toMatch(/version 2/);
-    const denied = await fetch(`${open.url}/${gitHost}/private.git/info/refs?service=git-upload-pack`);
-    expect(denied.status).toBe(401);
-    expect(denied.headers.get('www-authenticate')).toMatch(/Basic/);
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/plain http .*does not forward credentials/);
+    const err = await api
+      .clone({
+        url: `${gitServer}/private.git`,
+        corsProxy: plain.url,
+        auth: { username: 'alice', password: 'secret' },
+      })
+      .catch((e) => e);
+    expect(err.code).toBe('PROXY_REFUSED');
+    expect(err.message).toMatch(/does not forward credentials/);
+  });
+});
+
+describe('a token never crosses the network in plain http', () => {
+  const auth = { username: 'alice', password: 'secret' };
+  it.each([
+    ['https://github.com/o/r.git', 'http://proxy.example', 'INSECURE_TRANSPORT'],
+    ['https://github.com/o/r.git', 'http://10.0.0.5:8082', 'INSECURE_TRANSPORT'],
+    ['http://git.example/r.git', 'https://proxy.example', 'INSECURE_TRANSPORT'],
+    ['http://git.example/r.git', undefined, 'INSECURE_TRANSPORT'],
+    ['https://github.com/o/r.git', 'ftp://proxy.example', 'INVALID_URL'],
+    ['https://github.com/o/r.git', 'https://proxy.example', null],
+    ['https://github.com/o/r.git', 'http://localhost:8082', null],
+    ['https://github.com/o/r.git', 'http://127.0.0.1:8082', null],
+    ['http://127.0.0.1:8081/r.git', undefined, null],
+  ])('%s through %s: %s', (url, corsProxy, code) => {
+    let error: { code?: string } | null = null;
+    try {
+      new GitHttpClient(url, { corsProxy, auth });
+    } catch (err) {
+      error = err as { code?: string };
+    }
+    expect(error?.code ?? null).toBe(code);
+    // Without a token, any of these is only a request.
+    expect(
+      () => new GitHttpClient(url, { corsProxy: code === 'INVALID_URL' ? undefined : corsProxy }),
+    ).not.toThrow();
+  });
+
+  it('the clone says so before any request', async () => {
+    const err = await api
+      .clone({ url: 'https://github.com/o/r.git', corsProxy: 'http://proxy.example', auth })
+      .catch((e) => e);
+    expect(err.code).toBe('INSECURE_TRANSPORT');
+    expect(err.message).toMatch(/proxy\.example is reached over plain http/);
   });
 });

@@ -8,7 +8,10 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { privateAddressReason } from './privateAddress.ts';
+
+export { isPrivateAddress } from './privateAddress.ts';
 
 export interface CorsProxyOptions {
   port?: number;
@@ -31,7 +34,17 @@ export interface CorsProxyOptions {
   allowedOrigins?: string[];
   /** Upstream inactivity limit, so a stalled host does not hold a socket forever. */
   timeoutMs?: number;
+  /**
+   * Upstream ports allowed besides 443 and 80 (`--port-allow`). Any other port is refused, so the proxy
+   * cannot be pointed at a host's mail, database or admin services.
+   */
+  allowedPorts?: number[];
 }
+
+/** Sent on every answer the proxy makes itself (not the git host's), so the client can say who refused. */
+export const PROXY_REFUSAL_HEADER = 'X-Blobless-Proxy-Refusal';
+const DEFAULT_PORTS = [443, 80];
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export interface CorsProxy {
   url: string;
@@ -51,41 +64,6 @@ const RESPONSE_HEADERS = [
   'pragma',
   'www-authenticate',
 ];
-
-const privateRanges = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['192.0.0.0', 24],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  privateRanges.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['64:ff9b::', 96],
-  ['2002::', 16],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  privateRanges.addSubnet(net, bits, 'ipv6');
-}
-
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return privateRanges.check(mapped[1], 'ipv4');
-  return privateRanges.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
 
 interface Target {
   host: string;
@@ -144,10 +122,14 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
     });
   });
 
+  const ports = new Set([...DEFAULT_PORTS, ...(opts.allowedPorts ?? [])]);
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const origin = req.headers.origin;
-    if (opts.allowedOrigins && origin && !opts.allowedOrigins.includes(origin)) {
-      deny(res, 403, `This proxy serves ${opts.allowedOrigins.join(', ')} only.`);
+    // A browser always sends Origin on the cross-origin requests the app makes; a request without one
+    // comes from curl or a server, which the allowlist exists to keep out.
+    if (opts.allowedOrigins && (!origin || !opts.allowedOrigins.includes(origin))) {
+      deny(res, 403, `This proxy serves pages of ${opts.allowedOrigins.join(', ')} only.`);
       return;
     }
     setCors(req, res);
@@ -167,16 +149,47 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
       res.end();
       return;
     }
-    const { address } = await lookup(target.hostname).catch(() => ({ address: '' }));
-    if (!address) {
+    const local = localHosts.has(target.host);
+    const scheme = local ? 'http' : protocol;
+    const port = target.port ?? (scheme === 'https' ? 443 : 80);
+    // Credentials cross the network in the clear over http; only a host on this machine may get them.
+    if (scheme === 'http' && !local && req.headers.authorization) {
+      deny(
+        res,
+        403,
+        `The proxy speaks plain http to git hosts (--http), so it does not forward credentials to ${target.hostname}.`,
+      );
+      return;
+    }
+    // Every address the name has is checked, and the connection goes to the one checked: a second DNS
+    // answer cannot point it elsewhere (DNS rebinding).
+    const addresses = await lookup(target.hostname, { all: true, verbatim: true }).catch(() => []);
+    if (addresses.length === 0) {
       deny(res, 502, `The proxy could not resolve ${target.hostname}.`);
       return;
     }
-    const local = localHosts.has(target.host);
-    if (!opts.allowPrivate && !local && isPrivateAddress(address)) {
-      deny(res, 403, `The proxy does not forward to loopback or private addresses (${target.hostname}).`);
+    if (!opts.allowPrivate && !local) {
+      for (const { address } of addresses) {
+        const why = privateAddressReason(address);
+        if (why) {
+          deny(
+            res,
+            403,
+            `The proxy does not forward to loopback or private addresses (${target.hostname} is ${address}: ${why}).`,
+          );
+          return;
+        }
+      }
+    }
+    if (!local && !ports.has(port)) {
+      deny(
+        res,
+        403,
+        `The proxy forwards to ports ${[...ports].join(', ')} only, not ${port} (${target.hostname}); its operator can allow more with --port-allow.`,
+      );
       return;
     }
+    const address = addresses[0].address;
     if (opts.log)
       console.error(`[cors-proxy] ${req.method} ${target.host}${target.path.replace(/\?.*$/, '')}`);
 
@@ -188,13 +201,11 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
     if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     else if (req.method === 'POST') headers['transfer-encoding'] = 'chunked';
 
-    const scheme = local ? 'http' : protocol;
     const send = scheme === 'https' ? httpsRequest : httpRequest;
-    // Connect to the address that passed the check, so a second DNS answer cannot point elsewhere.
     const upstream = send({
       host: address,
       servername: isIP(target.hostname) ? undefined : target.hostname,
-      port: target.port ?? (scheme === 'https' ? 443 : 80),
+      port,
       method: req.method,
       path: target.path,
       headers,
@@ -209,7 +220,28 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
         const value = up.headers[name];
         if (value !== undefined) out[name] = value;
       }
-      res.writeHead(up.statusCode ?? 502, out);
+      const status = up.statusCode ?? 502;
+      if (REDIRECTS.has(status)) {
+        const moved = redirectThroughProxy(`${scheme}://${target.host}${target.path}`, up.headers.location);
+        if (!moved) {
+          up.resume();
+          deny(res, 502, `${target.hostname} answered ${status} with no usable Location.`);
+          return;
+        }
+        // git (curl) does not send credentials to another host it is redirected to, and the browser
+        // would: it sees only the proxy's origin. So a redirect to another host is refused here.
+        if (req.headers.authorization && moved.host !== target.host) {
+          up.resume();
+          deny(
+            res,
+            403,
+            `${target.host} redirects to ${moved.host}; the proxy does not carry credentials to another host. Use the repository's address on ${moved.host}.`,
+          );
+          return;
+        }
+        out.location = moved.location;
+      }
+      res.writeHead(status, out);
       up.pipe(res);
       res.on('close', () => up.destroy());
     });
@@ -244,11 +276,30 @@ function setCors(req: IncomingMessage, res: ServerResponse): void {
     'Access-Control-Allow-Headers',
     'Authorization, Git-Protocol, Content-Type, Accept, Content-Encoding',
   );
-  res.setHeader('Access-Control-Expose-Headers', 'Content-Type, WWW-Authenticate');
+  res.setHeader('Access-Control-Expose-Headers', `Content-Type, WWW-Authenticate, ${PROXY_REFUSAL_HEADER}`);
   res.setHeader('Access-Control-Max-Age', '600');
 }
 
+/**
+ * A git host's `Location`, as a path on this proxy (`/<host>/<path>`), so the browser's next request comes
+ * back through it. Relative to the proxy's own address, so it holds wherever the proxy is served.
+ */
+export function redirectThroughProxy(
+  requested: string,
+  location: string | undefined,
+): { location: string; host: string } | null {
+  if (!location) return null;
+  let to: URL;
+  try {
+    to = new URL(location, requested);
+  } catch {
+    return null;
+  }
+  if ((to.protocol !== 'https:' && to.protocol !== 'http:') || to.username || to.password) return null;
+  return { location: `/${to.host}${to.pathname}${to.search}`, host: to.host };
+}
+
 function deny(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' });
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', [PROXY_REFUSAL_HEADER]: '1' });
   res.end(`${message}\n`);
 }

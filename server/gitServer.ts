@@ -49,6 +49,11 @@ export interface GitServerOptions {
   explicitPackRepos?: string[];
   /** One line per request on stderr. */
   log?: boolean;
+  /**
+   * Repositories that moved, old name to new (`{ 'renamed.git': 'basic.git' }`): every request under the
+   * old name gets a 301 to the same path under the new one, as a host answers for a renamed repository.
+   */
+  moved?: Record<string, string>;
 }
 
 export interface GitServer {
@@ -123,6 +128,13 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       if (repo !== undefined) table.counters(repo).preflights++;
       req.resume();
       res.writeHead(204).end();
+      return;
+    }
+    const movedTo = named === undefined ? undefined : opts.moved?.[named];
+    if (path !== undefined && named !== undefined && movedTo !== undefined) {
+      req.resume();
+      const rest = path.slice(path.indexOf(named) + named.length);
+      res.writeHead(301, { Location: `/${movedTo}${rest}${url.search}` }).end();
       return;
     }
     if (path === undefined || repo === undefined) {

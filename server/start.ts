@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sirv from 'sirv';
 import { startCorsProxy } from './corsProxy.ts';
+import { contentSecurityPolicy } from './csp.ts';
 import { fixtureServerOptions } from './fixtures/fixtureServerOptions.ts';
 import { ensureFixtures } from './fixtures/index.ts';
 import { startGitServer } from './gitServer.ts';
@@ -44,7 +45,24 @@ const proxy = await startCorsProxy({
   allowedOrigins: [`http://localhost:${values['app-port']}`, `http://127.0.0.1:${values['app-port']}`],
 });
 
-const assets = sirv(dist, { single: true, etag: true, gzip: true, setHeaders: cacheHeaders });
+// The header repeats index.html's meta policy with the configured hosts named exactly (both apply, so the
+// stricter wins), adds what a meta cannot carry (frame-ancestors), and covers the worker scripts, whose
+// policy comes from their own response rather than the page's meta.
+const connect = [git.url, proxy.url];
+const appPolicy = contentSecurityPolicy({ connect, frameAncestors: "'none'" });
+// The widget's page is made to be framed by other sites; `/embed` is sirv's extension-less name for it.
+const embedPolicy = contentSecurityPolicy({ connect, frameAncestors: '*' });
+const assets = sirv(dist, {
+  single: true,
+  etag: true,
+  gzip: true,
+  setHeaders: (res, pathname) => {
+    cacheHeaders(res, pathname);
+    const embed = pathname === '/embed.html' || pathname === '/embed';
+    res.setHeader('Content-Security-Policy', embed ? embedPolicy : appPolicy);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+  },
+});
 // The app asks for this at start: the CORS proxy to fall back on when a host refuses direct requests.
 const config = JSON.stringify({ corsProxy: proxy.url });
 const app = createServer((req, res) => {

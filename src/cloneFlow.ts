@@ -47,6 +47,9 @@ export const NEXT_STEP: Record<string, string> = {
   HTTP_FORBIDDEN:
     'Use a token with read access to this repository, or check the CORS proxy allows this host.',
   HTTP_NOT_FOUND: 'Check the address; a private repository needs a token.',
+  INSECURE_TRANSPORT: 'Use the https:// address of the repository and of the CORS proxy.',
+  REDIRECT_REFUSED: 'Clone the address the repository moved to.',
+  PROXY_REFUSED: "Check the CORS proxy's settings, or clone without it.",
   EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
   REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
   STORAGE_FULL: 'Delete repositories you no longer need.',

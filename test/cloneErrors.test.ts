@@ -80,7 +80,7 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
       url: 'http://git.example/repo.git',
       auth: { username: 'a', password: 'b' },
     });
-    expect(err.code).toBe('INVALID_URL');
+    expect(err.code).toBe('INSECURE_TRANSPORT');
     expect(err.message).toMatch(/unencrypted/);
   });
 

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { FileContent } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
@@ -43,11 +43,7 @@ export function FileView({
 
   const name = path.slice(path.lastIndexOf('/') + 1);
   const markdown = isMarkdown(path);
-  const download = useMemo(
-    () => (file ? URL.createObjectURL(new Blob([file.bytes as BlobPart])) : null),
-    [file],
-  );
-  useEffect(() => () => void (download && URL.revokeObjectURL(download)), [download]);
+  const image = imageType(path);
 
   return (
     <section class="card file-view" aria-label={`File ${path}`}>
@@ -96,22 +92,18 @@ export function FileView({
             {file.mode === '100755' && <span class="badge">exec</span>}
             {file.mode === '120000' && <span class="badge">symlink</span>}
             <code>{file.oid.slice(0, 10)}</code>
-            {download && (
-              <a href={download} download={name}>
-                Download
-              </a>
-            )}
+            <button
+              type="button"
+              class="link"
+              data-testid="file-download"
+              onClick={() => downloadBytes(file.bytes, name)}
+            >
+              Download
+            </button>
           </div>
+          {image && file.mode !== '120000' && <ImagePreview bytes={file.bytes} type={image} name={name} />}
           {file.binary ? (
-            imageType(path) ? (
-              <img
-                class="preview"
-                alt={name}
-                src={URL.createObjectURL(new Blob([file.bytes as BlobPart], { type: imageType(path)! }))}
-              />
-            ) : (
-              <p class="muted">Binary file, not shown. Use Download to save it.</p>
-            )
+            !image && <p class="muted">Binary file, not shown. Use Download to save it.</p>
           ) : file.size > LARGE_FILE && !showLarge ? (
             <p class="muted">
               This file is {formatBytes(file.size)}.{' '}
@@ -133,6 +125,40 @@ export function FileView({
       )}
     </section>
   );
+}
+
+/**
+ * Repository bytes as an image. `<img>` never runs an SVG's script, and the blob URL is revoked as soon
+ * as the image has loaded, so "open image in new tab" cannot turn it into a document of this origin (where
+ * remembered tokens live); the page's CSP would refuse its script even then.
+ */
+function ImagePreview({ bytes, type, name }: { bytes: Uint8Array; type: string; name: string }) {
+  const [src, setSrc] = useState<string | null>(null);
+  useEffect(() => {
+    const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type }));
+    setSrc(url);
+    return () => URL.revokeObjectURL(url);
+  }, [bytes, type]);
+  if (!src) return null;
+  const revoke = () => URL.revokeObjectURL(src);
+  return (
+    <img class="preview" data-testid="file-preview" alt={name} src={src} onLoad={revoke} onError={revoke} />
+  );
+}
+
+/**
+ * Saves a file through a short-lived link. The bytes go out as application/octet-stream, which a browser
+ * downloads and never renders, so a repository's HTML or SVG cannot become a page of this origin.
+ */
+function downloadBytes(bytes: Uint8Array, name: string): void {
+  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/octet-stream' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  // The navigation resolved the blob when click() parsed its URL (File API: blob URL entry), so the URL
+  // may go now; the next task is enough to be safe in every engine.
+  setTimeout(() => URL.revokeObjectURL(url));
 }
 
 function CodeLines({ text, path }: { text: string; path: string }) {

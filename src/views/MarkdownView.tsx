@@ -58,6 +58,10 @@ export function MarkdownView({
         .then((file) => {
           const url = URL.createObjectURL(new Blob([file.bytes as BlobPart], { type }));
           urls.push(url);
+          // Revoked once drawn, so the URL cannot be opened as a document of this origin.
+          const revoke = () => URL.revokeObjectURL(url);
+          img.addEventListener('load', revoke, { once: true });
+          img.addEventListener('error', revoke, { once: true });
           img.src = url;
         })
         .catch(() => img.setAttribute('data-missing', 'true'));

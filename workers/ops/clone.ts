@@ -56,6 +56,8 @@ export async function clone(
     );
     advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
   }
+  // git says "warning: redirecting to …" and keeps the address given; so do we.
+  if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
   const repoId = newRepoId(client.url);
   try {
     const result = await cloneInto(repoId, client, advertisement, effective, hooks);

@@ -7,6 +7,12 @@ export type TransportErrorCode =
   | 'HTTP_FORBIDDEN'
   | 'HTTP_NOT_FOUND'
   | 'HTTP_ERROR'
+  /** A token would cross the network in plain http (to the git host or to a CORS proxy). */
+  | 'INSECURE_TRANSPORT'
+  /** A redirect git would not follow, or one that would carry the token to another host. */
+  | 'REDIRECT_REFUSED'
+  /** The CORS proxy itself said no (its rules, not the git host's answer); the message is the proxy's. */
+  | 'PROXY_REFUSED'
   | 'ABORTED';
 
 /** A request that did not produce a usable HTTP response. */

@@ -19,6 +19,20 @@ export interface GitHttpOptions {
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
 
+/** What server/corsProxy.ts puts on the answers it makes itself (kept here: transport cannot import server/). */
+const PROXY_REFUSAL_HEADER = 'X-Blobless-Proxy-Refusal';
+
+/** Hosts on this machine: plain http to them does not cross a network. */
+function isLoopbackHost(url: URL): boolean {
+  const host = url.hostname;
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d+\.\d+\.\d+$/.test(host)
+  );
+}
+
 /** Parses and checks a repository URL, so a typo fails before any request with a message that says why. */
 export function parseRepoUrl(url: string): URL {
   let parsed: URL;
@@ -56,28 +70,89 @@ export function repoName(url: URL): string {
  * Counts requests and response bytes so callers can report what a clone cost.
  */
 export class GitHttpClient {
+  /** The repository's address as given; git keeps this as `remote.origin.url` even after a redirect. */
   readonly url: URL;
   requests = 0;
   bytesReceived = 0;
+  /** Where an info/refs redirect moved the requests to (git's "redirecting to"), or null. */
+  redirectedTo: URL | null = null;
+  private base: URL;
+  private readonly proxy: string | null;
   private readonly opts: GitHttpOptions;
+  /** Whether info/refs was asked (and so any redirect of the repository already followed). */
+  private discovered = false;
+  private service: UploadService = 'git-upload-pack';
 
   constructor(url: string, opts: GitHttpOptions = {}) {
     this.url = parseRepoUrl(url);
+    this.base = this.url;
     this.opts = opts;
-    const local = ['localhost', '127.0.0.1', '[::1]'].includes(this.url.hostname);
-    if (opts.auth && this.url.protocol === 'http:' && !local) {
+    this.proxy = opts.corsProxy ? opts.corsProxy.replace(/\/+$/, '') : null;
+    if (opts.auth && this.url.protocol === 'http:' && !isLoopbackHost(this.url)) {
       throw new TransportError(
-        'INVALID_URL',
+        'INSECURE_TRANSPORT',
         `${this.url.host} is reached over plain http, which would send the token unencrypted. Use its https:// address.`,
       );
+    }
+    if (this.proxy) {
+      let proxyUrl: URL;
+      try {
+        proxyUrl = new URL(this.proxy);
+      } catch {
+        throw new TransportError('INVALID_URL', `The CORS proxy "${opts.corsProxy}" is not a URL.`);
+      }
+      if (proxyUrl.protocol !== 'https:' && proxyUrl.protocol !== 'http:') {
+        throw new TransportError(
+          'INVALID_URL',
+          `The CORS proxy "${opts.corsProxy}" must be an https:// address.`,
+        );
+      }
+      if (opts.auth && proxyUrl.protocol === 'http:' && !isLoopbackHost(proxyUrl)) {
+        throw new TransportError(
+          'INSECURE_TRANSPORT',
+          `The CORS proxy ${proxyUrl.host} is reached over plain http, which would send the token unencrypted. Use an https:// proxy, or one on this machine.`,
+        );
+      }
     }
   }
 
   private endpoint(suffix: string): string {
-    const base = `${this.url.href}${suffix}`;
-    const proxy = this.opts.corsProxy;
-    if (!proxy) return base;
-    return `${proxy.replace(/\/+$/, '')}/${base.replace(/^https?:\/\//, '')}`;
+    const target = `${this.base.href}${suffix}`;
+    if (!this.proxy) return target;
+    return `${this.proxy}/${target.replace(/^https?:\/\//, '')}`;
+  }
+
+  /** Moves the base to where a redirected info/refs landed: its URL without the `/info/refs?…` suffix. */
+  private moveBase(finalUrl: string): void {
+    const suffix = `/info/refs?service=${this.service}`;
+    let target = finalUrl;
+    if (this.proxy) {
+      if (!finalUrl.startsWith(`${this.proxy}/`)) {
+        throw new TransportError(
+          'REDIRECT_REFUSED',
+          `${this.url.href} redirected away from the CORS proxy, to ${finalUrl}.`,
+        );
+      }
+      target = `${this.base.protocol}//${finalUrl.slice(this.proxy.length + 1)}`;
+    }
+    // git's http.c: "unable to update url base from redirection" unless the suffix survived.
+    if (!target.endsWith(suffix)) {
+      throw new TransportError(
+        'REDIRECT_REFUSED',
+        `${this.url.href} redirected to ${target}, which is not a git repository's info/refs: check the address.`,
+      );
+    }
+    const moved = parseRepoUrl(target.slice(0, -suffix.length));
+    if (this.opts.auth && moved.origin !== this.url.origin) {
+      throw new TransportError(
+        'REDIRECT_REFUSED',
+        `${this.url.host} redirected to ${moved.host}; Blobless sends your token only to the host it was given for. Clone ${moved.href} directly if you trust it.`,
+      );
+    }
+    if (moved.href !== this.base.href) {
+      this.base = moved;
+      this.redirectedTo = moved;
+    }
   }
 
   private headers(extra: Record<string, string>): Headers {
@@ -88,7 +163,25 @@ export class GitHttpClient {
     return h;
   }
 
+  /** The response when it is a success or a redirect; a typed error for any other status. */
   private async request(target: string, init: RequestInit): Promise<Response> {
+    const res = await this.send(target, init);
+    if (isRedirect(res)) return res;
+    // Where a redirect went is checked before what the new place answered (a 401 there is not ours).
+    if (res.redirected && init.method === 'GET') this.moveBase(res.url);
+    if (!res.ok) {
+      if (this.proxy && res.headers.get(PROXY_REFUSAL_HEADER)) {
+        const text = (await res.text().catch(() => '')).trim().slice(0, 500);
+        throw new TransportError('PROXY_REFUSED', `The CORS proxy refused the request: ${text}`, res.status);
+      }
+      // Drain so the connection can be reused.
+      await res.arrayBuffer().catch(() => undefined);
+      throw statusError(res.status, this.url.href, !!this.opts.auth);
+    }
+    return res;
+  }
+
+  private async send(target: string, init: RequestInit): Promise<Response> {
     const doFetch = this.opts.fetch ?? fetch;
     const signal = this.opts.signal;
     if (signal?.aborted) throw abortError();
@@ -108,11 +201,6 @@ export class GitHttpClient {
         `Could not reach ${host}${this.opts.corsProxy ? ' through the CORS proxy' : ''}: the server is down, the address is wrong, or it does not allow requests from this page (try a CORS proxy). (${(err as Error).message})`,
       );
     }
-    if (!res.ok) {
-      // Drain so the connection can be reused.
-      await res.arrayBuffer().catch(() => undefined);
-      throw statusError(res.status, this.url.href, !!this.opts.auth);
-    }
     return res;
   }
 
@@ -121,23 +209,46 @@ export class GitHttpClient {
     service: UploadService,
     maxBytes: number = DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
   ): Promise<Uint8Array> {
+    // Only this request follows redirects, and where it lands becomes the base of the POSTs that follow:
+    // git's http.followRedirects=initial (http.c, update_url_from_redirect).
+    this.service = service;
     const res = await this.request(this.endpoint(`/info/refs?service=${service}`), {
       method: 'GET',
       headers: this.headers({ Accept: '*/*' }),
+      redirect: 'follow',
     });
+    this.discovered = true;
     return this.readAll(res, maxBytes);
   }
 
   /** POST a command and hand back the response body as it streams. */
   async post(service: UploadService, body: Uint8Array): Promise<AsyncIterable<Uint8Array>> {
-    const res = await this.request(this.endpoint(`/${service}`), {
-      method: 'POST',
-      headers: this.headers({
-        'Content-Type': `application/x-${service}-request`,
-        Accept: `application/x-${service}-result`,
-      }),
-      body: body as BodyInit,
-    });
+    const send = () =>
+      this.request(this.endpoint(`/${service}`), {
+        method: 'POST',
+        headers: this.headers({
+          'Content-Type': `application/x-${service}-request`,
+          Accept: `application/x-${service}-result`,
+        }),
+        body: body as BodyInit,
+        redirect: 'manual',
+      });
+    let res = await send();
+    if (isRedirect(res) && !this.discovered) {
+      // A lazy fetch POSTs without asking info/refs first; a moved repository sends it back to the step
+      // git always takes, whose redirect moves the base, and the POST goes again to the new place.
+      await res.arrayBuffer().catch(() => undefined);
+      await this.infoRefs(service);
+      res = await send();
+    }
+    if (isRedirect(res)) {
+      await res.arrayBuffer().catch(() => undefined);
+      throw new TransportError(
+        'REDIRECT_REFUSED',
+        `${this.base.href} redirected a ${service} request; git follows only the first info/refs redirect, so the repository's address is probably wrong.`,
+        res.status,
+      );
+    }
     const type = res.headers.get('Content-Type') ?? '';
     if (type && !type.startsWith(`application/x-${service}-result`)) {
       await res.arrayBuffer().catch(() => undefined);
@@ -210,6 +321,10 @@ export function offlineError(host: string): TransportError {
     'OFFLINE',
     `This device is offline, so ${host} was not contacted. Connect to the network and try again.`,
   );
+}
+
+function isRedirect(res: Response): boolean {
+  return res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400);
 }
 
 function abortError(): TransportError {

@@ -1,0 +1,52 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { ensureFixtures } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
+
+// renamed.git answers 301 to basic.git on every path (server/fixtures/fixtureServerOptions.ts).
+async function basicFile(path: string): Promise<string> {
+  const bare = join((await ensureFixtures()).dir, 'basic.git');
+  return execFileSync('git', ['--git-dir', bare, 'show', `HEAD:${path}`], { encoding: 'utf8' });
+}
+
+test('a moved repository opens from its old address, in Chromium', async ({ page }) => {
+  const posts: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
+  });
+  await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/renamed.git`)}&path=src/greet.js`);
+  await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
+  expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
+    await basicFile('src/greet.js'),
+  );
+  // The clone's POSTs went to the new address; the lazy fetch of the checkout went to the old one first
+  // (it skips info/refs), was sent back, and moved too.
+  expect(posts).toEqual([
+    '/basic.git/git-upload-pack', // ls-refs
+    '/basic.git/git-upload-pack', // fetch
+    '/renamed.git/git-upload-pack', // the checkout's blobs, answered 301
+    '/basic.git/git-upload-pack', // … again after info/refs moved the base
+  ]);
+});
+
+test('a moved repository clones through the CORS proxy, which sends the redirect back through itself', async ({
+  page,
+}) => {
+  const seen: string[] = [];
+  page.on('request', (r) => {
+    if (r.url().startsWith(proxy)) seen.push(`${r.method()} ${new URL(r.url()).pathname}`);
+  });
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/renamed.git`);
+  await page.getByText('CORS proxy and private repositories').click();
+  await page.getByLabel('CORS proxy').fill(proxy);
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+  const host = new URL(gitServer).host;
+  expect(seen).toContain(`GET /${host}/renamed.git/info/refs`);
+  expect(seen).toContain(`GET /${host}/basic.git/info/refs`);
+  expect(seen).toContain(`POST /${host}/basic.git/git-upload-pack`);
+});

@@ -1,0 +1,144 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startCorsProxy } from '../server/corsProxy.ts';
+import { api } from '../workers/api.ts';
+import { git } from './support/git.ts';
+import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
+
+const gitServer = inject('gitServerUrl');
+const gitHost = new URL(gitServer).host;
+const fixturesDir = inject('fixturesDir');
+const alice = { username: 'alice', password: 'secret' };
+
+const servers: { close(): Promise<void> }[] = [];
+async function redirecting(...args: Parameters<typeof startRedirectServer>): Promise<RedirectServer> {
+  const server = await startRedirectServer(...args);
+  servers.push(server);
+  return server;
+}
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+});
+
+async function cloneError(opts: Parameters<typeof api.clone>[0]) {
+  try {
+    await api.clone(opts);
+  } catch (err) {
+    return err as Error & { code: string };
+  }
+  throw new Error('the clone succeeded');
+}
+
+describe('a repository that moved (30x on info/refs)', () => {
+  it('is cloned from where info/refs landed, and only that first request is redirected', async () => {
+    const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
+    const result = await api.clone({ url: `${moved.url}/moved.git` });
+    const head = (await git(['--git-dir', `${fixturesDir}/basic.git`, 'rev-parse', 'HEAD'])).trim();
+    expect(result.head.oid).toBe(head);
+    // The POSTs went to the new base: had they gone to the old one, they would have been redirected too.
+    expect(moved.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET /moved.git/info/refs?service=git-upload-pack',
+    ]);
+    expect(result.warnings.join('\n')).toContain(`redirected to ${gitServer}/basic.git`);
+    // As git keeps remote.origin.url, the address given stays the repository's address.
+    const [record] = await api.listRepos();
+    expect(record.url).toBe(`${moved.url}/moved.git`);
+  });
+
+  it('a later lazy fetch, which skips info/refs, is sent back to it and then follows the move', async () => {
+    const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
+    const { repoId } = await api.clone({ url: `${moved.url}/moved.git` });
+    moved.seen.length = 0;
+    const file = await api.readFile(repoId, 'HEAD', 'README.md');
+    const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
+    expect(new TextDecoder().decode(file.bytes)).toBe(expected);
+    expect(moved.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'POST /moved.git/git-upload-pack',
+      'GET /moved.git/info/refs?service=git-upload-pack',
+    ]);
+  });
+
+  it('a POST redirected after info/refs was asked is refused, as git refuses it', async () => {
+    // info/refs is served in place; only the POST is sent elsewhere.
+    const odd = await redirecting(
+      [{ from: '/basic.git/', to: `${gitServer}/basic.git/`, only: 'POST' }],
+      gitServer,
+    );
+    const err = await cloneError({ url: `${odd.url}/basic.git` });
+    expect(err.code).toBe('REDIRECT_REFUSED');
+    expect(err.message).toMatch(/git-upload-pack request/);
+  });
+
+  it('a redirect to something that is not info/refs is refused with the address', async () => {
+    const login = await redirecting([{ from: '/moved.git/', to: `${gitServer}/login?from=` }]);
+    const err = await cloneError({ url: `${login.url}/moved.git` });
+    expect(err.code).toBe('REDIRECT_REFUSED');
+    expect(err.message).toContain(`${gitServer}/login`);
+  });
+
+  it('keeps the token on a move within the same host', async () => {
+    const host = await redirecting([{ from: '/old/private.git/', to: '/private.git/' }], gitServer);
+    const result = await api.clone({ url: `${host.url}/old/private.git`, auth: alice });
+    expect(result.refs.length).toBeGreaterThan(0);
+    expect(host.seen.filter((r) => !r.authorization)).toEqual([]);
+  });
+
+  it('does not carry the token to another host', async () => {
+    const elsewhere = await redirecting([]);
+    const moved = await redirecting([{ from: '/private.git/', to: `${elsewhere.url}/private.git/` }]);
+    const err = await cloneError({ url: `${moved.url}/private.git`, auth: alice });
+    expect(err.code).toBe('REDIRECT_REFUSED');
+    expect(err.message).toContain(elsewhere.host);
+    expect(elsewhere.seen.filter((r) => r.authorization)).toEqual([]);
+  });
+});
+
+describe('a repository the test git server moved (renamed.git → basic.git)', () => {
+  it('answers 301 on every path with the same path under the new name', async () => {
+    const res = await fetch(`${gitServer}/renamed.git/info/refs?service=git-upload-pack`, {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe('/basic.git/info/refs?service=git-upload-pack');
+    const post = await fetch(`${gitServer}/renamed.git/git-upload-pack`, {
+      method: 'POST',
+      redirect: 'manual',
+    });
+    expect(post.headers.get('location')).toBe('/basic.git/git-upload-pack');
+  });
+
+  it('is cloned, the POSTs going to the new name', async () => {
+    const result = await api.clone({ url: `${gitServer}/renamed.git` });
+    expect(result.warnings.join('\n')).toContain(`redirected to ${gitServer}/basic.git`);
+    expect(result.requests).toBe(3); // info/refs, ls-refs, fetch: no POST was redirected
+  });
+});
+
+describe('a moved repository through the CORS proxy', () => {
+  it('gets a Location rewritten to the proxy, and the clone follows it there', async () => {
+    const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
+    const proxy = await startCorsProxy({ localHosts: [moved.host, gitHost] });
+    servers.push(proxy);
+    const res = await fetch(`${proxy.url}/${moved.host}/moved.git/info/refs?service=git-upload-pack`, {
+      redirect: 'manual',
+    });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe(`/${gitHost}/basic.git/info/refs?service=git-upload-pack`);
+
+    moved.seen.length = 0;
+    const result = await api.clone({ url: `${moved.url}/moved.git`, corsProxy: proxy.url });
+    expect(result.refs.length).toBeGreaterThan(0);
+    expect(moved.seen.map((r) => r.method)).toEqual(['GET']);
+  });
+
+  it('refuses to carry a token to the host a redirect names', async () => {
+    const elsewhere = await redirecting([]);
+    const moved = await redirecting([{ from: '/private.git/', to: `${elsewhere.url}/private.git/` }]);
+    const proxy = await startCorsProxy({ localHosts: [moved.host, elsewhere.host, gitHost] });
+    servers.push(proxy);
+    const err = await cloneError({ url: `${moved.url}/private.git`, auth: alice, corsProxy: proxy.url });
+    expect(err.code).toBe('PROXY_REFUSED');
+    expect(err.message).toContain(`redirects to ${elsewhere.host}`);
+    expect(elsewhere.seen).toEqual([]);
+  });
+});
