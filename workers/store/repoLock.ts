@@ -1,0 +1,42 @@
+// One writer per repo across every worker of this browser profile. Each widget on a page runs its own
+// worker with its own lightning-fs, whose file tree lives in memory and is saved whole: two workers writing
+// the same repo would each save a tree without the other's files. Web Locks are shared by all workers and
+// tabs of one storage partition; where they are missing (Node tests) a promise chain serializes this worker.
+
+import { forgetPackSet } from './packSet.ts';
+import { discardRepoFsChanges } from './repoFs.ts';
+
+const chains = new Map<string, Promise<unknown>>();
+
+interface LockManagerLike {
+  request<T>(name: string, callback: () => Promise<T>): Promise<T>;
+}
+
+function lockManager(): LockManagerLike | undefined {
+  const nav = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator;
+  return nav?.locks;
+}
+
+/**
+ * Runs `write` while holding the repo's lock. It starts from the stored file tree and pack set (another
+ * worker may have added packs since this one read them) and must leave everything flushed.
+ */
+export async function withRepoLock<T>(repoId: string, write: () => Promise<T>): Promise<T> {
+  const run = async () => {
+    await discardRepoFsChanges(repoId);
+    forgetPackSet(repoId);
+    return write();
+  };
+  const locks = lockManager();
+  const previous = chains.get(repoId) ?? Promise.resolve();
+  const next = previous.then(
+    () => (locks ? locks.request(`blobless-repo-${repoId}`, run) : run()),
+    () => (locks ? locks.request(`blobless-repo-${repoId}`, run) : run()),
+  );
+  const settled = next.catch(() => undefined);
+  chains.set(repoId, settled);
+  void settled.then(() => {
+    if (chains.get(repoId) === settled) chains.delete(repoId);
+  });
+  return next;
+}
