@@ -31,7 +31,14 @@ const runs = Number(args.runs);
 const rttS = Number(args.rtt) / 1000;
 const bytesPerS = (Number(args.mbps) * 1e6) / 8;
 const repos = args.repos.split(',');
-const strategies: MinimalStrategy[] = ['commit-only', 'root-tree', 'path-trees', 'all-trees'];
+const strategies: MinimalStrategy[] = [
+  'commit-only',
+  'root-tree',
+  'top-trees',
+  'two-levels',
+  'path-trees',
+  'all-trees',
+];
 
 const fixtures = await ensureFixtures({ sized: repos.includes('large') ? [SIZED_PRESETS.large] : [] });
 const server = await startGitServer(fixtureServerOptions(fixtures.dir));

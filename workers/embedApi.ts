@@ -5,6 +5,8 @@ import {
   readFileMinimal,
 } from './ops/readFileMinimal.ts';
 
+import type { StorageMode } from './storageFallback.ts';
+
 export type { MinimalEntry, MinimalProgress, MinimalRead } from './ops/readFileMinimal.ts';
 
 /**
@@ -24,4 +26,5 @@ export const embedApi = {
   },
 };
 
-export type EmbedApi = typeof embedApi;
+/** What the widget's worker exposes: embedApi, and whether it could keep what it fetched. */
+export type EmbedApi = typeof embedApi & { storage(): Promise<StorageMode> };

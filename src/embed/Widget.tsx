@@ -211,6 +211,8 @@ function FileBody({ read, lines }: { read: MinimalRead; lines: LineRange | null 
   const [showLarge, setShowLarge] = useState(false);
   const [rendered, setRendered] = useState(isMarkdown(read.path) && !lines);
   const [copied, setCopied] = useState(false);
+  // A range the host asks for is shown alone again, whatever the reader toggled before.
+  useEffect(() => setShowAll(false), [lines?.from, lines?.to]);
   const text = useMemo(() => (file.binary ? '' : new TextDecoder().decode(file.bytes)), [file]);
   const raw = useMemo(
     () => URL.createObjectURL(new Blob([file.bytes as BlobPart], { type: 'text/plain;charset=utf-8' })),

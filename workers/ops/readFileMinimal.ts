@@ -39,19 +39,40 @@ import { isBinary } from './repoAccess.ts';
  * request (`want <tree>` with `filter tree:0`: a wanted object is always sent, nothing below it).
  *   commit-only  `tree:0`: the commit alone.
  *   root-tree    `tree:1`: the commit and its root tree (blobs at the root are at depth 1, so left out).
+ *   top-trees    `combine:blob:none+tree:2`: and the trees of the root's folders (few, and small).
+ *   two-levels   as top-trees, and each later request for a tree on the path also brings the trees of its
+ *                folders (`combine:blob:none+tree:2` on a wanted tree), so one request covers two levels.
  *   path-trees   `combine:blob:none+tree:<n>` for a path of n parts: every tree down to the file's folder,
  *                siblings of the path's folders included.
  *   all-trees    `blob:none`: every tree of the commit, as a clone has.
  */
-export type MinimalStrategy = 'commit-only' | 'root-tree' | 'path-trees' | 'all-trees';
+export type MinimalStrategy =
+  | 'commit-only'
+  | 'root-tree'
+  | 'top-trees'
+  | 'two-levels'
+  | 'path-trees'
+  | 'all-trees';
 
 /*
- * Chosen by bench/minimalFetch.bench.ts (table and command in docs/ARCHITECTURE.md, "The minimal fetch"):
- * path-trees moves a few kilobytes more than the tree-per-request strategies on a large repository and
- * needs one request for the commit and trees together plus one for the blob, whatever the depth; at a
- * 50 ms round trip each request saved is worth more than the bytes it costs.
+ * Chosen by bench/minimalFetch.bench.ts: one file cold, deepest path of each fixture, median of 3; requests
+ * include info/refs and ls-refs; "model" adds 50 ms per request and 20 Mbit/s to the loopback time.
+ *
+ *                 large.git (20,000 files, 6 deep)   small-sized.git (200 files)   features.git (22 deep)
+ *                 req  bytes    model               req  bytes   model            req  bytes   model
+ *   commit-only    10    8.1 KB  2.39 s               9   3.3 KB  1.22 s           26   3.1 KB  3.77 s
+ *   root-tree       9    8.1 KB  2.27 s               8   3.2 KB  0.80 s           25   3.1 KB  2.79 s
+ *   top-trees       8   22.4 KB  2.19 s               7   5.5 KB  0.73 s           24   3.5 KB  4.02 s
+ *   two-levels      6   26.6 KB  1.45 s               5   6.7 KB  0.51 s           11   2.7 KB  1.04 s
+ *   path-trees      4  778.9 KB  1.56 s               4   8.4 KB  0.46 s            4   2.4 KB  0.47 s
+ *   all-trees       4  778.9 KB  1.51 s               4   8.4 KB  0.41 s            4   2.4 KB  0.36 s
+ *
+ * A request costs a round trip and the server's start-up (about 0.1 s of git http-backend here); a tree
+ * filter that takes whole levels costs the siblings of the path, which grow with the fan-out: on large.git
+ * every tree down to the file's folder is 2 % of a clone, over the 1 % the widget may spend. two-levels
+ * halves the requests for a few kilobytes of sibling trees, and stays at 0.07 % of the clone.
  */
-export const MINIMAL_STRATEGY: MinimalStrategy = 'path-trees';
+export const MINIMAL_STRATEGY: MinimalStrategy = 'two-levels';
 
 export interface ReadMinimalOptions {
   corsProxy?: string;
@@ -95,6 +116,8 @@ export interface MinimalRead {
 }
 
 const OID = /^[0-9a-f]{40}$/i;
+/** A tree and the trees of its folders, no blobs (list-objects-filter.c: depth counts from each root). */
+const TWO_LEVELS = 'combine:blob:none+tree:2';
 const MODE_TREE = '040000';
 const MODE_GITLINK = '160000';
 const AGENT = 'blobless/0.1';
@@ -151,7 +174,8 @@ export async function readFileMinimal(
     }
     const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });
     await updateRefs(fs, target.commit, target.refName);
-    const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', filtered);
+    const treeFilter = filtered ? (strategy === 'two-levels' ? TWO_LEVELS : 'tree:0') : null;
+    const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', treeFilter);
     throwIfAborted(signal);
     await flushRepoFs(repoId);
     await record(repoId, client, options.corsProxy, target.commit);
@@ -194,6 +218,9 @@ function commitFilter(strategy: MinimalStrategy, depth: number): string {
       return 'tree:0';
     case 'root-tree':
       return 'tree:1';
+    case 'top-trees':
+    case 'two-levels':
+      return depth <= 1 ? 'tree:1' : TWO_LEVELS;
     case 'path-trees':
       // list-objects-filter.c: tree:<n> keeps trees and blobs less than n deep (the root tree is 0 deep),
       // blob:none drops the blobs among them; an object passes a combine: filter only if all its parts pass.
@@ -271,7 +298,8 @@ async function walk(
   rootTree: string,
   parts: string[],
   ref: string,
-  filtered: boolean,
+  /** How a missing tree is asked for; null when the server cannot filter (then every tree is here). */
+  treeFilter: string | null,
 ): Promise<Pick<MinimalRead, 'kind' | 'file' | 'entries'>> {
   const shown = parts.join('/');
   const notFound = () =>
@@ -279,13 +307,13 @@ async function walk(
   let current = { oid: rootTree, mode: MODE_TREE };
   for (const name of parts) {
     if (current.mode !== MODE_TREE) throw notFound();
-    const tree = await readTree(repo, current.oid, filtered);
+    const tree = await readTree(repo, current.oid, treeFilter);
     const entry = tree.find((e) => e.path === name);
     if (!entry) throw notFound();
     current = { oid: entry.oid, mode: entry.mode };
   }
   if (current.mode === MODE_TREE) {
-    const tree = await readTree(repo, current.oid, filtered);
+    const tree = await readTree(repo, current.oid, treeFilter);
     return {
       kind: 'folder',
       entries: tree.map((e) => ({ name: e.path, mode: e.mode, oid: e.oid, type: e.type })),
@@ -297,7 +325,7 @@ async function walk(
       `"${shown}" is a submodule in ${ref}: it points at commit ${current.oid.slice(0, 10)}… of another repository, and has no content here.`,
     );
   }
-  await ensureObject(repo, 'blob', current.oid);
+  await ensureObject(repo, 'blob', current.oid, undefined);
   const { blob } = await git.readBlob({ fs: repo.fs, gitdir: GITDIR, oid: current.oid, cache: repo.cache });
   const bytes = new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
   return {
@@ -306,18 +334,23 @@ async function walk(
   };
 }
 
-async function readTree(repo: Store, oid: string, filtered: boolean) {
-  if (filtered) await ensureObject(repo, 'tree', oid);
+async function readTree(repo: Store, oid: string, treeFilter: string | null) {
+  if (treeFilter) await ensureObject(repo, 'tree', oid, treeFilter);
   const { tree } = await git.readTree({ fs: repo.fs, gitdir: GITDIR, oid, cache: repo.cache });
   return tree;
 }
 
-async function ensureObject(repo: Store, what: 'tree' | 'blob', oid: string): Promise<void> {
+async function ensureObject(
+  repo: Store,
+  what: 'tree' | 'blob',
+  oid: string,
+  filter: string | undefined,
+): Promise<void> {
   const packSet = await packSetFor(repo.repoId);
   if (packSet.has(oid)) return;
   // A wanted object is always sent whatever the filter (rev-list --filter-provided-objects is off), so
   // tree:0 brings this tree and nothing it names.
-  await fetchPack(repo, what, [oid], { filter: what === 'tree' ? 'tree:0' : undefined, promisor: '' });
+  await fetchPack(repo, what, [oid], { filter, promisor: '' });
   if (!packSet.has(oid)) {
     throw new OperationError(
       'PATH_NOT_FOUND',

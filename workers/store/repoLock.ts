@@ -28,11 +28,22 @@ export async function withRepoLock<T>(repoId: string, write: () => Promise<T>): 
     return write();
   };
   const locks = lockManager();
+  const locked = async () => {
+    if (!locks) return run();
+    let ran = false;
+    try {
+      return await locks.request(`blobless-repo-${repoId}`, () => {
+        ran = true;
+        return run();
+      });
+    } catch (err) {
+      // A frame denied storage by the browser (third-party storage blocked) is denied locks too.
+      if (ran || (err as { name?: string }).name !== 'SecurityError') throw err;
+      return run();
+    }
+  };
   const previous = chains.get(repoId) ?? Promise.resolve();
-  const next = previous.then(
-    () => (locks ? locks.request(`blobless-repo-${repoId}`, run) : run()),
-    () => (locks ? locks.request(`blobless-repo-${repoId}`, run) : run()),
-  );
+  const next = previous.then(locked, locked);
   const settled = next.catch(() => undefined);
   chains.set(repoId, settled);
   void settled.then(() => {
