@@ -178,6 +178,28 @@ test('a folder is listed, Markdown rendered, a missing file reported to the host
     .toMatchObject({ code: 'PATH_NOT_FOUND' });
 });
 
+test("the app's Embed button gives a permalink snippet that shows the selected lines", async ({ page }) => {
+  const head = execFileSync('git', ['rev-parse', 'main'], { cwd: bare, encoding: 'utf8' }).trim();
+  const path = 'notes/evolving.txt';
+  await page.goto(`/?repo=${encodeURIComponent(repo)}&ref=main&path=${encodeURIComponent(path)}`);
+  const content = page.getByTestId('file-content');
+  await expect(content).toBeVisible({ timeout: 90_000 });
+  await page.locator('#L10 .ln').click();
+  await page.locator('#L12 .ln').click({ modifiers: ['Shift'] });
+  await page.getByTestId('file-embed').click();
+  const snippet = await page.getByTestId('embed-snippet').inputValue();
+  const src = /src="([^"]+)"/.exec(snippet)![1].replace(/&amp;/g, '&');
+  const params = new URL(src).searchParams;
+  expect(new URL(src).pathname).toBe('/embed.html');
+  expect(Object.fromEntries(params)).toEqual({ repo, ref: head, path, lines: '10-12' });
+
+  // The snippet, pasted into another site, shows those lines of that commit.
+  await page.goto(`${host.origin}/host.html?src=${encodeURIComponent(src)}`);
+  const frame = await widgetFrame(page);
+  const lines = gitShow(`${head}:${path}`).split('\n');
+  await expect.poll(() => shown(frame)).toBe(`${lines.slice(9, 12).join('\n')}\n`);
+});
+
 test('screenshots of the widget in light and dark', async ({ page, baseURL }) => {
   test.skip(!process.env.BLOBLESS_SCREENSHOTS, 'set BLOBLESS_SCREENSHOTS=1 to refresh docs/screenshots');
   const dir = join(process.cwd(), 'docs/screenshots');

@@ -34,5 +34,5 @@ export function embedSrc(t: EmbedTarget): string {
 export function embedSnippet(t: EmbedTarget): string {
   const name = t.path ? t.path.slice(t.path.lastIndexOf('/') + 1) : 'repository';
   const attr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  return `<iframe src="${attr(embedSrc(t))}" title="${attr(name)}" width="100%" height="400" style="border:0" loading="lazy"></iframe>`;
+  return `<iframe src="${attr(embedSrc(t))}" title="${attr(name)}" width="100%" height="400" style="border:0" loading="lazy" allow="clipboard-write"></iframe>`;
 }
