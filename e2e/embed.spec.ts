@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, type Frame, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { startGitServer } from '../server/gitServer.ts';
 import { type PageServer, startEmbedHost } from './embedHost.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
@@ -202,14 +204,30 @@ test("the app's Embed button gives a permalink snippet that shows the selected l
 
 test('screenshots of the widget in light and dark', async ({ page, baseURL }) => {
   test.skip(!process.env.BLOBLESS_SCREENSHOTS, 'set BLOBLESS_SCREENSHOTS=1 to refresh docs/screenshots');
-  const dir = join(process.cwd(), 'docs/screenshots');
-  mkdirSync(dir, { recursive: true });
-  for (const theme of ['light', 'dark']) {
-    const src = widgetUrl(baseURL!, { repo, ref: 'main', path: 'src/new-name.js', theme });
-    await page.setViewportSize({ width: 760, height: 300 });
-    await page.goto(src);
-    await expect(page.getByTestId('embed-content')).toBeVisible();
-    await page.waitForTimeout(300);
-    await page.getByTestId('embed-root').screenshot({ path: join(dir, `widget-${theme}.png`) });
+  // Blobless's own code makes a better picture than the fixtures: a bare copy of this checkout, served.
+  const scratch = mkdtempSync(join(tmpdir(), 'blobless-shots-'));
+  const self = join(scratch, 'blobless.git');
+  execFileSync('git', ['clone', '-q', '--bare', process.cwd(), self]);
+  execFileSync('git', ['-C', self, 'config', 'uploadpack.allowFilter', 'true']);
+  const server = await startGitServer({ root: scratch });
+  try {
+    const dir = join(process.cwd(), 'docs/screenshots');
+    mkdirSync(dir, { recursive: true });
+    await page.setViewportSize({ width: 760, height: 520 });
+    for (const theme of ['light', 'dark']) {
+      const src = widgetUrl(baseURL!, {
+        repo: `${server.url}/blobless.git`,
+        ref: 'main',
+        path: 'src/highlight.ts',
+        lines: '66-87',
+        theme,
+      });
+      await page.goto(src);
+      await expect(page.locator('.hljs-keyword').first()).toBeVisible();
+      await page.getByTestId('embed-root').screenshot({ path: join(dir, `widget-${theme}.png`) });
+    }
+  } finally {
+    await server.close();
+    rmSync(scratch, { recursive: true, force: true });
   }
 });
