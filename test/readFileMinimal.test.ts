@@ -203,3 +203,26 @@ describe('readFileMinimal: what it refuses', () => {
 afterAll(async () => {
   await api.deleteRepo(minimalRepoId(`${serverUrl}/${sized}`)).catch(() => undefined);
 });
+
+describe('readFileMinimal: two reads of one repository at once', () => {
+  it('both succeed and both packs are kept, as two widgets of one page would', async () => {
+    const url = `${serverUrl}/${features}`;
+    const repoId = minimalRepoId(url);
+    await api.deleteRepo(repoId).catch(() => undefined);
+    const [a, b] = await Promise.all([
+      readFileMinimal(url, 'main', 'scripts/build.sh'),
+      readFileMinimal(url, 'main', 'notes/README.txt'),
+    ]);
+    expect(Buffer.from(a.file!.bytes)).toEqual(
+      await gitBuffer(['show', 'main:scripts/build.sh'], { cwd: featuresBare }),
+    );
+    expect(Buffer.from(b.file!.bytes)).toEqual(
+      await gitBuffer(['show', 'main:notes/README.txt'], { cwd: featuresBare }),
+    );
+    // Read again: everything is stored, whichever call wrote it.
+    await resetStats();
+    await readFileMinimal(url, 'main', 'scripts/build.sh');
+    await readFileMinimal(url, 'main', 'notes/README.txt');
+    expect((await repoStats(features)).requests).toBe(4);
+  });
+});

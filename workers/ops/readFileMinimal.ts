@@ -168,7 +168,8 @@ export async function readFileMinimal(
       const shallow = await fetchPack(repo, 'commit', [target.commit], {
         deepen: fetchCaps.has('shallow') ? 1 : undefined,
         filter: filtered ? commitFilter(strategy, parts.length) : undefined,
-        promisor: `${target.commit} ${target.refName ?? target.commit}\n`,
+        // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
+        promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
       });
       await addShallow(fs, shallow);
     }
