@@ -1,7 +1,10 @@
-// One writer per repo across every worker of this browser profile. Each widget on a page runs its own
-// worker with its own lightning-fs, whose file tree lives in memory and is saved whole: two workers writing
-// the same repo would each save a tree without the other's files. Web Locks are shared by all workers and
-// tabs of one storage partition; where they are missing (Node tests) a promise chain serializes this worker.
+// One reading-and-writing operation per repo at a time, across every worker of this browser profile: each
+// widget on a page runs its own worker, with its own lightning-fs and pack set in memory. lightning-fs's own
+// Web Lock already hands the file system to one worker at a time (it reloads the file tree when it gets it
+// back), but between two of its calls another worker may add packs or rewrite `shallow`. Holding this lock
+// for the whole operation, and starting from the stored file tree and pack set, makes its look-ups, fetches
+// and read-modify-writes one step: no worker fetches again what another just stored (tested), none drops
+// another's line of `shallow`. Where Web Locks are missing (Node), a promise chain serializes this worker.
 
 import { forgetPackSet } from './packSet.ts';
 import { discardRepoFsChanges } from './repoFs.ts';
