@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { MinimalEntry } from '../../workers/embedApi.ts';
 import { formatBytes } from '../format.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
-import { isMarkdown, renderMarkdown } from '../markdown.ts';
+import { renderMarkdown, resolveRepoPath } from '../markdown/renderMarkdown.ts';
 import { type MinimalRead, RemoteOperationError, readMinimal } from './embedClient.ts';
 import type { HostChannel } from './hostChannel.ts';
 import { type EmbedParams, formatLines, type LineRange } from './params.ts';
@@ -11,6 +11,10 @@ import { type EmbedParams, formatLines, type LineRange } from './params.ts';
 const LARGE_FILE = 1024 * 1024;
 
 type Place = Pick<EmbedParams, 'repo' | 'ref' | 'path' | 'lines'>;
+
+function isMarkdown(path: string): boolean {
+  return /\.(md|markdown|mdown|mkd)$/i.test(path);
+}
 
 export function Widget({ initial, channel }: { initial: EmbedParams; channel: HostChannel }) {
   const [place, setPlace] = useState<Place>(initial);
@@ -292,7 +296,7 @@ function FileBody({ read, lines }: { read: MinimalRead; lines: LineRange | null 
           </button>
         </p>
       ) : rendered ? (
-        <Markdown text={text} />
+        <Markdown read={read} text={text} />
       ) : (
         <Code text={text} path={read.path} range={range} only={!!only} />
       )}
@@ -300,17 +304,43 @@ function FileBody({ read, lines }: { read: MinimalRead; lines: LineRange | null 
   );
 }
 
-function Markdown({ text }: { text: string }) {
+/** Rendered and sanitized by the app's renderer; links into the repository open the app at this commit. */
+function Markdown({ read, text }: { read: MinimalRead; text: string }) {
   const [html, setHtml] = useState<string | null>(null);
+  const body = useRef<HTMLElement>(null);
   useEffect(() => {
     let live = true;
-    renderMarkdown(text).then((h) => live && setHtml(h));
+    renderMarkdown(text, {
+      link: (href) => {
+        const target = resolveRepoPath(read.path, href);
+        if (!target) return null;
+        const url = new URL('./', location.href);
+        url.searchParams.set('repo', read.url);
+        url.searchParams.set('ref', read.commit);
+        if (target.path) url.searchParams.set('path', target.path);
+        return url.href;
+      },
+    }).then((h) => live && setHtml(h));
     return () => {
       live = false;
     };
-  }, [text]);
+  }, [text, read.url, read.commit, read.path]);
+  useEffect(() => {
+    // Inside a frame a link would replace the widget: everything but a heading anchor opens a new tab.
+    for (const a of body.current?.querySelectorAll<HTMLAnchorElement>('a[href]:not(.heading-anchor)') ?? []) {
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+    }
+  }, [html]);
   if (html === null) return <p class="muted note">Rendering…</p>;
-  return <article class="markdown" data-testid="embed-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    <article
+      class="markdown"
+      ref={body}
+      data-testid="embed-markdown"
+      dangerouslySetInnerHTML={{ __html: html }}
+    />
+  );
 }
 
 function Code({
