@@ -42,6 +42,8 @@ interface ParentWindow {
 
 export class HostChannel {
   #parentOrigin: string | null;
+  /** The browser named a parent outside the list: it is told nothing. */
+  readonly #refused: boolean;
   readonly #allowed: Set<string>;
   readonly #listeners = new Set<Listener>();
   readonly #win: FrameWindow;
@@ -56,8 +58,6 @@ export class HostChannel {
     this.#refused = !!seen && this.#allowed.size > 0 && !this.#allowed.has(seen);
     win.addEventListener('message', this.#onMessage);
   }
-
-  readonly #refused: boolean;
 
   get embedded(): boolean {
     return this.#win.parent !== this.#win;
