@@ -189,6 +189,12 @@ describe('readFileMinimal: what it refuses', () => {
     expect(read.commit).toBe(await rev(featuresBare, `${tags[0]}^{commit}`));
   });
 
+  it('refuses a tree git would refuse, naming the entry and the check', async () => {
+    const err = await failure(readFileMinimal(`${serverUrl}/hostile.git`, 'case/dotgit', ''));
+    expect(err.code).toBe('HOSTILE_TREE');
+    expect(err.message).toContain('.git');
+  });
+
   it('refuses a server that speaks only protocol v0', async () => {
     const err = await failure(readFileMinimal(`${serverUrl}/v0.git`, 'HEAD', 'README.md'));
     expect(err.code).toBe('UNSUPPORTED_PROTOCOL');

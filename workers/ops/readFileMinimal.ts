@@ -30,6 +30,7 @@ import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../wire/pktLine.ts';
+import { readCheckedTree } from './checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import type { FileContent } from './readFile.ts';
 import { isBinary } from './repoAccess.ts';
@@ -134,7 +135,8 @@ export function minimalRepoId(url: string): string {
 
 /**
  * Reads `path` (a file or a folder; empty for the root) of `ref` at `url`, fetching only what the stored
- * objects lack. Throws REF_NOT_FOUND, PATH_NOT_FOUND, IS_SUBMODULE, UNSUPPORTED_PROTOCOL, or the transport's
+ * objects lack. Throws REF_NOT_FOUND, PATH_NOT_FOUND, IS_SUBMODULE, UNSUPPORTED_PROTOCOL, HostileTreeError
+ * (HOSTILE_TREE) for a tree on the way that git fsck would refuse, or the transport's
  * typed errors; a cancelled call throws ABORTED. Each reply is stored whole or not at all.
  */
 export async function readFileMinimal(
@@ -161,7 +163,16 @@ export async function readFileMinimal(
   const result = await withRepoLock(repoId, async () => {
     allowRecreate(repoId);
     const fs = openRepoFs(repoId).promises;
-    const repo: Store = { repoId, fs, cache: {}, client, caps, hooks };
+    const repo: Store = {
+      repoId,
+      fs,
+      cache: {},
+      // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
+      trees: { fs: openRepoFs(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
+      client,
+      caps,
+      hooks,
+    };
     await ensureGitDir(repo, client.url.href);
     const packSet = await packSetFor(repoId);
     if (!packSet.has(target.commit)) {
@@ -198,6 +209,7 @@ interface Store {
   repoId: string;
   fs: PromiseFs;
   cache: object;
+  trees: Parameters<typeof readCheckedTree>[0];
   client: GitHttpClient;
   caps: V2Capabilities;
   hooks: MinimalHooks;
@@ -306,18 +318,25 @@ async function walk(
   const notFound = () =>
     new OperationError('PATH_NOT_FOUND', `There is no file or folder "${shown}" in ${ref}.`);
   let current = { oid: rootTree, mode: MODE_TREE };
+  let prefix = '';
   for (const name of parts) {
     if (current.mode !== MODE_TREE) throw notFound();
-    const tree = await readTree(repo, current.oid, treeFilter);
-    const entry = tree.find((e) => e.path === name);
+    const tree = await readTree(repo, current.oid, prefix, treeFilter);
+    const entry = tree.find((e) => e.name === name);
     if (!entry) throw notFound();
     current = { oid: entry.oid, mode: entry.mode };
+    prefix += `${name}/`;
   }
   if (current.mode === MODE_TREE) {
-    const tree = await readTree(repo, current.oid, treeFilter);
+    const tree = await readTree(repo, current.oid, prefix, treeFilter);
     return {
       kind: 'folder',
-      entries: tree.map((e) => ({ name: e.path, mode: e.mode, oid: e.oid, type: e.type })),
+      entries: tree.map((e) => ({
+        name: e.name,
+        mode: e.mode,
+        oid: e.oid,
+        type: e.mode === MODE_TREE ? 'tree' : e.mode === MODE_GITLINK ? 'commit' : 'blob',
+      })),
     };
   }
   if (current.mode === MODE_GITLINK) {
@@ -335,10 +354,9 @@ async function walk(
   };
 }
 
-async function readTree(repo: Store, oid: string, treeFilter: string | null) {
+async function readTree(repo: Store, oid: string, path: string, treeFilter: string | null) {
   if (treeFilter) await ensureObject(repo, 'tree', oid, treeFilter);
-  const { tree } = await git.readTree({ fs: repo.fs, gitdir: GITDIR, oid, cache: repo.cache });
-  return tree;
+  return readCheckedTree(repo.trees, oid, path);
 }
 
 async function ensureObject(
