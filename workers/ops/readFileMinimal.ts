@@ -30,6 +30,7 @@ import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../wire/pktLine.ts';
+import { isValidRefName } from '../wire/refName.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import type { FileContent } from './readFile.ts';
@@ -485,19 +486,11 @@ async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
  */
 async function updateRefs(fs: PromiseFs, commit: string, refName: string | null): Promise<void> {
   const branch = refName?.startsWith('refs/heads/') ? refName.slice('refs/heads/'.length) : null;
-  if (branch && safeRefPath(branch)) {
+  // The name came from the server (a symref target for HEAD): only one git itself accepts becomes a file.
+  if (branch && isValidRefName(`refs/remotes/origin/${branch}`)) {
     await writeFileDeep(fs, `${GITDIR}/refs/remotes/origin/${branch}`, `${commit}\n`);
   }
   await fs.writeFile(`${GITDIR}/HEAD`, `${commit}\n`, 'utf8');
-}
-
-/** Names that are safe as a file path and valid for git (check-ref-format's rules that matter here). */
-function safeRefPath(name: string): boolean {
-  return (
-    /^[A-Za-z0-9._\-/]+$/.test(name) &&
-    !name.split('/').some((p) => p === '' || p.startsWith('.') || p.endsWith('.lock')) &&
-    !name.includes('..')
-  );
 }
 
 async function record(repoId: string, client: GitHttpClient, corsProxy: string | undefined, commit: string) {
