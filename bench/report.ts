@@ -16,6 +16,8 @@ export interface RunSample {
     cloneNoBlobs: PhaseSample;
     checkout: PhaseSample;
     openOneFile: PhaseSample;
+    /** Absent in results from before the widget. */
+    embedOneFile?: PhaseSample;
     noopFetch: PhaseSample;
     /** git blame of openOneFile's file, right after it was opened cold (its other versions not stored). */
     blame?: PhaseSample;
@@ -61,6 +63,9 @@ export interface RepoResult {
     openOneFile_s: number | null;
     openOneFile_bytes: number | null;
     openOneFile_requests: number | null;
+    embedOneFile_s: number | null;
+    embedOneFile_bytes: number | null;
+    embedOneFile_requests: number | null;
     noopFetch_s: number | null;
     noopFetch_bytes: number | null;
     noopFetch_requests: number | null;
@@ -77,6 +82,8 @@ export interface RepoResult {
     isogitOverBlobless: number | null;
     /** True when isomorphic-git hit its cap: the ratio is then at least this. */
     isogitOverBlobless_isLowerBound: boolean;
+    /** The widget's bytes for one file over a blob:none clone's (target < 0.01). */
+    embedOverCloneBytes: number | null;
   };
   notes: string[];
   samples: RunSample[];
@@ -130,6 +137,7 @@ export function summarize(
     clone: phaseMedians(samples.map((r) => r.blobless?.cloneNoBlobs)),
     checkout: phaseMedians(samples.map((r) => r.blobless?.checkout)),
     open: phaseMedians(samples.map((r) => r.blobless?.openOneFile)),
+    embed: phaseMedians(samples.map((r) => r.blobless?.embedOneFile)),
     fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
     blame: phaseMedians(samples.map((r) => r.blobless?.blame)),
   };
@@ -168,6 +176,9 @@ export function summarize(
       openOneFile_s: b.open.s,
       openOneFile_bytes: b.open.bytes,
       openOneFile_requests: b.open.requests,
+      embedOneFile_s: b.embed.s,
+      embedOneFile_bytes: b.embed.bytes,
+      embedOneFile_requests: b.embed.requests,
       noopFetch_s: b.fetch.s,
       noopFetch_bytes: b.fetch.bytes,
       noopFetch_requests: b.fetch.requests,
@@ -183,6 +194,8 @@ export function summarize(
       bytes: ratio(sum(b.clone.bytes, b.checkout.bytes), sum(g.clone.bytes, g.checkout.bytes)),
       isogitOverBlobless: ratio(iso.s, bloblessToCheckout),
       isogitOverBlobless_isLowerBound: !isoFinished,
+      embedOverCloneBytes:
+        b.embed.bytes === null || !b.clone.bytes ? null : round(b.embed.bytes / b.clone.bytes, 5),
     },
     notes,
     samples,
@@ -256,6 +269,15 @@ export function formatTable(results: RepoResult[]): string {
         '',
         '',
         '',
+      ],
+      [
+        '',
+        'embed one file, cold (widget)',
+        '',
+        cell(b.embedOneFile_s, b.embedOneFile_bytes, b.embedOneFile_requests),
+        '',
+        `bytes / clone without blobs ${ratios.embedOverCloneBytes === null ? 'n/a' : `${(ratios.embedOverCloneBytes * 100).toFixed(2)} %`}`,
+        '< 1 %',
       ],
       ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
       [

@@ -347,7 +347,7 @@ async function measureBlobless(
   };
   /** One timed phase; a failure or timeout leaves its cells null with a note, and the others go on. */
   const phase = async (
-    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile' | 'blame',
+    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile' | 'blame' | 'embedOneFile',
     run: () => Promise<{ ms: number }>,
   ): Promise<PhaseSample> => {
     if (ops.timedOut.has(name)) return notMeasured(name);
@@ -439,7 +439,29 @@ async function measureBlobless(
       await cold.close();
     }
   }
-  return { cloneNoBlobs, checkout, openOneFile, noopFetch, blame, peakHeapMB, longestMainTaskMs };
+  // The widget's case: in yet another fresh profile, readFileMinimal through the widget's worker.
+  let embedOneFile = await notMeasured('embedOneFile');
+  const widget = await openFreshProfile(pageUrl);
+  try {
+    embedOneFile = await phase('embedOneFile', () =>
+      widget.page.evaluate(([url, path]) => window.bench.embedOneFile(url, path), [
+        repo.relayed,
+        file,
+      ] as const),
+    );
+  } finally {
+    await widget.close();
+  }
+  return {
+    cloneNoBlobs,
+    checkout,
+    openOneFile,
+    embedOneFile,
+    noopFetch,
+    blame,
+    peakHeapMB,
+    longestMainTaskMs,
+  };
 }
 
 function packageVersion(name: string): string {

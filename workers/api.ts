@@ -15,6 +15,13 @@ import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
 import { type FileContent, readFile } from './ops/readFile.ts';
+import {
+  type MinimalEntry,
+  type MinimalProgress,
+  type MinimalRead,
+  type ReadMinimalOptions,
+  readFileMinimal,
+} from './ops/readFileMinimal.ts';
 import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
@@ -46,7 +53,11 @@ export type {
   FileHistoryPage,
   LastCommits,
   LogPage,
+  MinimalEntry,
+  MinimalProgress,
+  MinimalRead,
   Presence,
+  ReadMinimalOptions,
   RefList,
   RepoRecord,
   TreeListing,
@@ -65,8 +76,9 @@ export const api = {
     return clone(options, { onProgress, signal });
   },
 
-  listRepos(): Promise<RepoRecord[]> {
-    return listRepoRecords();
+  /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */
+  async listRepos(): Promise<RepoRecord[]> {
+    return (await listRepoRecords()).filter((r) => !r.minimal);
   },
 
   async deleteRepo(repoId: string): Promise<void> {
@@ -155,6 +167,21 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FileContent> {
     return readFile(repoId, ref, path, { onProgress, signal });
+  },
+
+  /**
+   * One file or folder of a remote repository without a clone: the ref, the commit at depth 1, the trees
+   * along the path and the one blob, each kept for the next read of the same URL. No token: public only.
+   */
+  readFileMinimal(
+    url: string,
+    ref: string,
+    path: string,
+    options?: ReadMinimalOptions,
+    onProgress?: (p: MinimalProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<MinimalRead> {
+    return readFileMinimal(url, ref, path, options, { onProgress, signal });
   },
 
   /** How many of a commit's blobs are stored, against how many its tree names. */

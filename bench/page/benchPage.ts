@@ -38,6 +38,13 @@ export interface BlameTiming {
   requests: number;
 }
 
+export interface EmbedOneFileTiming {
+  /** From nothing to the file's bytes through the widget's worker: readFileMinimal (no clone). */
+  ms: number;
+  size: number;
+  commit: string;
+}
+
 export interface IsogitTiming {
   ms: number;
   /** False when the time cap stopped it (the worker was terminated) or it failed. */
@@ -52,6 +59,7 @@ export interface BenchPage {
   bloblessNoopFetch(repoId: string): Promise<Timing>;
   bloblessOpenOneFile(url: string, path: string): Promise<OpenOneFileTiming>;
   bloblessBlame(repoId: string, ref: string, path: string): Promise<BlameTiming>;
+  embedOneFile(url: string, path: string): Promise<EmbedOneFileTiming>;
   isogitClone(url: string, capMs: number): Promise<IsogitTiming>;
   /**
    * The longest task the page's main thread ran since the last call (PerformanceObserver `longtask`: tasks

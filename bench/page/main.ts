@@ -1,5 +1,6 @@
 import * as Comlink from 'comlink';
 import type { GitApi } from '../../workers/api.ts';
+import type { EmbedApi } from '../../workers/embedApi.ts';
 import { installTransferHandlers } from '../../workers/rpc.ts';
 import type { BenchPage, UpcomingOperation } from './benchPage.ts';
 import type { IsogitWorkerApi } from './isogit.worker.ts';
@@ -34,6 +35,7 @@ async function workerHas(name: UpcomingOperation): Promise<boolean> {
 }
 
 let isogit: { worker: Worker; api: Comlink.Remote<IsogitWorkerApi> } | undefined;
+let embed: Comlink.Remote<EmbedApi> | undefined;
 
 // Main-thread responsiveness is a figure of the benchmark, not a pass/fail test: it depends on the machine.
 const longTasks = { longestMs: 0, count: 0 };
@@ -102,6 +104,20 @@ const bench: BenchPage = {
     const started = performance.now();
     const result = await blobless.blame(repoId, ref, path);
     return { ms: performance.now() - started, lines: result.lines.length, requests: result.requests };
+  },
+
+  async embedOneFile(url, path) {
+    // The widget's own worker, created as src/embed/embedClient.ts creates it, started before the clock.
+    embed ??= Comlink.wrap<EmbedApi>(
+      new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), {
+        type: 'module',
+        name: 'embed',
+      }),
+    );
+    await embed.storage();
+    const started = performance.now();
+    const read = await embed.readFileMinimal(url, '', path);
+    return { ms: performance.now() - started, size: read.file?.bytes.length ?? 0, commit: read.commit };
   },
 
   async isogitClone(url, capMs) {

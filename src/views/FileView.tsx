@@ -6,6 +6,7 @@ import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from 
 import { navigate, parseLineAnchor, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 import { CopyButton } from './CopyButton.tsx';
+import { EmbedButton } from './EmbedButton.tsx';
 import { imageType, isMarkdown } from './imageTypes.ts';
 import { MarkdownView } from './MarkdownView.tsx';
 
@@ -14,11 +15,14 @@ const LARGE_FILE = 1024 * 1024;
 
 export function FileView({
   repoId,
+  repoUrl,
   gitRef,
   path,
   commit,
 }: {
   repoId: string;
+  /** For the Embed snippet, which reads the file from its remote. */
+  repoUrl: string;
   gitRef: string;
   path: string;
   /** The commit `gitRef` names now, for permalinks; absent until it is known. */
@@ -77,6 +81,7 @@ export function FileView({
         </button>
         <CopyButton text={path} label="Copy path" />
         {commit && <PermalinkButton commit={commit} />}
+        <EmbedButton repoId={repoId} repoUrl={repoUrl} gitRef={gitRef} commit={commit} path={path} />
       </div>
       {error && (
         <div class="error" role="alert" data-testid="file-error">

@@ -135,7 +135,7 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
         ) : route.view === 'blame' && route.path ? (
           <BlameView repoId={repo.id} gitRef={ref} path={route.path} />
         ) : (
-          <PathView repoId={repo.id} gitRef={ref} path={route.path} commit={commit} />
+          <PathView repoId={repo.id} repoUrl={repo.url} gitRef={ref} path={route.path} commit={commit} />
         )}
         <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} />
       </div>
@@ -149,11 +149,13 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
 /** A path is a folder or a file; which one is known only from the tree, so try the folder first. */
 function PathView({
   repoId,
+  repoUrl,
   gitRef,
   path,
   commit,
 }: {
   repoId: string;
+  repoUrl: string;
   gitRef: string;
   path: string;
   commit?: string;
@@ -175,6 +177,6 @@ function PathView({
   return kind === 'dir' ? (
     <FileTree repoId={repoId} gitRef={gitRef} path={path} />
   ) : (
-    <FileView repoId={repoId} gitRef={gitRef} path={path} commit={commit} />
+    <FileView repoId={repoId} repoUrl={repoUrl} gitRef={gitRef} path={path} commit={commit} />
   );
 }

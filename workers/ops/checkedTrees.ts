@@ -15,7 +15,7 @@ export type { ParsedTreeEntry } from '../pack/treeCheck.ts';
  * Throws HostileTreeError for a tree git would refuse.
  */
 export async function readCheckedTree(
-  repo: RepoHandle,
+  repo: Pick<RepoHandle, 'fs' | 'gitdir' | 'cache' | 'checkedTrees'>,
   oid: string,
   path: string,
 ): Promise<ParsedTreeEntry[]> {

@@ -14,6 +14,11 @@ export interface RepoRecord {
   headOid: string;
   filter: string | null;
   shallow: boolean;
+  /**
+   * Made by readFileMinimal (the widget), not by a clone: depth 1, `tree:0`, holding only the trees and
+   * blobs of the paths read. The app's views expect every tree of a commit, so they do not open it.
+   */
+  minimal?: boolean;
   sizeBytes: number;
   /** Response bytes of every request made for this repo: the clone and each lazy fetch since. */
   bytesFetched?: number;

@@ -42,6 +42,14 @@ function openEntry(repoId: string): OpenRepoFs {
   return entry;
 }
 
+/**
+ * Lets a deleted repo be made again under the same id: for repos whose id is derived from their URL (the
+ * minimal reads), where a new read after a delete is a new request, not a late write.
+ */
+export function allowRecreate(repoId: string): void {
+  deleted.delete(repoId);
+}
+
 /** A lightning-fs on database `name` as repos use it: BatchedIdb under RepoFsBackend. */
 export function createBatchedFs(name: string, opts: { fixInodeWalk?: boolean } = {}): OpenRepoFs {
   const db = new BatchedIdb(name);
