@@ -14,7 +14,7 @@ const META_POLICY =
   "object-src 'none'; base-uri 'none'; form-action 'self'";
 const HEADER_POLICY =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: https:; " +
-  `connect-src 'self' https: ${gitServer} ${proxy}; worker-src 'self'; manifest-src 'self'; ` +
+  `connect-src 'self' https: ${gitServer} ${proxy} http://localhost:* http://127.0.0.1:*; worker-src 'self'; manifest-src 'self'; ` +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 interface Watch {

@@ -17,7 +17,7 @@ export interface CspOptions {
 }
 
 /** Local git servers and proxies (`npm start`, `npm run serve:git`, `npm run serve:proxy`) speak plain http. */
-const LOCAL_HTTP = ['http://localhost:*', 'http://127.0.0.1:*'];
+export const LOCAL_HTTP = ['http://localhost:*', 'http://127.0.0.1:*'];
 
 export function contentSecurityPolicy(opts: CspOptions = {}): string {
   const directives: [string, string[]][] = [

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sirv from 'sirv';
 import { startCorsProxy } from './corsProxy.ts';
-import { contentSecurityPolicy } from './csp.ts';
+import { contentSecurityPolicy, LOCAL_HTTP } from './csp.ts';
 import { fixtureServerOptions } from './fixtures/fixtureServerOptions.ts';
 import { ensureFixtures } from './fixtures/index.ts';
 import { startGitServer } from './gitServer.ts';
@@ -48,7 +48,9 @@ const proxy = await startCorsProxy({
 // The header repeats index.html's meta policy with the configured hosts named exactly (both apply, so the
 // stricter wins), adds what a meta cannot carry (frame-ancestors), and covers the worker scripts, whose
 // policy comes from their own response rather than the page's meta.
-const connect = [git.url, proxy.url];
+// Local http on any port too: this is a machine's own demo server, from which people also clone what
+// `npm run serve:git` serves on another port (and the tests, their relays).
+const connect = [git.url, proxy.url, ...LOCAL_HTTP];
 const appPolicy = contentSecurityPolicy({ connect, frameAncestors: "'none'" });
 // The widget's page is made to be framed by other sites; `/embed` is sirv's extension-less name for it.
 const embedPolicy = contentSecurityPolicy({ connect, frameAncestors: '*' });
