@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixtureServerOptions, PRIVATE_REPO_CREDENTIALS } from './fixtures/fixtureServerOptions.ts';
-import { emptyRepoStats } from './repoStats.ts';
 import {
   type GitServer,
   type ServerStats,
@@ -14,6 +13,7 @@ import {
   STATS_RESET_PATH,
   startGitServer,
 } from './gitServer.ts';
+import { emptyRepoStats } from './repoStats.ts';
 
 const gitServerUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
