@@ -71,7 +71,7 @@ describe('working tree status, staging and commit', () => {
   });
 
   it('reports every kind of change as git status --porcelain does', async () => {
-    await api.writeWorktreeFile(repoId, 'src/greet.js', 'export const greet = (n) => `Hey ${n}`;\n');
+    await api.writeWorktreeFile(repoId, 'src/greet.js', 'export const greet = (n) => "Hey " + n;\n');
     await api.stage(repoId, ['src/greet.js']);
     await api.writeWorktreeFile(repoId, 'README.md', '# basic, edited\n');
     await api.writeWorktreeFile(repoId, 'notes/todo.txt', 'untracked\n');
@@ -108,7 +108,7 @@ describe('working tree status, staging and commit', () => {
   it('shows the staged change of a file, HEAD against the index', async () => {
     const diff = await api.stagedDiff(repoId, 'src/greet.js');
     const added = diff.hunks.flatMap((h) => h.lines).filter((l) => l.kind === '+');
-    expect(added.map((l) => l.text)).toEqual(['export const greet = (n) => `Hey ${n}`;']);
+    expect(added.map((l) => l.text)).toEqual(['export const greet = (n) => "Hey " + n;']);
   });
 
   it('commits what is staged; git reads the commit and fsck passes', async () => {
