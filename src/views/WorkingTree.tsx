@@ -149,7 +149,7 @@ export function WorkingTree({
         <p class="notice" role="status" data-testid="push-result">
           {pushed.upToDate
             ? 'Everything is pushed already.'
-            : `Pushed ${pushed.ref.replace('refs/heads/', '')}: ${pushed.sent.commits} commit${pushed.sent.commits === 1 ? '' : 's'}, ${pushed.sent.trees} trees, ${pushed.sent.blobs} file${pushed.sent.blobs === 1 ? '' : 's'} sent.`}
+            : `Pushed ${pushed.ref.replace('refs/heads/', '')}: ${count(pushed.sent.commits, 'commit')}, ${count(pushed.sent.trees, 'tree')}, ${count(pushed.sent.blobs, 'file')} sent.`}
         </p>
       )}
       {editing && (
@@ -325,6 +325,10 @@ function WriteError({ error }: { error: Failure }) {
       <p class="muted">Error code: {error.code}</p>
     </div>
   );
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function failure(err: unknown): Failure {
