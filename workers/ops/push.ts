@@ -128,9 +128,10 @@ export async function push(
   // What the remote has: every advertised commit we also have, and all their history.
   const remoteTips: string[] = [];
   for (const oid of new Set(remoteOids.values())) if (await isCommit(repo, oid)) remoteTips.push(oid);
-  const objects = await objectsToSend(repoId, repo, newOid, remoteTips, (counts) =>
-    onProgress?.({ phase: 'counting', ...counts }),
-  );
+  const objects = await objectsToSend(repoId, repo, newOid, remoteTips, {
+    signal,
+    onCount: (counts) => onProgress?.({ phase: 'counting', ...counts }),
+  });
   throwIfAborted(signal);
   const { packfile } = await git.packObjects({ fs, gitdir, oids: objects.oids, cache: repo.cache });
   if (!packfile) throw new OperationError('INTERNAL', 'isomorphic-git built no pack.');
@@ -233,9 +234,13 @@ export async function objectsToSend(
   repo: RepoHandle,
   tip: string,
   remoteTips: string[],
-  onCount?: (c: { commits: number; trees: number; blobs: number }) => void,
+  hooks: {
+    signal?: AbortSignal;
+    onCount?: (c: { commits: number; trees: number; blobs: number }) => void;
+  } = {},
 ): Promise<ObjectList> {
   const { fs, gitdir, cache } = repo;
+  const { signal, onCount } = hooks;
   const readCommit = async (oid: string) => (await git.readCommit({ fs, gitdir, oid, cache })).commit;
 
   // Every commit the remote has. A shallow clone lacks the commits past its boundary: the walk stops there.
@@ -244,6 +249,7 @@ export async function objectsToSend(
   while (stack.length > 0) {
     const oid = stack.pop()!;
     if (remoteCommits.has(oid)) continue;
+    throwIfAborted(signal);
     remoteCommits.add(oid);
     let parents: string[];
     try {
@@ -262,6 +268,7 @@ export async function objectsToSend(
   while (pending.length > 0) {
     const oid = pending.pop()!;
     if (seen.has(oid) || remoteCommits.has(oid)) continue;
+    throwIfAborted(signal);
     seen.add(oid);
     const commit = await readCommit(oid);
     newCommits.push({ oid, tree: commit.tree });
@@ -282,7 +289,10 @@ export async function objectsToSend(
       else onRemote.add(entry.oid);
     }
   };
-  for (const tree of boundaryTrees) await markRemote(tree);
+  for (const tree of boundaryTrees) {
+    throwIfAborted(signal);
+    await markRemote(tree);
+  }
 
   const packs = await packSetFor(repoId);
   const isStored = async (oid: string) =>
@@ -308,6 +318,7 @@ export async function objectsToSend(
     }
   };
   for (const c of newCommits) {
+    throwIfAborted(signal);
     await addTree(c.tree);
     onCount?.({ commits: newCommits.length, trees: trees.length, blobs: blobs.length });
   }
