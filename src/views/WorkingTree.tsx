@@ -32,6 +32,8 @@ export function WorkingTree({
   const [error, setError] = useState<Failure | null>(null);
   const [pushed, setPushed] = useState<PushResult | null>(null);
   const [diffs, setDiffs] = useState<Record<string, FileDiff | string>>({});
+  // The shown path, when it is a file of the working tree (not a folder, not a file of another commit only).
+  const [openFile, setOpenFile] = useState<string | null>(null);
 
   async function refresh() {
     try {
@@ -43,6 +45,18 @@ export function WorkingTree({
       setBusy(null);
     }
   }
+  useEffect(() => {
+    setOpenFile(null);
+    if (!openPath) return;
+    let current = true;
+    gitClient.readWorktreeFile(repoId, openPath).then(
+      () => current && setOpenFile(openPath),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [repoId, openPath, status]);
   useEffect(() => {
     setStatus(null);
     setBusy('Preparing the working tree…');
@@ -117,10 +131,18 @@ export function WorkingTree({
           {status && <span class="muted">on {status.branch ?? `detached ${status.head.slice(0, 10)}`}</span>}
         </h3>
         <div class="wt-actions">
-          {openPath && !editing && (
-            <button type="button" data-testid="edit-file" onClick={() => setEditing(openPath)}>
-              Edit {openPath.slice(openPath.lastIndexOf('/') + 1)}
-            </button>
+          {openFile && !editing && (
+            <>
+              <button type="button" data-testid="edit-file" onClick={() => setEditing(openFile)}>
+                Edit {baseName(openFile)}
+              </button>
+              <button type="button" onClick={() => rename(openFile)}>
+                Rename {baseName(openFile)}
+              </button>
+              <button type="button" onClick={() => remove(openFile)}>
+                Delete {baseName(openFile)}
+              </button>
+            </>
           )}
           <button type="button" onClick={newFile}>
             New file
@@ -325,6 +347,10 @@ function WriteError({ error }: { error: Failure }) {
       <p class="muted">Error code: {error.code}</p>
     </div>
   );
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
 }
 
 function count(n: number, noun: string): string {
