@@ -36,22 +36,23 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
   await page.getByTestId('clone-submit').click();
   const tree = page.getByTestId('file-tree');
   await expect(tree).toBeVisible({ timeout: 60_000 });
-  await tree.getByRole('button', { name: 'Open file README.md' }).click();
-  await expect(page.getByTestId('file-content')).toContainText('A small repository');
+  await tree.getByRole('button', { name: 'Open folder docs' }).click();
+  await tree.getByRole('button', { name: 'Open file guide.txt' }).click();
+  await expect(page.getByTestId('file-content')).toContainText('Getting started');
 
   await page.getByTestId('open-working-tree').click();
   const panel = page.getByTestId('working-tree');
   await expect(panel).toContainText('No changes in the working tree.');
   await panel.getByTestId('edit-file').click();
   const editor = panel.locator('.cm-content');
-  await expect(editor).toContainText('A small repository');
+  await expect(editor).toContainText('Getting started');
   await editor.click();
   await page.keyboard.press('Control+End');
   await page.keyboard.type('Edited in the browser.');
   await page.keyboard.press('Enter');
   await panel.getByTestId('editor-save').click();
 
-  const row = panel.locator('.status-row[data-path="README.md"]');
+  const row = panel.locator('.status-row[data-path="docs/guide.txt"]');
   await expect(row).toHaveAttribute('data-unstaged', 'modified');
   await expect(row).toHaveAttribute('data-staged', '');
   await row.getByRole('button', { name: 'Stage' }).click();
@@ -62,7 +63,7 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
 
   await panel.getByTestId('commit-open').click();
   const dialog = panel.getByTestId('commit-dialog');
-  await dialog.getByTestId('commit-message').fill('Edit the readme in the browser');
+  await dialog.getByTestId('commit-message').fill('Edit the guide in the browser');
   await dialog.getByTestId('author-name').fill('Ada Lovelace');
   await dialog.getByTestId('author-email').fill('ada@example.com');
   await dialog.getByTestId('commit-submit').click();
@@ -70,12 +71,14 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
   await expect(panel).toContainText('No changes in the working tree.');
   // The history shows the new commit first.
   await expect(page.getByTestId('commit-list').locator('li').first()).toContainText(
-    'Edit the readme in the browser',
+    'Edit the guide in the browser',
   );
 
   const before = await stats();
   await panel.getByTestId('push').click();
-  await expect(panel.getByTestId('push-result')).toContainText('Pushed main: 1 commit, 1 tree, 1 file sent.');
+  await expect(panel.getByTestId('push-result')).toContainText(
+    'Pushed main: 1 commit, 2 trees, 1 file sent.',
+  );
   const after = await stats();
   expect(after.pushes).toBe(before.pushes + 1);
   // The push itself fetched nothing (the checkout after the clone did fetch, before `before`).
@@ -84,9 +87,9 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
   const tip = gitIn(bare, ['rev-parse', 'main']);
   expect(gitIn(bare, ['rev-parse', `${tip}~1`])).toBe(base);
   expect(gitIn(bare, ['log', '-1', '--format=%an <%ae>|%cn <%ce>|%s', 'main'])).toBe(
-    'Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>|Edit the readme in the browser',
+    'Ada Lovelace <ada@example.com>|Ada Lovelace <ada@example.com>|Edit the guide in the browser',
   );
-  expect(gitIn(bare, ['show', 'main:README.md']).endsWith('Edited in the browser.')).toBe(true);
+  expect(gitIn(bare, ['show', 'main:docs/guide.txt']).endsWith('Edited in the browser.')).toBe(true);
   gitIn(bare, ['fsck', '--no-progress']);
 
   // The author is remembered for the next commit.
