@@ -195,17 +195,20 @@ describe('push', () => {
     }
   });
 
-  it('creates a new branch on the remote, sending only its new commit', async () => {
+  it('creates a new branch from an older commit, sending only its new commit', async () => {
     const { repoId } = await api.clone({ url: push.url('basic.git') });
-    await api.createBranch(repoId, 'topic');
+    // Made from main~3: the walk must find that the remote has it although no remote ref names it.
+    await api.createBranch(repoId, 'topic', (await bareGit(['rev-parse', 'main~3'])).trim());
     await api.checkout(repoId, 'topic');
-    await api.writeWorktreeFile(repoId, 'topic.txt', 'topic\n');
+    await api.writeWorktreeFile(repoId, 'topic.txt', 'a file only the topic branch has\n');
     await api.stage(repoId, ['topic.txt']);
     const { oid } = await api.commit(repoId, { message: 'Topic', author });
     const result = await api.push(repoId);
     expect(result.oldOid).toBe('0000000000000000000000000000000000000000');
     expect(result.sent).toMatchObject({ commits: 1, blobs: 1, trees: 1 });
     expect((await bareGit(['rev-parse', 'topic'])).trim()).toBe(oid);
+    const oracle = (await bareGit(['rev-list', '--objects', 'topic', '^main'])).split('\n').filter(Boolean);
+    expect(oracle).toHaveLength(3);
     await bareGit(['fsck', '--no-progress']);
   });
 });

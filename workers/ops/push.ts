@@ -243,40 +243,9 @@ export async function objectsToSend(
   const { signal, onCount } = hooks;
   const readCommit = async (oid: string) => (await git.readCommit({ fs, gitdir, oid, cache })).commit;
 
-  // Every commit the remote has. A shallow clone lacks the commits past its boundary: the walk stops there.
-  const remoteCommits = new Set<string>();
-  const stack = [...remoteTips];
-  while (stack.length > 0) {
-    const oid = stack.pop()!;
-    if (remoteCommits.has(oid)) continue;
-    throwIfAborted(signal);
-    remoteCommits.add(oid);
-    let parents: string[];
-    try {
-      parents = (await readCommit(oid)).parent;
-    } catch {
-      continue;
-    }
-    stack.push(...parents);
-  }
-
-  const newCommits: { oid: string; tree: string }[] = [];
+  const { newCommits, boundary } = await newCommitsOf(repo, tip, remoteTips, signal);
   const boundaryTrees = new Set<string>();
-  for (const oid of remoteTips) boundaryTrees.add((await readCommit(oid)).tree);
-  const seen = new Set<string>();
-  const pending = [tip];
-  while (pending.length > 0) {
-    const oid = pending.pop()!;
-    if (seen.has(oid) || remoteCommits.has(oid)) continue;
-    throwIfAborted(signal);
-    seen.add(oid);
-    const commit = await readCommit(oid);
-    newCommits.push({ oid, tree: commit.tree });
-    for (const parent of commit.parent) {
-      if (remoteCommits.has(parent)) boundaryTrees.add((await readCommit(parent)).tree);
-      else pending.push(parent);
-    }
-  }
+  for (const oid of boundary) boundaryTrees.add((await readCommit(oid)).tree);
 
   // Everything the boundary commits' trees name is on the remote: those trees are walked whole (trees only).
   const onRemote = new Set<string>();
@@ -328,6 +297,75 @@ export async function objectsToSend(
     trees: trees.length,
     blobs: blobs.length,
   };
+}
+
+// Commits read past the point where every queued commit is the remote's, for clocks that went backwards
+// (git's revision.c uses the same slop of 5).
+const WALK_SLOP = 5;
+
+/**
+ * `git rev-list tip --not remoteTips`, as git's revision walk does it: newest commit first from both sides,
+ * the remote's mark passed down to parents, stopping once only the remote's commits are left (plus a slop).
+ * So only the commits between the tips and their merge base are read, not the whole history. Returns the
+ * new commits (newest first) and the boundary: the remote's commits that are parents of new ones.
+ */
+async function newCommitsOf(
+  repo: RepoHandle,
+  tip: string,
+  remoteTips: string[],
+  signal: AbortSignal | undefined,
+): Promise<{ newCommits: { oid: string; tree: string }[]; boundary: string[] }> {
+  const { fs, gitdir, cache } = repo;
+  type Read = { time: number; tree: string; parents: string[] } | null;
+  const read = new Map<string, Read>();
+  const load = async (oid: string): Promise<Read> => {
+    if (!read.has(oid)) {
+      try {
+        const { commit } = await git.readCommit({ fs, gitdir, oid, cache });
+        read.set(oid, { time: commit.committer.timestamp, tree: commit.tree, parents: commit.parent });
+      } catch {
+        // Past a shallow clone's boundary: the walk stops there.
+        read.set(oid, null);
+      }
+    }
+    return read.get(oid)!;
+  };
+  const remote = new Set<string>();
+  const queued = new Set<string>();
+  const queue: { oid: string; time: number }[] = [];
+  const enqueue = async (oid: string, isRemote: boolean) => {
+    if (remote.has(oid) || (!isRemote && queued.has(oid))) return;
+    if (isRemote) remote.add(oid);
+    queued.add(oid);
+    const commit = await load(oid);
+    if (!commit) return;
+    // Newest first; ties keep insertion order.
+    let i = queue.length;
+    while (i > 0 && queue[i - 1].time < commit.time) i--;
+    queue.splice(i, 0, { oid, time: commit.time });
+  };
+  for (const oid of remoteTips) await enqueue(oid, true);
+  await enqueue(tip, false);
+
+  const walked: string[] = [];
+  let slop = WALK_SLOP;
+  while (queue.length > 0) {
+    throwIfAborted(signal);
+    if (queue.every((q) => remote.has(q.oid)) && --slop < 0) break;
+    const { oid } = queue.shift()!;
+    const commit = (await load(oid))!;
+    const isRemote = remote.has(oid);
+    if (!isRemote) walked.push(oid);
+    for (const parent of commit.parents) await enqueue(parent, isRemote);
+  }
+  const newCommits = walked
+    .filter((oid) => !remote.has(oid))
+    .map((oid) => ({ oid, tree: read.get(oid)!.tree }));
+  const boundary = new Set<string>();
+  for (const { oid } of newCommits) {
+    for (const parent of read.get(oid)!.parents) if (remote.has(parent)) boundary.add(parent);
+  }
+  return { newCommits, boundary: [...boundary] };
 }
 
 /** Moves `refs/remotes/origin/<branch>` in packed-refs, where the clone keeps remote-tracking refs. */
