@@ -16,8 +16,8 @@ import { GitHttpClient } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
 import { readPackets } from '../wire/pktLine.ts';
 import { buildReceivePackRequest, parseReportStatus, ZERO_OID } from '../wire/receivePack.ts';
-import type { OperationHooks } from './clone.ts';
 import { OperationError, PushRejectedError, throwIfAborted } from './errors.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { openRepo, type RepoHandle } from './repoAccess.ts';
 
 export type PushProgress =

@@ -7,10 +7,10 @@
 import git from 'isomorphic-git';
 import { GITDIR, mkdirp, writeAllOrNothing } from '../store/repoFs.ts';
 import { checkout, WORKTREE_DIR } from './checkout.ts';
-import type { OperationHooks } from './clone.ts';
 import type { FileDiff } from './diff.ts';
 import { diffFile } from './diff.ts';
 import { OperationError } from './errors.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { openRepo, type RepoHandle } from './repoAccess.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
