@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunch } from './e2e/chromium.ts';
 
@@ -5,9 +7,13 @@ import { chromiumLaunch } from './e2e/chromium.ts';
 const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
 const GIT_PORT = APP_PORT + 1;
 const PROXY_PORT = APP_PORT + 2;
+const PUSH_PORT = APP_PORT + 3;
 // The spec files read these; the test workers inherit the config process's environment.
 process.env.GIT_SERVER_URL ??= `http://127.0.0.1:${GIT_PORT}`;
 process.env.CORS_PROXY_URL ??= `http://127.0.0.1:${PROXY_PORT}`;
+process.env.PUSH_SERVER_URL ??= `http://127.0.0.1:${PUSH_PORT}`;
+// The push server's repositories, which e2e/push.spec.ts replaces with fresh copies before it pushes.
+process.env.PUSH_ROOT ??= join(tmpdir(), `blobless-e2e-push-${APP_PORT}`);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -21,10 +27,14 @@ export default defineConfig({
     launchOptions: chromiumLaunch(),
   },
   webServer: {
-    command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT} --proxy-port ${PROXY_PORT}`,
+    command: `npx tsx server/start.ts --app-port ${APP_PORT} --git-port ${GIT_PORT} --proxy-port ${PROXY_PORT} --push-port ${PUSH_PORT} --push-root ${process.env.PUSH_ROOT}`,
     url: `http://localhost:${APP_PORT}`,
     reuseExistingServer: !process.env.CI,
     timeout: 180_000,
-    env: { GIT_SERVER_URL: process.env.GIT_SERVER_URL, CORS_PROXY_URL: process.env.CORS_PROXY_URL },
+    env: {
+      GIT_SERVER_URL: process.env.GIT_SERVER_URL,
+      CORS_PROXY_URL: process.env.CORS_PROXY_URL,
+      PUSH_SERVER_URL: process.env.PUSH_SERVER_URL,
+    },
   },
 });

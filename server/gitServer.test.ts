@@ -13,6 +13,7 @@ import {
   STATS_RESET_PATH,
   startGitServer,
 } from './gitServer.ts';
+import { emptyRepoStats } from './repoStats.ts';
 
 const gitServerUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -144,6 +145,9 @@ describe('git clone through the server', () => {
     expect(stats.requests).toBeGreaterThanOrEqual(2);
     expect(stats.bytesSent).toBeGreaterThan(0);
     expect(stats.bytesReceived).toBeGreaterThan(0);
+    // The clone's fetch and the checkout's lazy blob fetch (not the ls-refs POST); no push.
+    expect(stats.fetches).toBe(2);
+    expect(stats.pushes).toBe(0);
     expect(server.stats().total.requests).toBe(stats.requests);
     const overHttp = (await (await fetch(`${server.url}${STATS_PATH}`)).json()) as ServerStats;
     expect(overHttp.repos['basic.git']).toEqual(stats);
@@ -156,7 +160,7 @@ describe('git clone through the server', () => {
     expect(res.status).toBe(204);
     expect(server.stats()).toEqual({
       repos: {},
-      total: { requests: 0, preflights: 0, bytesSent: 0, bytesReceived: 0 },
+      total: emptyRepoStats(),
     });
     await fetch(`${server.url}${STATS_PATH}`).then((r) => r.json());
     expect(server.stats().total.requests).toBe(0);
@@ -274,6 +278,7 @@ describe('receive-pack', () => {
       expect(
         await git(['--git-dir', join(root, 'basic.git'), 'rev-parse', '--verify', 'refs/heads/accepted']),
       ).toMatch(/^[0-9a-f]{40}$/);
+      expect(server.stats('basic.git').pushes).toBe(1);
     } finally {
       await server.close();
     }

@@ -149,8 +149,16 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       countSent(n);
     };
     counters.requests++;
+    if (req.method === 'POST' && path.endsWith('/git-receive-pack')) counters.pushes++;
+    const countsFetch = req.method === 'POST' && path.endsWith('/git-upload-pack');
+    let first = true;
     req.on('data', (chunk: Buffer) => {
       counters.bytesReceived += chunk.length;
+      // gitprotocol-v2: a request opens with its command line; v0 POSTs to upload-pack are all fetches.
+      if (countsFetch && first && !chunk.subarray(0, 24).toString('latin1').includes('command=ls-refs')) {
+        counters.fetches++;
+      }
+      first = false;
     });
     if (req.method !== 'GET' && req.method !== 'POST') {
       req.resume();

@@ -8,6 +8,13 @@ export interface RepoStats {
   requests: number;
   /** CORS preflights (OPTIONS), counted apart because browsers cache them and Node clients never send them. */
   preflights: number;
+  /**
+   * `POST git-upload-pack` requests that ask for objects: a clone's fetch, a lazy blob fetch, not an
+   * `ls-refs` (a gzip-compressed body, which git sends for large requests, counts: an overcount at worst).
+   */
+  fetches: number;
+  /** `POST git-receive-pack` requests: pushes. */
+  pushes: number;
   /** Response body bytes, as written to the socket (after http-backend's own compression, if any). */
   bytesSent: number;
   /** Request body bytes, as received (still gzip-compressed when the client compressed them). */
@@ -20,7 +27,7 @@ export interface ServerStats {
 }
 
 export function emptyRepoStats(): RepoStats {
-  return { requests: 0, preflights: 0, bytesSent: 0, bytesReceived: 0 };
+  return { requests: 0, preflights: 0, fetches: 0, pushes: 0, bytesSent: 0, bytesReceived: 0 };
 }
 
 /** Per-repository counters; tests in other processes read them over HTTP, so they are plain numbers. */
@@ -44,6 +51,8 @@ export class RepoStatsTable {
       repos[repo] = { ...stats };
       total.requests += stats.requests;
       total.preflights += stats.preflights;
+      total.fetches += stats.fetches;
+      total.pushes += stats.pushes;
       total.bytesSent += stats.bytesSent;
       total.bytesReceived += stats.bytesReceived;
     }

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,6 +21,10 @@ const { values } = parseArgs({
     'app-port': { type: 'string', default: process.env.APP_PORT ?? '8080' },
     'git-port': { type: 'string', default: process.env.GIT_PORT ?? '8081' },
     'proxy-port': { type: 'string', default: process.env.PROXY_PORT ?? '8082' },
+    /** A second git server that accepts pushes, serving fresh copies of PUSH_FIXTURES. */
+    'push-port': { type: 'string', default: process.env.PUSH_PORT ?? '8083' },
+    /** Where those copies go (emptied first); a new temporary folder when omitted. */
+    'push-root': { type: 'string', default: process.env.PUSH_ROOT },
     host: { type: 'string', default: '127.0.0.1' },
   },
 });
@@ -37,11 +43,25 @@ const git = await startGitServer({
   host: values.host,
 });
 
+// Pushing changes a repository: the push server gets its own copies, made anew at every start, never the
+// fixture cache the other server and the tests read.
+const PUSH_FIXTURES = ['basic.git', 'features.git'];
+const pushRoot = values['push-root'] ?? (await mkdtemp(join(tmpdir(), 'blobless-push-')));
+await rm(pushRoot, { recursive: true, force: true });
+for (const repo of PUSH_FIXTURES)
+  await cp(join(fixtures.dir, repo), join(pushRoot, repo), { recursive: true });
+const pushGit = await startGitServer({
+  root: pushRoot,
+  receivePackRepos: PUSH_FIXTURES,
+  port: Number(values['push-port']),
+  host: values.host,
+});
+
 // Real hosts are reached over https; the demo server is this machine's, so it is named as a local host.
 const proxy = await startCorsProxy({
   port: Number(values['proxy-port']),
   host: values.host,
-  localHosts: [new URL(git.url).host],
+  localHosts: [new URL(git.url).host, new URL(pushGit.url).host],
   allowedOrigins: [`http://localhost:${values['app-port']}`, `http://127.0.0.1:${values['app-port']}`],
 });
 
@@ -80,6 +100,7 @@ const appUrl = `http://${values.host === '127.0.0.1' ? 'localhost' : values.host
 const demo = `${git.url}/features.git`;
 
 console.log(`Git server: ${git.url} (repos: ${fixtures.repos.join(', ')})`);
+console.log(`Push server: ${pushGit.url} (fresh copies of ${PUSH_FIXTURES.join(', ')} in ${pushRoot})`);
 console.log(`CORS proxy: ${proxy.url}/<host>/<repo path> (git smart-HTTP only)`);
 console.log(`\nBlobless is running. Open:\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`);
 
@@ -98,6 +119,7 @@ function cacheHeaders(res: ServerResponse, pathname: string): void {
 function shutdown() {
   app.close();
   void proxy.close();
+  void pushGit.close();
   void git.close().then(() => process.exit(0));
 }
 process.on('SIGINT', shutdown);

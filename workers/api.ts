@@ -1,4 +1,5 @@
 import { type BlameProgress, type BlameResult, blame } from './ops/blame.ts';
+import { createBranch, deleteBranch } from './ops/branches.ts';
 import {
   type CheckoutOptions,
   type CheckoutProgress,
@@ -6,6 +7,7 @@ import {
   checkout,
 } from './ops/checkout.ts';
 import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/clone.ts';
+import { type CommitOptions, type CommitResult, commit } from './ops/commit.ts';
 import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
@@ -14,6 +16,7 @@ import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
+import { type PushOptions, type PushProgress, type PushResult, push } from './ops/push.ts';
 import { type FileContent, readFile } from './ops/readFile.ts';
 import {
   type MinimalEntry,
@@ -26,12 +29,25 @@ import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
 import { listPaths } from './ops/treePaths.ts';
+import {
+  deleteWorktreeFile,
+  readWorktreeFile,
+  renameWorktreeFile,
+  type StatusEntry,
+  stage,
+  stagedDiff,
+  status,
+  unstage,
+  type WorktreeStatus,
+  writeWorktreeFile,
+} from './ops/worktree.ts';
 import { forgetCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
 
 export type { BlameLine } from './ops/blame.ts';
+export type { Author } from './ops/commit.ts';
 export type { FileChange } from './ops/diff.ts';
 export type { FileHistoryEntry } from './ops/fileHistory.ts';
 export type { TreeEntry } from './ops/tree.ts';
@@ -46,6 +62,8 @@ export type {
   CloneProgress,
   CloneResult,
   CommitDiff,
+  CommitOptions,
+  CommitResult,
   CommitSummary,
   Comparison,
   FileContent,
@@ -57,10 +75,15 @@ export type {
   MinimalProgress,
   MinimalRead,
   Presence,
+  PushOptions,
+  PushProgress,
+  PushResult,
   ReadMinimalOptions,
   RefList,
   RepoRecord,
+  StatusEntry,
   TreeListing,
+  WorktreeStatus,
 };
 
 /**
@@ -202,6 +225,65 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FileDiff> {
     return diffFile(repoId, oldOid, newOid, { signal });
+  },
+
+  // Writing: the working tree, staging, commits, branches and push. Each checks out HEAD first when the
+  // repo has no working tree yet.
+
+  /** Changed paths: the index against HEAD and the working files against the index. */
+  status(repoId: string): Promise<WorktreeStatus> {
+    return status(repoId);
+  },
+
+  stage(repoId: string, paths: string[]): Promise<void> {
+    return stage(repoId, paths);
+  },
+
+  unstage(repoId: string, paths: string[]): Promise<void> {
+    return unstage(repoId, paths);
+  },
+
+  /** The staged change of one file (HEAD against the index). */
+  stagedDiff(repoId: string, path: string, signal?: AbortSignal): Promise<FileDiff> {
+    return stagedDiff(repoId, path, { signal });
+  },
+
+  readWorktreeFile(repoId: string, path: string): Promise<Uint8Array> {
+    return readWorktreeFile(repoId, path);
+  },
+
+  writeWorktreeFile(repoId: string, path: string, content: string | Uint8Array): Promise<void> {
+    return writeWorktreeFile(repoId, path, content);
+  },
+
+  renameWorktreeFile(repoId: string, from: string, to: string): Promise<void> {
+    return renameWorktreeFile(repoId, from, to);
+  },
+
+  deleteWorktreeFile(repoId: string, path: string): Promise<void> {
+    return deleteWorktreeFile(repoId, path);
+  },
+
+  commit(repoId: string, options: CommitOptions): Promise<CommitResult> {
+    return commit(repoId, options);
+  },
+
+  createBranch(repoId: string, name: string, start?: string): Promise<string> {
+    return createBranch(repoId, name, start);
+  },
+
+  deleteBranch(repoId: string, name: string): Promise<void> {
+    return deleteBranch(repoId, name);
+  },
+
+  /** Sends the branch's new commits through receive-pack; never fetches a blob. */
+  push(
+    repoId: string,
+    options?: PushOptions,
+    onProgress?: (p: PushProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<PushResult> {
+    return push(repoId, options, { onProgress, signal });
   },
 };
 

@@ -14,6 +14,7 @@ import { OpenFromLink } from './OpenFromLink.tsx';
 import { RefSwitcher } from './RefSwitcher.tsx';
 import { ShortcutSheet } from './ShortcutSheet.tsx';
 import { StatusLine } from './StatusLine.tsx';
+import { WorkingTree } from './WorkingTree.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
 export function RepoView({ route }: { route: Route }) {
@@ -49,6 +50,9 @@ function typing(target: EventTarget | null): boolean {
 
 function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route: Route; gitRef: string }) {
   const [dialog, setDialog] = useState<'goto' | 'keys' | null>(null);
+  const [writing, setWriting] = useState(false);
+  // Bumped by a commit or a branch switch from the working tree, so the views read the new HEAD.
+  const [version, setVersion] = useState(0);
   // The commit the ref names now: what permalinks and `y` put in the address.
   const [commit, setCommit] = useState<string | undefined>(undefined);
   useEffect(() => {
@@ -57,7 +61,7 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
       (c) => setCommit(c.oid),
       () => undefined,
     );
-  }, [repo.id, ref]);
+  }, [repo.id, ref, version]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
@@ -87,6 +91,14 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
         <div class="repo-title">
           <h2>{repo.name}</h2>
           <RefSwitcher repoId={repo.id} current={ref} />
+          <button
+            type="button"
+            data-testid="open-working-tree"
+            aria-pressed={writing}
+            onClick={() => setWriting(!writing)}
+          >
+            {writing ? 'Close changes' : 'Edit & commit'}
+          </button>
         </div>
         <p class="muted repo-url">{repo.url}</p>
         <p class="repo-meta muted">
@@ -125,7 +137,17 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
           </button>
         </nav>
       </section>
-      <div class="repo-columns">
+      {writing && (
+        <WorkingTree
+          repoId={repo.id}
+          openPath={route.commit || route.compare || route.view ? '' : route.path}
+          onCommitted={(branch) => {
+            setVersion((v) => v + 1);
+            if (branch && branch !== ref) navigate({ ref: branch, commit: null });
+          }}
+        />
+      )}
+      <div class="repo-columns" key={version}>
         {route.compare ? (
           <CompareView repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (

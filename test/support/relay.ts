@@ -40,7 +40,9 @@ export type RelayMode =
    * the checkout's blob fetches after) up to `afterBytes` bytes, then hold the rest until release(): a
    * request caught in the middle, for as long as a test needs.
    */
-  | { kind: 'hold'; post: number; afterBytes: number };
+  | { kind: 'hold'; post: number; afterBytes: number }
+  /** Break nothing: pass everything through and keep each request's path and body in `requests`. */
+  | { kind: 'record'; requests: { path: string; body: Buffer }[] };
 
 export interface Relay {
   url: string;
@@ -188,6 +190,7 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      if (mode.kind === 'record') mode.requests.push({ path: req.url ?? '', body });
       const isFetch = body.includes('command=fetch');
       const up = request(
         {
@@ -215,7 +218,8 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
             mode.kind === 'hold' ||
             mode.kind === 'post-answer' ||
             mode.kind === 'only-for' ||
-            mode.kind === 'hide-fetch-capability'
+            mode.kind === 'hide-fetch-capability' ||
+            mode.kind === 'record'
           ) {
             upRes.pipe(res);
             return;

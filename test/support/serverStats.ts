@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { type RepoStats, STATS_PATH, STATS_RESET_PATH } from '../../server/repoStats.ts';
+import { emptyRepoStats, type RepoStats, STATS_PATH, STATS_RESET_PATH } from '../../server/repoStats.ts';
 
 export type { RepoStats };
 
@@ -14,5 +14,5 @@ export async function resetStats(): Promise<void> {
 export async function repoStats(repo: string): Promise<RepoStats> {
   const res = await fetch(`${gitServerUrl()}${STATS_PATH}`);
   const body = (await res.json()) as { repos: Record<string, RepoStats> };
-  return body.repos[repo] ?? { requests: 0, preflights: 0, bytesSent: 0, bytesReceived: 0 };
+  return body.repos[repo] ?? emptyRepoStats();
 }

@@ -21,6 +21,21 @@ export type OperationErrorCode =
   | 'HOSTILE_REF_NAME'
   /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch). */
   | 'UNSUPPORTED_PROTOCOL'
+  /** A path given for the working tree leaves it, names `.git`, or is empty. */
+  | 'INVALID_PATH'
+  /** A commit message, author, branch name or other argument that git would refuse. */
+  | 'INVALID_INPUT'
+  /** Nothing is staged: the commit would record the same tree as HEAD. */
+  | 'NOTHING_TO_COMMIT'
+  | 'BRANCH_EXISTS'
+  /** An operation that needs a branch (commit's target, push's source) found HEAD detached, or the reverse. */
+  | 'DETACHED_HEAD'
+  /** The remote has commits the local branch lacks: fetch and merge (pull) first. PushRejectedError. */
+  | 'PUSH_NON_FAST_FORWARD'
+  /** The server refused the update for another reason (a hook, a protected branch). PushRejectedError. */
+  | 'PUSH_REJECTED'
+  /** The server does not accept pushes from us (403 on receive-pack). */
+  | 'PUSH_FORBIDDEN'
   | 'INTERNAL';
 
 export class OperationError extends Error {
@@ -60,6 +75,21 @@ export class HostileTreeError extends OperationError {
       'HOSTILE_TREE',
       `The repository holds a tree git refuses, at ${show(path)}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
     );
+  }
+}
+
+/**
+ * A push the remote (or, for a non-fast-forward seen before sending, we) refused. Nothing local changed:
+ * the branch, its commits and the working tree are as they were. `remoteMessage` is the server's reason.
+ */
+export class PushRejectedError extends OperationError {
+  constructor(
+    code: 'PUSH_NON_FAST_FORWARD' | 'PUSH_REJECTED',
+    readonly ref: string,
+    message: string,
+    readonly remoteMessage?: string,
+  ) {
+    super(code, message);
   }
 }
 

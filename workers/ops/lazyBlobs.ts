@@ -9,7 +9,7 @@ import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
 import { packSetFor } from '../store/packSet.ts';
 import { addFetched, getRepo } from '../store/registry.ts';
-import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
+import { flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
 import { RemoteError, WireError } from '../wire/errors.ts';
@@ -153,11 +153,14 @@ export async function ensureBlobs(
   hooks: BlobFetchHooks = {},
 ): Promise<BlobFetchResult> {
   const { signal, onProgress } = hooks;
-  const wanted = normalize(oids);
   if (signal?.aborted) throw abortedError();
   const packSet = await packSetFor(repoId);
   const result: BlobFetchResult = { fetched: 0, requests: 0, bytes: 0, objects: [] };
-  if (packSet.missing(wanted).length === 0) return result;
+  const notPacked = packSet.missing(normalize(oids));
+  if (notPacked.length === 0) return result;
+  // Objects made here (staged files, commits) are loose, and the server has never seen them.
+  const wanted = await withoutLoose(repoId, notPacked);
+  if (wanted.length === 0) return result;
 
   const record = await getRepo(repoId);
   if (!record) {
@@ -385,6 +388,19 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
     await addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length);
   }
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
+}
+
+async function withoutLoose(repoId: string, oids: string[]): Promise<string[]> {
+  const fs = openRepoFs(repoId).promises;
+  const loose = await Promise.all(
+    oids.map((oid) =>
+      fs.stat(`${GITDIR}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return oids.filter((_, i) => !loose[i]);
 }
 
 /**

@@ -15,3 +15,19 @@ export function serializePackedRefs(refs: PackedRef[]): string {
   }
   return out;
 }
+
+/** Reads `packed-refs`: `<oid> <name>` lines, each optionally followed by its `^<peeled>` line. */
+export function parsePackedRefs(text: string): PackedRef[] {
+  const refs: PackedRef[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('^')) {
+      const last = refs[refs.length - 1];
+      if (last) last.peeled = line.slice(1);
+      continue;
+    }
+    const space = line.indexOf(' ');
+    if (space === 40) refs.push({ oid: line.slice(0, 40), name: line.slice(41) });
+  }
+  return refs;
+}

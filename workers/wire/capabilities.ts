@@ -45,8 +45,14 @@ export type InfoRefs =
 const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const DUMB_SERVER_LINE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?\t/;
 
-/** Parses a complete info/refs response body. */
-export function parseInfoRefs(body: Uint8Array): InfoRefs {
+/**
+ * Parses a complete info/refs response body. `service` is the one asked for: receive-pack always answers
+ * with a v0 ref advertisement (there is no v2 push).
+ */
+export function parseInfoRefs(
+  body: Uint8Array,
+  service: 'git-upload-pack' | 'git-receive-pack' = 'git-upload-pack',
+): InfoRefs {
   const packets = decodeAdvertisement(body);
   let index = 0;
 
@@ -54,15 +60,15 @@ export function parseInfoRefs(body: Uint8Array): InfoRefs {
   // git http-backend omits both when it answers in v2 (the v2 reply starts at "version 2"); GitHub sends them.
   const first = packets[0];
   if (first?.type === 'data' && packetText(first).startsWith('# service=')) {
-    const service = packetText(first).slice('# service='.length);
-    if (service !== 'git-upload-pack') {
+    const advertised = packetText(first).slice('# service='.length);
+    if (advertised !== service) {
       throw new WireError(
         'PROTOCOL_UNEXPECTED',
-        `The server advertised the service "${service}" where "git-upload-pack" was requested`,
+        `The server advertised the service "${advertised}" where "${service}" was requested`,
       );
     }
     if (packets[1]?.type !== 'flush') {
-      throw unexpected(packets[1], 'the flush packet after "# service=git-upload-pack"');
+      throw unexpected(packets[1], `the flush packet after "# service=${service}"`);
     }
     index = 2;
   }

@@ -1,0 +1,198 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api, type StatusEntry } from '../workers/api.ts';
+import { classify } from '../workers/ops/worktree.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { git as gitCli } from './support/git.ts';
+import { failure } from './support/repoChecks.ts';
+import { exportWorktree, readLightningWorktree } from './support/worktree.ts';
+
+const serverUrl = inject('gitServerUrl');
+let tmp: string;
+let exports = 0;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-worktree-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** The repo as git sees it on disk: the working tree with the git directory as its `.git`. */
+async function exportRepo(repoId: string): Promise<string> {
+  const dest = join(tmp, `repo-${exports++}`);
+  await exportWorktree(openRepoFs(repoId), dest);
+  await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
+  return dest;
+}
+
+/** Our status in `git status --porcelain` form. */
+function porcelain(entries: StatusEntry[]): string[] {
+  const x = { added: 'A', modified: 'M', deleted: 'D' } as const;
+  const y = { modified: 'M', deleted: 'D' } as const;
+  const lines: string[] = [];
+  for (const e of entries) {
+    // git shows a staged deletion whose file is back as two lines: "D " and "??".
+    if (e.unstaged === 'untracked') {
+      if (e.staged) lines.push(`${x[e.staged]}  ${e.path}`);
+      lines.push(`?? ${e.path}`);
+    } else lines.push(`${e.staged ? x[e.staged] : ' '}${e.unstaged ? y[e.unstaged] : ' '} ${e.path}`);
+  }
+  return lines.sort();
+}
+
+async function gitPorcelain(dir: string): Promise<string[]> {
+  const out = await gitCli(['status', '--porcelain', '--no-renames', '--untracked-files=all'], { cwd: dir });
+  return out.split('\n').filter(Boolean).sort();
+}
+
+const author = { name: 'Ada Lovelace', email: 'ada@example.com' };
+
+describe('working tree status, staging and commit', () => {
+  let repoId: string;
+  beforeAll(async () => {
+    ({ repoId } = await api.clone({ url: `${serverUrl}/basic.git` }));
+  });
+
+  it('checks out HEAD first when the clone has no working tree, and then reports nothing changed', async () => {
+    expect(
+      await openRepoFs(repoId)
+        .promises.stat(`${GITDIR}/index`)
+        .catch(() => null),
+    ).toBeNull();
+    const status = await api.status(repoId);
+    expect(status.branch).toBe('main');
+    expect(status.entries).toEqual([]);
+    expect((await readLightningWorktree(openRepoFs(repoId))).map((e) => e.path)).toContain('src/greet.js');
+  });
+
+  it('reports every kind of change as git status --porcelain does', async () => {
+    await api.writeWorktreeFile(repoId, 'src/greet.js', 'export const greet = (n) => "Hey " + n;\n');
+    await api.stage(repoId, ['src/greet.js']);
+    await api.writeWorktreeFile(repoId, 'README.md', '# basic, edited\n');
+    await api.writeWorktreeFile(repoId, 'notes/todo.txt', 'untracked\n');
+    await api.writeWorktreeFile(repoId, 'docs/added.md', 'staged new file\n');
+    await api.stage(repoId, ['docs/added.md']);
+    await api.deleteWorktreeFile(repoId, 'docs/guide.txt');
+    await api.deleteWorktreeFile(repoId, 'src/main.js');
+    await api.stage(repoId, ['src/main.js']);
+    await api.writeWorktreeFile(repoId, 'src/farewell.js', 'staged\n');
+    await api.stage(repoId, ['src/farewell.js']);
+    await api.writeWorktreeFile(repoId, 'src/farewell.js', 'staged, then changed again\n');
+
+    const ours = porcelain((await api.status(repoId)).entries);
+    expect(ours).toEqual(await gitPorcelain(await exportRepo(repoId)));
+    expect(ours).toHaveLength(7);
+  });
+
+  it('unstages back to HEAD and renames as a delete plus a new file', async () => {
+    await api.unstage(repoId, ['src/main.js', 'docs/added.md']);
+    await api.renameWorktreeFile(repoId, 'notes/todo.txt', 'todo.txt');
+    const ours = porcelain((await api.status(repoId)).entries);
+    expect(ours).toContain(' D src/main.js');
+    expect(ours).toContain('?? docs/added.md');
+    expect(ours).toContain('?? todo.txt');
+    // The emptied folder is gone, as with git mv.
+    expect(
+      await openRepoFs(repoId)
+        .promises.stat('/notes')
+        .catch(() => null),
+    ).toBeNull();
+    expect(ours).toEqual(await gitPorcelain(await exportRepo(repoId)));
+  });
+
+  it('shows the staged change of a file, HEAD against the index', async () => {
+    const diff = await api.stagedDiff(repoId, 'src/greet.js');
+    const added = diff.hunks.flatMap((h) => h.lines).filter((l) => l.kind === '+');
+    expect(added.map((l) => l.text)).toEqual(['export const greet = (n) => "Hey " + n;']);
+  });
+
+  it('commits what is staged; git reads the commit and fsck passes', async () => {
+    const before = await api.status(repoId);
+    const { oid, branch } = await api.commit(repoId, { message: 'Greet briefly', author });
+    expect(branch).toBe('main');
+    const dir = await exportRepo(repoId);
+    const raw = await gitCli(['cat-file', '-p', oid], { cwd: dir });
+    expect(raw).toMatch(
+      /^tree [0-9a-f]{40}\nparent [0-9a-f]{40}\nauthor Ada Lovelace <ada@example\.com> \d+ [+-]\d{4}\ncommitter Ada Lovelace <ada@example\.com> /,
+    );
+    expect(raw.endsWith('\n\nGreet briefly\n')).toBe(true);
+    expect(await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).toBe(`${oid}\n`);
+    // The new blobs are the working files' bytes.
+    expect(await gitCli(['rev-parse', `${oid}:src/greet.js`], { cwd: dir })).toBe(
+      await gitCli(['hash-object', 'src/greet.js'], { cwd: dir }),
+    );
+    // What was staged is committed; the unstaged changes are still there, and nothing else is.
+    expect(await gitCli(['diff', '--cached', '--name-status'], { cwd: dir })).toBe('');
+    expect(await gitCli(['diff', '--name-status', 'HEAD~1', 'HEAD'], { cwd: dir })).toBe(
+      'M\tsrc/farewell.js\nM\tsrc/greet.js\n',
+    );
+    const after = porcelain((await api.status(repoId)).entries);
+    expect(after).toEqual(await gitPorcelain(dir));
+    // src/greet.js is committed; src/farewell.js keeps only its unstaged change.
+    expect(after).toHaveLength(before.entries.length - 1);
+    await gitCli(['fsck', '--no-progress'], { cwd: dir });
+  });
+
+  it('amends HEAD: same parent, new message', async () => {
+    const fs = openRepoFs(repoId);
+    const head = await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' });
+    const parent = (await git.readCommit({ fs, gitdir: GITDIR, oid: head })).commit.parent;
+    const { oid } = await api.commit(repoId, { message: 'Greet briefly, and say bye', author, amend: true });
+    const amended = (await git.readCommit({ fs, gitdir: GITDIR, oid })).commit;
+    expect(amended.parent).toEqual(parent);
+    expect(amended.message).toBe('Greet briefly, and say bye\n');
+    await gitCli(['fsck', '--no-progress'], { cwd: await exportRepo(repoId) });
+  });
+
+  it('refuses a commit with nothing staged, an empty message or a bad author, keeping everything', async () => {
+    const head = await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' });
+    expect((await failure(api.commit(repoId, { message: 'x', author }))).code).toBe('NOTHING_TO_COMMIT');
+    await api.stage(repoId, ['README.md']);
+    expect((await failure(api.commit(repoId, { message: '  ', author }))).code).toBe('INVALID_INPUT');
+    const bad = { name: 'Eve <e>', email: 'e@example.com' };
+    expect((await failure(api.commit(repoId, { message: 'x', author: bad }))).code).toBe('INVALID_INPUT');
+    expect(await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' })).toBe(head);
+  });
+
+  it('refuses paths outside the working tree or inside .git', async () => {
+    for (const path of ['../x', '.git/config', 'a//b', '/', 'src/../../x']) {
+      expect((await failure(api.writeWorktreeFile(repoId, path, 'x'))).code).toBe('INVALID_PATH');
+    }
+  });
+
+  it('creates, switches to and deletes branches', async () => {
+    const head = await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' });
+    await api.commit(repoId, { message: 'Readme', author });
+    expect(await api.createBranch(repoId, 'topic', head)).toBe(head);
+    expect((await failure(api.createBranch(repoId, 'topic'))).code).toBe('BRANCH_EXISTS');
+    expect((await failure(api.createBranch(repoId, 'bad..name'))).code).toBe('INVALID_INPUT');
+    await api.checkout(repoId, 'topic', { force: true });
+    expect((await api.status(repoId)).branch).toBe('topic');
+    expect((await failure(api.deleteBranch(repoId, 'topic'))).code).toBe('INVALID_INPUT');
+    await api.checkout(repoId, 'main', { force: true });
+    await api.deleteBranch(repoId, 'topic');
+    expect((await api.listRefs(repoId)).branches).not.toContain('topic');
+  });
+});
+
+describe('classify', () => {
+  it('maps every statusMatrix row git status can produce', () => {
+    expect(classify(1, 1, 1)).toEqual({ staged: null, unstaged: null });
+    expect(classify(0, 2, 0)).toEqual({ staged: null, unstaged: 'untracked' });
+    expect(classify(0, 2, 2)).toEqual({ staged: 'added', unstaged: null });
+    expect(classify(0, 2, 3)).toEqual({ staged: 'added', unstaged: 'modified' });
+    expect(classify(1, 2, 1)).toEqual({ staged: null, unstaged: 'modified' });
+    expect(classify(1, 2, 2)).toEqual({ staged: 'modified', unstaged: null });
+    expect(classify(1, 2, 3)).toEqual({ staged: 'modified', unstaged: 'modified' });
+    expect(classify(1, 0, 1)).toEqual({ staged: null, unstaged: 'deleted' });
+    expect(classify(1, 0, 0)).toEqual({ staged: 'deleted', unstaged: null });
+    expect(classify(1, 1, 0)).toEqual({ staged: 'deleted', unstaged: 'untracked' });
+    expect(classify(1, 1, 3)).toEqual({ staged: 'modified', unstaged: 'modified' });
+    expect(classify(0, 0, 3)).toEqual({ staged: 'added', unstaged: 'deleted' });
+  });
+});

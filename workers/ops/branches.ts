@@ -1,0 +1,62 @@
+// Local branches: create and delete. Switching is a checkout (checkout.ts), which fetches what it lacks.
+
+import git from 'isomorphic-git';
+import { writeAllOrNothing } from '../store/repoFs.ts';
+import { OperationError } from './errors.ts';
+import { openRepo, resolveCommit } from './repoAccess.ts';
+
+/**
+ * git check-ref-format's rules for a branch name (refs.c check_refname_component): no `..`, control
+ * characters, space, `~^:?*[\`, `@{`, no component starting with `.` or ending with `.lock`, no `//`, not
+ * ending in `/` or `.`, and not `@` or `HEAD`.
+ */
+export function checkBranchName(name: string): string {
+  const bad =
+    name === '' ||
+    name === '@' ||
+    name === 'HEAD' ||
+    name.startsWith('-') ||
+    name.includes('..') ||
+    name.includes('@{') ||
+    name.includes('//') ||
+    /[\x00-\x20\x7f~^:?*[\\]/.test(name) ||
+    name.startsWith('/') ||
+    name.endsWith('/') ||
+    name.endsWith('.') ||
+    name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
+  if (bad) throw new OperationError('INVALID_INPUT', `"${name}" is not a valid branch name.`);
+  return name;
+}
+
+/** Creates `name` at `start` (a branch, tag or commit; HEAD when omitted) without switching to it. */
+export async function createBranch(repoId: string, name: string, start = 'HEAD'): Promise<string> {
+  const repo = await openRepo(repoId);
+  const { fs, gitdir } = repo;
+  checkBranchName(name);
+  const exists = await git.resolveRef({ fs, gitdir, ref: `refs/heads/${name}` }).then(
+    () => true,
+    () => false,
+  );
+  if (exists) throw new OperationError('BRANCH_EXISTS', `A branch named "${name}" already exists.`);
+  const oid = await resolveCommit(repo, start);
+  await writeAllOrNothing(repoId, () => git.writeRef({ fs, gitdir, ref: `refs/heads/${name}`, value: oid }));
+  return oid;
+}
+
+/** Deletes a local branch (not the current one); its remote-tracking branch stays. */
+export async function deleteBranch(repoId: string, name: string): Promise<void> {
+  const { fs, gitdir } = await openRepo(repoId);
+  const current = await git.currentBranch({ fs, gitdir });
+  if (current === name) {
+    throw new OperationError(
+      'INVALID_INPUT',
+      `"${name}" is checked out. Switch to another branch before deleting it.`,
+    );
+  }
+  const exists = await git.resolveRef({ fs, gitdir, ref: `refs/heads/${name}` }).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) throw new OperationError('REF_NOT_FOUND', `There is no local branch "${name}".`);
+  await writeAllOrNothing(repoId, () => git.deleteBranch({ fs, gitdir, ref: name }));
+}
