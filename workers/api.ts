@@ -8,6 +8,7 @@ import {
 import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/clone.ts';
 import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
+import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/fetch.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
@@ -33,6 +34,7 @@ import { deleteRepoFs } from './store/repoFs.ts';
 
 export type { BlameLine } from './ops/blame.ts';
 export type { FileChange } from './ops/diff.ts';
+export type { RefUpdate } from './ops/fetch.ts';
 export type { FileHistoryEntry } from './ops/fileHistory.ts';
 export type { TreeEntry } from './ops/tree.ts';
 export type {
@@ -48,6 +50,9 @@ export type {
   CommitDiff,
   CommitSummary,
   Comparison,
+  FetchOptions,
+  FetchProgress,
+  FetchResult,
   FileContent,
   FileDiff,
   FileHistoryPage,
@@ -74,6 +79,16 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<CloneResult> {
     return clone(options, { onProgress, signal });
+  },
+
+  /** Brings new commits, branches and tags from the remote (a no-op costs two small requests). */
+  fetch(
+    repoId: string,
+    options?: FetchOptions,
+    onProgress?: (p: FetchProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FetchResult> {
+    return fetchRepo(repoId, options, { onProgress, signal });
   },
 
   /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */

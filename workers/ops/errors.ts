@@ -19,7 +19,7 @@ export type OperationErrorCode =
   | 'HOSTILE_TREE'
   /** The server named HEAD's branch with a name git refuses (`refs/heads/../../config`): nothing is cloned. */
   | 'HOSTILE_REF_NAME'
-  /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch). */
+  /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch). */
   | 'UNSUPPORTED_PROTOCOL'
   | 'INTERNAL';
 
