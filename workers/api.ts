@@ -15,6 +15,7 @@ import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
+import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/pull.ts';
 import { type FileContent, readFile } from './ops/readFile.ts';
 import {
   type MinimalEntry,
@@ -62,6 +63,9 @@ export type {
   MinimalProgress,
   MinimalRead,
   Presence,
+  PullOptions,
+  PullProgress,
+  PullResult,
   ReadMinimalOptions,
   RefList,
   RepoRecord,
@@ -89,6 +93,16 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FetchResult> {
     return fetchRepo(repoId, options, { onProgress, signal });
+  },
+
+  /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
+  pull(
+    repoId: string,
+    options?: PullOptions,
+    onProgress?: (p: PullProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<PullResult> {
+    return pull(repoId, options, { onProgress, signal });
   },
 
   /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */

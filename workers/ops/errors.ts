@@ -21,6 +21,10 @@ export type OperationErrorCode =
   | 'HOSTILE_REF_NAME'
   /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch). */
   | 'UNSUPPORTED_PROTOCOL'
+  /** A pull needs HEAD on a branch. */
+  | 'DETACHED_HEAD'
+  /** A pull found no common history between the branch and its upstream. */
+  | 'UNRELATED_HISTORIES'
   | 'INTERNAL';
 
 export class OperationError extends Error {

@@ -7,6 +7,7 @@ import { PackError } from '../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
+import { looseObjects } from '../store/looseObjects.ts';
 import { packSetFor } from '../store/packSet.ts';
 import { addFetched, getRepo } from '../store/registry.ts';
 import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
@@ -153,10 +154,14 @@ export async function ensureBlobs(
   hooks: BlobFetchHooks = {},
 ): Promise<BlobFetchResult> {
   const { signal, onProgress } = hooks;
-  const wanted = normalize(oids);
+  let wanted = normalize(oids);
   if (signal?.aborted) throw abortedError();
   const packSet = await packSetFor(repoId);
   const result: BlobFetchResult = { fetched: 0, requests: 0, bytes: 0, objects: [] };
+  if (packSet.missing(wanted).length === 0) return result;
+  // Objects made here (commits, merges) are loose, and the server has never seen them.
+  const loose = await looseObjects(openRepoFs(repoId).promises, packSet.missing(wanted));
+  if (loose.size > 0) wanted = wanted.filter((oid) => !loose.has(oid));
   if (packSet.missing(wanted).length === 0) return result;
 
   const record = await getRepo(repoId);
