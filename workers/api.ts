@@ -1,3 +1,4 @@
+import { withAuthRequired } from './ops/authRequired.ts';
 import { type BlameProgress, type BlameResult, blame } from './ops/blame.ts';
 import {
   type CheckoutOptions,
@@ -28,7 +29,7 @@ import { listRefs, type RefList } from './ops/refs.ts';
 import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
 import { listPaths } from './ops/treePaths.ts';
-import { forgetCredentials } from './store/credentials.ts';
+import { forgetCredentials, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
@@ -92,7 +93,7 @@ export const api = {
     onProgress?: (p: FetchProgress) => void,
     signal?: AbortSignal,
   ): Promise<FetchResult> {
-    return fetchRepo(repoId, options, { onProgress, signal });
+    return withAuthRequired(repoId, () => fetchRepo(repoId, options, { onProgress, signal }));
   },
 
   /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
@@ -102,7 +103,19 @@ export const api = {
     onProgress?: (p: PullProgress) => void,
     signal?: AbortSignal,
   ): Promise<PullResult> {
-    return pull(repoId, options, { onProgress, signal });
+    return withAuthRequired(repoId, () => pull(repoId, options, { onProgress, signal }));
+  },
+
+  /**
+   * A token for a stored private repo, given again (after a reload, or when the old one was refused): for
+   * this session, and kept in this browser's storage only when `remember` is true.
+   */
+  setCredentials(
+    repoId: string,
+    auth: { username: string; password: string },
+    remember = false,
+  ): Promise<void> {
+    return setCredentials(repoId, auth, remember);
   },
 
   /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */
@@ -184,7 +197,7 @@ export const api = {
     onProgress?: (p: CheckoutProgress) => void,
     signal?: AbortSignal,
   ): Promise<CheckoutResult> {
-    return checkout(repoId, ref, options, { onProgress, signal });
+    return withAuthRequired(repoId, () => checkout(repoId, ref, options, { onProgress, signal }));
   },
 
   /** One file of a commit, without a checkout; fetches just its blob when it is missing. */
@@ -195,7 +208,7 @@ export const api = {
     onProgress?: (p: BlobFetchProgress) => void,
     signal?: AbortSignal,
   ): Promise<FileContent> {
-    return readFile(repoId, ref, path, { onProgress, signal });
+    return withAuthRequired(repoId, () => readFile(repoId, ref, path, { onProgress, signal }));
   },
 
   /**
@@ -230,7 +243,7 @@ export const api = {
     newOid: string | null,
     signal?: AbortSignal,
   ): Promise<FileDiff> {
-    return diffFile(repoId, oldOid, newOid, { signal });
+    return withAuthRequired(repoId, () => diffFile(repoId, oldOid, newOid, { signal }));
   },
 };
 

@@ -21,6 +21,8 @@ export type OperationErrorCode =
   | 'HOSTILE_REF_NAME'
   /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch). */
   | 'UNSUPPORTED_PROTOCOL'
+  /** The server asked for credentials (401): AuthRequiredError says for which repo and host. */
+  | 'AUTH_REQUIRED'
   /** A pull needs HEAD on a branch. */
   | 'DETACHED_HEAD'
   /** A pull found no common history between the branch and its upstream. */
@@ -141,5 +143,25 @@ export class MissingObjectError extends Error {
       advice: this.advice,
       cause: this.cause,
     });
+  }
+}
+
+/**
+ * The server answered 401: the repo needs a token (none is at hand, say after a reload forgot a session's)
+ * or refused the one given. The UI asks for one, hands it to `setCredentials`, and runs the operation again.
+ */
+export class AuthRequiredError extends OperationError {
+  constructor(
+    readonly repoId: string,
+    readonly host: string,
+    /** Credentials were sent and refused, rather than missing. */
+    readonly rejected: boolean,
+  ) {
+    super(
+      'AUTH_REQUIRED',
+      rejected
+        ? `${host} refused the token for this repository. Give another one to continue.`
+        : `${host} needs a token for this repository (it is not kept after a reload unless you ask). Give it to continue.`,
+    );
   }
 }
