@@ -170,7 +170,7 @@ export const api = {
     page?: { limit?: number; skip?: number },
     signal?: AbortSignal,
   ): Promise<FileHistoryPage> {
-    return fileHistory(repoId, ref, path, page, { signal });
+    return withAuthRequired(repoId, () => fileHistory(repoId, ref, path, page, { signal }));
   },
 
   /** `git blame`: the old versions' blobs are fetched in a few growing batches, not one by one. */
@@ -181,7 +181,7 @@ export const api = {
     onProgress?: (p: BlameProgress) => void,
     signal?: AbortSignal,
   ): Promise<BlameResult> {
-    return blame(repoId, ref, path, { onProgress, signal });
+    return withAuthRequired(repoId, () => blame(repoId, ref, path, { onProgress, signal }));
   },
 
   /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */
