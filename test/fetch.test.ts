@@ -211,6 +211,13 @@ describe('fetch', () => {
     expect(await shallowFile(dir)).toBe(await shallowFile(cli));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
 
+    // An absolute depth from the remote's tips, as git fetch --depth.
+    await api.fetch(repoId, { depth: 4 });
+    await git(['fetch', '-q', '--depth=4', 'origin'], { cwd: cli });
+    dir = await exportRepo(repoId);
+    expect(await count(dir)).toBe(4);
+    expect(await shallowFile(dir)).toBe(await shallowFile(cli));
+
     const whole = await api.fetch(repoId, { unshallow: true });
     expect(whole.shallow).toBe(false);
     dir = await exportRepo(repoId);
