@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { FetchResult, PullProgress, PullResult, RefUpdate } from '../../workers/api.ts';
 import { withToken } from '../auth/withToken.ts';
+import { whileBusy } from '../busy.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
 import { CloneProgress } from './CloneProgress.tsx';
@@ -28,10 +29,14 @@ export function SyncButtons({ repoId, onUpdated }: { repoId: string; onUpdated: 
     const onProgress = proxy((p: PullProgress) => setProgress(p));
     try {
       if (kind === 'fetch') {
-        const result = await withToken(() => gitClient.fetch(repoId, {}, onProgress, abort.signal));
+        const result = await whileBusy('fetch', () =>
+          withToken(() => gitClient.fetch(repoId, {}, onProgress, abort.signal)),
+        );
         setOutcome({ kind, result });
       } else {
-        const result = await withToken(() => gitClient.pull(repoId, {}, onProgress, abort.signal));
+        const result = await whileBusy('pull', () =>
+          withToken(() => gitClient.pull(repoId, {}, onProgress, abort.signal)),
+        );
         setOutcome({ kind, result });
       }
       onUpdated();
