@@ -6,6 +6,7 @@
 import git from 'isomorphic-git';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
+import { readCheckedTree } from './checkedTrees.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
 import type { OperationHooks } from './clone.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
@@ -175,32 +176,30 @@ async function blobsForMerge(
   const treeOf = async (commit: string) =>
     (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
   const out = new Set<string>();
-  const entries = async (tree: string | null) => {
+  // Through the tree checks every op uses: a hostile tree stops the merge before anything is fetched.
+  const entries = async (tree: string | null, path: string) => {
     const map = new Map<string, { oid: string; type: string }>();
     if (!tree) return map;
-    const { tree: list } = await git.readTree({
-      fs: repo.fs,
-      gitdir: repo.gitdir,
-      oid: tree,
-      cache: repo.cache,
-    });
-    for (const e of list) map.set(e.path, { oid: e.oid, type: e.type });
+    for (const e of await readCheckedTree(repo, tree, path)) {
+      const type = e.mode === '040000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
+      map.set(e.name, { oid: e.oid, type });
+    }
     return map;
   };
-  const visit = async (b: string | null, o: string | null, t: string | null): Promise<void> => {
-    const [eb, eo, et] = await Promise.all([entries(b), entries(o), entries(t)]);
+  const visit = async (b: string | null, o: string | null, t: string | null, path: string): Promise<void> => {
+    const [eb, eo, et] = await Promise.all([entries(b, path), entries(o, path), entries(t, path)]);
     for (const name of new Set([...eb.keys(), ...eo.keys(), ...et.keys()])) {
       const [xb, xo, xt] = [eb.get(name), eo.get(name), et.get(name)];
       if (xo?.oid === xt?.oid || xo?.oid === xb?.oid || xt?.oid === xb?.oid) continue;
       const sub = (x?: { oid: string; type: string }) => (x?.type === 'tree' ? x.oid : null);
       if (xo?.type === 'tree' || xt?.type === 'tree') {
-        await visit(sub(xb), sub(xo), sub(xt));
+        await visit(sub(xb), sub(xo), sub(xt), `${path}${name}/`);
         continue;
       }
       for (const x of [xb, xo, xt]) if (x?.type === 'blob') out.add(x.oid);
     }
   };
-  await visit(await treeOf(base), await treeOf(ours), await treeOf(theirs));
+  await visit(await treeOf(base), await treeOf(ours), await treeOf(theirs), '');
   return [...out];
 }
 
