@@ -19,11 +19,13 @@ import { buildFetchRequest, INFINITE_DEPTH } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../wire/pktLine.ts';
-import type { CloneProgress, OperationHooks } from './clone.ts';
+import type { CloneProgress } from './cloneTypes.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
 import { SkippingNegotiator } from './negotiator.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
+import { checkRemoteRefNames } from './remoteRefNames.ts';
 import { forgetRepo, openRepo, type RepoHandle } from './repoAccess.ts';
 
 export interface FetchOptions {
@@ -121,7 +123,10 @@ export async function fetchRepo(
     ? opts.refs.map((b) => `refs/heads/${b.replace(/^refs\/heads\//, '')}`)
     : refspecs.map((r) => r.srcPrefix);
   const prefixes = tags ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
-  const remoteRefs = await lsRefs(client, caps, prefixes, agent);
+  // Ref names become paths under .git/: one git would refuse is skipped with a warning, as at clone.
+  const listed = checkRemoteRefNames(await lsRefs(client, caps, prefixes, agent), undefined, client.url.href);
+  const remoteRefs = listed.kept;
+  warnings.push(...listed.warnings);
   throwIfAborted(signal);
 
   // What each remote ref becomes locally.

@@ -8,10 +8,10 @@ import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
-import type { OperationHooks } from './clone.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { type FetchProgress, type FetchResult, fetchRepo } from './fetch.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
+import type { OperationHooks } from './operationHooks.ts';
 import { forgetRepo, openRepo, type RepoHandle } from './repoAccess.ts';
 
 export interface PullOptions {
