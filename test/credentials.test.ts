@@ -1,6 +1,8 @@
 import { describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { forgetCredentials } from '../workers/store/credentials.ts';
+import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import { failure } from './support/repoChecks.ts';
 
 const url = `${inject('gitServerUrl')}/private.git`;
 const auth = { username: 'alice', password: 'secret' };
@@ -12,14 +14,14 @@ describe('credentials of a private repo', () => {
     const checkout = await api.checkout(repoId, 'HEAD');
     expect(checkout.blobsFetched).toBeGreaterThan(0);
 
-    // A new session (the worker restarted) has no credentials: fetching a missing blob says why.
+    // A new session (the worker restarted) has no credentials: fetching a missing blob asks for them.
     forgetCredentials(repoId);
     const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
     const diff = await api.diffCommits(repoId, older, 'HEAD');
     const changed = diff.files.find((f) => f.oldOid)!;
     const err = await api.diffFile(repoId, changed.oldOid ?? null, changed.newOid ?? null).catch((e) => e);
-    expect(err.code).toBe('MISSING_OBJECT');
-    expect(err.message).toMatch(/401|credentials/);
+    expect(err.code).toBe('AUTH_REQUIRED');
+    expect(err.message).toMatch(/needs a token/);
   });
 
   it('are kept in the repo record when asked, and used after a restart', async () => {
@@ -28,5 +30,57 @@ describe('credentials of a private repo', () => {
     forgetCredentials(repoId);
     const checkout = await api.checkout(repoId, 'HEAD');
     expect(checkout.blobsFetched).toBeGreaterThan(0);
+  });
+
+  it('are asked for again after a reload, with a typed error, and then the operation goes on', async () => {
+    const { repoId } = await api.clone({ url, auth });
+    forgetCredentials(repoId);
+    const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
+    const asked = await failure(api.readFile(repoId, older, 'src/greet.js'));
+    expect(asked.code).toBe('AUTH_REQUIRED');
+    expect(asked).toMatchObject({ repoId, host: new URL(url).host, rejected: false });
+
+    // A wrong token is refused as such.
+    await api.setCredentials(repoId, { username: 'alice', password: 'wrong' });
+    expect(await failure(api.readFile(repoId, older, 'src/greet.js'))).toMatchObject({
+      code: 'AUTH_REQUIRED',
+      rejected: true,
+    });
+
+    await api.setCredentials(repoId, auth);
+    const file = await api.readFile(repoId, older, 'src/greet.js');
+    expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
+    // Given for the session only: not in storage.
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    // Fetch and checkout go through the same door.
+    forgetCredentials(repoId);
+    expect((await failure(api.fetch(repoId))).code).toBe('AUTH_REQUIRED');
+    expect((await failure(api.checkout(repoId, 'HEAD'))).code).toBe('AUTH_REQUIRED');
+    await api.setCredentials(repoId, auth, true);
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    forgetCredentials(repoId);
+    expect((await api.fetch(repoId)).updated).toEqual([]);
+    // Asked to forget it again: the stored pair goes.
+    await api.setCredentials(repoId, auth, false);
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+  });
+
+  it('are never sent in clear text to another machine, directly or through a proxy', () => {
+    const token = { username: 'a', password: 'b' };
+    expect(() => new GitHttpClient('http://git.example.com/r.git', { auth: token })).toThrow(/plain http/);
+    expect(
+      () =>
+        new GitHttpClient('https://git.example.com/r.git', {
+          auth: token,
+          corsProxy: 'http://proxy.example.com',
+        }),
+    ).toThrow(/plain http/);
+    // Without a token, or to this machine, plain http is fine.
+    expect(
+      () => new GitHttpClient('https://git.example.com/r.git', { corsProxy: 'http://proxy.example.com' }),
+    ).not.toThrow();
+    expect(
+      () => new GitHttpClient('http://127.0.0.1:9/r.git', { auth: token, corsProxy: 'http://localhost:8' }),
+    ).not.toThrow();
   });
 });

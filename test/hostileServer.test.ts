@@ -186,6 +186,16 @@ describe('ref names from a hostile server', () => {
     await expectNothingStoredAndPreviousIntact();
   });
 
+  it('a later fetch skips the same bad names with a warning and writes nothing outside refs', async () => {
+    const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
+    const before = await gitDirFiles(repoId);
+    const result = await api.fetch(repoId);
+    expect(result.updated).toEqual([]);
+    expect(result.warnings.join('\n')).toMatch(/Skipped 4 remote refs whose names git would refuse/);
+    expect(await gitDirFiles(repoId)).toEqual(before);
+    await api.deleteRepo(repoId);
+  });
+
   it('v0 advertisement: a bad HEAD target ends the clone with HOSTILE_REF_NAME', async () => {
     const err = await failure(api.clone({ url: urlOf('v0-head-traversal.git') }));
     expect(err.code).toBe('HOSTILE_REF_NAME');

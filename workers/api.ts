@@ -1,3 +1,4 @@
+import { withAuthRequired } from './ops/authRequired.ts';
 import { type BlameProgress, type BlameResult, blame } from './ops/blame.ts';
 import { createBranch, deleteBranch } from './ops/branches.ts';
 import {
@@ -10,12 +11,14 @@ import { type CloneOptions, type CloneProgress, type CloneResult, clone } from '
 import { type CommitOptions, type CommitResult, commit } from './ops/commit.ts';
 import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
+import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/fetch.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
+import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/pull.ts';
 import { type PushOptions, type PushProgress, type PushResult, push } from './ops/push.ts';
 import { type FileContent, readFile } from './ops/readFile.ts';
 import {
@@ -41,7 +44,7 @@ import {
   type WorktreeStatus,
   writeWorktreeFile,
 } from './ops/worktree.ts';
-import { forgetCredentials } from './store/credentials.ts';
+import { forgetCredentials, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
@@ -49,6 +52,7 @@ import { deleteRepoFs } from './store/repoFs.ts';
 export type { BlameLine } from './ops/blame.ts';
 export type { Author } from './ops/commit.ts';
 export type { FileChange } from './ops/diff.ts';
+export type { RefUpdate } from './ops/fetch.ts';
 export type { FileHistoryEntry } from './ops/fileHistory.ts';
 export type { TreeEntry } from './ops/tree.ts';
 export type {
@@ -66,6 +70,9 @@ export type {
   CommitResult,
   CommitSummary,
   Comparison,
+  FetchOptions,
+  FetchProgress,
+  FetchResult,
   FileContent,
   FileDiff,
   FileHistoryPage,
@@ -75,6 +82,9 @@ export type {
   MinimalProgress,
   MinimalRead,
   Presence,
+  PullOptions,
+  PullProgress,
+  PullResult,
   PushOptions,
   PushProgress,
   PushResult,
@@ -97,6 +107,38 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<CloneResult> {
     return clone(options, { onProgress, signal });
+  },
+
+  /** Brings new commits, branches and tags from the remote (a no-op costs two small requests). */
+  fetch(
+    repoId: string,
+    options?: FetchOptions,
+    onProgress?: (p: FetchProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FetchResult> {
+    return withAuthRequired(repoId, () => fetchRepo(repoId, options, { onProgress, signal }));
+  },
+
+  /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
+  pull(
+    repoId: string,
+    options?: PullOptions,
+    onProgress?: (p: PullProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<PullResult> {
+    return withAuthRequired(repoId, () => pull(repoId, options, { onProgress, signal }));
+  },
+
+  /**
+   * A token for a stored private repo, given again (after a reload, or when the old one was refused): for
+   * this session, and kept in this browser's storage only when `remember` is true.
+   */
+  setCredentials(
+    repoId: string,
+    auth: { username: string; password: string },
+    remember = false,
+  ): Promise<void> {
+    return setCredentials(repoId, auth, remember);
   },
 
   /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */
@@ -151,7 +193,7 @@ export const api = {
     page?: { limit?: number; skip?: number },
     signal?: AbortSignal,
   ): Promise<FileHistoryPage> {
-    return fileHistory(repoId, ref, path, page, { signal });
+    return withAuthRequired(repoId, () => fileHistory(repoId, ref, path, page, { signal }));
   },
 
   /** `git blame`: the old versions' blobs are fetched in a few growing batches, not one by one. */
@@ -162,7 +204,7 @@ export const api = {
     onProgress?: (p: BlameProgress) => void,
     signal?: AbortSignal,
   ): Promise<BlameResult> {
-    return blame(repoId, ref, path, { onProgress, signal });
+    return withAuthRequired(repoId, () => blame(repoId, ref, path, { onProgress, signal }));
   },
 
   /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */
@@ -178,7 +220,7 @@ export const api = {
     onProgress?: (p: CheckoutProgress) => void,
     signal?: AbortSignal,
   ): Promise<CheckoutResult> {
-    return checkout(repoId, ref, options, { onProgress, signal });
+    return withAuthRequired(repoId, () => checkout(repoId, ref, options, { onProgress, signal }));
   },
 
   /** One file of a commit, without a checkout; fetches just its blob when it is missing. */
@@ -189,7 +231,7 @@ export const api = {
     onProgress?: (p: BlobFetchProgress) => void,
     signal?: AbortSignal,
   ): Promise<FileContent> {
-    return readFile(repoId, ref, path, { onProgress, signal });
+    return withAuthRequired(repoId, () => readFile(repoId, ref, path, { onProgress, signal }));
   },
 
   /**
@@ -224,7 +266,7 @@ export const api = {
     newOid: string | null,
     signal?: AbortSignal,
   ): Promise<FileDiff> {
-    return diffFile(repoId, oldOid, newOid, { signal });
+    return withAuthRequired(repoId, () => diffFile(repoId, oldOid, newOid, { signal }));
   },
 
   // Writing: the working tree, staging, commits, branches and push. Each checks out HEAD first when the

@@ -27,7 +27,17 @@ export class RemoteOperationError extends Error {
 function serializeError(value: unknown): SerializedError {
   const err = value as { name?: string; code?: unknown; message?: string } & Record<string, unknown>;
   const details: Record<string, unknown> = {};
-  for (const key of ['status', 'path', 'paths', 'oid', 'remoteMessage', 'check']) {
+  for (const key of [
+    'status',
+    'path',
+    'paths',
+    'oid',
+    'remoteMessage',
+    'check',
+    'repoId',
+    'host',
+    'rejected',
+  ]) {
     if (err && err[key] !== undefined) details[key] = err[key];
   }
   return {

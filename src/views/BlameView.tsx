@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { BlameProgress, BlameResult } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
@@ -20,8 +21,7 @@ export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: st
     setResult(null);
     setError(null);
     setProgress(null);
-    gitClient
-      .blame(repoId, gitRef, path, proxy(setProgress), abort.signal)
+    withToken(() => gitClient.blame(repoId, gitRef, path, proxy(setProgress), abort.signal))
       .then(setResult)
       .catch((err: RemoteOperationError) => setError({ message: err.message, code: err.code }))
       .finally(() => setController(null));

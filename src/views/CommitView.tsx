@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate, routeHref } from '../route.ts';
 import { CopyButton } from './CopyButton.tsx';
@@ -78,9 +79,10 @@ export function ChangedFile({ repoId, change }: { repoId: string; change: FileCh
 
   useEffect(() => {
     if (!open || diff) return;
-    gitClient
-      .diffFile(repoId, change.oldOid ?? null, change.newOid ?? null)
-      .then(setDiff, (e: RemoteOperationError) => setError(`${e.message} (${e.code})`));
+    withToken(() => gitClient.diffFile(repoId, change.oldOid ?? null, change.newOid ?? null)).then(
+      setDiff,
+      (e: RemoteOperationError) => setError(`${e.message} (${e.code})`),
+    );
   }, [open]);
 
   return (

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FileHistoryEntry } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -20,7 +21,7 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
     loading.current = true;
     setBusy(true);
     try {
-      const page = await gitClient.fileHistory(repoId, gitRef, path, { skip, limit: PAGE });
+      const page = await withToken(() => gitClient.fileHistory(repoId, gitRef, path, { skip, limit: PAGE }));
       setEntries((prev) => (skip === 0 ? page.entries : [...prev, ...page.entries]));
       setMore(page.more);
     } catch (err) {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FileContent } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
@@ -38,8 +39,7 @@ export function FileView({
     setError(null);
     setShowLarge(false);
     const abort = new AbortController();
-    gitClient
-      .readFile(repoId, gitRef, path, undefined, abort.signal)
+    withToken(() => gitClient.readFile(repoId, gitRef, path, undefined, abort.signal))
       .then(setFile)
       .catch((err: RemoteOperationError) => setError({ message: err.message, code: err.code }));
     return () => abort.abort();

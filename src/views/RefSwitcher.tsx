@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { CheckoutProgress as Progress, RefList } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
 import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -20,11 +21,13 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
     setProgress({ phase: 'fetching-blobs', objects: 0, totalObjects: 0, bytes: 0, requests: 0 });
     try {
       await whileBusy('checkout', () =>
-        gitClient.checkout(
-          repoId,
-          ref,
-          { force: false },
-          proxy((p: Progress) => setProgress(p)),
+        withToken(() =>
+          gitClient.checkout(
+            repoId,
+            ref,
+            { force: false },
+            proxy((p: Progress) => setProgress(p)),
+          ),
         ),
       );
       navigate({ ref, commit: null });

@@ -14,11 +14,14 @@ import { OpenFromLink } from './OpenFromLink.tsx';
 import { RefSwitcher } from './RefSwitcher.tsx';
 import { ShortcutSheet } from './ShortcutSheet.tsx';
 import { StatusLine } from './StatusLine.tsx';
+import { SyncButtons } from './SyncButtons.tsx';
 import { WorkingTree } from './WorkingTree.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
 export function RepoView({ route }: { route: Route }) {
   const [repo, setRepo] = useState<RepoRecord | null | undefined>(undefined);
+  // Bumped after a fetch or pull, so every part of the view reads the repo again.
+  const [synced, setSynced] = useState(0);
   const key = route.repo!;
   useEffect(() => {
     setRepo(undefined);
@@ -26,6 +29,14 @@ export function RepoView({ route }: { route: Route }) {
       .listRepos()
       .then((all) => setRepo(all.find((r) => r.id === key) ?? all.find((r) => r.url === key) ?? null));
   }, [key]);
+  // After a fetch or pull the record is read again in place (branch, head, shallow may have changed).
+  useEffect(() => {
+    if (synced === 0) return;
+    gitClient.listRepos().then((all) => {
+      const found = all.find((r) => r.id === key) ?? all.find((r) => r.url === key);
+      if (found) setRepo(found);
+    });
+  }, [synced]);
 
   if (repo === undefined) return <p class="muted">Opening…</p>;
   if (repo === null) {
@@ -40,7 +51,15 @@ export function RepoView({ route }: { route: Route }) {
     );
   }
   const ref = route.ref ?? repo.branch ?? repo.headOid;
-  return <StoredRepoView repo={repo} route={route} gitRef={ref} />;
+  return (
+    <StoredRepoView
+      repo={repo}
+      route={route}
+      gitRef={ref}
+      synced={synced}
+      onSynced={() => setSynced((n) => n + 1)}
+    />
+  );
 }
 
 function typing(target: EventTarget | null): boolean {
@@ -48,7 +67,20 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName));
 }
 
-function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route: Route; gitRef: string }) {
+function StoredRepoView({
+  repo,
+  route,
+  gitRef: ref,
+  synced,
+  onSynced,
+}: {
+  repo: RepoRecord;
+  route: Route;
+  gitRef: string;
+  /** Bumped after each fetch or pull: the parts keyed on it read the repo again. */
+  synced: number;
+  onSynced: () => void;
+}) {
   const [dialog, setDialog] = useState<'goto' | 'keys' | null>(null);
   const [writing, setWriting] = useState(false);
   // Bumped by a commit or a branch switch from the working tree, so the views read the new HEAD.
@@ -61,7 +93,7 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
       (c) => setCommit(c.oid),
       () => undefined,
     );
-  }, [repo.id, ref, version]);
+  }, [repo.id, ref, version, synced]);
 
   useEffect(() => {
     function onKey(e: KeyboardEvent) {
@@ -90,7 +122,8 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
       <section class="card repo-header">
         <div class="repo-title">
           <h2>{repo.name}</h2>
-          <RefSwitcher repoId={repo.id} current={ref} />
+          <RefSwitcher key={synced} repoId={repo.id} current={ref} />
+          <SyncButtons repoId={repo.id} onUpdated={onSynced} />
           <button
             type="button"
             data-testid="open-working-tree"
@@ -147,7 +180,7 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
           }}
         />
       )}
-      <div class="repo-columns" key={version}>
+      <div class="repo-columns" key={`${version}-${synced}`}>
         {route.compare ? (
           <CompareView repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (
@@ -161,7 +194,7 @@ function StoredRepoView({ repo, route, gitRef: ref }: { repo: RepoRecord; route:
         )}
         <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} />
       </div>
-      <StatusLine repoId={repo.id} gitRef={ref} tick={`${route.path}|${route.commit ?? ''}`} />
+      <StatusLine key={synced} repoId={repo.id} gitRef={ref} tick={`${route.path}|${route.commit ?? ''}`} />
       {dialog === 'goto' && <GoToFile repoId={repo.id} gitRef={ref} onClose={() => setDialog(null)} />}
       {dialog === 'keys' && <ShortcutSheet onClose={() => setDialog(null)} />}
     </div>

@@ -19,7 +19,7 @@ export type OperationErrorCode =
   | 'HOSTILE_TREE'
   /** The server named HEAD's branch with a name git refuses (`refs/heads/../../config`): nothing is cloned. */
   | 'HOSTILE_REF_NAME'
-  /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch). */
+  /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch). */
   | 'UNSUPPORTED_PROTOCOL'
   /** A path given for the working tree leaves it, names `.git`, or is empty. */
   | 'INVALID_PATH'
@@ -36,6 +36,12 @@ export type OperationErrorCode =
   | 'PUSH_REJECTED'
   /** The server does not accept pushes from us (403 on receive-pack). */
   | 'PUSH_FORBIDDEN'
+  /** The server asked for credentials (401): AuthRequiredError says for which repo and host. */
+  | 'AUTH_REQUIRED'
+  /** A pull needs HEAD on a branch. */
+  | 'DETACHED_HEAD'
+  /** A pull found no common history between the branch and its upstream. */
+  | 'UNRELATED_HISTORIES'
   | 'INTERNAL';
 
 export class OperationError extends Error {
@@ -167,5 +173,25 @@ export class MissingObjectError extends Error {
       advice: this.advice,
       cause: this.cause,
     });
+  }
+}
+
+/**
+ * The server answered 401: the repo needs a token (none is at hand, say after a reload forgot a session's)
+ * or refused the one given. The UI asks for one, hands it to `setCredentials`, and runs the operation again.
+ */
+export class AuthRequiredError extends OperationError {
+  constructor(
+    readonly repoId: string,
+    readonly host: string,
+    /** Credentials were sent and refused, rather than missing. */
+    readonly rejected: boolean,
+  ) {
+    super(
+      'AUTH_REQUIRED',
+      rejected
+        ? `${host} refused the token for this repository. Give another one to continue.`
+        : `${host} needs a token for this repository (it is not kept after a reload unless you ask). Give it to continue.`,
+    );
   }
 }

@@ -7,9 +7,10 @@ import { PackError } from '../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { writePack } from '../store/gitDir.ts';
+import { looseObjects } from '../store/looseObjects.ts';
 import { packSetFor } from '../store/packSet.ts';
 import { addFetched, getRepo } from '../store/registry.ts';
-import { flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
+import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
 import { RemoteError, WireError } from '../wire/errors.ts';
@@ -158,8 +159,9 @@ export async function ensureBlobs(
   const result: BlobFetchResult = { fetched: 0, requests: 0, bytes: 0, objects: [] };
   const notPacked = packSet.missing(normalize(oids));
   if (notPacked.length === 0) return result;
-  // Objects made here (staged files, commits) are loose, and the server has never seen them.
-  const wanted = await withoutLoose(repoId, notPacked);
+  // Objects made here (staged files, commits, merges) are loose, and the server has never seen them.
+  const loose = await looseObjects(openRepoFs(repoId).promises, notPacked);
+  const wanted = notPacked.filter((oid) => !loose.has(oid));
   if (wanted.length === 0) return result;
 
   const record = await getRepo(repoId);
@@ -388,19 +390,6 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
     await addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length);
   }
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
-}
-
-async function withoutLoose(repoId: string, oids: string[]): Promise<string[]> {
-  const fs = openRepoFs(repoId).promises;
-  const loose = await Promise.all(
-    oids.map((oid) =>
-      fs.stat(`${GITDIR}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`).then(
-        () => true,
-        () => false,
-      ),
-    ),
-  );
-  return oids.filter((_, i) => !loose[i]);
 }
 
 /**

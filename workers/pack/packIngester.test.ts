@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
 import {
@@ -138,6 +140,44 @@ describe('PackIngester against git index-pack', () => {
     const failure = await failureOf(pack);
     expect(failure.code).toBe('PACK_DELTA_BASE_MISSING');
     expect(failure.message).toMatch(/needs object [0-9a-f]{40}, which is not in the pack/);
+  });
+
+  it('completes a thin pack from the repo, as index-pack --fix-thin does, into a pack that stands alone', async () => {
+    const head = sample.git(['rev-parse', 'HEAD']).toString().trim();
+    const thin = sample.pack(['--thin'], `${head}\n^${head}~3\n`);
+    const asked: string[] = [];
+    const externalBase: PackIngesterOptions['externalBase'] = async (oid) => {
+      asked.push(oid);
+      const type = sample.git(['cat-file', '-t', oid]).toString().trim() as 'blob';
+      return { type, data: new Uint8Array(sample.git(['cat-file', type, oid])) };
+    };
+    const result = await ingest(thin, 4096, { externalBase });
+    expect(result.appendedBases).toBeGreaterThan(0);
+    expect(result.appendedBases).toBe(new Set(asked).size);
+    // git reads it with no repository around it: every delta's base is inside.
+    expectSameAsGit(result, gitIndexPack(sample.git, sample.root, result.pack));
+    // The same objects as git's own completion of the same thin pack.
+    const fixed = sample.git(['index-pack', '--fix-thin', '--stdin'], { input: thin }).toString().trim();
+    const theirs = sample.git(['show-index'], {
+      input: readFileSync(
+        join(sample.repo, '.git/objects/pack', `pack-${fixed.replace(/^pack\s+/, '')}.idx`),
+      ),
+    });
+    const theirOids = theirs
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[1])
+      .sort();
+    expect(result.objects.map((o) => o.oid).sort()).toEqual(theirOids);
+  });
+
+  it('still refuses a thin pack whose base the repo lacks too', async () => {
+    const head = sample.git(['rev-parse', 'HEAD']).toString().trim();
+    const thin = sample.pack(['--thin'], `${head}\n^${head}~3\n`);
+    const failure = await failureOf(thin, 65536, { externalBase: async () => null });
+    expect(failure.code).toBe('PACK_DELTA_BASE_MISSING');
+    expect(failure.message).toMatch(/not in the pack nor in the repository/);
   });
 });
 

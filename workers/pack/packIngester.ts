@@ -4,6 +4,7 @@
 // re-inflating entries from the kept pack bytes, holding only the current chain's objects.
 
 import { crc32 } from './crc32.ts';
+import { deflate } from './deflate.ts';
 import { applyDelta, deltaResultSize } from './delta.ts';
 import { formatBytes, objectTooLarge, PackError, throwIfAborted } from './errors.ts';
 import {
@@ -17,6 +18,7 @@ import {
   createWasmSha1,
   type GitObjectType,
   ObjectHasher,
+  oidFromHex,
   type Sha1,
   type Sha1Factory,
   toHex,
@@ -52,6 +54,14 @@ export interface IngestedPack {
   /** Every object, in pack order. */
   objects: IngestedObject[];
   counts: Record<GitObjectType, number>;
+  /** Objects appended from the repo to complete a thin pack (see `externalBase`); 0 for a whole pack. */
+  appendedBases: number;
+}
+
+/** An object the repo already holds, as `externalBase` returns it. */
+export interface ExternalObject {
+  type: GitObjectType;
+  data: Uint8Array;
 }
 
 export interface PackIngesterOptions {
@@ -76,6 +86,13 @@ export interface PackIngesterOptions {
   deltaBaseCacheLimit?: number;
   /** Caps on object sizes and on what the pack may inflate to; DEFAULT_PACK_LIMITS where absent. */
   limits?: Partial<PackLimits>;
+  /**
+   * For a thin pack (gitprotocol-v2: fetch, `thin-pack`): finds a ref-delta's base that the pack lacks
+   * among the repo's own objects (null when it has none). Each base found is appended to the pack as a whole
+   * object and the header and trailer are rewritten, as `git index-pack --fix-thin` does, so the stored pack
+   * stands alone. Without it, such a delta is PACK_DELTA_BASE_MISSING.
+   */
+  externalBase?: (oid: string) => Promise<ExternalObject | null>;
 }
 
 // gitformat-pack: object types in entry headers. 5 is reserved, 0 invalid.
@@ -83,6 +100,7 @@ const OBJ_OFS_DELTA = 6;
 const OBJ_REF_DELTA = 7;
 // Indexed by type code 1..4; slot 0 is never read for a resolved object.
 const TYPE_NAMES: readonly GitObjectType[] = ['commit', 'commit', 'tree', 'blob', 'tag'];
+const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 // Receive states.
 const S_HEADER = 0;
@@ -105,6 +123,20 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** gitformat-pack: a non-delta entry's header, the type in bits 4-6 of the first byte and the size after. */
+function entryHeader(code: number, size: number): Uint8Array {
+  const bytes: number[] = [];
+  let c = (code << 4) | (size & 15);
+  let rest = Math.floor(size / 16);
+  while (rest > 0) {
+    bytes.push(c | 0x80);
+    c = rest & 0x7f;
+    rest = Math.floor(rest / 128);
+  }
+  bytes.push(c);
+  return Uint8Array.from(bytes);
+}
 
 function typeName(code: number): GitObjectType {
   return TYPE_NAMES[code];
@@ -147,6 +179,9 @@ export class PackIngester {
   private readonly onProgress?: (progress: PackProgress) => void;
   private readonly signal?: AbortSignal;
   private readonly deltaBaseCacheLimit: number;
+  private readonly externalBase?: (oid: string) => Promise<ExternalObject | null>;
+  private appendedBases = 0;
+  private fixedChecksum: Uint8Array | null = null;
   private readonly wholeObjectLimit: number;
   private readonly limits: PackLimits;
   /** Bytes inflated so far: entries as received, then delta results; held to the inflate budget. */
@@ -201,6 +236,7 @@ export class PackIngester {
     this.onProgress = options.onProgress;
     this.signal = options.signal;
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit ?? 96 * 1024 * 1024;
+    this.externalBase = options.externalBase;
     this.wholeObjectLimit = options.wholeObjectLimit ?? WHOLE_OBJECT_LIMIT;
     this.limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
     this.packSha = packSha;
@@ -247,7 +283,7 @@ export class PackIngester {
       throwIfAborted(this.signal);
       const checksum = this.checkEnd();
       await this.resolveDeltas();
-      return this.result(checksum);
+      return this.result(this.fixedChecksum ?? checksum);
     } catch (e) {
       this.failed = e;
       throw e;
@@ -638,6 +674,84 @@ export class PackIngester {
   private async resolveDeltas(): Promise<void> {
     const total = this.deltaCount;
     if (total === 0) return;
+    this.onProgress?.({ phase: 'resolving', resolved: 0, total });
+    let resolved = await this.resolveFrom(0, 0);
+    if (resolved < total && this.externalBase) resolved = await this.completeThinPack(resolved);
+    if (resolved < total) {
+      // Every unresolved chain ends in a ref-delta whose base never turned up.
+      for (let k = 0; k < this.refCount; k++) {
+        const entry = this.refEntries[k];
+        if (this.types[entry] === 0) {
+          throw new PackError(
+            'PACK_DELTA_BASE_MISSING',
+            `The delta at offset ${this.offsets[entry]} needs object ${toHex(this.refBaseOids, k * 20, 20)}, which is not in the pack${this.externalBase ? ' nor in the repository' : ''}.`,
+          );
+        }
+      }
+      throw new Error(`Resolved ${resolved} of ${total} deltas`);
+    }
+  }
+
+  /**
+   * Appends, as whole objects, the bases the repo holds for the ref-deltas still unresolved, then rewrites
+   * the object count and the trailing checksum, as index-pack.c's fix_unresolved_deltas and
+   * fixup_pack_header_footer do: the stored pack then needs nothing outside itself. One base at a time, in
+   * pack order, each resolved before the next is looked at: a delta whose base is another delta of the pack
+   * is resolved through it, and that base is not appended a second time.
+   */
+  private async completeThinPack(resolvedBefore: number): Promise<number> {
+    let resolved = resolvedBefore;
+    const pending: number[] = [];
+    for (let k = 0; k < this.refCount; k++) if (this.types[this.refEntries[k]] === 0) pending.push(k);
+    pending.sort((a, b) => this.refEntries[a] - this.refEntries[b]);
+    const appended = new Set<string>();
+    const trailerAt = this.len - 20;
+    for (const k of pending) {
+      if (this.types[this.refEntries[k]] !== 0) continue;
+      const oid = toHex(this.refBaseOids, k * 20, 20);
+      if (appended.has(oid)) continue;
+      throwIfAborted(this.signal);
+      const object = await this.externalBase!(oid);
+      if (!object) continue;
+      throwIfAborted(this.signal);
+      appended.add(oid);
+      // The entries go where the old trailer was.
+      if (appended.size === 1) this.len = trailerAt;
+      const code = TYPE_CODES[object.type];
+      const header = entryHeader(code, object.data.length);
+      const compressed = await deflate(object.data);
+      const start = this.len;
+      this.append(header);
+      this.append(compressed);
+      this.count++;
+      this.ensureCapacity(this.parsed + 1);
+      const i = this.parsed++;
+      this.offsets[i] = start;
+      this.headerLengths[i] = header.length;
+      this.kinds[i] = code;
+      this.types[i] = code;
+      this.entrySizes[i] = object.data.length;
+      this.objectSizes[i] = object.data.length;
+      this.bases[i] = -1;
+      this.crcs[i] = crc32(this.buf, start, this.len);
+      this.oids.set(oidFromHex(oid), i * 20);
+      resolved = await this.resolveFrom(i, resolved);
+    }
+    if (appended.size === 0) return resolved;
+    new DataView(this.buf.buffer, this.buf.byteOffset, 12).setUint32(8, this.count);
+    const trailer = new Uint8Array(20);
+    this.objSha.init();
+    this.objSha.update(this.buf.subarray(0, this.len));
+    this.objSha.digestInto(trailer, 0);
+    this.append(trailer);
+    this.fixedChecksum = trailer;
+    this.appendedBases = appended.size;
+    return resolved;
+  }
+
+  /** Resolves the delta trees under the non-delta entries from `firstRoot` on; returns the new count. */
+  private async resolveFrom(firstRoot: number, alreadyResolved: number): Promise<number> {
+    const total = this.deltaCount;
     const n = this.parsed;
     const kinds = this.kinds;
     const bases = this.bases;
@@ -716,16 +830,15 @@ export class PackIngester {
       return data!;
     };
 
-    let resolved = 0;
-    let reported = 0;
+    let resolved = alreadyResolved;
+    let reported = alreadyResolved;
     const step = Math.max(1, Math.floor(total / 256));
     let lastYield = performance.now();
-    this.onProgress?.({ phase: 'resolving', resolved: 0, total });
     let deltaScratch = new Uint8Array(64 * 1024);
     const pool = new BufferPool();
     const take = (size: number) => pool.take(size);
 
-    for (let root = 0; root < n; root++) {
+    for (let root = firstRoot; root < n; root++) {
       const kind = kinds[root];
       if (kind === OBJ_OFS_DELTA || kind === OBJ_REF_DELTA) continue;
       if (ofsStart[root] === ofsStart[root + 1] && refRange(root)[0] === refRange(root)[1]) continue;
@@ -816,20 +929,8 @@ export class PackIngester {
       held = 0;
     }
 
-    if (resolved < total) {
-      // Every unresolved chain ends in a ref-delta whose base never turned up.
-      for (let k = 0; k < refCount; k++) {
-        const entry = this.refEntries[k];
-        if (this.types[entry] === 0) {
-          throw new PackError(
-            'PACK_DELTA_BASE_MISSING',
-            `The delta at offset ${this.offsets[entry]} needs object ${toHex(refBaseOids, k * 20, 20)}, which is not in the pack.`,
-          );
-        }
-      }
-      throw new Error(`Resolved ${resolved} of ${total} deltas`);
-    }
     if (reported < resolved) this.onProgress?.({ phase: 'resolving', resolved, total });
+    return resolved;
   }
 
   private result(checksum: Uint8Array): IngestedPack {
@@ -848,6 +949,13 @@ export class PackIngester {
       };
     }
     const idx = writePackIndexV2Tables(this.oids, this.offsets, this.crcs, n, checksum, this.objSha);
-    return { pack: this.buf.subarray(0, this.len), checksum: toHex(checksum), idx, objects, counts };
+    return {
+      pack: this.buf.subarray(0, this.len),
+      checksum: toHex(checksum),
+      idx,
+      objects,
+      counts,
+      appendedBases: this.appendedBases,
+    };
   }
 }

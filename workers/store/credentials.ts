@@ -1,5 +1,5 @@
 import type { HttpAuth } from '../transport/gitHttp.ts';
-import type { RepoRecord } from './registry.ts';
+import { type RepoRecord, updateRepo } from './registry.ts';
 
 // Credentials given for a clone are needed again by every lazy blob fetch. They live in the worker's
 // memory for the session; they reach IndexedDB (the repo's record) only when the person asked for that.
@@ -15,4 +15,22 @@ export function forgetCredentials(repoId: string): void {
 
 export function credentialsFor(record: RepoRecord): HttpAuth | undefined {
   return session.get(record.id) ?? record.auth;
+}
+
+/**
+ * Credentials given again for a stored repo (after a reload, or when the old ones were refused): kept for
+ * the session, and in the repo's record only when `remember` is true; otherwise a stored pair is removed,
+ * so the person's latest choice is what stays.
+ */
+export async function setCredentials(repoId: string, auth: HttpAuth, remember: boolean): Promise<void> {
+  session.set(repoId, auth);
+  await updateRepo(repoId, (r) => {
+    const { auth: _old, ...rest } = r;
+    return remember ? { ...rest, auth } : rest;
+  });
+}
+
+/** Whether credentials are at hand for the repo (session or stored). */
+export function hasCredentials(record: RepoRecord): boolean {
+  return credentialsFor(record) !== undefined;
 }

@@ -16,18 +16,22 @@ export function serializePackedRefs(refs: PackedRef[]): string {
   return out;
 }
 
-/** Reads `packed-refs`: `<oid> <name>` lines, each optionally followed by its `^<peeled>` line. */
+/**
+ * Reads `packed-refs` (gitrepository-layout): `<oid> <name>` lines, each optionally followed by a `^<oid>`
+ * line with the tag's peeled value; `#` lines are the header. Lines that fit neither are skipped, as git
+ * would refuse them rather than guess.
+ */
 export function parsePackedRefs(text: string): PackedRef[] {
   const refs: PackedRef[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     if (line.startsWith('^')) {
-      const last = refs[refs.length - 1];
-      if (last) last.peeled = line.slice(1);
+      const last = refs.at(-1);
+      if (last && /^[0-9a-f]{40}$/.test(line.slice(1))) last.peeled = line.slice(1);
       continue;
     }
-    const space = line.indexOf(' ');
-    if (space === 40) refs.push({ oid: line.slice(0, 40), name: line.slice(41) });
+    const m = /^([0-9a-f]{40}) (refs\/\S+)$/.exec(line);
+    if (m) refs.push({ oid: m[1], name: m[2] });
   }
   return refs;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFetchRequest } from './fetchCommand.ts';
+import { buildFetchRequest, INFINITE_DEPTH } from './fetchCommand.ts';
 import { PktLineDecoder, packetText } from './pktLine.ts';
 import { createGitOracle, type FixtureRepos, type GitOracle, makeFixtureRepos } from './testing/realGit.ts';
 
@@ -105,6 +105,39 @@ describe('buildFetchRequest', () => {
     expect(traceForm(ours)).toEqual(traced);
   });
 
+  for (const [flag, deepen, deepenRelative] of [
+    ['--deepen=1', 1, true],
+    ['--unshallow', INFINITE_DEPTH, false],
+  ] as const) {
+    it(`matches git fetch ${flag} on a shallow clone`, () => {
+      const url = `file://${oracle.root}/${repos.full}`;
+      const clone = join(oracle.root, `c-${flag.slice(2)}`);
+      oracle.git(['clone', '-q', '--no-local', '--filter=blob:none', '--depth=1', url, clone]);
+      const { stderr } = oracle.gitRaw(['fetch', '-q', flag, 'origin'], {
+        cwd: clone,
+        env: { GIT_TRACE_PACKET: '1' },
+      });
+      const [traced] = tracedFetchRequests(stderr);
+      expect(traced).toContain(`deepen ${deepen}`);
+      const ours = buildFetchRequest({
+        agent: argsAfter(traced, 'agent=')[0],
+        objectFormat: 'sha1',
+        thinPack: true,
+        noProgress: true,
+        includeTag: true,
+        ofsDelta: true,
+        shallow: argsAfter(traced, 'shallow '),
+        deepen,
+        deepenRelative,
+        filter: 'blob:none',
+        wants: argsAfter(traced, 'want '),
+        haves: argsAfter(traced, 'have '),
+        done: traced.includes('done'),
+      });
+      expect(traceForm(ours)).toEqual(traced);
+    });
+  }
+
   it('frames a minimal clone request exactly', () => {
     expect(new TextDecoder().decode(buildFetchRequest({ wants: [oid('a')] }))).toBe(
       `0012command=fetch\n00010032want ${oid('a')}\n0009done\n0000`,
@@ -134,6 +167,7 @@ describe('buildFetchRequest', () => {
     expect(() => buildFetchRequest({ wants: [oid('a')], deepen: 0 })).toThrow(invalid);
     expect(() => buildFetchRequest({ wants: [oid('a')], deepen: 1.5 })).toThrow(invalid);
     expect(() => buildFetchRequest({ wants: [oid('a')], filter: '' })).toThrow(invalid);
+    expect(() => buildFetchRequest({ wants: [oid('a')], deepenRelative: true })).toThrow(invalid);
     expect(() => buildFetchRequest({ wants: [oid('a')], filter: 'blob:none\nwant x' })).toThrow(invalid);
   });
 });

@@ -27,14 +27,22 @@ export type FetchRequestOptions = CommandCapabilities & {
   filter?: string;
   /** Shallow fetch: history depth in commits. Requires `fetch=shallow`. */
   deepen?: number;
+  /**
+   * `deepen` counts from our current shallow boundary rather than from the wanted tips (`deepen-relative`,
+   * what `git fetch --deepen=N` sends). Requires `deepen`.
+   */
+  deepenRelative?: boolean;
   /** Commits we hold only shallowly (`shallow <oid>`). Requires `fetch=shallow`. */
   shallow?: string[];
 };
 
+/** What git sends for `--unshallow` (fetch-pack.c: INFINITE_DEPTH): deeper than any history. */
+export const INFINITE_DEPTH = 0x7fffffff;
+
 /**
  * Builds the POST body for `fetch`, with the arguments in the order git's fetch-pack.c (send_fetch_request)
- * writes them: thin-pack, no-progress, include-tag, ofs-delta, shallow..., deepen, filter, want..., have...,
- * done.
+ * writes them: thin-pack, no-progress, include-tag, ofs-delta, shallow..., deepen, deepen-relative, filter,
+ * want..., have..., done.
  */
 export function buildFetchRequest(opts: FetchRequestOptions): Uint8Array {
   if (opts.wants.length === 0) {
@@ -55,6 +63,12 @@ export function buildFetchRequest(opts: FetchRequestOptions): Uint8Array {
       );
     }
     args.push(`deepen ${opts.deepen}`);
+  }
+  if (opts.deepenRelative) {
+    if (opts.deepen === undefined) {
+      throw new WireError('REQUEST_INVALID', 'deepen-relative needs a depth to deepen by');
+    }
+    args.push('deepen-relative');
   }
   if (opts.filter !== undefined) {
     if (opts.filter.trim() === '') throw new WireError('REQUEST_INVALID', 'The filter-spec is empty');

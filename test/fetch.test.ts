@@ -1,0 +1,254 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { git } from './support/git.ts';
+import { failure, packFiles } from './support/repoChecks.ts';
+import {
+  commitChain,
+  commitOnServer,
+  gitOnServer,
+  type ServedCopies,
+  serveCopies,
+} from './support/servedCopies.ts';
+
+let served: ServedCopies;
+let tmp: string;
+
+beforeAll(async () => {
+  served = await serveCopies();
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-fetch-'));
+});
+afterAll(async () => {
+  await served?.close();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** The remote's branches and tags as a fetch must leave them locally: `git ls-remote`, renamed by the refspec. */
+async function expectedRefs(url: string): Promise<string[]> {
+  const out = await git(['ls-remote', '--heads', '--tags', url]);
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => !l.endsWith('^{}'))
+    .map((l) => l.replace('\t', ' ').replace(' refs/heads/', ' refs/remotes/origin/'))
+    .sort();
+}
+
+/** Our remote-tracking refs and tags, read by git from an exported copy. */
+async function ourRefs(dir: string): Promise<string[]> {
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes', 'refs/tags'], {
+    cwd: dir,
+  });
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => !l.endsWith(' refs/remotes/origin/HEAD'))
+    .sort();
+}
+
+let exported = 0;
+async function exportRepo(repoId: string): Promise<string> {
+  const dir = join(tmp, `export-${exported++}`);
+  await exportDir(openRepoFs(repoId), GITDIR, join(dir, '.git'));
+  return dir;
+}
+
+function serverBytes(name: string): number {
+  const s = served.server.stats(name);
+  return s.bytesSent + s.bytesReceived;
+}
+
+describe('fetch', () => {
+  it('brings new commits, branches and tags; the refs equal git ls-remote; git fsck passes', async () => {
+    const url = await served.copy('basic.git', 'grow.git');
+    const bare = served.path('grow.git');
+    const { repoId } = await api.clone({ url });
+
+    const c1 = await commitOnServer(bare, {
+      branch: 'main',
+      files: { 'src/greet.js': 'export const greet = (n) => "Hey " + n;\n', 'docs/new.txt': 'new\n' },
+      message: 'Shorter greeting',
+    });
+    await commitOnServer(bare, { branch: 'main', files: { 'src/x/y.txt': 'deep\n' }, message: 'Deeper' });
+    await commitOnServer(bare, {
+      branch: 'feature',
+      from: c1,
+      files: { 'f.txt': 'f\n' },
+      message: 'Feature',
+    });
+    await gitOnServer(bare, ['tag', '-a', '-m', 'Release 2', 'v2', 'main']);
+    await gitOnServer(bare, ['tag', 'light', c1]);
+
+    const result = await api.fetch(repoId);
+    expect(result.newCommits).toBe(3);
+    expect(result.updated.map((u) => `${u.kind} ${u.name}`).sort()).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/remotes/origin/feature',
+      'new refs/tags/light',
+      'new refs/tags/v2',
+    ]);
+    expect(result.forced).toEqual([]);
+    // The clone's filter again: no blob came with the new commits.
+    expect(result.objects.blob).toBe(0);
+
+    const dir = await exportRepo(repoId);
+    expect(await ourRefs(dir)).toEqual(await expectedRefs(url));
+    await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+    // Every commit of the server is here, and nothing else.
+    const all = (d: string) => git(['rev-list', '--all'], { cwd: d }).then((o) => o.split('\n').sort());
+    expect(await all(dir)).toEqual(await all(bare));
+
+    // Up to date now: a no-op fetch asks two small questions and changes nothing.
+    const packs = await packFiles(repoId);
+    served.server.resetStats();
+    const again = await api.fetch(repoId);
+    expect(again.updated).toEqual([]);
+    expect(again.requests).toBe(2);
+    expect(await packFiles(repoId)).toEqual(packs);
+    expect(serverBytes('grow.git')).toBeLessThanOrEqual(2100);
+  });
+
+  it('moves the same bytes as git fetch from an equal clone (within 2 %), completing the thin pack', async () => {
+    const url = await served.copy('basic.git', 'parity.git');
+    const bare = served.path('parity.git');
+    const { repoId } = await api.clone({ url });
+    const cli = join(tmp, 'parity-cli');
+    await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
+
+    // Changes deep in existing folders, so the server sends trees as deltas against ones both clones hold.
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`src/gen/part-${i}/file-${i}.txt`] = `part ${i}\n`;
+    const first = await commitOnServer(bare, { branch: 'main', files, message: 'Many folders' });
+    // Both clones fetch these first, so the next fetch's trees are deltas against ones they hold.
+    await api.fetch(repoId);
+    await git(['fetch', '-q', 'origin'], { cwd: cli });
+    for (let i = 0; i < 40; i += 2) files[`src/gen/part-${i}/file-${i}.txt`] = `part ${i}, edited\n`;
+    await commitOnServer(bare, { branch: 'main', files, message: 'Edit half of them' });
+    await commitOnServer(bare, {
+      branch: 'main',
+      files: { 'src/gen/part-1/more.txt': 'more\n' },
+      message: 'One more',
+    });
+    expect(first).toMatch(/^[0-9a-f]{40}$/);
+
+    served.server.resetStats();
+    await git(['fetch', '-q', 'origin'], { cwd: cli });
+    const theirs = served.server.stats('parity.git').bytesSent;
+    served.server.resetStats();
+    const result = await api.fetch(repoId);
+    const mine = served.server.stats('parity.git').bytesSent;
+    expect(result.newCommits).toBe(2);
+    expect(result.completedFromLocal).toBeGreaterThan(0);
+    expect(Math.abs(mine - theirs) / theirs).toBeLessThanOrEqual(0.02);
+
+    const dir = await exportRepo(repoId);
+    await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+    // The stored pack stands alone: git indexes it without the repository around it.
+    const packsDir = join(dir, '.git/objects/pack');
+    for (const name of await packFiles(repoId)) {
+      if (name.endsWith('.pack'))
+        await git(['index-pack', '-o', join(tmp, `check-${name}.idx`), join(packsDir, name)]);
+    }
+  });
+
+  it('negotiates a diverged history in rounds, with far fewer haves than commits', async () => {
+    const url = await served.copy('basic.git', 'diverged.git');
+    const bare = served.path('diverged.git');
+    const base = (await git(['rev-parse', 'main'], { cwd: bare })).trim();
+    // Four branches of 150 commits each that the clone gets, then the server rewrites them all.
+    const branches = ['a', 'b', 'c', 'd'];
+    const old: Record<string, string> = {};
+    for (const b of branches) {
+      old[b] = await commitChain(bare, base, 150, `old-${b}`);
+      await gitOnServer(bare, ['update-ref', `refs/heads/${b}`, old[b]]);
+    }
+    const { repoId } = await api.clone({ url });
+    const fresh: Record<string, string> = {};
+    for (const b of branches) {
+      fresh[b] = await commitChain(bare, base, 2, `new-${b}`);
+      await gitOnServer(bare, ['update-ref', `refs/heads/${b}`, fresh[b]]);
+    }
+    await gitOnServer(bare, ['reflog', 'expire', '--expire=now', '--all']);
+    await gitOnServer(bare, ['gc', '-q', '--prune=now']);
+    expect(await git(['cat-file', '-t', old.a], { cwd: bare }).catch(() => 'gone')).toBe('gone');
+
+    const result = await api.fetch(repoId);
+    const localCommits = 4 * 150 + 5;
+    expect(result.negotiation.rounds).toBeGreaterThan(2);
+    expect(result.negotiation.haves).toBeLessThan(localCommits / 4);
+    expect(result.newCommits).toBe(8);
+    expect(result.forced.map((u) => `${u.kind} ${u.name} ${u.old} ${u.new}`).sort()).toEqual(
+      branches.map((b) => `forced refs/remotes/origin/${b} ${old[b]} ${fresh[b]}`),
+    );
+    const dir = await exportRepo(repoId);
+    expect(await ourRefs(dir)).toEqual(await expectedRefs(url));
+    await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  });
+
+  it('deepens and unshallows a shallow clone as git fetch --deepen and --unshallow do', async () => {
+    const url = await served.copy('basic.git', 'shallow.git');
+    const bare = served.path('shallow.git');
+    const { repoId } = await api.clone({ url, depth: 1 });
+    const cli = join(tmp, 'shallow-cli');
+    await git(['clone', '-q', '--filter=blob:none', '--no-checkout', '--depth=1', url, cli]);
+    const count = (d: string) =>
+      git(['rev-list', '--count', '--all'], { cwd: d }).then((o) => Number(o.trim()));
+    const shallowFile = (d: string) =>
+      git(['rev-parse', '--git-path', 'shallow'], { cwd: d }).then((p) =>
+        import('node:fs/promises').then((fs) => fs.readFile(join(d, p.trim()), 'utf8').catch(() => '')),
+      );
+
+    const deeper = await api.fetch(repoId, { deepen: 2 });
+    await git(['fetch', '-q', '--deepen=2', 'origin'], { cwd: cli });
+    expect(deeper.shallow).toBe(true);
+    let dir = await exportRepo(repoId);
+    expect(await count(dir)).toBe(3);
+    expect(await count(dir)).toBe(await count(cli));
+    expect(await shallowFile(dir)).toBe(await shallowFile(cli));
+    await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+
+    // An absolute depth from the remote's tips, as git fetch --depth.
+    await api.fetch(repoId, { depth: 4 });
+    await git(['fetch', '-q', '--depth=4', 'origin'], { cwd: cli });
+    dir = await exportRepo(repoId);
+    expect(await count(dir)).toBe(4);
+    expect(await shallowFile(dir)).toBe(await shallowFile(cli));
+
+    const whole = await api.fetch(repoId, { unshallow: true });
+    expect(whole.shallow).toBe(false);
+    dir = await exportRepo(repoId);
+    expect(await count(dir)).toBe(await count(bare));
+    expect(await shallowFile(dir)).toBe('');
+    expect((await api.listRepos()).find((r) => r.id === repoId)?.shallow).toBe(false);
+    await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  });
+
+  it('keeps nothing of a cancelled fetch', async () => {
+    const url = await served.copy('basic.git', 'cancel.git');
+    const bare = served.path('cancel.git');
+    const { repoId } = await api.clone({ url });
+    await commitOnServer(bare, { branch: 'main', files: { 'a.txt': 'a\n' }, message: 'A' });
+    const packs = await packFiles(repoId);
+    const refs = await openRepoFs(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8');
+    const controller = new AbortController();
+    const err = await failure(
+      api.fetch(
+        repoId,
+        {},
+        (p) => {
+          if (p.phase === 'writing') controller.abort();
+        },
+        controller.signal,
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    expect(await packFiles(repoId)).toEqual(packs);
+    expect(await openRepoFs(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toBe(refs);
+    // And the next fetch does the whole job.
+    expect((await api.fetch(repoId)).newCommits).toBe(1);
+  });
+});
