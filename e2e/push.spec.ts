@@ -139,10 +139,19 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
   const error = panel.getByTestId('write-error');
   await expect(error).toHaveAttribute('data-code', 'PUSH_NON_FAST_FORWARD');
   await expect(error).toContainText('fetch first');
-  await error.getByTestId('pull-offer').click();
-  await expect(error).toContainText('Your commits are safe here');
   // Nothing was sent, the remote is as the other person left it, and our commit is still ours.
   expect((await stats()).pushes).toBe(pushes);
   expect(gitIn(bare, ['rev-parse', 'main'])).toBe(theirs);
   await expect(page.getByTestId('commit-list').locator('li').first()).toContainText('A second edit');
+  const ours = (await page.getByTestId('commit-list').locator('li').first().getAttribute('data-oid'))!;
+
+  // The offered pull merges their commit with ours; the push then goes through with both.
+  await error.getByTestId('pull-offer').click();
+  await expect(panel.getByTestId('pull-note')).toContainText('push again', { timeout: 30_000 });
+  await panel.getByTestId('push').click();
+  await expect(panel.getByTestId('write-error')).toHaveCount(0);
+  await expect.poll(() => gitIn(bare, ['rev-parse', 'main'])).not.toBe(theirs);
+  const parents = gitIn(bare, ['log', '-1', '--format=%P', 'main']).split(' ').sort();
+  expect(parents).toEqual([ours, theirs].sort());
+  gitIn(bare, ['fsck', '--no-progress']);
 });

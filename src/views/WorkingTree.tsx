@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/api.ts';
+import { withToken } from '../auth/withToken.ts';
 import { loadAuthor, saveAuthor } from '../authorSettings.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { CommitDialog } from './CommitDialog.tsx';
@@ -31,6 +32,8 @@ export function WorkingTree({
   const [busy, setBusy] = useState<string | null>('Preparing the working tree…');
   const [error, setError] = useState<Failure | null>(null);
   const [pushed, setPushed] = useState<PushResult | null>(null);
+  // What the pull offered after a rejected push did, until the next push.
+  const [notice, setNotice] = useState<string | null>(null);
   const [diffs, setDiffs] = useState<Record<string, FileDiff | string>>({});
   // The shown path, when it is a file of the working tree (not a folder, not a file of another commit only).
   const [openFile, setOpenFile] = useState<string | null>(null);
@@ -111,6 +114,7 @@ export function WorkingTree({
   async function push() {
     setError(null);
     setPushed(null);
+    setNotice(null);
     setBusy('Pushing…');
     try {
       setPushed(await gitClient.push(repoId));
@@ -166,7 +170,23 @@ export function WorkingTree({
           {busy}
         </p>
       )}
-      {error && <WriteError error={error} />}
+      {error && (
+        <WriteError
+          repoId={repoId}
+          error={error}
+          onPulled={(message) => {
+            setError(null);
+            setNotice(message);
+            void refresh();
+            onCommitted(null);
+          }}
+        />
+      )}
+      {notice && (
+        <p class="notice" data-testid="pull-note">
+          {notice}
+        </p>
+      )}
       {pushed && (
         <p class="notice" role="status" data-testid="push-result">
           {pushed.upToDate
@@ -322,24 +342,50 @@ function BranchMenu({
   );
 }
 
-/** A failed write: the worker's message, and for a rejected push what to do next. */
-function WriteError({ error }: { error: Failure }) {
+/** A failed write: the worker's message, and for a rejected push the pull that lets it go through. */
+function WriteError({
+  repoId,
+  error,
+  onPulled,
+}: {
+  repoId: string;
+  error: Failure;
+  onPulled: (message: string) => void;
+}) {
+  const [pulling, setPulling] = useState(false);
   const [note, setNote] = useState<string | null>(null);
+  async function pull() {
+    setPulling(true);
+    setNote(null);
+    try {
+      const author = loadAuthor();
+      const result = await withToken(() =>
+        gitClient.pull(repoId, author.name && author.email ? { author } : {}),
+      );
+      if (result.status === 'conflict') {
+        setNote(
+          `Not merged: both sides changed ${result.conflicts.join(', ')}. Nothing was changed here; your commits are safe.`,
+        );
+      } else {
+        onPulled(
+          result.status === 'up-to-date'
+            ? 'Already up to date: push again.'
+            : `Pulled ${result.newCommits} commit${result.newCommits === 1 ? '' : 's'} (${result.status}): push again.`,
+        );
+      }
+    } catch (err) {
+      setNote((err as RemoteOperationError).message);
+    } finally {
+      setPulling(false);
+    }
+  }
   return (
     <div class="error" role="alert" data-testid="write-error" data-code={error.code}>
       <strong>{error.message}</strong>
       {error.code === 'PUSH_NON_FAST_FORWARD' && (
         <p>
-          <button
-            type="button"
-            data-testid="pull-offer"
-            onClick={() =>
-              setNote(
-                'Pull (fetch and merge) is not in this version of Blobless yet. Your commits are safe here; to publish them now, push to a new branch, or merge the remote changes with git.',
-              )
-            }
-          >
-            Pull (fetch first)
+          <button type="button" data-testid="pull-offer" disabled={pulling} onClick={pull}>
+            {pulling ? 'Pulling…' : 'Pull, then push again'}
           </button>
         </p>
       )}
