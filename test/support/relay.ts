@@ -24,10 +24,10 @@ export type RelayMode =
   /** Pass `info/refs` through, answer every POST with this, as a broken proxy or a failing backend would. */
   | { kind: 'post-answer'; status: number; contentType: string | null; body: string }
   /**
-   * Forward the fetch response's first `afterPackPackets` band-1 packets, then send the server's failure as
-   * git would (an `ERR` packet or a band-3 message) and end the response.
+   * Forward the first half of the fetch response's pack bytes, then send the server's failure as git would
+   * (an `ERR` packet or a band-3 message) and end the response.
    */
-  | { kind: 'fail-mid-pack'; afterPackPackets: number; as: 'err-packet' | 'sideband-3'; text: string }
+  | { kind: 'fail-mid-pack'; as: 'err-packet' | 'sideband-3'; text: string }
   /** Remove one capability of `fetch` from the v2 advertisement, as a server without it would send it. */
   | { kind: 'hide-fetch-capability'; capability: string }
   /**
@@ -148,9 +148,14 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
         }
         flipped = { offset, mask, packLength };
       }
+      // fail-mid-pack: the failure comes halfway through the pack's bytes. Counting packets instead would
+      // depend on how upload-pack happened to chunk its output, which varies with the machine's load.
+      const packLength = packets.reduce((n, p) => n + (isPack(p) ? p.data.length - 1 : 0), 0);
       let packSent = 0;
       for (const p of packets) {
-        if (mode.kind === 'fail-mid-pack' && isPack(p) && packSent++ === mode.afterPackPackets) {
+        if (mode.kind === 'fail-mid-pack' && isPack(p) && packSent + p.data.length - 1 > packLength >> 1) {
+          const keep = (packLength >> 1) - packSent;
+          if (keep > 0) res.write(encodePktLine(p.data.subarray(0, 1 + keep)));
           const text = new TextEncoder().encode(mode.text);
           res.end(
             encodePktLine(
@@ -161,6 +166,7 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
           );
           return;
         }
+        if (isPack(p)) packSent += p.data.length - 1;
         res.write(p.type === 'data' ? encodePktLine(p.data) : encodeControl(p));
       }
       res.end();
