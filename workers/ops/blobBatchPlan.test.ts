@@ -13,12 +13,19 @@ describe('planBlobBatches', () => {
     expect(planBlobBatches(0, 3 * KB)).toEqual([]);
   });
 
-  it('medium (3,000 blobs of 3 KB): a first request of about 256 KB, then four growing ones', () => {
+  it('medium (3,000 blobs of 3 KB): a first request of about 256 KB, then four bigger even ones', () => {
     const plan = planBlobBatches(3000, 3 * KB);
     expect(plan).toHaveLength(5);
     expect(plan[0]).toBe(Math.round((256 * KB) / (3 * KB)));
-    for (let i = 2; i < plan.length; i++) expect(plan[i]).toBeGreaterThan(plan[i - 1]);
+    const rest = plan.slice(1);
+    expect(Math.max(...rest) - Math.min(...rest)).toBeLessThanOrEqual(1);
+    expect(Math.min(...rest)).toBeGreaterThan(plan[0]);
     expect(sum(plan)).toBe(3000);
+  });
+
+  it('with growth, each request after the first is bigger than the one before', () => {
+    const plan = planBlobBatches(3000, 3 * KB, { ...BLOB_BATCH_POLICY, growth: 1.5 });
+    for (let i = 2; i < plan.length; i++) expect(plan[i]).toBeGreaterThan(plan[i - 1]);
   });
 
   it('large (20,000 blobs, 60 MB): still five requests, as git makes one plus four', () => {
