@@ -978,19 +978,23 @@ export class PackIngester {
 
   private result(checksum: Uint8Array): IngestedPack {
     const n = this.parsed;
-    const objects = new Array<IngestedObject>(n);
+    const types = this.types;
     const counts: Record<GitObjectType, number> = { commit: 0, tree: 0, blob: 0, tag: 0 };
-    for (let i = 0; i < n; i++) {
-      const type = typeName(this.types[i]);
-      counts[type]++;
-      objects[i] = {
-        oid: toHex(this.oids, i * 20, 20),
-        type,
-        offset: this.offsets[i],
-        crc32: this.crcs[i],
-        size: this.objectSizes[i],
-      };
-    }
+    for (let i = 0; i < n; i++) counts[typeName(types[i])]++;
+    // Made when first read: a clone needs only the counts, and 430,000 objects (large.git) as JS objects
+    // with hex ids would be tens of megabytes of heap.
+    const { oids, offsets, crcs, objectSizes } = this;
+    let objects: IngestedObject[] | undefined;
+    const listObjects = (): IngestedObject[] => {
+      objects ??= Array.from({ length: n }, (_, i) => ({
+        oid: toHex(oids, i * 20, 20),
+        type: typeName(types[i]),
+        offset: offsets[i],
+        crc32: crcs[i],
+        size: objectSizes[i],
+      }));
+      return objects;
+    };
     const idx = writePackIndexV2Tables(this.oids, this.offsets, this.crcs, n, checksum, this.objSha);
     // The pack is handed over exactly: stored as is, with no slack for IndexedDB to clone along.
     this.buf = fixedLength(this.buf, this.len);
@@ -998,9 +1002,11 @@ export class PackIngester {
       pack: this.buf,
       checksum: toHex(checksum),
       idx,
-      objects,
       counts,
       appendedBases: this.appendedBases,
+      get objects() {
+        return listObjects();
+      },
     };
   }
 }
