@@ -4,6 +4,11 @@
 //
 //   npx tsx bench/lazyBlobs.bench.ts [--repo medium|small] [--runs 3] [--rtt 0] [--mbps 0]
 //                                    [--sizes 50,100,250,500,1000,3000] [--concurrency 1,2,4,6]
+//   npx tsx bench/lazyBlobs.bench.ts --policy [--variants 256/4/1.5,0/4/1] [--repo ...] [--rtt ...] [--mbps ...]
+//
+// --policy times planBlobBatches (BLOB_BATCH_POLICY, four in flight) instead of fixed sizes, and each
+// variant FIRST_KB/SPREAD/GROWTH of it (a first request of FIRST_KB, 0 for none; SPREAD requests after it,
+// each GROWTH times the one before).
 //
 // One blob:none clone is made per repo; between runs the packs fetched by the previous run are deleted, so
 // every run starts from the same clone. Pack maintenance is timed apart (it runs after ensureBlobs returns).
@@ -19,7 +24,12 @@ import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { startGitServer } from '../server/gitServer.ts';
 import { api } from '../workers/api.ts';
-import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
+import {
+  BLOB_BATCH_POLICY,
+  type BlobBatchPolicy,
+  type BlobFetchHooks,
+  ensureBlobs,
+} from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { forgetRepo } from '../workers/ops/repoAccess.ts';
 import { removePackFiles } from '../workers/store/gitDir.ts';
@@ -36,6 +46,8 @@ const { values: args } = parseArgs({
     mbps: { type: 'string', default: '0' },
     sizes: { type: 'string', default: '50,100,250,500,1000,3000' },
     concurrency: { type: 'string', default: '1,2,4,6' },
+    policy: { type: 'boolean', default: false },
+    variants: { type: 'string', default: '' },
   },
 });
 const runs = Number(args.runs);
@@ -118,33 +130,53 @@ async function main() {
       `${repo}: ${oids.length} blobs at HEAD; rtt ${rtt} ms, ${bytesPerMs ? `${args.mbps} Mbit/s` : 'no bandwidth cap'}; ` +
         `median of ${runs} runs (min..max)\n`,
     );
-    console.log('batch  conc  requests   MB     fetch s (min..max)    objects/s   maintenance s');
-    for (const size of sizes) {
-      for (const concurrency of concurrencies) {
-        if (size >= oids.length && concurrency > 1) continue;
-        const times: number[] = [];
-        const upkeep: number[] = [];
-        let requests = 0;
-        let bytes = 0;
-        for (let run = 0; run < runs; run++) {
-          await dropFetchedPacks(repoId, clonePack);
-          const t0 = performance.now();
-          const result = await ensureBlobs(repoId, oids, { batching: { size, concurrency } });
-          const t1 = performance.now();
-          await maintenanceIdle(repoId);
-          upkeep.push(performance.now() - t1);
-          times.push(t1 - t0);
-          requests = result.requests;
-          bytes = result.bytes;
-        }
-        const m = median(times);
-        console.log(
-          `${String(size).padStart(5)}  ${String(concurrency).padStart(4)}  ${String(requests).padStart(8)}  ` +
-            `${(bytes / 1e6).toFixed(1).padStart(5)}  ${(m / 1000).toFixed(2).padStart(6)} ` +
-            `(${(Math.min(...times) / 1000).toFixed(2)}..${(Math.max(...times) / 1000).toFixed(2)})` +
-            `  ${String(Math.round(oids.length / (m / 1000))).padStart(9)}  ${(median(upkeep) / 1000).toFixed(2).padStart(12)}`,
-        );
+    type Setting = { label: string; batching: BlobFetchHooks['batching'] };
+    const settings: Setting[] = [];
+    if (args.policy) {
+      const p = BLOB_BATCH_POLICY;
+      settings.push({ label: `policy ${p.firstBytes / 1024}/${p.spread}/${p.growth}`, batching: {} });
+      for (const v of args.variants.split(',').filter(Boolean)) {
+        const [first, spread, growth] = v.split('/').map(Number);
+        const policy: Partial<BlobBatchPolicy> = { firstBytes: first * 1024, spread, growth };
+        settings.push({ label: `       ${v}`, batching: { policy } });
       }
+    } else {
+      for (const size of sizes) {
+        for (const concurrency of concurrencies) {
+          if (size >= oids.length && concurrency > 1) continue;
+          settings.push({
+            label: `${String(size).padStart(5)}  ${String(concurrency).padStart(4)}`,
+            batching: { size, concurrency },
+          });
+        }
+      }
+    }
+    console.log(
+      `${args.policy ? 'setting        ' : 'batch  conc'}  requests   MB     fetch s (min..max)    objects/s   maintenance s`,
+    );
+    for (const { label, batching } of settings) {
+      const times: number[] = [];
+      const upkeep: number[] = [];
+      let requests = 0;
+      let bytes = 0;
+      for (let run = 0; run < runs; run++) {
+        await dropFetchedPacks(repoId, clonePack);
+        const t0 = performance.now();
+        const result = await ensureBlobs(repoId, oids, { batching });
+        const t1 = performance.now();
+        await maintenanceIdle(repoId);
+        upkeep.push(performance.now() - t1);
+        times.push(t1 - t0);
+        requests = result.requests;
+        bytes = result.bytes;
+      }
+      const m = median(times);
+      console.log(
+        `${label}  ${String(requests).padStart(8)}  ` +
+          `${(bytes / 1e6).toFixed(1).padStart(5)}  ${(m / 1000).toFixed(2).padStart(6)} ` +
+          `(${(Math.min(...times) / 1000).toFixed(2)}..${(Math.max(...times) / 1000).toFixed(2)})` +
+          `  ${String(Math.round(oids.length / (m / 1000))).padStart(9)}  ${(median(upkeep) / 1000).toFixed(2).padStart(12)}`,
+      );
     }
     await api.deleteRepo(repoId);
   } finally {

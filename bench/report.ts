@@ -24,6 +24,8 @@ export interface RunSample {
     /** The longest main-thread task while Blobless cloned and checked out, in ms (0: none over 50 ms). */
     longestMainTaskMs?: number | null;
     peakHeapMB: number | null;
+    clonePeakHeapMB?: number | null;
+    checkoutPeakHeapMB?: number | null;
   };
 }
 
@@ -74,6 +76,11 @@ export interface RepoResult {
     blame_requests: number | null;
     peakHeapMB: number | null;
     longestMainTaskMs: number | null;
+    /** Peak over the clone alone, and over the checkout alone (the working tree is held until its commit). */
+    clonePeakHeapMB: number | null;
+    checkoutPeakHeapMB: number | null;
+    /** clonePeakHeapMB over the clone's pack (the clone's bytes): the issue's "under 2× the pack". */
+    clonePeakOverPack: number | null;
   };
   ratios: {
     cloneNoBlobs: number | null;
@@ -187,6 +194,12 @@ export function summarize(
       blame_requests: b.blame.requests,
       peakHeapMB: round(median(samples.map((r) => r.blobless?.peakHeapMB)), 1),
       longestMainTaskMs: round(median(samples.map((r) => r.blobless?.longestMainTaskMs)), 0),
+      clonePeakHeapMB: round(median(samples.map((r) => r.blobless?.clonePeakHeapMB)), 1),
+      checkoutPeakHeapMB: round(median(samples.map((r) => r.blobless?.checkoutPeakHeapMB)), 1),
+      clonePeakOverPack: ratio(
+        round(median(samples.map((r) => r.blobless?.clonePeakHeapMB)), 1),
+        b.clone.bytes === null ? null : b.clone.bytes / 2 ** 20,
+      ),
     },
     ratios: {
       cloneNoBlobs: ratio(b.clone.s, g.clone.s),
@@ -293,7 +306,9 @@ export function formatTable(results: RepoResult[]): string {
         '',
         'worker peak JS heap',
         '',
-        b.peakHeapMB === null ? 'n/a' : `${b.peakHeapMB.toFixed(1)} MB`,
+        b.peakHeapMB === null
+          ? 'n/a'
+          : `${b.peakHeapMB.toFixed(1)} MB (clone ${b.clonePeakHeapMB?.toFixed(1) ?? 'n/a'}, ${fmtRatio(b.clonePeakOverPack, false)} its pack; checkout ${b.checkoutPeakHeapMB?.toFixed(1) ?? 'n/a'})`,
         i.peakHeapMB === null ? 'n/a' : `${i.peakHeapMB.toFixed(1)} MB`,
         '',
         '',

@@ -375,6 +375,8 @@ async function measureBlobless(
   let noopFetch = await notMeasured('noopFetch');
   let peakHeapMB: number | null;
   let longestMainTaskMs: number | null = null;
+  let clonePeakHeapMB: number | null = null;
+  let checkoutPeakHeapMB: number | null = null;
   let canRead: boolean;
   try {
     const { available } = profile.ready;
@@ -389,6 +391,9 @@ async function measureBlobless(
       return t;
     });
     const done = cloned;
+    await profile.heap.sample();
+    clonePeakHeapMB = profile.heap.peakMB('git.worker');
+    profile.heap.reset();
     if (done && has('checkout', available.checkout)) {
       checkout = await phase('checkout', () =>
         page.evaluate(([id, ref]) => window.bench.bloblessCheckout(id, ref), [
@@ -399,7 +404,11 @@ async function measureBlobless(
     }
     longestMainTaskMs = (await page.evaluate(() => window.bench.mainThreadLongTasks())).longestMs;
     await profile.heap.sample();
-    peakHeapMB = profile.heap.peakMB('git.worker');
+    checkoutPeakHeapMB = profile.heap.peakMB('git.worker');
+    peakHeapMB =
+      clonePeakHeapMB === null && checkoutPeakHeapMB === null
+        ? null
+        : Math.max(clonePeakHeapMB ?? 0, checkoutPeakHeapMB ?? 0);
     if (done && has('fetch', available.fetch)) {
       noopFetch = await phase('noopFetch', () =>
         page.evaluate((id) => window.bench.bloblessNoopFetch(id), done.repoId),
@@ -460,6 +469,8 @@ async function measureBlobless(
     noopFetch,
     blame,
     peakHeapMB,
+    clonePeakHeapMB,
+    checkoutPeakHeapMB,
     longestMainTaskMs,
   };
 }

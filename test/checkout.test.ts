@@ -3,8 +3,9 @@ import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from '../workers/ops/checkout.ts';
-import { BLOB_BATCH_SIZE } from '../workers/ops/lazyBlobs.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { BLOB_BATCH_POLICY, blobBytesEstimate, planBlobBatches } from '../workers/ops/lazyBlobs.ts';
+import { maintenanceIdle, REPACK_THRESHOLD } from '../workers/ops/packMaintenance.ts';
+import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
@@ -88,11 +89,13 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
     let head: string;
     let result: CheckoutResult;
     let requests: number;
+    let bytesPerBlob: number;
     const progress: CheckoutProgress[] = [];
 
     beforeAll(async () => {
       repoId = await cloneBlobless(repo);
       head = await revParse(repo, 'HEAD');
+      bytesPerBlob = blobBytesEstimate(repoId);
       await resetStats();
       result = await checkout(repoId, 'HEAD', {}, { onProgress: (p) => progress.push(p) });
       requests = (await repoStats(repo)).requests;
@@ -124,11 +127,11 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
       expect(await gitCli(['status', '--porcelain', '--ignore-submodules=none'], { cwd: dest })).toBe('');
     });
 
-    it('fetched exactly the blobs of the tree, one request per batch', async () => {
+    it('fetched exactly the blobs of the tree, one request per planned batch', async () => {
       const wanted = await treeBlobs(bare(), head);
       expect(await storedBlobs(repoId)).toEqual(wanted);
       expect(result.blobsFetched).toBe(wanted.length);
-      expect(result.requests).toBe(Math.ceil(wanted.length / BLOB_BATCH_SIZE));
+      expect(result.requests).toBe(planBlobBatches(wanted.length, bytesPerBlob).length);
       expect(requests).toBe(result.requests);
       expect(result.bytes).toBeGreaterThan(0);
     });
@@ -218,13 +221,14 @@ describe('features.git: switching branches', () => {
     const removed = [...fromTree].filter(([path, e]) => e.type === 'blob' && !toTree.has(path));
 
     const writes = countWrites(repoId);
+    const bytesPerBlob = blobBytesEstimate(repoId);
     await resetStats();
     const result = await checkout(repoId, to);
     const stats = await repoStats(repo);
     writes.stop();
 
     expect(result).toMatchObject({ commit, branch, blobsFetched: newBlobs.length });
-    expect(result.requests).toBe(Math.ceil(newBlobs.length / BLOB_BATCH_SIZE));
+    expect(result.requests).toBe(planBlobBatches(newBlobs.length, bytesPerBlob).length);
     expect(stats.requests).toBe(result.requests);
     expect(await storedBlobs(repoId)).toEqual([...new Set([...stored, ...newBlobs])].sort());
     expect(writes.paths.sort()).toEqual(changed.map(([path]) => `/${path}`).sort());
@@ -416,6 +420,64 @@ describe('small-sized.git: batches', () => {
     expect(result.requests).toBe(Math.ceil(wanted.length / 64));
     expect((await repoStats(repo)).requests).toBe(result.requests);
     expect(result.blobsFetched).toBe(wanted.length);
+  });
+
+  it("splits as planned, small first, in at most the git CLI's requests plus four", async () => {
+    const repo = 'small-sized.git';
+    const bare = join(fixturesDir, repo);
+    const head = await revParse(repo, 'HEAD');
+    const wanted = await treeBlobs(bare, head);
+    // The git CLI's checkout of its own blob:none clone, counted by the same server.
+    const gitDir = join(tmp(), `git-clone-${exports++}`);
+    await gitCli(['clone', '--quiet', '--filter=blob:none', '--no-checkout', `${serverUrl}/${repo}`, gitDir]);
+    await resetStats();
+    await gitCli(['-C', gitDir, 'checkout', '--quiet', head]);
+    const gitRequests = (await repoStats(repo)).requests;
+    expect(gitRequests).toBeGreaterThan(0);
+
+    // small-sized.git's 0.6 MB of blobs is one request by default: the policy scaled down to its size
+    // makes it split as a large repository does.
+    const policy = { firstBytes: 16 * 1024, singleRequestBytes: 64 * 1024, maxBatchBytes: 1024 * 1024 };
+    const repoId = await cloneBlobless(repo);
+    const plan = planBlobBatches(wanted.length, blobBytesEstimate(repoId), {
+      ...BLOB_BATCH_POLICY,
+      ...policy,
+    });
+    expect(plan.length).toBeGreaterThan(2);
+    expect(plan[0]).toBe(Math.min(...plan));
+    await resetStats();
+    const result = await checkout(repoId, 'HEAD', {}, { batching: { policy } });
+    expect((await repoStats(repo)).requests).toBe(plan.length);
+    expect(result.requests).toBe(plan.length);
+    expect(result.requests).toBeLessThanOrEqual(gitRequests + 4);
+    expect(await storedBlobs(repoId)).toEqual(wanted);
+  });
+
+  it('merges no pack inside the checkout: the merge comes after it', async () => {
+    const repo = 'small-sized.git';
+    const repoId = await cloneBlobless(repo);
+    const wanted = await treeBlobs(join(fixturesDir, repo), await revParse(repo, 'HEAD'));
+    const size = Math.ceil(wanted.length / (REPACK_THRESHOLD + 4));
+    const batches = Math.ceil(wanted.length / size);
+    const packSet = await packSetFor(repoId);
+    let packsWhileWriting = -1;
+    await checkout(
+      repoId,
+      'HEAD',
+      {},
+      {
+        batching: { size },
+        onProgress: (p) => {
+          if (p.phase === 'writing-files' && packsWhileWriting < 0) packsWhileWriting = packSet.packs.length;
+        },
+      },
+    );
+    // The clone's pack and one per batch, none merged yet: more promisor packs than the threshold.
+    expect(packsWhileWriting).toBe(1 + batches);
+    expect(batches).toBeGreaterThan(REPACK_THRESHOLD);
+    // Scheduled once the checkout is done.
+    await maintenanceIdle(repoId);
+    expect((await packSetFor(repoId)).packs.length).toBeLessThan(1 + batches);
   });
 });
 

@@ -4,7 +4,12 @@ import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { MissingObjectError } from '../workers/ops/errors.ts';
-import { BLOB_BATCH_SIZE, type BlobFetchProgress, ensureBlobs } from '../workers/ops/lazyBlobs.ts';
+import {
+  type BlobFetchProgress,
+  blobBytesEstimate,
+  ensureBlobs,
+  planBlobBatches,
+} from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
@@ -84,15 +89,16 @@ describe('ensureBlobs on small-sized.git', () => {
     await maintenanceIdle(repoId);
   });
 
-  it('the default batch size fetches every blob of the history in ceil(N / BLOB_BATCH_SIZE) requests', async () => {
+  it('the default policy fetches every blob of the history in the requests planBlobBatches plans', async () => {
     const history = await reachableObjects(join(fixturesDir, repo), ['--all', '--filter=object:type=blob']);
     // N from the git CLI: the blobs of the history that an export of the repo does not hold yet.
     const before = await missingInExport(repoId, history, 'before-default');
-    expect(before.length).toBeGreaterThan(2 * BLOB_BATCH_SIZE);
+    const plan = planBlobBatches(before.length, blobBytesEstimate(repoId));
+    expect(plan.length).toBeGreaterThan(2);
     expect(before.length).toBeLessThan(history.length);
     await resetStats();
     const result = await ensureBlobs(repoId, history);
-    expect((await repoStats(repo)).requests).toBe(Math.ceil(before.length / BLOB_BATCH_SIZE));
+    expect((await repoStats(repo)).requests).toBe(plan.length);
     expect(result.fetched).toBe(before.length);
     await maintenanceIdle(repoId);
     expect(await missingInExport(repoId, history, 'after-default')).toEqual([]);

@@ -17,9 +17,14 @@ import {
   throwIfAborted,
   WorktreeDirtyError,
 } from './errors.ts';
-import { type BlobFetchHooks, type BlobFetchProgress, ensureBlobs } from './lazyBlobs.ts';
+import {
+  type BlobFetchHooks,
+  type BlobFetchProgress,
+  type BlobFetchResult,
+  ensureBlobs,
+} from './lazyBlobs.ts';
 import type { OperationHooks } from './operationHooks.ts';
-import { maintenanceIdle } from './packMaintenance.ts';
+import { maintenanceIdle, scheduleRepack } from './packMaintenance.ts';
 import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
 import { clearTypeChanges } from './typeChanges.ts';
 
@@ -100,24 +105,53 @@ export async function checkout(
   throwIfAborted(signal);
 
   const blobs = [...files.values()].filter((f) => f.mode !== MODE_GITLINK).map((f) => f.oid);
-  let fetched: Awaited<ReturnType<typeof ensureBlobs>>;
+  let fetched: BlobFetchResult;
   try {
-    fetched = await ensureBlobs(repoId, blobs, { onProgress, signal, connection, batching });
+    // No pack merge inside a checkout: it would hold the checkout up, and its writes would fall inside the
+    // all-or-nothing batch below. It is scheduled once the checkout is done.
+    fetched = await ensureBlobs(repoId, blobs, {
+      onProgress,
+      signal,
+      connection,
+      batching,
+      deferMaintenance: true,
+    });
   } catch (err) {
+    // Packs of the batches that did arrive are stored: they may want merging all the same.
+    scheduleRepack(repoId);
     if (err instanceof MissingObjectError) {
       const path = [...files].find(([, f]) => f.oid === err.oid)?.[0];
       throw path ? err.withPath(path) : err;
     }
     throw err;
   }
-  // A link's target is its blob: only now can it be checked, and still before anything is written.
-  const links = new Map<string, string>();
-  for (const [path, f] of files) {
-    if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
+  try {
+    // A link's target is its blob: only now can it be checked, and still before anything is written.
+    const links = new Map<string, string>();
+    for (const [path, f] of files) {
+      if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
+    }
+    assertSafeSymlinks(links);
+    return await writeCheckout(repoId, repo, target, files, paths, opts, hooks, fetched);
+  } finally {
+    if (fetched.fetched > 0) scheduleRepack(repoId);
   }
-  assertSafeSymlinks(links);
-  // ensureBlobs starts pack maintenance in the background, which writes to the same file system: its
-  // writes must not fall inside this checkout's all-or-nothing batch, where a cancel would drop them.
+}
+
+async function writeCheckout(
+  repoId: string,
+  repo: RepoHandle,
+  target: Target,
+  files: Map<string, TreeFile>,
+  paths: string[] | undefined,
+  opts: CheckoutOptions,
+  hooks: CheckoutHooks,
+  fetched: BlobFetchResult,
+): Promise<CheckoutResult> {
+  const { signal } = hooks;
+  // A merge that an earlier lazy fetch (a file view, say) started writes to the same file system: its writes
+  // must not fall inside this checkout's all-or-nothing batch, where a cancel would drop them. This
+  // checkout's own fetch started none (deferMaintenance), so this is normally no wait at all.
   await maintenanceIdle(repoId);
   throwIfAborted(signal);
 

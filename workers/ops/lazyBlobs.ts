@@ -41,8 +41,16 @@ export interface BlobFetchHooks {
   onProgress?: (p: BlobFetchProgress) => void;
   signal?: AbortSignal;
   connection?: BlobFetchConnection;
-  /** Overrides BLOB_BATCH_SIZE and BLOB_FETCH_CONCURRENCY; for the benchmark. */
-  batching?: { size?: number; concurrency?: number };
+  /**
+   * For the benchmark and tests: `size` fixes the blobs per request instead of planBlobBatches; `policy`
+   * replaces parts of BLOB_BATCH_POLICY; `concurrency` replaces BLOB_FETCH_CONCURRENCY.
+   */
+  batching?: { size?: number; concurrency?: number; policy?: Partial<BlobBatchPolicy> };
+  /**
+   * The caller schedules pack maintenance itself (scheduleRepack) once its own writes are done: a checkout
+   * must not have a merge write into its all-or-nothing batch, nor wait for one.
+   */
+  deferMaintenance?: boolean;
 }
 
 export interface BlobFetchResult {
@@ -54,28 +62,124 @@ export interface BlobFetchResult {
 }
 
 /*
- * Batch size and concurrency, measured with bench/lazyBlobs.bench.ts: every blob at HEAD of medium.git
- * (3,000 blobs, 24 MB, 9.2 MB as packs) from the fixture git http-backend, fake-indexeddb, 2 cores, median of
- * 3 runs, seconds. "local" is loopback (--rtt 0); "remote" adds 50 ms per request and a 50 Mbit/s link shared
- * by all requests (--rtt 50 --mbps 50), where 1.47 s is the link's own limit.
+ * How the missing blobs of one call are split into requests. A blob:none clone knows no blob's size, only
+ * how many blobs are wanted; the bytes per blob of the repo's earlier lazy fetches (or, before any, the
+ * prior below) turn that count into expected bytes:
+ *   - up to `singleRequestBytes` expected in all: one request (a split only adds round trips);
+ *   - else a first request of about `firstBytes`, so that a pack arrives, is checked and stored after one
+ *     round trip while the server is still packing the rest;
+ *   - then the rest in `spread` requests (each `growth` times the one before; 1: even), more only if
+ *     one would pass `maxBatchBytes`: a pack is held whole in memory while it is checked.
+ * With BLOB_FETCH_CONCURRENCY in flight, the first and the next three start at once, and the last starts
+ * when the small first one is done. So a checkout costs `1 + spread` requests up to 4 × maxBatchBytes
+ * (git's lazy fetch costs 1 POST, plus its info/refs GET).
  *
- *   batch  requests   local: concurrency 1    2     4     6   remote: concurrency 1    2     4     6
- *      50        60               2.46     2.14  2.22  2.32               5.82     3.14  2.63  2.32
- *     100        30               1.46     1.72  1.24  1.03               7.94     2.15  1.80  1.58
- *     250        12               1.04     1.00  0.74  0.74               2.55     2.14  1.58  1.58
- *     500         6               0.83     0.85  0.69  0.69               1.95     1.66  1.61  1.68
- *    1000         3               0.87     0.69  0.65  0.62               1.76     1.74  1.73  2.57
- *    3000         1               0.76 (one request)                      2.10 (one request)
+ * Measured with bench/lazyBlobs.bench.ts (every blob at HEAD, fixture git http-backend, fake-indexeddb,
+ * 2 shared and loaded cores, so times are noisy; median of 3 runs, seconds; "remote" adds 50 ms per request
+ * and a 50 Mbit/s link shared by all requests, whose own limit is 1.47 s for medium):
+ *   npx tsx bench/lazyBlobs.bench.ts --repo medium --policy            (local)
+ *   npx tsx bench/lazyBlobs.bench.ts --repo medium --policy --rtt 50 --mbps 50
+ *
+ *   (the first row: npx tsx bench/lazyBlobs.bench.ts --repo medium --sizes 250 --concurrency 4 [--rtt 50 --mbps 50])
+ *
+ *   FIRST_KB/SPREAD/GROWTH         requests   MB    local s (min..max)   remote s (min..max)
+ *   fixed 250 blobs, 4 in flight         12   9.2   7.15 (6.85..7.44)    10.48 (7.24..11.10)   (before)
+ *   one request (0/1/1)                   1   9.2   7.38 (6.53..7.88)     5.16 (4.46..6.23)
+ *   256/4/2                               5   9.2   7.35 (6.78..7.85)
+ *   256/4/1.5                             5   9.2   4.65 (3.13..4.91)     3.67 (2.89..4.20)
+ *   256/4/1 (chosen)                      5   9.2   4.48 (4.18..5.21)     2.93 (2.62..3.37)
+ *   0/4/1                                 4   9.2   4.81 (4.30..5.14)     2.52 (2.18..3.23)
+ *
+ * (30 Nov 2026, load average above 20 on the 2 cores: seconds from one row to the next are noise of about
+ * ±30%; requests and bytes are exact. The earlier table, on an idle machine, had 0.74 s local and 1.58 s
+ * remote for fixed 250 × 4.) What holds whatever the load: 12 requests become 5 for the same bytes; one
+ * single request is slowest (nothing overlaps the server's packing with the transfer); growing sizes after
+ * the first did not help (the biggest request is left alone at the end), so the rest is split evenly. The
+ * small first request costs one request more than 0/4/1 and bought nothing measurable here, because the
+ * checkout writes nothing before every blob is in; it stays within git's requests plus four, and makes the
+ * first progress, pack and write come after one round trip.
  *
  * Each request costs a round trip and the server's start-up (http-backend, upload-pack, pack-objects);
- * four overlapping requests hide both behind the others' transfer, and past four nothing is gained. 250 is
- * as fast as bigger batches once they overlap, while it bounds what one pack holds in memory and what a
- * broken connection loses, and keeps a 3,000-file checkout under the repack threshold (12 packs). Small
- * sets are not split further: for small-sized.git's 200 blobs (0.6 MB, remote) one request took 0.18 s,
- * four of 50 took 0.25 s.
+ * four overlapping requests hide both behind the others' transfer.
  */
-export const BLOB_BATCH_SIZE = 250;
+export interface BlobBatchPolicy {
+  firstBytes: number;
+  singleRequestBytes: number;
+  maxBatchBytes: number;
+  spread: number;
+  growth: number;
+}
+
+export const BLOB_BATCH_POLICY: Readonly<BlobBatchPolicy> = {
+  firstBytes: 256 * 1024,
+  singleRequestBytes: 1024 * 1024,
+  maxBatchBytes: 32 * 1024 * 1024,
+  spread: 4,
+  growth: 1,
+};
 export const BLOB_FETCH_CONCURRENCY = 4;
+/**
+ * Compressed bytes per blob assumed before a repo's first lazy fetch: what the fixtures' blobs cost in a
+ * pack (small-sized 3.2 KB, medium and large 3.1 KB), close to a typical source file.
+ */
+export const PRIOR_BYTES_PER_BLOB = 3 * 1024;
+
+/**
+ * Sizes (blob counts) of the requests fetching `count` blobs of about `bytesPerBlob` bytes each, in the
+ * order they are sent. Pure: the same inputs give the same plan.
+ */
+export function planBlobBatches(
+  count: number,
+  bytesPerBlob: number,
+  policy: Readonly<BlobBatchPolicy> = BLOB_BATCH_POLICY,
+): number[] {
+  if (count <= 0) return [];
+  const perBlob = Math.max(1, bytesPerBlob);
+  if (count * perBlob <= policy.singleRequestBytes) return [count];
+  const first =
+    policy.firstBytes > 0 ? Math.min(count, Math.max(1, Math.round(policy.firstBytes / perBlob))) : 0;
+  const rest = count - first;
+  if (rest === 0) return [first];
+  const spread = Math.min(rest, Math.max(1, Math.floor(policy.spread)));
+  const growth = Math.max(1, policy.growth);
+  let weights = Array.from({ length: spread }, (_, i) => growth ** i);
+  let sum = weights.reduce((a, b) => a + b, 0);
+  // When the biggest (the last) would pass maxBatchBytes: equal requests, each under it.
+  if ((rest * perBlob * weights[spread - 1]) / sum > policy.maxBatchBytes) {
+    const parts = Math.min(rest, Math.max(spread, Math.ceil((rest * perBlob) / policy.maxBatchBytes)));
+    weights = new Array<number>(parts).fill(1);
+    sum = parts;
+  }
+  const sizes = first > 0 ? [first] : [];
+  let given = 0;
+  let acc = 0;
+  for (const weight of weights) {
+    acc += weight;
+    // Rounded running totals: the sizes add up to exactly `rest`, none is empty.
+    const upTo = Math.max(given + 1, Math.round((rest * acc) / sum));
+    sizes.push(upTo - given);
+    given = upTo;
+  }
+  sizes[sizes.length - 1] += rest - given;
+  return sizes.filter((n) => n > 0);
+}
+
+/** Bytes received and blobs received by a repo's lazy fetches in this session, for planBlobBatches. */
+const blobBytesByRepo = new Map<string, { bytes: number; blobs: number }>();
+
+/** Expected bytes per blob of the repo's next lazy fetch: its earlier ones', else PRIOR_BYTES_PER_BLOB. */
+export function blobBytesEstimate(repoId: string): number {
+  const seen = blobBytesByRepo.get(repoId);
+  return seen && seen.blobs > 0 ? seen.bytes / seen.blobs : PRIOR_BYTES_PER_BLOB;
+}
+
+function recordBlobBytes(repoId: string, bytes: number, blobs: number): void {
+  if (blobs === 0) return;
+  const seen = blobBytesByRepo.get(repoId) ?? { bytes: 0, blobs: 0 };
+  seen.bytes += bytes;
+  seen.blobs += blobs;
+  blobBytesByRepo.set(repoId, seen);
+}
 
 const OID = /^[0-9a-f]{40}$/;
 
@@ -181,10 +285,11 @@ export async function ensureBlobs(
     if (batch) joined.add(batch);
     else fresh.push(oid);
   }
-  const size = Math.max(1, Math.floor(hooks.batching?.size ?? BLOB_BATCH_SIZE));
   const own: Batch[] = [];
-  for (let i = 0; i < fresh.length; i += size) {
-    const batch = new Batch(fresh.slice(i, i + size));
+  let start = 0;
+  for (const size of batchSizes(repoId, fresh.length, hooks.batching)) {
+    const batch = new Batch(fresh.slice(start, start + size));
+    start += size;
     for (const oid of batch.oids) inFlight.set(oid, batch);
     own.push(batch);
   }
@@ -263,8 +368,17 @@ export async function ensureBlobs(
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     for (const batch of waitedFor) batch.listeners.delete(report);
-    if (own.some((b) => b.stored)) scheduleRepack(repoId);
+    if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(repoId);
   }
+}
+
+function batchSizes(repoId: string, count: number, batching: BlobFetchHooks['batching']): number[] {
+  const fixed = batching?.size;
+  if (fixed !== undefined) {
+    const size = Math.max(1, Math.floor(fixed));
+    return Array.from({ length: Math.ceil(count / size) }, (_, i) => Math.min(size, count - i * size));
+  }
+  return planBlobBatches(count, blobBytesEstimate(repoId), { ...BLOB_BATCH_POLICY, ...batching?.policy });
 }
 
 /**
@@ -272,6 +386,7 @@ export async function ensureBlobs(
  * before deleting the repo, so that no pack is written into it afterwards. Waiting calls get ABORTED.
  */
 export async function cancelBlobFetches(repoId: string): Promise<void> {
+  blobBytesByRepo.delete(repoId);
   const inFlight = inFlightByRepo.get(repoId);
   if (!inFlight) return;
   inFlightByRepo.delete(repoId);
@@ -370,6 +485,7 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
   }
   if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: batch.oids };
   const pack = await ingester.finish();
+  recordBlobBytes(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));

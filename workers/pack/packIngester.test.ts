@@ -68,6 +68,16 @@ describe('PackIngester against git index-pack', () => {
     expect(Math.max(...sizes)).toBeGreaterThan(1_000_000);
   });
 
+  it('hands over the pack in a buffer of exactly its size, however it grew while arriving', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    expect(pack.length).toBeGreaterThan(1024 * 1024); // past the first receive buffer's size
+    const result = await ingest(pack, 4096);
+    expect(result.pack.byteOffset).toBe(0);
+    expect(result.pack.buffer.byteLength).toBe(pack.length);
+    expect((result.pack.buffer as ArrayBuffer).resizable).toBe(false);
+    expect(result.pack).toEqual(pack);
+  });
+
   it('indexes a pack with ref-deltas (no --delta-base-offset) exactly as git does', async () => {
     const pack = sample.pack();
     const types = entryTypes(pack);

@@ -1,5 +1,6 @@
 import FS from '@isomorphic-git/lightning-fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { handOver } from './batchedIdb.ts';
 import { createBatchedFs, openRepoFs, repoDbName, repoFsBackend, writeAllOrNothing } from './repoFs.ts';
 
 type Deactivatable = { _deactivate(): Promise<void> };
@@ -65,6 +66,24 @@ describe('BatchedIdb under lightning-fs', () => {
     await p.writeFile('/src/new.txt', bytes('new\n'));
     await p.flush();
     expect(tx.count()).toBe(2);
+  });
+
+  it('keeps a handed-over buffer as it is, and copies any other', async () => {
+    const { fs } = open(freshName());
+    const p = fs.promises;
+    const pack = handOver(new Uint8Array([1, 2, 3]));
+    await p.writeFile('/pack', pack);
+    const other = new Uint8Array([4, 5, 6]);
+    await p.writeFile('/other', other);
+    other[0] = 9;
+    expect(await p.readFile('/pack')).toBe(pack);
+    expect(Array.from(await p.readFile('/other'))).toEqual([4, 5, 6]);
+    // A view into a bigger buffer is never kept as is: IndexedDB would store the whole buffer.
+    const view = handOver(new Uint8Array(16).subarray(0, 3));
+    await p.writeFile('/view', view);
+    expect(await p.readFile('/view')).not.toBe(view);
+    await p.flush();
+    expect(Array.from(await p.readFile('/pack'))).toEqual([1, 2, 3]);
   });
 
   it('reads see writes not yet committed', async () => {

@@ -21,6 +21,19 @@ export type Superblock = FS.SuperBlock;
 
 const SUPERBLOCK_KEY = '!root';
 
+/** Buffers whose writer gave them up (a pack just received), so stored without a defensive copy. */
+const handedOver = new WeakSet<Uint8Array>();
+
+/**
+ * Marks `bytes` as given to the file system for good: the writer will not change nor reuse them, and they
+ * fill their whole ArrayBuffer, so writeFile keeps them as they are instead of copying. A pack is then held
+ * once, not twice, until IndexedDB stores it.
+ */
+export function handOver(bytes: Uint8Array): Uint8Array {
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) handedOver.add(bytes);
+  return bytes;
+}
+
 export class BatchedIdb {
   /** Contents waiting for the next commit, by inode; null is an unlink. */
   private pending = new Map<number, Uint8Array | null>();
@@ -81,8 +94,9 @@ export class BatchedIdb {
   }
 
   writeFile(inode: number, data: Uint8Array): Promise<void> {
-    // A copy: the caller may reuse its buffer, and a pooled Node Buffer would store its whole slab.
-    this.pending.set(inode, new Uint8Array(data));
+    // A copy unless handed over: the caller may reuse its buffer, and a pooled Node Buffer would store its
+    // whole slab.
+    this.pending.set(inode, handedOver.has(data) ? data : new Uint8Array(data));
     return Promise.resolve();
   }
 

@@ -1,4 +1,5 @@
 import { explainRefNameProblem, refNameProblem } from '../wire/refName.ts';
+import { handOver } from './batchedIdb.ts';
 import { StoreError, storageError } from './errors.ts';
 import { type RepoConfig, serializeRepoConfig } from './gitConfig.ts';
 import { type PackedRef, serializePackedRefs } from './packedRefs.ts';
@@ -31,7 +32,8 @@ export async function writePack(fs: PromiseFs, p: StoredPack): Promise<void> {
   const base = `${GITDIR}/objects/pack/pack-${p.checksum}`;
   try {
     await mkdirp(fs, `${GITDIR}/objects/pack`);
-    await fs.writeFile(`${base}.pack`, compact(p.pack));
+    // Handed over: the pack is not used after this, so the batched store keeps it without a copy.
+    await fs.writeFile(`${base}.pack`, handOver(compact(p.pack)));
     if (p.promisor !== undefined) await fs.writeFile(`${base}.promisor`, p.promisor, 'utf8');
     await fs.writeFile(`${base}.idx`, compact(p.idx));
   } catch (err) {
@@ -58,8 +60,8 @@ export async function removePackFiles(fs: PromiseFs, checksum: string): Promise<
 }
 
 /**
- * IndexedDB stores a typed array by cloning its whole ArrayBuffer, not just the view: a pack that is a view
- * into a larger receive buffer (PackIngester's grows by doubling) would be stored with all the slack.
+ * IndexedDB stores a typed array by cloning its whole ArrayBuffer, not just the view: a view into a larger
+ * buffer would be stored with all the slack. PackIngester's packs fill their buffer exactly (no copy here).
  */
 function compact(bytes: Uint8Array): Uint8Array {
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
