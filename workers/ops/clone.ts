@@ -36,7 +36,14 @@ export async function clone(
   const { signal, onProgress } = hooks;
   const limits = cloneLimits(opts);
   const connect = (corsProxy?: string) =>
-    new GitHttpClient(opts.url, { corsProxy, auth: opts.auth, signal, protocol: 'version=2' });
+    new GitHttpClient(opts.url, {
+      corsProxy,
+      auth: opts.auth,
+      signal,
+      protocol: 'version=2',
+      onRetry: ({ text, attempt, attempts, delayMs }) =>
+        onProgress?.({ phase: 'retrying', text, attempt, attempts, delayMs }),
+    });
   let client = connect(opts.corsProxy);
   let effective = opts;
   const notes: string[] = [];
