@@ -30,7 +30,8 @@ describe('retry policy', () => {
           { url: `${relay.url}/basic.git` },
           (p) => {
             events.push(p);
-            if (p.phase === 'retrying') controller.abort();
+            // Later, while it waits: not before the wait began.
+            if (p.phase === 'retrying') setTimeout(() => controller.abort(), 50);
           },
           controller.signal,
         ),
@@ -48,7 +49,11 @@ describe('retry policy', () => {
   it("a Retry-After past the cap waits the cap, and the last attempt's error says what the server asked", async () => {
     const restore = configureRetryPolicy({ baseDelayMs: 10, maxDelayMs: 200 });
     try {
-      relay.setMode({ kind: 'fault', fault: { type: 'status', status: 429, retryAfter: 3600 }, on: 'ls-refs' });
+      relay.setMode({
+        kind: 'fault',
+        fault: { type: 'status', status: 429, retryAfter: 3600 },
+        on: 'ls-refs',
+      });
       const delays: number[] = [];
       const err = await failure(
         api.clone({ url: `${relay.url}/basic.git` }, (p) => {
