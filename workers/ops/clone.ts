@@ -49,12 +49,13 @@ export async function clone(
   const notes: string[] = [];
   onProgress?.({ phase: 'connecting' });
   let advertisement: Uint8Array;
+  const fallback = opts.fallbackCorsProxy;
+  // Never with credentials: the token was given for the git host, not for a proxy.
+  const canFallBack = fallback && !opts.corsProxy && !opts.auth;
   try {
-    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
+    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack);
   } catch (err) {
-    const fallback = opts.fallbackCorsProxy;
-    // Never with credentials: the token was given for the git host, not for a proxy.
-    const canFallBack = fallback && !opts.corsProxy && !opts.auth;
     if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
     client = connect(fallback);
     effective = { ...opts, corsProxy: fallback };

@@ -485,19 +485,30 @@ function missingError(
   }
   if (err instanceof RemoteError) {
     const notOnServer = /not our ref|not found|no such/i.test(err.remoteMessage);
-    return new MissingObjectError(oid, err.message, { notOnServer, others, cause: err });
+    // Not the network: "connect and try again" would send the person looking in the wrong place.
+    return new MissingObjectError(oid, err.message, {
+      notOnServer,
+      others,
+      cause: err,
+      advice: notOnServer ? undefined : 'Try again later; if it keeps failing, the server has a problem.',
+    });
   }
   if (err instanceof TransportError) {
     if (err.code === 'OFFLINE')
       return new MissingObjectError(oid, err.message, { offline: true, others, cause: err, advice: '' });
-    // A 401 or 403 message already says what to do.
-    const auth = err.code === 'HTTP_UNAUTHORIZED' || err.code === 'HTTP_FORBIDDEN';
+    // A 401 or 403 message already says what to do, and so does an HTTP error or a stall.
+    const auth =
+      err.code === 'HTTP_UNAUTHORIZED' ||
+      err.code === 'HTTP_FORBIDDEN' ||
+      err.code === 'HTTP_ERROR' ||
+      err.code === 'TIMEOUT';
     return new MissingObjectError(oid, err.message, { others, cause: err, advice: auth ? '' : undefined });
   }
   if (err instanceof WireError || err instanceof PackError) {
     return new MissingObjectError(oid, `the server's reply was cut short or damaged (${err.message})`, {
       others,
       cause: err,
+      advice: 'Try again; if it keeps failing, the server or a proxy in front of it sends broken data.',
     });
   }
   // Storage failures and bugs are not about the network: they keep their own type.

@@ -222,16 +222,20 @@ export class GitHttpClient {
   async infoRefs(
     service: UploadService,
     maxBytes: number = DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
+    /** false: a reset is not retried (the caller has a fallback, e.g. a CORS proxy, to try at once). */
+    retryResets = true,
   ): Promise<Uint8Array> {
     // Only this request follows redirects, and where it lands becomes the base of the POSTs that follow:
     // git's http.followRedirects=initial (http.c, update_url_from_redirect).
     this.service = service;
-    const res = await this.retrying(() =>
-      this.request(this.endpoint(`/info/refs?service=${service}`), {
-        method: 'GET',
-        headers: this.headers({ Accept: '*/*' }),
-        redirect: 'follow',
-      }),
+    const res = await this.retrying(
+      () =>
+        this.request(this.endpoint(`/info/refs?service=${service}`), {
+          method: 'GET',
+          headers: this.headers({ Accept: '*/*' }),
+          redirect: 'follow',
+        }),
+      retryResets,
     );
     this.discovered = true;
     return this.readAll(res, maxBytes);
@@ -280,8 +284,9 @@ export class GitHttpClient {
   }
 
   /** Sends again on what retryPolicy.ts deems transient, while no byte of the answer was handed on. */
-  private retrying(send: () => Promise<Response>): Promise<Response> {
+  private retrying(send: () => Promise<Response>, resets = true): Promise<Response> {
     return withRetry(send, {
+      resets,
       signal: this.opts.signal,
       onRetry: this.opts.onRetry,
       policy: this.opts.retry,

@@ -41,6 +41,8 @@ export interface RetryOptions {
   policy?: Partial<RetryPolicy>;
   /** Named in the notice's text. */
   host: string;
+  /** false: a connection reset is not retried (default true). */
+  resets?: boolean;
 }
 
 /**
@@ -129,6 +131,7 @@ export async function withRetry<T>(send: () => Promise<T>, opts: RetryOptions): 
       return await send();
     } catch (err) {
       if (!isRetryable(err) || opts.signal?.aborted) throw err;
+      if (err.code === 'NETWORK_ERROR' && opts.resets === false) throw err;
       if (attempt >= policy.attempts) throw gaveUp(err, attempt);
       const delayMs = retryDelay(attempt, err, policy);
       const reason = err.code === 'NETWORK_ERROR' ? 'reset the connection' : `answered HTTP ${err.status}`;
