@@ -26,14 +26,15 @@ interface Row {
   /** Faulted responses before the relay lets requests through (the retry then succeeds). */
   times: number;
   /** 'ok' (success, after a retry when `retried`), or the error's code and, for lazy fetches, its cause's. */
-  expect: Record<Op, Outcome>;
+  /** fetch ends as clone does (its pack is not retried either) unless it says otherwise. */
+  expect: Record<Exclude<Op, 'fetch'>, Outcome> & { fetch?: Outcome };
 }
-type Op = 'clone' | 'checkout' | 'readFile';
+type Op = 'clone' | 'checkout' | 'readFile' | 'fetch';
 type Outcome = { ok: true; retried: boolean } | { code: string; cause?: string };
 
 const ok = (retried = true): Outcome => ({ ok: true, retried });
 const missing = (cause: string): Outcome => ({ code: 'MISSING_OBJECT', cause });
-const all = (o: Outcome): Record<Op, Outcome> => ({ clone: o, checkout: o, readFile: o });
+const all = (o: Outcome): Row['expect'] => ({ clone: o, checkout: o, readFile: o });
 
 const ROWS: Row[] = [
   ...[0.1, 0.5, 0.9].map(
@@ -64,8 +65,10 @@ const ROWS: Row[] = [
     times: 1,
     expect: {
       clone: { code: 'HTTP_UNAUTHORIZED' },
-      checkout: missing('HTTP_UNAUTHORIZED'),
-      readFile: missing('HTTP_UNAUTHORIZED'),
+      // For a stored repo the API asks for the token (the UI answers with a prompt, then calls again).
+      checkout: { code: 'AUTH_REQUIRED' },
+      readFile: { code: 'AUTH_REQUIRED' },
+      fetch: { code: 'AUTH_REQUIRED' },
     },
   },
   {
@@ -144,7 +147,7 @@ const ROWS: Row[] = [
   },
 ];
 
-const OPS: Op[] = ['clone', 'checkout', 'readFile'];
+const OPS: Op[] = ['clone', 'checkout', 'readFile', 'fetch'];
 /** Cell text for the report, by row name then operation. */
 const table = new Map<string, Partial<Record<Op, string>>>();
 
@@ -258,7 +261,7 @@ const oneLine = (message: string) => {
 /** The outcome the row asks for, checked; the message must be one a person can act on. */
 function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
   expect(outcome.faults).toBeGreaterThan(0);
-  const want = row.expect[op];
+  const want = op === 'fetch' ? (row.expect.fetch ?? row.expect.clone) : row.expect[op];
   if ('ok' in want) {
     expect(outcome.error, outcome.error?.message).toBeUndefined();
     if (want.retried) expect(outcome.retries).toBeGreaterThan(0);
@@ -385,6 +388,47 @@ describe('the fault table', () => {
       expect(new TextDecoder().decode(file.bytes)).toBe(
         await gitCli(['show', `main:${path}`], { cwd: server.bare }),
       );
+    });
+  });
+
+  describe('fetch (a new commit on the server before each cell), one clone for the column', () => {
+    let repoId: string;
+    const work = () => join(tmp(), 'served', 'work');
+    const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    beforeAll(async () => {
+      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+    });
+
+    it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const i = ROWS.indexOf(row);
+      await writeFile(join(work(), `fetch-${i}.txt`), `fetched ${i}\n`.repeat(200));
+      await gitCli(['add', '-A'], { cwd: work(), env });
+      await gitCli(
+        ['-c', 'user.name=Ada', '-c', 'user.email=ada@x.test', 'commit', '-q', '-m', `fetch ${i}`],
+        {
+          cwd: work(),
+          env,
+        },
+      );
+      await gitCli(['push', '-q', server.bare, 'main'], { cwd: work(), env });
+      const tip = (await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim();
+      const objectsBefore = await checkedExport(repoId, `fe-before-${i}`);
+      const before = await snapshotGitDir(repoId);
+      const outcome = await runCell(row, 'fetch', (onRetry) =>
+        api.fetch(repoId, {}, (p) => {
+          if (p.phase === 'retrying') onRetry(p.text);
+        }),
+      );
+      expectOutcome(row, 'fetch', outcome);
+      const objectsAfter = await checkedExport(repoId, `fe-after-${i}`);
+      expectSuperset(objectsAfter, objectsBefore);
+      // A failed fetch leaves the git directory byte for byte: no pack, no ref moved.
+      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      // The next fetch, without the fault, brings the server's tip.
+      await api.fetch(repoId);
+      const exported = await exportRepo(repoId, tmp(), `fe-next-${i}`);
+      expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(tip);
+      await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
     });
   });
 });
