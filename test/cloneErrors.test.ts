@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/corsProxy.ts';
 import { api } from '../workers/api.ts';
+import { RETRY_ATTEMPTS } from '../workers/transport/retryPolicy.ts';
 import { RemoteError } from '../workers/wire/errors.ts';
 import { expectGitDirMatches, exportRepo, lsRemoteLines, refLines } from './support/cloneOracle.ts';
 import { countConnections } from './support/connectionCounter.ts';
@@ -265,6 +266,9 @@ describe('the fallback CORS proxy (server/corsProxy.ts, as `npm start` serves it
       expect(refLines(result.refs)).toEqual(await lsRemoteLines(`${serverUrl}/basic.git`));
       expect((await api.listRepos())[0].corsProxy).toBe(proxy.url);
       expect(proxy.connections).toBeGreaterThan(0);
+      // The proxy is tried at once: one direct request, not sent again first (a reset is retried only where
+      // there is no fallback), then info/refs, ls-refs and fetch through the proxy.
+      expect(host.requests).toBe(4);
       // Without the fallback the same host is a network error.
       const err = await cloneError({ url });
       expect(err.code).toBe('NETWORK_ERROR');
@@ -282,7 +286,8 @@ describe('the fallback CORS proxy (server/corsProxy.ts, as `npm start` serves it
         fallbackCorsProxy: proxy.url,
       });
       expect(err.code).toBe('NETWORK_ERROR');
-      expect(host.requests).toBe(1);
+      // Without a fallback, a connection cut before any byte is sent again (retryPolicy.ts).
+      expect(host.requests).toBe(RETRY_ATTEMPTS);
       expect(proxy.connections).toBe(0);
       await expectNothingStored();
     } finally {

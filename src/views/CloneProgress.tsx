@@ -8,6 +8,7 @@ const LABELS: Record<FlowProgress['phase'], string> = {
   receiving: 'Receiving objects',
   resolving: 'Resolving deltas',
   writing: 'Writing to browser storage',
+  retrying: 'Retrying',
   'fetching-blobs': 'Checking out: fetching file contents',
   'writing-files': 'Checking out: writing files',
 };
@@ -40,10 +41,15 @@ export function CloneProgress({ progress }: { progress: FlowProgress }) {
       max = progress.total;
       detail = progress.text;
       break;
+    case 'retrying':
+      detail = progress.text;
+      break;
     case 'fetching-blobs':
       value = progress.objects;
       max = progress.totalObjects || undefined;
-      detail = `${progress.objects} / ${progress.totalObjects} blobs · ${formatBytes(progress.bytes)}${rate(progress.bytes)}`;
+      detail =
+        progress.retrying ??
+        `${progress.objects} / ${progress.totalObjects} blobs · ${formatBytes(progress.bytes)}${rate(progress.bytes)}`;
       break;
     case 'writing-files':
       value = progress.files;

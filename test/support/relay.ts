@@ -42,7 +42,37 @@ export type RelayMode =
    */
   | { kind: 'hold'; post: number; afterBytes: number }
   /** Break nothing: pass everything through and keep each request's path and body in `requests`. */
-  | { kind: 'record'; requests: { path: string; body: Buffer }[] };
+  | { kind: 'record'; requests: { path: string; body: Buffer }[] }
+
+  /**
+   * One fault of the fault table (see `Fault`), on the requests `on` names, the first `times` of them
+   * (default: all); the others pass through untouched. `Relay.faults` counts the faulted ones.
+   */
+  | { kind: 'fault'; fault: Fault; on: FaultTarget; times?: number };
+
+/** Which requests a fault hits: the advertisement GET, or the POSTs of one v2 command. */
+export type FaultTarget = 'info-refs' | 'ls-refs' | 'fetch' | 'any';
+
+/** What goes wrong with a response, as flaky networks, proxies and broken servers do it. */
+export type Fault =
+  /** The connection is destroyed after this share of the response's bytes (0.1, 0.5, 0.9). */
+  | { type: 'cut'; at: number }
+  /** An HTTP error status with no git in it; `retryAfter` (seconds) is sent as Retry-After. */
+  | { type: 'status'; status: number; retryAfter?: number }
+  /** The response in `ticks` equal slices, one every `intervalMs`: slow, or slower than the stall timeout. */
+  | { type: 'drip'; ticks: number; intervalMs: number }
+  /** One byte of the pack's objects xor 0xff, at a position `seed` picks; framing stays valid. */
+  | { type: 'flip-byte'; seed: number }
+  /** The pack's 20-byte trailer cut to `keep` bytes; framing and the closing flush stay valid. */
+  | { type: 'truncate-trailer'; keep: number }
+  /** Half way through, a pkt-line whose length is not hexadecimal. */
+  | { type: 'bad-pkt-length' }
+  /** After the first packet of the pack, a side-band error (band 3), as upload-pack sends on failure. */
+  | { type: 'sideband-error'; text: string }
+  /** 200 with an HTML page, as a captive portal or a misrouted proxy answers. */
+  | { type: 'html' }
+  /** The connection is destroyed before any byte of the response. */
+  | { type: 'reset' };
 
 export interface Relay {
   url: string;
@@ -54,6 +84,10 @@ export interface Relay {
   release(): void;
   /** Which bit of the pack was flipped (corrupt-pack): the byte offset in the pack stream and the mask. */
   readonly flipped: { offset: number; mask: number; packLength: number } | null;
+  /** fault: how many responses were broken so far (a test checks its fault was applied). */
+  readonly faults: number;
+  /** Changes the mode for the requests that come next (one relay, and so one stored URL, for many faults). */
+  setMode(next: RelayMode): void;
   close(): Promise<void>;
 }
 
@@ -61,11 +95,14 @@ const encodeControl = (p: Packet): Uint8Array =>
   p.type === 'flush' ? FLUSH_PKT : p.type === 'delim' ? DELIM_PKT : RESPONSE_END_PKT;
 
 /** A misbehaving server for failure tests: relays to the real git server and breaks one thing. */
-export async function startRelay(target: string, mode: RelayMode): Promise<Relay> {
+export async function startRelay(target: string, initialMode: RelayMode): Promise<Relay> {
+  let mode = initialMode;
+  const currentMode = () => mode;
   const upstream = new URL(target);
   let requests = 0;
   let flipped: Relay['flipped'] = null;
   let posts = 0;
+  let faults = 0;
   let startHolding = () => {};
   const holding = new Promise<void>((resolve) => {
     startHolding = resolve;
@@ -109,6 +146,7 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
   };
 
   const onFetchResponse = (upRes: IncomingMessage, res: ServerResponse) => {
+    const mode = currentMode();
     if (mode.kind === 'drop') {
       let sent = 0;
       upRes.on('data', (c: Buffer) => {
@@ -173,6 +211,15 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
     });
   };
 
+  /** fault: whether this request gets the fault; counts it if so. */
+  const faultHits = (target: Exclude<FaultTarget, 'any'>): boolean => {
+    if (mode.kind !== 'fault') return false;
+    if (mode.on !== 'any' && mode.on !== target) return false;
+    if (faults >= (mode.times ?? Number.POSITIVE_INFINITY)) return false;
+    faults++;
+    return true;
+  };
+
   const server: Server = createServer((req, res) => {
     requests++;
     if (mode.kind === 'html') {
@@ -198,6 +245,12 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
       const body = Buffer.concat(chunks);
       if (mode.kind === 'record') mode.requests.push({ path: req.url ?? '', body });
       const isFetch = body.includes('command=fetch');
+      let faulted: Fault | null = null;
+      if (mode.kind === 'fault') {
+        const target = req.url?.includes('/info/refs') ? 'info-refs' : isFetch ? 'fetch' : 'ls-refs';
+        if (faultHits(target)) faulted = mode.fault;
+      }
+      if (faulted && answerWithoutUpstream(faulted, req, res)) return;
       const up = request(
         {
           host: upstream.hostname,
@@ -211,6 +264,10 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
           // The response may change length; let Node frame it.
           delete headers['content-length'];
           res.writeHead(upRes.statusCode ?? 502, headers);
+          if (faulted) {
+            breakResponse(faulted, upRes, res);
+            return;
+          }
           if (mode.kind === 'hold' && post === mode.post) {
             hold(upRes, res, mode.afterBytes);
             return;
@@ -225,7 +282,8 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
             mode.kind === 'post-answer' ||
             mode.kind === 'only-for' ||
             mode.kind === 'hide-fetch-capability' ||
-            mode.kind === 'record'
+            mode.kind === 'record' ||
+            mode.kind === 'fault'
           ) {
             upRes.pipe(res);
             return;
@@ -247,8 +305,15 @@ export async function startRelay(target: string, mode: RelayMode): Promise<Relay
     get flipped() {
       return flipped;
     },
+    get faults() {
+      return faults;
+    },
     holding,
     release: () => release(),
+    setMode: (next) => {
+      mode = next;
+      faults = 0;
+    },
     close: () =>
       new Promise((resolve) => {
         release();
@@ -279,4 +344,102 @@ function hideCapability(upRes: IncomingMessage, res: ServerResponse, capability:
     }
     res.end();
   });
+}
+
+/** The faults that need nothing from the real server; true when it answered. */
+function answerWithoutUpstream(fault: Fault, req: IncomingMessage, res: ServerResponse): boolean {
+  if (fault.type === 'reset') {
+    req.socket.destroy();
+    return true;
+  }
+  if (fault.type === 'html') {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><title>Sign in to the Wi-Fi</title><p>Please accept the terms to continue.</p>');
+    return true;
+  }
+  if (fault.type === 'status') {
+    const headers: Record<string, string> = { 'Content-Type': 'text/plain' };
+    if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
+    if (fault.status === 401) headers['WWW-Authenticate'] = 'Basic realm="git"';
+    res.writeHead(fault.status, headers);
+    res.end(`fault relay: HTTP ${fault.status}\n`);
+    return true;
+  }
+  return false;
+}
+
+/** The faults that change the real server's response on its way. */
+function breakResponse(fault: Fault, upRes: IncomingMessage, res: ServerResponse): void {
+  res.on('close', () => upRes.destroy());
+  const chunks: Buffer[] = [];
+  upRes.on('data', (c: Buffer) => chunks.push(c));
+  upRes.on('end', () => {
+    const whole = Buffer.concat(chunks);
+    switch (fault.type) {
+      case 'cut': {
+        res.write(whole.subarray(0, Math.floor(whole.length * fault.at)), () => res.socket?.destroy());
+        return;
+      }
+      case 'drip': {
+        const slice = Math.ceil(whole.length / fault.ticks);
+        let sent = 0;
+        const tick = () => {
+          if (res.destroyed) return;
+          res.write(whole.subarray(sent, sent + slice));
+          sent += slice;
+          if (sent >= whole.length) res.end();
+          else setTimeout(tick, fault.intervalMs).unref();
+        };
+        tick();
+        return;
+      }
+      case 'bad-pkt-length': {
+        const packets = new PktLineDecoder().push(new Uint8Array(whole));
+        const half = Math.floor(packets.length / 2);
+        for (const p of packets.slice(0, half)) res.write(encodePacket(p));
+        res.end(Buffer.concat([Buffer.from('zz1x'), Buffer.alloc(64, 0x41)]));
+        return;
+      }
+      default:
+        res.end(rewritePack(fault, new PktLineDecoder().push(new Uint8Array(whole))));
+    }
+  });
+}
+
+const encodePacket = (p: Packet): Uint8Array =>
+  p.type === 'data' ? encodePktLine(p.data) : encodeControl(p);
+
+const isPackPacket = (p: Packet): p is Packet & { type: 'data' } => p.type === 'data' && p.data[0] === 1;
+
+/** flip-byte, truncate-trailer, sideband-error: the response's packets with the pack (band 1) changed. */
+function rewritePack(fault: Fault, packets: Packet[]): Buffer {
+  const out: Uint8Array[] = [];
+  const packLength = packets.reduce((n, p) => n + (isPackPacket(p) ? p.data.length - 1 : 0), 0);
+  let start = 0;
+  let packPackets = 0;
+  for (const p of packets) {
+    if (!isPackPacket(p)) {
+      out.push(encodePacket(p));
+      continue;
+    }
+    const len = p.data.length - 1;
+    let data = p.data;
+    if (fault.type === 'flip-byte') {
+      const offset = 12 + new SeededRandom(fault.seed).int(packLength - 32);
+      if (offset >= start && offset < start + len) {
+        data = new Uint8Array(p.data);
+        data[1 + offset - start] ^= 0xff;
+      }
+    } else if (fault.type === 'truncate-trailer') {
+      const end = packLength - 20 + fault.keep;
+      if (start + len > end) data = p.data.subarray(0, 1 + Math.max(0, end - start));
+    } else if (fault.type === 'sideband-error' && packPackets === 1) {
+      out.push(encodePktLine(Uint8Array.of(3, ...new TextEncoder().encode(fault.text))));
+      return Buffer.concat(out);
+    }
+    packPackets++;
+    start += len;
+    if (data.length > 1) out.push(encodePktLine(data));
+  }
+  return Buffer.concat(out);
 }

@@ -36,18 +36,26 @@ export async function clone(
   const { signal, onProgress } = hooks;
   const limits = cloneLimits(opts);
   const connect = (corsProxy?: string) =>
-    new GitHttpClient(opts.url, { corsProxy, auth: opts.auth, signal, protocol: 'version=2' });
+    new GitHttpClient(opts.url, {
+      corsProxy,
+      auth: opts.auth,
+      signal,
+      protocol: 'version=2',
+      onRetry: ({ text, attempt, attempts, delayMs }) =>
+        onProgress?.({ phase: 'retrying', text, attempt, attempts, delayMs }),
+    });
   let client = connect(opts.corsProxy);
   let effective = opts;
   const notes: string[] = [];
   onProgress?.({ phase: 'connecting' });
   let advertisement: Uint8Array;
+  const fallback = opts.fallbackCorsProxy;
+  // Never with credentials: the token was given for the git host, not for a proxy.
+  const canFallBack = fallback && !opts.corsProxy && !opts.auth;
   try {
-    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
+    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack);
   } catch (err) {
-    const fallback = opts.fallbackCorsProxy;
-    // Never with credentials: the token was given for the git host, not for a proxy.
-    const canFallBack = fallback && !opts.corsProxy && !opts.auth;
     if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
     client = connect(fallback);
     effective = { ...opts, corsProxy: fallback };

@@ -33,7 +33,9 @@ export type CloneProgress =
   | { phase: 'remote'; text: string; loaded?: number; total?: number }
   | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
   | { phase: 'resolving'; resolved: number; total: number }
-  | { phase: 'writing' };
+  | { phase: 'writing' }
+  /** A request failed in a way worth repeating (retryPolicy.ts); `text` says when: "retrying in 2 s…". */
+  | { phase: 'retrying'; text: string; attempt: number; attempts: number; delayMs: number };
 
 export interface ClonedRef {
   name: string;

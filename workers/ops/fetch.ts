@@ -100,6 +100,8 @@ export async function fetchRepo(
     auth: credentialsFor(record),
     signal,
     protocol: 'version=2',
+    onRetry: ({ text, attempt, attempts, delayMs }) =>
+      onProgress?.({ phase: 'retrying', text, attempt, attempts, delayMs }),
   });
   onProgress?.({ phase: 'connecting' });
   const advertisement = parseInfoRefs(await client.infoRefs('git-upload-pack'));

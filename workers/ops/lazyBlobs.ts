@@ -13,6 +13,7 @@ import { addFetched, getRepo } from '../store/registry.ts';
 import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
+import { formatDelay, retryDelay, retryPolicy, sleep } from '../transport/retryPolicy.ts';
 import { RemoteError, WireError } from '../wire/errors.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
@@ -29,6 +30,8 @@ export type BlobFetchProgress = {
   totalObjects: number;
   bytes: number;
   requests: number;
+  /** Set while a request waits to be sent again (retryPolicy.ts): "… retrying in 2 s…". */
+  retrying?: string;
 };
 
 export interface BlobFetchConnection {
@@ -203,6 +206,8 @@ class Batch {
   requests = 0;
   /** Its pack was written (some maintenance is due). */
   stored = false;
+  /** Why and when it is sent again, while it waits to be (progress shows it). */
+  retrying: string | undefined;
   readonly controller = new AbortController();
   readonly listeners = new Set<() => void>();
   readonly done: Promise<BatchOutcome>;
@@ -300,12 +305,21 @@ export async function ensureBlobs(
     let objects = 0;
     let bytes = 0;
     let requests = 0;
+    let retrying: string | undefined;
     for (const b of waitedFor) {
       objects += b.state === 'settled' ? b.oids.length : Math.min(b.received, b.oids.length);
       bytes += b.bytes;
       requests += b.requests;
+      retrying ??= b.state === 'settled' ? undefined : b.retrying;
     }
-    onProgress?.({ phase: 'fetching-blobs', objects, totalObjects: missing.length, bytes, requests });
+    onProgress?.({
+      phase: 'fetching-blobs',
+      objects,
+      totalObjects: missing.length,
+      bytes,
+      requests,
+      ...(retrying ? { retrying } : {}),
+    });
   };
   if (onProgress) for (const batch of waitedFor) batch.listeners.add(report);
 
@@ -442,13 +456,55 @@ interface FetchContext {
 async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
   batch.state = 'running';
   try {
-    batch.settle(context.inFlight, { ok: await fetchBatch(context, batch) });
+    batch.settle(context.inFlight, { ok: await fetchResuming(context, batch) });
   } catch (err) {
     batch.settle(context.inFlight, { error: batch.controller.signal.aborted ? abortedError() : err });
   }
 }
 
-async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOutcome> {
+/**
+ * A batch whose pack broke off half way (the connection cut, stalled or closed early) is not sent again
+ * as it was: it asks for the blobs of the batch still not stored, after the retry policy's wait, within
+ * its attempts. (Each pack is stored whole or not at all, so today that is the batch again unless another
+ * call stored some meanwhile; the request is rebuilt from the store, never repeated blindly.) Transient
+ * answers before any byte (5xx, 429, a reset) are retried inside the transport.
+ */
+async function fetchResuming(context: FetchContext, batch: Batch): Promise<BatchOutcome> {
+  const signal = batch.controller.signal;
+  const policy = retryPolicy();
+  const total: BatchOutcome = { objects: [], requests: 0, bytes: 0, absent: [] };
+  let wants = batch.oids;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const outcome = await fetchBatch(context, batch, wants);
+      total.objects.push(...outcome.objects);
+      total.requests += outcome.requests;
+      total.bytes += outcome.bytes;
+      total.absent = outcome.absent;
+      return total;
+    } catch (err) {
+      if (!brokeMidTransfer(err) || attempt >= policy.attempts || signal.aborted) throw err;
+      wants = (await packSetFor(context.repoId)).missing(batch.oids);
+      if (wants.length === 0) return total;
+      const delayMs = retryDelay(attempt, err instanceof TransportError ? err : {}, policy);
+      batch.retrying = `The transfer broke off (${(err as Error).message.split('(')[0].trim()}); asking again for the ${wants.length} blob${wants.length === 1 ? '' : 's'} still missing in ${formatDelay(delayMs)}… (attempt ${attempt + 1} of ${policy.attempts})`;
+      batch.notify();
+      await sleep(delayMs, signal).catch(() => {
+        throw abortedError();
+      });
+      batch.retrying = undefined;
+    }
+  }
+}
+
+/** A response that began and then broke off: the connection, not what the server sent, failed. */
+function brokeMidTransfer(err: unknown): err is TransportError | WireError {
+  if (err instanceof TransportError)
+    return (err.code === 'NETWORK_ERROR' && !err.beforeResponse) || err.code === 'TIMEOUT';
+  return err instanceof WireError && (err.code === 'RESPONSE_TRUNCATED' || err.code === 'PKT_LINE_TRUNCATED');
+}
+
+async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]): Promise<BatchOutcome> {
   const { repoId, connection } = context;
   const signal = batch.controller.signal;
   const client = new GitHttpClient(context.url, {
@@ -456,6 +512,10 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
     auth: connection.auth,
     signal,
     protocol: 'version=2',
+    onRetry: (notice) => {
+      batch.retrying = notice.text;
+      batch.notify();
+    },
   });
   const ingester = await PackIngester.create({
     signal,
@@ -469,12 +529,13 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
   // As git's promisor fetch (promisor-remote.c fetch_objects, fetch-pack.c): no haves, so `done` at once;
   // no thin pack, so every pack stands alone. git also sends `filter blob:none`, which changes nothing for
   // wanted blobs; we leave it out.
-  const request = buildFetchRequest({ wants: batch.oids, done: true, ofsDelta: true, noProgress: true });
-  batch.requests = 1;
+  const request = buildFetchRequest({ wants, done: true, ofsDelta: true, noProgress: true });
+  batch.requests++;
   batch.notify();
   let sawPack = false;
   try {
     const body = await client.post('git-upload-pack', request);
+    batch.retrying = undefined;
     for await (const event of parseFetchResponse(readPackets(body))) {
       if (event.type !== 'pack') continue;
       sawPack = true;
@@ -483,13 +544,13 @@ async function fetchBatch(context: FetchContext, batch: Batch): Promise<BatchOut
   } finally {
     batch.bytes = client.bytesReceived;
   }
-  if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: batch.oids };
+  if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
   const pack = await ingester.finish();
   recordBlobBytes(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
-  const absent = batch.oids.filter((oid) => !received.has(oid));
+  const absent = wants.filter((oid) => !received.has(oid));
   // The repo's current pack set: a failed checkout may have replaced the one this batch started with.
   const current = await packSetFor(repoId);
   if (pack.objects.length > 0 && !current.index(pack.checksum)) {
@@ -540,19 +601,30 @@ function missingError(
   }
   if (err instanceof RemoteError) {
     const notOnServer = /not our ref|not found|no such/i.test(err.remoteMessage);
-    return new MissingObjectError(oid, err.message, { notOnServer, others, cause: err });
+    // Not the network: "connect and try again" would send the person looking in the wrong place.
+    return new MissingObjectError(oid, err.message, {
+      notOnServer,
+      others,
+      cause: err,
+      advice: notOnServer ? undefined : 'Try again later; if it keeps failing, the server has a problem.',
+    });
   }
   if (err instanceof TransportError) {
     if (err.code === 'OFFLINE')
       return new MissingObjectError(oid, err.message, { offline: true, others, cause: err, advice: '' });
-    // A 401 or 403 message already says what to do.
-    const auth = err.code === 'HTTP_UNAUTHORIZED' || err.code === 'HTTP_FORBIDDEN';
+    // A 401 or 403 message already says what to do, and so does an HTTP error or a stall.
+    const auth =
+      err.code === 'HTTP_UNAUTHORIZED' ||
+      err.code === 'HTTP_FORBIDDEN' ||
+      err.code === 'HTTP_ERROR' ||
+      err.code === 'TIMEOUT';
     return new MissingObjectError(oid, err.message, { others, cause: err, advice: auth ? '' : undefined });
   }
   if (err instanceof WireError || err instanceof PackError) {
     return new MissingObjectError(oid, `the server's reply was cut short or damaged (${err.message})`, {
       others,
       cause: err,
+      advice: 'Try again; if it keeps failing, the server or a proxy in front of it sends broken data.',
     });
   }
   // Storage failures and bugs are not about the network: they keep their own type.

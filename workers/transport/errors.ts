@@ -3,6 +3,8 @@ export type TransportErrorCode =
   /** The device says it has no network (`navigator.onLine` is false): no request was sent. */
   | 'OFFLINE'
   | 'NETWORK_ERROR'
+  /** The response stopped sending for longer than the stall timeout (retryPolicy.ts STALL_TIMEOUT_MS). */
+  | 'TIMEOUT'
   | 'HTTP_UNAUTHORIZED'
   | 'HTTP_FORBIDDEN'
   | 'HTTP_NOT_FOUND'
@@ -15,6 +17,11 @@ export type TransportErrorCode =
   | 'PROXY_REFUSED'
   | 'ABORTED';
 
+export interface TransportErrorDetail {
+  retryAfterMs?: number;
+  beforeResponse?: boolean;
+}
+
 /** A request that did not produce a usable HTTP response. */
 export class TransportError extends Error {
   override readonly name = 'TransportError';
@@ -22,7 +29,14 @@ export class TransportError extends Error {
     readonly code: TransportErrorCode,
     message: string,
     readonly status?: number,
+    detail: TransportErrorDetail = {},
   ) {
     super(message);
+    this.retryAfterMs = detail.retryAfterMs;
+    this.beforeResponse = detail.beforeResponse;
   }
+  /** The server's Retry-After (429, 503), in milliseconds. */
+  readonly retryAfterMs?: number;
+  /** NETWORK_ERROR: the connection failed before any byte of the response (so sending again is safe). */
+  readonly beforeResponse?: boolean;
 }

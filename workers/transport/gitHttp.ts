@@ -1,6 +1,14 @@
 import { concatBytes, responseTooLarge } from '../wire/pktLine.ts';
 import { DEFAULT_WIRE_LIMITS } from '../wire/wireLimits.ts';
 import { TransportError } from './errors.ts';
+import {
+  formatDelay,
+  parseRetryAfter,
+  type RetryNotice,
+  type RetryPolicy,
+  retryPolicy,
+  withRetry,
+} from './retryPolicy.ts';
 
 export interface HttpAuth {
   username: string;
@@ -15,6 +23,10 @@ export interface GitHttpOptions {
   /** Sent as `Git-Protocol` on every request: a v2 POST without it gets an empty 200 from http-backend. */
   protocol?: 'version=2' | null;
   fetch?: typeof fetch;
+  /** Told before each wait of the retry policy (retryPolicy.ts), so progress can say "retrying in 2 s…". */
+  onRetry?: (notice: RetryNotice) => void;
+  /** Overrides the retry policy's constants; tests use short waits. */
+  retry?: Partial<RetryPolicy>;
 }
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
@@ -176,7 +188,7 @@ export class GitHttpClient {
       }
       // Drain so the connection can be reused.
       await res.arrayBuffer().catch(() => undefined);
-      throw statusError(res.status, this.url.href, !!this.opts.auth);
+      throw statusError(res.status, this.url.href, !!this.opts.auth, res.headers.get('Retry-After'));
     }
     return res;
   }
@@ -199,6 +211,8 @@ export class GitHttpClient {
       throw new TransportError(
         'NETWORK_ERROR',
         `Could not reach ${host}${this.opts.corsProxy ? ' through the CORS proxy' : ''}: the server is down, the address is wrong, or it does not allow requests from this page (try a CORS proxy). (${(err as Error).message})`,
+        undefined,
+        { beforeResponse: true },
       );
     }
     return res;
@@ -208,15 +222,21 @@ export class GitHttpClient {
   async infoRefs(
     service: UploadService,
     maxBytes: number = DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
+    /** false: a reset is not retried (the caller has a fallback, e.g. a CORS proxy, to try at once). */
+    retryResets = true,
   ): Promise<Uint8Array> {
     // Only this request follows redirects, and where it lands becomes the base of the POSTs that follow:
     // git's http.followRedirects=initial (http.c, update_url_from_redirect).
     this.service = service;
-    const res = await this.request(this.endpoint(`/info/refs?service=${service}`), {
-      method: 'GET',
-      headers: this.headers({ Accept: '*/*' }),
-      redirect: 'follow',
-    });
+    const res = await this.retrying(
+      () =>
+        this.request(this.endpoint(`/info/refs?service=${service}`), {
+          method: 'GET',
+          headers: this.headers({ Accept: '*/*' }),
+          redirect: 'follow',
+        }),
+      retryResets,
+    );
     this.discovered = true;
     return this.readAll(res, maxBytes);
   }
@@ -233,13 +253,15 @@ export class GitHttpClient {
         body: body as BodyInit,
         redirect: 'manual',
       });
-    let res = await send();
+    // upload-pack commands only read, so sending one again is safe; a push may have been applied.
+    const sendRetrying = service === 'git-upload-pack' ? () => this.retrying(send) : send;
+    let res = await sendRetrying();
     if (isRedirect(res) && !this.discovered) {
       // A lazy fetch POSTs without asking info/refs first; a moved repository sends it back to the step
       // git always takes, whose redirect moves the base, and the POST goes again to the new place.
       await res.arrayBuffer().catch(() => undefined);
       await this.infoRefs(service);
-      res = await send();
+      res = await sendRetrying();
     }
     if (isRedirect(res)) {
       await res.arrayBuffer().catch(() => undefined);
@@ -259,6 +281,17 @@ export class GitHttpClient {
       );
     }
     return this.stream(res);
+  }
+
+  /** Sends again on what retryPolicy.ts deems transient, while no byte of the answer was handed on. */
+  private retrying(send: () => Promise<Response>, resets = true): Promise<Response> {
+    return withRetry(send, {
+      resets,
+      signal: this.opts.signal,
+      onRetry: this.opts.onRetry,
+      policy: this.opts.retry,
+      host: this.url.host,
+    });
   }
 
   /** The whole body; WireError `LIMIT_EXCEEDED` (maxInfoRefsBytes) once past `maxBytes`, the rest unread. */
@@ -283,18 +316,35 @@ export class GitHttpClient {
     if (!res.body) return;
     const reader = res.body.getReader();
     const signal = this.opts.signal;
+    const stallMs = retryPolicy(this.opts.retry).stallTimeoutMs;
     let finished = false;
     try {
       while (true) {
         let step: ReadableStreamReadResult<Uint8Array>;
+        let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          step = await reader.read();
+          const stalled = new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () =>
+                reject(
+                  new TransportError(
+                    'TIMEOUT',
+                    `${this.url.host} sent nothing for ${formatDelay(stallMs)} in the middle of its answer, so Blobless gave up. The server or the network is overloaded; try again later.`,
+                  ),
+                ),
+              stallMs,
+            );
+          });
+          step = await Promise.race([reader.read(), stalled]);
         } catch (err) {
+          if (err instanceof TransportError) throw err;
           if (signal?.aborted) throw abortError();
           throw new TransportError(
             'NETWORK_ERROR',
             `The connection to ${this.url.host} broke during the transfer (${(err as Error).message}). Nothing was stored; try again.`,
           );
+        } finally {
+          clearTimeout(timer);
         }
         if (step.done) {
           finished = true;
@@ -331,7 +381,12 @@ function abortError(): TransportError {
   return new TransportError('ABORTED', 'The operation was cancelled.');
 }
 
-function statusError(status: number, url: string, hadAuth: boolean): TransportError {
+function statusError(
+  status: number,
+  url: string,
+  hadAuth: boolean,
+  retryAfter: string | null,
+): TransportError {
   if (status === 401)
     return new TransportError(
       'HTTP_UNAUTHORIZED',
@@ -351,6 +406,21 @@ function statusError(status: number, url: string, hadAuth: boolean): TransportEr
       'HTTP_NOT_FOUND',
       `No git repository at ${url} (404). Check the address; private repositories may also answer 404 without credentials.`,
       status,
+    );
+  const retryAfterMs = parseRetryAfter(retryAfter);
+  if (status === 429)
+    return new TransportError(
+      'HTTP_ERROR',
+      `${url} is limiting requests (HTTP 429, too many requests). Wait a minute, then try again.`,
+      status,
+      { retryAfterMs },
+    );
+  if (status >= 500)
+    return new TransportError(
+      'HTTP_ERROR',
+      `${url} failed on its side (HTTP ${status}). The server or a proxy in front of it is in trouble; try again later.`,
+      status,
+      { retryAfterMs },
     );
   return new TransportError('HTTP_ERROR', `${url} answered HTTP ${status}. Try again later.`, status);
 }

@@ -1,0 +1,434 @@
+// The fault table: every fault the relay can make, against every operation that talks to the server. Each
+// cell ends either in success (after a retry where the fault is transient) or in a typed error whose message
+// says what to do; after each, the repo holds all it held before and nothing half-written, an export passes
+// `git fsck --connectivity-only`, and the same operation without the fault succeeds. The last run's table is
+// written to test-results/fault-table.md (the README carries a copy).
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { configureRetryPolicy } from '../workers/transport/retryPolicy.ts';
+import { exportRepo, storedObjects } from './support/cloneOracle.ts';
+import { git as gitCli } from './support/git.ts';
+import { type Fault, type Relay, startRelay } from './support/relay.ts';
+import { snapshotGitDir } from './support/repoChecks.ts';
+import { serveScratchRepo } from './support/scratchServer.ts';
+import { useTmpDir } from './support/tmpDir.ts';
+
+const tmp = useTmpDir('faults');
+
+/** One row: the fault, how often it strikes, and what each operation must end in. */
+interface Row {
+  name: string;
+  fault: Fault;
+  /** Faulted responses before the relay lets requests through (the retry then succeeds). */
+  times: number;
+  /** 'ok' (success, after a retry when `retried`), or the error's code and, for lazy fetches, its cause's. */
+  /** fetch ends as clone does (its pack is not retried either) unless it says otherwise. */
+  expect: Record<Exclude<Op, 'fetch'>, Outcome> & { fetch?: Outcome };
+}
+type Op = 'clone' | 'checkout' | 'readFile' | 'fetch';
+type Outcome = { ok: true; retried: boolean } | { code: string; cause?: string };
+
+const ok = (retried = true): Outcome => ({ ok: true, retried });
+const missing = (cause: string): Outcome => ({ code: 'MISSING_OBJECT', cause });
+const all = (o: Outcome): Row['expect'] => ({ clone: o, checkout: o, readFile: o });
+
+const ROWS: Row[] = [
+  ...[0.1, 0.5, 0.9].map(
+    (at): Row => ({
+      name: `cut at ${at * 100} % of the pack response`,
+      fault: { type: 'cut', at },
+      times: 1,
+      // A clone's pack is never retried (nothing of it is stored to resume from); a lazy batch asks again
+      // for the blobs still missing.
+      expect: { clone: { code: 'NETWORK_ERROR' }, checkout: ok(), readFile: ok() },
+    }),
+  ),
+  { name: 'HTTP 500, once', fault: { type: 'status', status: 500 }, times: 1, expect: all(ok()) },
+  { name: 'HTTP 502, once', fault: { type: 'status', status: 502 }, times: 1, expect: all(ok()) },
+  {
+    name: 'HTTP 503, every time',
+    fault: { type: 'status', status: 503 },
+    times: Number.POSITIVE_INFINITY,
+    expect: {
+      clone: { code: 'HTTP_ERROR' },
+      checkout: missing('HTTP_ERROR'),
+      readFile: missing('HTTP_ERROR'),
+    },
+  },
+  {
+    name: 'HTTP 401',
+    fault: { type: 'status', status: 401 },
+    times: 1,
+    expect: {
+      clone: { code: 'HTTP_UNAUTHORIZED' },
+      // For a stored repo the API asks for the token (the UI answers with a prompt, then calls again).
+      checkout: { code: 'AUTH_REQUIRED' },
+      readFile: { code: 'AUTH_REQUIRED' },
+      fetch: { code: 'AUTH_REQUIRED' },
+    },
+  },
+  {
+    name: 'HTTP 429, Retry-After: 1, once',
+    fault: { type: 'status', status: 429, retryAfter: 1 },
+    times: 1,
+    expect: all(ok()),
+  },
+  {
+    name: 'drip: 8 slices, 25 ms apart',
+    fault: { type: 'drip', ticks: 8, intervalMs: 25 },
+    times: 1,
+    expect: all(ok(false)),
+  },
+  {
+    name: 'drip slower than the stall timeout, once',
+    fault: { type: 'drip', ticks: 4, intervalMs: 1_000 },
+    times: 1,
+    expect: { clone: { code: 'TIMEOUT' }, checkout: ok(), readFile: ok() },
+  },
+  {
+    name: 'one byte of the pack flipped',
+    fault: { type: 'flip-byte', seed: 7 },
+    times: 1,
+    expect: {
+      clone: { code: 'PACK_CORRUPT' },
+      checkout: missing('PACK_CORRUPT'),
+      readFile: missing('PACK_CORRUPT'),
+    },
+  },
+  {
+    name: 'pack trailer truncated',
+    fault: { type: 'truncate-trailer', keep: 8 },
+    times: 1,
+    expect: {
+      clone: { code: 'PACK_TRUNCATED' },
+      checkout: missing('PACK_TRUNCATED'),
+      readFile: missing('PACK_TRUNCATED'),
+    },
+  },
+  {
+    name: 'malformed pkt-line length',
+    fault: { type: 'bad-pkt-length' },
+    times: 1,
+    expect: {
+      clone: { code: 'PKT_LINE_INVALID' },
+      checkout: missing('PKT_LINE_INVALID'),
+      readFile: missing('PKT_LINE_INVALID'),
+    },
+  },
+  {
+    name: 'side-band error',
+    fault: { type: 'sideband-error', text: 'pack-objects died of signal 9' },
+    times: 1,
+    expect: {
+      clone: { code: 'REMOTE_ERROR' },
+      checkout: missing('REMOTE_ERROR'),
+      readFile: missing('REMOTE_ERROR'),
+    },
+  },
+  {
+    name: 'HTML page instead of git',
+    fault: { type: 'html' },
+    times: 1,
+    expect: {
+      clone: { code: 'HTTP_ERROR' },
+      checkout: missing('HTTP_ERROR'),
+      readFile: missing('HTTP_ERROR'),
+    },
+  },
+  {
+    name: 'connection reset before any byte, once',
+    fault: { type: 'reset' },
+    times: 1,
+    expect: all(ok()),
+  },
+];
+
+const OPS: Op[] = ['clone', 'checkout', 'readFile', 'fetch'];
+/** Cell text for the report, by row name then operation. */
+const table = new Map<string, Partial<Record<Op, string>>>();
+
+/** Short waits, so the table runs in seconds: backoff 20 ms doubling, Retry-After capped at 1.5 s. */
+let restorePolicy: () => void;
+let server: Awaited<ReturnType<typeof serveScratchRepo>>;
+let relay: Relay;
+
+beforeAll(async () => {
+  restorePolicy = configureRetryPolicy({ baseDelayMs: 20, maxDelayMs: 1_500, stallTimeoutMs: 300 });
+  // One folder per checkout cell, one file per readFile cell: each cell's blobs are still missing when it runs.
+  server = await serveScratchRepo(join(tmp(), 'served'), [], async (run) => {
+    const { writeFile: write, mkdir: md } = await import('node:fs/promises');
+    const work = (await run(['rev-parse', '--show-toplevel'])).trim();
+    for (let i = 0; i < ROWS.length; i++) {
+      await md(join(work, 'c', String(i)), { recursive: true });
+      await md(join(work, 'r'), { recursive: true });
+      const text = (tag: string) =>
+        `${tag} ${i}\n${'the quick brown fox jumps over the lazy dog '.repeat(40 + i)}\n`;
+      await write(join(work, 'c', String(i), 'a.txt'), text('a'));
+      await write(join(work, 'c', String(i), 'b.txt'), text('b'));
+      await write(join(work, 'r', `${i}.txt`), text('r'));
+    }
+    await run(['add', '-A']);
+    await run(['commit', '-q', '-m', 'fault table fixture']);
+  });
+  relay = await startRelay(server.url, { kind: 'fault', fault: { type: 'reset' }, on: 'fetch', times: 0 });
+});
+
+afterAll(async () => {
+  restorePolicy?.();
+  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  await relay?.close();
+  await server?.close();
+  const lines = [
+    `| fault | ${OPS.join(' | ')} |`,
+    `| --- | ${OPS.map(() => '---').join(' | ')} |`,
+    ...ROWS.map(
+      (r) => `| ${r.name} | ${OPS.map((op) => table.get(r.name)?.[op] ?? 'not run').join(' | ')} |`,
+    ),
+  ];
+  const report = `${lines.join('\n')}\n`;
+  // A run of some rows only (-t) prints its part and keeps the last full table.
+  const complete = ROWS.every((r) => OPS.every((op) => table.get(r.name)?.[op]));
+  console.log(`\nThe fault table${complete ? ' (test-results/fault-table.md)' : ', in part'}:\n\n${report}`);
+  if (!complete) return;
+  await mkdir('test-results', { recursive: true });
+  await writeFile('test-results/fault-table.md', report);
+});
+
+const passThrough = () => relay.setMode({ kind: 'fault', fault: { type: 'reset' }, on: 'fetch', times: 0 });
+const arm = (row: Row) => relay.setMode({ kind: 'fault', fault: row.fault, on: 'fetch', times: row.times });
+
+/** Runs one cell; records and returns what it ended in. */
+async function runCell(
+  row: Row,
+  op: Op,
+  call: (onRetry: (text: string) => void) => Promise<unknown>,
+): Promise<CellOutcome> {
+  let retries = 0;
+  const notices: string[] = [];
+  arm(row);
+  let error: (Error & { code: string; cause?: unknown }) | undefined;
+  try {
+    await call((text) => {
+      // Progress repeats a waiting notice with every report; count each notice once.
+      if (notices.at(-1) !== text) {
+        notices.push(text);
+        retries++;
+      }
+    });
+  } catch (err) {
+    error = err as Error & { code: string };
+  }
+  const faults = relay.faults;
+  passThrough();
+  // A lazy fetch's MissingObjectError names the file, then the failure: the table shows the failure.
+  const cause = error?.cause instanceof Error ? (error.cause as Error & { code?: string }) : undefined;
+  const cell = error
+    ? cause?.code && cause.code !== error.code
+      ? `${error.code} ← ${cause.code}: ${oneLine(cause.message)}`
+      : `${error.code}: ${oneLine(error.message)}`
+    : retries > 0
+      ? `ok after ${retries} ${retries === 1 ? 'retry' : 'retries'}`
+      : 'ok';
+  table.set(row.name, { ...table.get(row.name), [op]: cell });
+  return { error, retries, faults, notices };
+}
+
+interface CellOutcome {
+  error?: Error & { code: string; cause?: unknown };
+  retries: number;
+  /** Responses the relay broke: 0 would mean the cell tested nothing. */
+  faults: number;
+  /** What progress said while waiting to retry. */
+  notices: string[];
+}
+
+const causeCode = (err: Error & { cause?: unknown }): string | undefined =>
+  (err.cause as { code?: string } | undefined)?.code;
+
+/** The message for the table: one line, the test's port left out, long ones cut after 110 characters. */
+const oneLine = (message: string) => {
+  const text = message
+    .replace(/\s+/g, ' ')
+    .replace(/\|/g, '\\|')
+    .replace(/(http:\/\/)?127\.0\.0\.1:\d+/g, (_, scheme) => `${scheme ?? ''}host`);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+};
+
+/** The outcome the row asks for, checked; the message must be one a person can act on. */
+function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
+  expect(outcome.faults).toBeGreaterThan(0);
+  const want = op === 'fetch' ? (row.expect.fetch ?? row.expect.clone) : row.expect[op];
+  if ('ok' in want) {
+    expect(outcome.error, outcome.error?.message).toBeUndefined();
+    if (want.retried) expect(outcome.retries).toBeGreaterThan(0);
+    else expect(outcome.retries).toBe(0);
+    // The server's Retry-After (1 s here, under the cap) is the wait progress announces.
+    if (row.fault.type === 'status' && row.fault.retryAfter !== undefined)
+      expect(outcome.notices[0]).toMatch(/retrying in 1 s… \(attempt 2 of 4\)/);
+    return;
+  }
+  expect(outcome.error?.code, outcome.error?.message).toBe(want.code);
+  if (want.cause) expect(causeCode(outcome.error as Error)).toBe(want.cause);
+  const message = outcome.error?.message ?? '';
+  expect(message).not.toMatch(/undefined|\[object|^Error$/);
+  expect(message.length).toBeGreaterThan(30);
+}
+
+/** Every `.pack` has its `.idx` and the other way round: no pack is half written. */
+async function expectWholePacks(dir: string): Promise<void> {
+  const { readdir } = await import('node:fs/promises');
+  const names = await readdir(join(dir, 'objects', 'pack'));
+  const stems = (ext: string) =>
+    names
+      .filter((n) => n.endsWith(ext))
+      .map((n) => n.slice(0, -ext.length))
+      .sort();
+  expect(stems('.idx')).toEqual(stems('.pack'));
+  for (const stem of stems('.pack'))
+    await gitCli(['verify-pack', join(dir, 'objects', 'pack', `${stem}.idx`)]);
+}
+
+/** Exports the repo: fsck --connectivity-only passes, every pack is whole; returns the objects it holds. */
+async function checkedExport(repoId: string, name: string): Promise<string[]> {
+  await maintenanceIdle(repoId);
+  const dir = await exportRepo(repoId, tmp(), name);
+  await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  await expectWholePacks(dir);
+  return storedObjects(dir);
+}
+
+const expectSuperset = (after: string[], before: string[]) => {
+  const held = new Set(after);
+  expect(before.filter((oid) => !held.has(oid))).toEqual([]);
+};
+
+describe('the fault table', () => {
+  describe('clone', () => {
+    it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const outcome = await runCell(row, 'clone', (onRetry) =>
+        api.clone({ url: `${relay.url}/repo.git` }, (p) => {
+          if (p.phase === 'retrying') onRetry(p.text);
+        }),
+      );
+      expectOutcome(row, 'clone', outcome);
+      const repos = await api.listRepos();
+      if (outcome.error) {
+        // Nothing of a failed clone remains: no record, no database.
+        expect(repos).toEqual([]);
+        const dbs = (await indexedDB.databases()).map((d) => d.name ?? '');
+        expect(dbs.filter((n) => n.startsWith('blobless-repo-'))).toEqual([]);
+      } else {
+        expect(repos).toHaveLength(1);
+        await checkedExport(repos[0].id, `clone-${ROWS.indexOf(row)}`);
+        await api.deleteRepo(repos[0].id);
+      }
+      // The next clone, without the fault, succeeds.
+      const next = await api.clone({ url: `${relay.url}/repo.git` });
+      await checkedExport(next.repoId, `clone-next-${ROWS.indexOf(row)}`);
+      await api.deleteRepo(next.repoId);
+    });
+  });
+
+  describe('checkout (lazy blobs), one clone for the column', () => {
+    let repoId: string;
+    beforeAll(async () => {
+      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+    });
+
+    it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const i = ROWS.indexOf(row);
+      const paths = [`c/${i}`];
+      const objectsBefore = await checkedExport(repoId, `co-before-${i}`);
+      const before = await snapshotGitDir(repoId);
+      const outcome = await runCell(row, 'checkout', (onRetry) =>
+        api.checkout(repoId, 'main', { paths }, (p) => {
+          if (p.phase === 'fetching-blobs' && p.retrying) onRetry(p.retrying);
+        }),
+      );
+      expectOutcome(row, 'checkout', outcome);
+      const objectsAfter = await checkedExport(repoId, `co-after-${i}`);
+      expectSuperset(objectsAfter, objectsBefore);
+      // A failed checkout leaves the git directory byte for byte: no pack, no index, no ref moved.
+      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      // The same checkout without the fault succeeds, and writes what git has.
+      await api.checkout(repoId, 'main', { paths });
+      for (const name of ['a.txt', 'b.txt']) {
+        const file = await api.readFile(repoId, 'main', `c/${i}/${name}`);
+        const want = await gitCli(['show', `main:c/${i}/${name}`], { cwd: server.bare });
+        expect(new TextDecoder().decode(file.bytes)).toBe(want);
+      }
+    });
+  });
+
+  describe('readFile (one lazy blob), one clone for the column', () => {
+    let repoId: string;
+    beforeAll(async () => {
+      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+    });
+
+    it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const i = ROWS.indexOf(row);
+      const path = `r/${i}.txt`;
+      const objectsBefore = await checkedExport(repoId, `rf-before-${i}`);
+      const before = await snapshotGitDir(repoId);
+      const outcome = await runCell(row, 'readFile', (onRetry) =>
+        api.readFile(repoId, 'main', path, (p) => {
+          if (p.retrying) onRetry(p.retrying);
+        }),
+      );
+      expectOutcome(row, 'readFile', outcome);
+      const objectsAfter = await checkedExport(repoId, `rf-after-${i}`);
+      expectSuperset(objectsAfter, objectsBefore);
+      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      const file = await api.readFile(repoId, 'main', path);
+      expect(new TextDecoder().decode(file.bytes)).toBe(
+        await gitCli(['show', `main:${path}`], { cwd: server.bare }),
+      );
+    });
+  });
+
+  describe('fetch (a new commit on the server before each cell), one clone for the column', () => {
+    let repoId: string;
+    const work = () => join(tmp(), 'served', 'work');
+    const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
+    beforeAll(async () => {
+      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+    });
+
+    it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const i = ROWS.indexOf(row);
+      await writeFile(join(work(), `fetch-${i}.txt`), `fetched ${i}\n`.repeat(200));
+      await gitCli(['add', '-A'], { cwd: work(), env });
+      await gitCli(
+        ['-c', 'user.name=Ada', '-c', 'user.email=ada@x.test', 'commit', '-q', '-m', `fetch ${i}`],
+        {
+          cwd: work(),
+          env,
+        },
+      );
+      await gitCli(['push', '-q', server.bare, 'main'], { cwd: work(), env });
+      const tip = (await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim();
+      const objectsBefore = await checkedExport(repoId, `fe-before-${i}`);
+      const before = await snapshotGitDir(repoId);
+      const outcome = await runCell(row, 'fetch', (onRetry) =>
+        api.fetch(repoId, {}, (p) => {
+          if (p.phase === 'retrying') onRetry(p.text);
+        }),
+      );
+      expectOutcome(row, 'fetch', outcome);
+      const objectsAfter = await checkedExport(repoId, `fe-after-${i}`);
+      expectSuperset(objectsAfter, objectsBefore);
+      // A failed fetch leaves the git directory byte for byte: no pack, no ref moved.
+      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      // The next fetch, without the fault, brings the server's tip.
+      await api.fetch(repoId);
+      const exported = await exportRepo(repoId, tmp(), `fe-next-${i}`);
+      expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(tip);
+      await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
+    });
+  });
+});

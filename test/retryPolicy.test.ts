@@ -1,0 +1,107 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import type { CloneProgress } from '../workers/ops/cloneTypes.ts';
+import { TransportError } from '../workers/transport/errors.ts';
+import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import { configureRetryPolicy, parseRetryAfter, retryDelay } from '../workers/transport/retryPolicy.ts';
+import { type Relay, startRelay } from './support/relay.ts';
+import { failure } from './support/repoChecks.ts';
+
+const serverUrl = inject('gitServerUrl');
+
+describe('retry policy', () => {
+  let relay: Relay;
+  beforeAll(async () => {
+    relay = await startRelay(serverUrl, { kind: 'fault', fault: { type: 'reset' }, on: 'any', times: 0 });
+  });
+  afterAll(() => relay.close());
+  afterEach(async () => {
+    for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  });
+
+  it('Cancel ends the wait before a retry at once, and nothing is stored', async () => {
+    const restore = configureRetryPolicy({ baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    try {
+      relay.setMode({ kind: 'fault', fault: { type: 'status', status: 503 }, on: 'info-refs' });
+      const controller = new AbortController();
+      const events: CloneProgress[] = [];
+      const err = await failure(
+        api.clone(
+          { url: `${relay.url}/basic.git` },
+          (p) => {
+            events.push(p);
+            // Later, while it waits: not before the wait began.
+            if (p.phase === 'retrying') setTimeout(() => controller.abort(), 50);
+          },
+          controller.signal,
+        ),
+      );
+      expect(err.code).toBe('ABORTED');
+      // One request, then the wait the abort ended: no second attempt.
+      expect(relay.faults).toBe(1);
+      expect(events.find((e) => e.phase === 'retrying')).toMatchObject({ attempt: 2, attempts: 4 });
+      expect(await api.listRepos()).toEqual([]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("a Retry-After past the cap waits the cap, and the last attempt's error says what the server asked", async () => {
+    const restore = configureRetryPolicy({ baseDelayMs: 10, maxDelayMs: 200 });
+    try {
+      relay.setMode({
+        kind: 'fault',
+        fault: { type: 'status', status: 429, retryAfter: 3600 },
+        on: 'ls-refs',
+      });
+      const delays: number[] = [];
+      const err = await failure(
+        api.clone({ url: `${relay.url}/basic.git` }, (p) => {
+          if (p.phase === 'retrying') delays.push(p.delayMs);
+        }),
+      );
+      expect(delays).toEqual([200, 200, 200]);
+      expect(relay.faults).toBe(4);
+      expect(err.code).toBe('HTTP_ERROR');
+      expect(err.message).toMatch(/HTTP 429.*\(4 attempts\. The server asked to wait 3600 s\.\)/);
+    } finally {
+      restore();
+    }
+  });
+
+  it('a push (receive-pack POST) is never sent twice; its info/refs GET is', async () => {
+    const restore = configureRetryPolicy({ baseDelayMs: 1, maxDelayMs: 1 });
+    try {
+      relay.setMode({ kind: 'fault', fault: { type: 'status', status: 502 }, on: 'any' });
+      const client = new GitHttpClient(`${relay.url}/basic.git`, { protocol: 'version=2' });
+      const err = await failure(client.post('git-receive-pack', new Uint8Array(4)));
+      expect(err).toBeInstanceOf(TransportError);
+      expect(relay.faults).toBe(1);
+      relay.setMode({ kind: 'fault', fault: { type: 'status', status: 502 }, on: 'any' });
+      await failure(client.infoRefs('git-receive-pack'));
+      expect(relay.faults).toBe(4);
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe('retry delays', () => {
+  const policy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000, stallTimeoutMs: 1 };
+  it('doubles from the base, with at most 20 % added, capped', () => {
+    expect([1, 2, 3].map((a) => retryDelay(a, {}, policy, () => 0))).toEqual([500, 1000, 2000]);
+    expect(retryDelay(2, {}, policy, () => 1)).toBe(1200);
+    expect(retryDelay(10, {}, policy, () => 0)).toBe(8000);
+  });
+  it('takes Retry-After as given under the cap', () => {
+    expect(retryDelay(1, { retryAfterMs: 3000 }, policy)).toBe(3000);
+    expect(retryDelay(1, { retryAfterMs: 120_000 }, policy)).toBe(8000);
+  });
+  it('reads Retry-After as seconds or an HTTP date', () => {
+    expect(parseRetryAfter('7')).toBe(7000);
+    const now = Date.parse('Mon, 30 Nov 2026 12:00:00 GMT');
+    expect(parseRetryAfter('Mon, 30 Nov 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter(null)).toBeUndefined();
+  });
+});
