@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import { chromiumLaunch } from './e2e/chromium.ts';
 
-// E2E_PORT moves all three, so two checkouts can run their end-to-end tests on one machine at once.
+// E2E_PORT moves every port the e2e tests use (app, git, proxy, push server here; the widget's host pages at
+// +4 and +5 in e2e/embed.spec.ts), so two checkouts can run their end-to-end tests on one machine at once.
 const APP_PORT = Number(process.env.E2E_PORT ?? 4173);
 const GIT_PORT = APP_PORT + 1;
 const PROXY_PORT = APP_PORT + 2;

@@ -19,8 +19,8 @@ let third: PageServer;
 test.beforeAll(async () => {
   bare = join((await ensureFixtures()).dir, 'features.git');
   // Two more origins: the embedding site, and a third one it also frames, which it does not trust.
-  host = await startEmbedHost(appPort + 3);
-  third = await startEmbedHost(appPort + 4);
+  host = await startEmbedHost(appPort + 4);
+  third = await startEmbedHost(appPort + 5);
 });
 
 test.afterAll(async () => {
