@@ -16,7 +16,6 @@ import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fi
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
-import { maintenanceIdle } from './ops/packMaintenance.ts';
 import { type Presence, presence } from './ops/presence.ts';
 import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/pull.ts';
 import { type PushOptions, type PushProgress, type PushResult, push } from './ops/push.ts';
@@ -47,7 +46,11 @@ import {
 import { forgetCredentials, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
+import { type RepairReport, repairStores } from './store/repair.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
+import { type LockWait, WORKER_ORIGIN, withRepoLock } from './store/repoLock.ts';
+
+let repairing: Promise<RepairReport> | undefined;
 
 export type { BlameLine } from './ops/blame.ts';
 export type { Author } from './ops/commit.ts';
@@ -77,6 +80,7 @@ export type {
   FileDiff,
   FileHistoryPage,
   LastCommits,
+  LockWait,
   LogPage,
   MinimalEntry,
   MinimalProgress,
@@ -90,6 +94,7 @@ export type {
   PushResult,
   ReadMinimalOptions,
   RefList,
+  RepairReport,
   RepoRecord,
   StatusEntry,
   TreeListing,
@@ -146,17 +151,38 @@ export const api = {
     return (await listRepoRecords()).filter((r) => !r.minimal);
   },
 
-  async deleteRepo(repoId: string): Promise<void> {
-    // A blob fetch or pack merge finishing after the delete would write into a recreated database.
+  async deleteRepo(repoId: string, onWait?: (w: LockWait) => void, signal?: AbortSignal): Promise<void> {
+    // A blob fetch finishing after the delete would write into a recreated database; a pack merge holds
+    // the lock, so the delete waits for it.
     await cancelBlobFetches(repoId);
-    await maintenanceIdle(repoId);
-    forgetRepo(repoId);
-    forgetCredentials(repoId);
-    forgetWalks(repoId);
-    forgetFileHistories(repoId);
-    forgetPackSet(repoId);
-    await deleteRepoFs(repoId);
-    await removeRepo(repoId);
+    await withRepoLock(
+      repoId,
+      'deleting the repository',
+      async () => {
+        forgetRepo(repoId);
+        forgetCredentials(repoId);
+        forgetWalks(repoId);
+        forgetFileHistories(repoId);
+        forgetPackSet(repoId);
+        await deleteRepoFs(repoId);
+        await removeRepo(repoId);
+      },
+      { signal, onWait },
+    );
+  },
+
+  /**
+   * Startup repair (repair.ts), run once per worker: the first call starts it, every call gets its report.
+   * The UI calls it when it starts and shows what it removed or reported.
+   */
+  startupRepair(): Promise<RepairReport> {
+    repairing ??= repairStores();
+    return repairing;
+  },
+
+  /** This worker's id in repo events (repoEvents.ts): a page ignores its own worker's. */
+  workerOrigin(): string {
+    return WORKER_ORIGIN;
   },
 
   listRefs(repoId: string): Promise<RefList> {
@@ -220,7 +246,15 @@ export const api = {
     onProgress?: (p: CheckoutProgress) => void,
     signal?: AbortSignal,
   ): Promise<CheckoutResult> {
-    return withAuthRequired(repoId, () => checkout(repoId, ref, options, { onProgress, signal }));
+    return withRepoLock(
+      repoId,
+      `checkout of ${ref}`,
+      () => withAuthRequired(repoId, () => checkout(repoId, ref, options, { onProgress, signal })),
+      {
+        signal,
+        onWait: (w) => onProgress?.({ phase: 'waiting-for-lock', what: w.what }),
+      },
+    );
   },
 
   /** One file of a commit, without a checkout; fetches just its blob when it is missing. */

@@ -11,6 +11,7 @@ const LABELS: Record<FlowProgress['phase'], string> = {
   retrying: 'Retrying',
   'fetching-blobs': 'Checking out: fetching file contents',
   'writing-files': 'Checking out: writing files',
+  'waiting-for-lock': 'Busy in another tab: waiting',
 };
 
 export function CloneProgress({ progress }: { progress: FlowProgress }) {
@@ -50,6 +51,9 @@ export function CloneProgress({ progress }: { progress: FlowProgress }) {
       detail =
         progress.retrying ??
         `${progress.objects} / ${progress.totalObjects} blobs · ${formatBytes(progress.bytes)}${rate(progress.bytes)}`;
+      break;
+    case 'waiting-for-lock':
+      detail = progress.what ?? 'another operation on this repository';
       break;
     case 'writing-files':
       value = progress.files;

@@ -5,9 +5,11 @@
 // checkout that fails or is cancelled leaves the previous working tree as it was.
 
 import git from 'isomorphic-git';
+import { crashPoint } from '../store/crashPoints.ts';
 import { forgetPackSet } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../store/repoFs.ts';
+import { heldInThisWorker } from '../store/repoLock.ts';
 import { assertSafeSymlinks, commitTree, readCheckedTree } from './checkedTrees.ts';
 import {
   abortedError,
@@ -34,7 +36,9 @@ export const WORKTREE_DIR = '/';
 export type CheckoutProgress =
   | BlobFetchProgress
   /** Working tree changes applied so far (files written or deleted, folders made or removed). */
-  | { phase: 'writing-files'; files: number; totalFiles: number };
+  | { phase: 'writing-files'; files: number; totalFiles: number }
+  /** Another tab (or operation) holds the repo's lock; `what` it runs, once it said. */
+  | { phase: 'waiting-for-lock'; what: string | undefined };
 
 export interface CheckoutOptions {
   /**
@@ -152,7 +156,9 @@ async function writeCheckout(
   // A merge that an earlier lazy fetch (a file view, say) started writes to the same file system: its writes
   // must not fall inside this checkout's all-or-nothing batch, where a cancel would drop them. This
   // checkout's own fetch started none (deferMaintenance), so this is normally no wait at all.
-  await maintenanceIdle(repoId);
+  // Under the repo's lock (the API's checkout) no merge can run: it takes the lock only when free.
+  if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
+  await crashPoint('checkout:blobs-stored');
   throwIfAborted(signal);
 
   // Submodule folders of the current HEAD that the target drops: git removes them when they are empty.
@@ -177,6 +183,7 @@ async function writeCheckout(
       await applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks);
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
+      await crashPoint('checkout:files-written');
     });
   } catch (err) {
     // The discard also dropped whatever else was written meanwhile (a lazy fetch's pack, say): what is
@@ -186,6 +193,9 @@ async function writeCheckout(
     if (signal?.aborted) throw abortedError();
     throw err;
   }
+  // The record follows the files: a crash in between leaves it behind, and startup repair (repair.ts)
+  // brings it in line with HEAD.
+  await crashPoint('checkout:files-committed');
   await updateRepo(repoId, (r) => ({ ...r, branch: target.branch, headOid: target.commit }));
   let deleted = 0;
   for (const path of changes.deleted) if (!changes.written.has(path)) deleted++;

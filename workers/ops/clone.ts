@@ -1,9 +1,11 @@
 import { PackIngester } from '../pack/packIngester.ts';
+import { crashPoint } from '../store/crashPoints.ts';
 import { rememberForSession } from '../store/credentials.ts';
 import { writeNewGitDir } from '../store/gitDir.ts';
 import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
-import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs } from '../store/repoFs.ts';
+import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs, writeAllOrNothing } from '../store/repoFs.ts';
+import { withRepoLock } from '../store/repoLock.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
@@ -67,15 +69,19 @@ export async function clone(
   // git says "warning: redirecting to …" and keeps the address given; so do we.
   if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
   const repoId = newRepoId(client.url);
-  try {
-    const result = await cloneInto(repoId, client, advertisement, effective, hooks);
-    return { ...result, warnings: [...notes, ...result.warnings] };
-  } catch (err) {
-    await deleteRepoFs(repoId).catch(() => undefined);
-    await removeRepo(repoId).catch(() => undefined);
-    if (signal?.aborted) throw abortedError();
-    throw err;
-  }
+  // Held from before the database exists until the record is written: startup repair in another tab
+  // sees a database without a record, and the held lock tells it the clone is alive.
+  return withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
+    try {
+      const result = await cloneInto(repoId, client, advertisement, effective, hooks);
+      return { ...result, warnings: [...notes, ...result.warnings] };
+    } catch (err) {
+      await deleteRepoFs(repoId).catch(() => undefined);
+      await removeRepo(repoId).catch(() => undefined);
+      if (signal?.aborted) throw abortedError();
+      throw err;
+    }
+  });
 }
 
 async function cloneInto(
@@ -164,23 +170,29 @@ async function cloneInto(
 
   const fs = openRepoFs(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
-  await writeNewGitDir(fs, {
-    config: {
-      remote: {
-        url: client.url.href,
-        fetchRefspec: plan.fetchRefspec,
-        partialCloneFilter: filter ?? undefined,
+  // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
+  await writeAllOrNothing(repoId, () =>
+    writeNewGitDir(fs, {
+      config: {
+        remote: {
+          url: client.url.href,
+          fetchRefspec: plan.fetchRefspec,
+          partialCloneFilter: filter ?? undefined,
+        },
+        branch: plan.branch ?? undefined,
       },
-      branch: plan.branch ?? undefined,
-    },
-    head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
-    looseRefs: plan.looseRefs,
-    packedRefs: plan.packedRefs,
-    shallow,
-    pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
-  });
+      head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
+      looseRefs: plan.looseRefs,
+      packedRefs: plan.packedRefs,
+      shallow,
+      pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
+    }),
+  );
   await flushRepoFs(repoId);
   throwIfAborted(signal);
+  // Files first, then the record: a crash in between leaves a database no record names, which startup
+  // repair deletes (the lock held by this clone tells it apart from one in progress).
+  await crashPoint('clone:files-committed');
   const now = Date.now();
   await putRepo({
     id: repoId,

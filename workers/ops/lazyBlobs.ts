@@ -10,7 +10,8 @@ import { writePack } from '../store/gitDir.ts';
 import { looseObjects } from '../store/looseObjects.ts';
 import { packSetFor } from '../store/packSet.ts';
 import { addFetched, getRepo } from '../store/registry.ts';
-import { flushRepoFs, openRepoFs } from '../store/repoFs.ts';
+import { flushRepoFs, openRepoFs, repoFsCommitted, repoFsHeld } from '../store/repoFs.ts';
+import { underRepoLock } from '../store/repoLock.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, type HttpAuth } from '../transport/gitHttp.ts';
 import { formatDelay, retryDelay, retryPolicy, sleep } from '../transport/retryPolicy.ts';
@@ -551,21 +552,35 @@ async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]):
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = wants.filter((oid) => !received.has(oid));
-  // The repo's current pack set: a failed checkout may have replaced the one this batch started with.
-  const current = await packSetFor(repoId);
-  if (pack.objects.length > 0 && !current.index(pack.checksum)) {
-    // git writes an empty .promisor for a lazy fetch (2.39: fetch --stdin names no refs).
-    await writePack(openRepoFs(repoId).promises, {
-      checksum: pack.checksum,
-      pack: pack.pack,
-      idx: pack.idx,
-      promisor: '',
-    });
-    await flushRepoFs(repoId);
-    current.add(pack.checksum, pack.idx, true);
-    batch.stored = true;
-    await addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length);
-  }
+  // One writer per repo: under the lock of the operation that asked, or of its own (waiting, cancellable).
+  await underRepoLock(
+    repoId,
+    'fetching blobs',
+    async () => {
+      // The repo's current pack set: a failed checkout, or another tab, may have replaced the one this
+      // batch started with.
+      const current = await packSetFor(repoId);
+      if (pack.objects.length === 0 || current.index(pack.checksum)) return;
+      // git writes an empty .promisor for a lazy fetch (2.39: fetch --stdin names no refs).
+      await writePack(openRepoFs(repoId).promises, {
+        checksum: pack.checksum,
+        pack: pack.pack,
+        idx: pack.idx,
+        promisor: '',
+      });
+      await flushRepoFs(repoId);
+      current.add(pack.checksum, pack.idx, true);
+      batch.stored = true;
+      // Counted once stored: inside an operation's all-or-nothing batch (a checkout) that is when the
+      // operation commits, and a discarded batch is not counted at all.
+      const count = (stored: boolean) =>
+        stored ? addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length) : undefined;
+      const committed = repoFsCommitted(repoId);
+      if (repoFsHeld(repoId)) void committed.then(count);
+      else await count(await committed);
+    },
+    { signal },
+  );
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
 }
 

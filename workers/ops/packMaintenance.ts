@@ -5,9 +5,11 @@
 import { createWasmSha1 } from '../pack/objectHash.ts';
 import { parsePackIndexV2 } from '../pack/packIndex.ts';
 import { PackIngester } from '../pack/packIngester.ts';
+import { crashPoint } from '../store/crashPoints.ts';
 import { removePackFiles, writePack } from '../store/gitDir.ts';
 import { PACK_DIR, type PackInfo, type PackSet, packSetFor } from '../store/packSet.ts';
 import { flushRepoFs, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
+import { repoLockFree, tryRepoLock, underRepoLock } from '../store/repoLock.ts';
 import { abortedError, OperationError } from './errors.ts';
 import { evictPacksFromCache } from './repoAccess.ts';
 
@@ -55,27 +57,51 @@ function serialized<T>(repoId: string, task: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Merges waiting for another operation to let the repo's lock go. */
+const deferred = new Map<string, Promise<void>>();
+
 /**
  * Starts maybeRepack in the background unless one is already waiting to run. ensureBlobs calls this and
  * does not wait: the blob a view asked for is stored and readable before the merge, which may rewrite
  * megabytes, and readers keep working on the old packs while it runs. Failures are only logged: every
  * step leaves the repo whole (the old packs go only once the new one is written), and the next fetch
  * tries again.
+ *
+ * The merge runs under the repo's lock, taken only when free: an operation holding it (a checkout that
+ * fetched the blobs, or another tab's) is never held up by a merge nor has one inside its batch. The
+ * merge then waits, outside `running`, for the lock to be let go, and starts again.
  */
 export function scheduleRepack(repoId: string): void {
-  if (scheduled.has(repoId)) return;
+  if (scheduled.has(repoId) || deferred.has(repoId)) return;
   scheduled.add(repoId);
   serialized(repoId, async () => {
     scheduled.delete(repoId);
-    return repack(repoId, {});
+    const outcome = await tryRepoLock(repoId, 'merging packs', () => repack(repoId, {}));
+    if (outcome === 'busy') deferUntilLockFree(repoId);
+    return outcome;
   }).catch((err) => {
     console.warn(`Pack maintenance of ${repoId} failed; it will be tried again later.`, err);
   });
 }
 
-/** Resolves once no maintenance of the repo runs or waits (for tests, and before deleting a repo). */
+function deferUntilLockFree(repoId: string): void {
+  const wait = repoLockFree(repoId).then(() => {
+    deferred.delete(repoId);
+    scheduleRepack(repoId);
+  });
+  deferred.set(repoId, wait);
+}
+
+/**
+ * Resolves once no maintenance of the repo runs or waits (for tests). Not to be awaited under the repo's
+ * lock: a deferred merge waits for that lock.
+ */
 export async function maintenanceIdle(repoId: string): Promise<void> {
-  for (let p = running.get(repoId); p; p = running.get(repoId)) await p.catch(() => undefined);
+  for (;;) {
+    const p = running.get(repoId) ?? deferred.get(repoId);
+    if (!p) return;
+    await p.catch(() => undefined);
+  }
 }
 
 /**
@@ -85,7 +111,9 @@ export async function maintenanceIdle(repoId: string): Promise<void> {
  * when there was nothing to do.
  */
 export function maybeRepack(repoId: string, opts: RepackOptions = {}): Promise<RepackResult | null> {
-  return serialized(repoId, () => repack(repoId, opts));
+  return serialized(repoId, () =>
+    underRepoLock(repoId, 'merging packs', () => repack(repoId, opts), { signal: opts.signal }),
+  );
 }
 
 async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult | null> {
@@ -123,6 +151,7 @@ async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult
     await flushRepoFs(repoId);
     packSet.add(merged.checksum, merged.idx, true);
     created = merged.checksum;
+    await crashPoint('repack:merged-pack-committed');
     await opts.beforeDeletingOldPacks?.();
   }
 
@@ -131,7 +160,10 @@ async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult
   const gone = [...(created ? merge : []), ...redundant].map((p) => p.checksum);
   for (const checksum of gone) packSet.remove(checksum);
   evictPacksFromCache(repoId, gone);
-  for (const checksum of gone) await removePackFiles(fs, checksum);
+  for (const [i, checksum] of gone.entries()) {
+    await removePackFiles(fs, checksum);
+    if (i === 0) await crashPoint('repack:old-packs-removing');
+  }
   await flushRepoFs(repoId);
   return { merged: gone.length, packs: packSet.packs.length };
 }

@@ -1,6 +1,6 @@
 import git from 'isomorphic-git';
 import { getRepo, type RepoRecord } from '../store/registry.ts';
-import { GITDIR, openRepoFs } from '../store/repoFs.ts';
+import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../store/repoFs.ts';
 import { OperationError } from './errors.ts';
 
 type Fs = ReturnType<typeof openRepoFs>;
@@ -19,6 +19,8 @@ const caches = new Map<string, object>();
 const checkedTrees = new Map<string, Set<string>>();
 
 export async function openRepo(repoId: string): Promise<RepoHandle> {
+  // Another tab may have committed since: read its tree, not the one this worker last saw.
+  await syncRepoFs(repoId);
   const record = await getRepo(repoId);
   if (!record)
     throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
@@ -39,6 +41,9 @@ export function forgetRepo(repoId: string): void {
   caches.delete(repoId);
   checkedTrees.delete(repoId);
 }
+
+// isomorphic-git caches packs it read; another tab may have merged them away.
+onRepoFsReloaded(forgetRepo);
 
 /**
  * Drops deleted packs from isomorphic-git's cache, which would otherwise hold their bytes for as long as

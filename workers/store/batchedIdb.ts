@@ -20,6 +20,11 @@ import { storageErrorWithFigures } from './errors.ts';
 export type Superblock = FS.SuperBlock;
 
 const SUPERBLOCK_KEY = '!root';
+/**
+ * A new random value with every commit, in the same transaction: a worker that finds another value than
+ * the one it last wrote or read knows another tab committed, and reloads its tree (repoFs syncRepoFs).
+ */
+const GENERATION_KEY = '!generation';
 
 /** Buffers whose writer gave them up (a pack just received), so stored without a defensive copy. */
 const handedOver = new WeakSet<Uint8Array>();
@@ -46,6 +51,12 @@ export class BatchedIdb {
   /** Set by discard() until lightning-fs reloads the superblock: its in-memory tree is not to be saved. */
   private ignoringSaves = false;
   private chain: Promise<void> = Promise.resolve();
+  /** Waiting for the writes pending now to be committed (true) or dropped (false). */
+  private commitWaiters: ((committed: boolean) => void)[] = [];
+  /** Set by kill(): this instance stands for a terminated worker and stores nothing any more. */
+  private dead = false;
+  /** The generation this worker's tree was loaded at or last committed. */
+  generation: string | undefined;
   /** Write transactions committed, for tests and benchmarks. */
   transactions = 0;
   /**
@@ -70,7 +81,7 @@ export class BatchedIdb {
 
   // lightning-fs's typings say Uint8Array; DefaultBackend hands over its Map tree.
   saveSuperblock(superblock: unknown): Promise<void> {
-    if (this.ignoringSaves) return Promise.resolve();
+    if (this.ignoringSaves || this.dead) return Promise.resolve();
     if (this.holds > 0) {
       this.heldSuperblock = superblock as Superblock;
       return Promise.resolve();
@@ -84,7 +95,42 @@ export class BatchedIdb {
     // While writes are held, the newest tree is the held one: IndexedDB's would not name the held files.
     if (this.heldSuperblock !== undefined) return this.heldSuperblock;
     await this.chain;
-    return this.request('readonly', (store) => store.get(SUPERBLOCK_KEY));
+    const [superblock, generation] = await this.requestMany<[Superblock, string | undefined]>((store) => [
+      store.get(SUPERBLOCK_KEY),
+      store.get(GENERATION_KEY),
+    ]);
+    this.generation = generation;
+    return superblock;
+  }
+
+  /** The inodes whose contents IndexedDB holds (committed): startup repair looks for the ones missing. */
+  async storedInodes(): Promise<Set<number>> {
+    await this.chain;
+    const keys = await this.request<IDBValidKey[]>('readonly', (store) => store.getAllKeys());
+    return new Set(keys.filter((k): k is number => typeof k === 'number'));
+  }
+
+  /** The generation IndexedDB holds now: another than `generation` means another tab committed. */
+  async storedGeneration(): Promise<string | undefined> {
+    await this.chain;
+    return this.request('readonly', (store) => store.get(GENERATION_KEY));
+  }
+
+  /**
+   * Resolves true once every write made so far is committed, false if they are dropped instead (a
+   * discard, a failed commit): what depends on them being stored (the registry's figures) waits for it.
+   */
+  whenCommitted(): Promise<boolean> {
+    if (this.pending.size === 0 && this.heldSuperblock === undefined && this.holds === 0) {
+      return this.chain.then(() => true);
+    }
+    return new Promise((resolve) => this.commitWaiters.push(resolve));
+  }
+
+  /** What a terminated worker leaves behind: writes not committed are lost, and nothing is stored later. */
+  kill(): void {
+    this.dead = true;
+    this.discard();
   }
 
   async readFile(inode: number): Promise<Uint8Array | undefined> {
@@ -144,6 +190,7 @@ export class BatchedIdb {
    * system right after (see discardRepoFsChanges in repoFs.ts).
    */
   discard(): void {
+    this.settleWaiters(this.commitWaiters.splice(0), false);
     this.pending.clear();
     this.heldSuperblock = undefined;
     this.holds = 0;
@@ -158,11 +205,14 @@ export class BatchedIdb {
   }
 
   private async commitNow(superblock: Superblock): Promise<void> {
-    if (this.ignoringSaves) return;
+    if (this.ignoringSaves || this.dead) return;
     const db = await this.db();
+    if (this.ignoringSaves || this.dead) return;
     // From here to the last put nothing awaits, so the batch and the superblock are taken at one instant.
     const batch = this.pending;
     this.pending = new Map();
+    const waiters = this.holds === 0 ? this.commitWaiters.splice(0) : [];
+    const generation = Math.random().toString(36).slice(2);
     this.committing.push(batch);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -176,6 +226,7 @@ export class BatchedIdb {
             else store.put(data, inode);
           }
           store.put(superblock, SUPERBLOCK_KEY);
+          store.put(generation, GENERATION_KEY);
         } catch (err) {
           // A put can throw at once (a quota check, a clone failure): none of the batch may be stored.
           tx.abort();
@@ -183,7 +234,10 @@ export class BatchedIdb {
         }
       });
       this.transactions++;
+      this.generation = generation;
+      this.settleWaiters(waiters, true);
     } catch (err) {
+      this.settleWaiters(waiters, false);
       // Dropped, not put back: a batch the disk refused would fail again on every later save, and
       // would ride along with writes that could otherwise be stored. What IndexedDB holds is the last
       // committed superblock and its files, so the in-memory tree is reloaded from there.
@@ -196,6 +250,10 @@ export class BatchedIdb {
     } finally {
       this.committing.splice(this.committing.indexOf(batch), 1);
     }
+  }
+
+  private settleWaiters(waiters: ((committed: boolean) => void)[], committed: boolean): void {
+    for (const w of waiters) w(committed);
   }
 
   private lookupPending(inode: number): Uint8Array | null | undefined {
@@ -226,6 +284,16 @@ export class BatchedIdb {
       if (this.dbPromise === opening) this.dbPromise = undefined;
     });
     return opening;
+  }
+
+  private async requestMany<T extends unknown[]>(make: (store: IDBObjectStore) => IDBRequest[]): Promise<T> {
+    const db = await this.db();
+    return new Promise<T>((resolve, reject) => {
+      const tx = db.transaction(this.storeName, 'readonly');
+      const reqs = make(tx.objectStore(this.storeName));
+      tx.oncomplete = () => resolve(reqs.map((r) => r.result) as T);
+      tx.onabort = tx.onerror = () => reject(tx.error);
+    });
   }
 
   private async request<T>(

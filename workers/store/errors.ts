@@ -6,7 +6,9 @@ export type StoreErrorCode =
   /** A config value git's format cannot hold (a NUL, a line feed in a section name), or a malformed config. */
   | 'CONFIG_INVALID'
   /** A ref name git would refuse reached the store (a bug upstream: ops filters server names first). */
-  | 'REF_NAME_INVALID';
+  | 'REF_NAME_INVALID'
+  /** A wait for another tab's work on the repo, given up (the person cancelled). */
+  | 'ABORTED';
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

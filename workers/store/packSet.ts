@@ -6,7 +6,7 @@
 import { oidFromHex } from '../pack/objectHash.ts';
 import { type PackIndex, parsePackIndexV2 } from '../pack/packIndex.ts';
 import { storageError } from './errors.ts';
-import { GITDIR, openRepoFs, type PromiseFs } from './repoFs.ts';
+import { GITDIR, onRepoFsReloaded, openRepoFs, type PromiseFs } from './repoFs.ts';
 
 export const PACK_DIR = `${GITDIR}/objects/pack`;
 
@@ -137,3 +137,6 @@ async function loadPackSet(fs: PromiseFs): Promise<PackSet> {
   }
   return set;
 }
+
+// Another tab changed the packs: read them again on next use.
+onRepoFsReloaded(forgetPackSet);

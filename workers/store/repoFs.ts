@@ -129,6 +129,72 @@ export async function discardRepoFsChanges(repoId: string): Promise<void> {
   await deactivate(entry.fs);
 }
 
+const reloadListeners: ((repoId: string) => void)[] = [];
+
+/**
+ * Registers what must be forgotten when the repo's files were changed by another tab (the pack set,
+ * isomorphic-git's cache): called after syncRepoFs found a newer tree.
+ */
+export function onRepoFsReloaded(listener: (repoId: string) => void): void {
+  reloadListeners.push(listener);
+}
+
+/**
+ * Makes this worker see what another tab committed: lightning-fs keeps the tree in memory, and a tab that
+ * wrote on a stale tree would erase the other's files. One small read of the stored generation; when it
+ * differs, the tree is reloaded and the listeners told. Skipped while this worker has writes of its own
+ * in flight (it holds the lock then, so nobody else can have committed). Returns whether it reloaded.
+ */
+export async function syncRepoFs(repoId: string): Promise<boolean> {
+  const entry = open.get(repoId);
+  if (!entry) return false;
+  const { fs, db } = entry;
+  if (db.held || db.pendingWrites > 0) return false;
+  let stored: string | undefined;
+  try {
+    stored = await db.storedGeneration();
+  } catch {
+    return false;
+  }
+  if (stored === db.generation || db.held || db.pendingWrites > 0) return false;
+  await fs.promises.flush();
+  await deactivate(fs);
+  for (const listener of reloadListeners) listener(repoId);
+  return true;
+}
+
+/** The generation of the repo's tree this worker holds (undefined when not open): see BatchedIdb. */
+export function repoFsGeneration(repoId: string): string | undefined {
+  return open.get(repoId)?.db.generation;
+}
+
+/** Whether the repo's writes are held for an all-or-nothing batch (writeAllOrNothing) right now. */
+export function repoFsHeld(repoId: string): boolean {
+  return open.get(repoId)?.db.held ?? false;
+}
+
+/** Resolves true once the repo's writes so far are committed, false if they were dropped. */
+export function repoFsCommitted(repoId: string): Promise<boolean> {
+  const entry = open.get(repoId);
+  return entry ? entry.db.whenCommitted() : Promise.resolve(true);
+}
+
+/**
+ * For crash tests: what a terminated worker leaves. Every open repo loses its uncommitted writes and
+ * stores nothing more (its lightning-fs saves are ignored), and this worker forgets it all, as a new
+ * worker would start.
+ */
+export async function abandonOpenRepoFs(): Promise<void> {
+  const entries = [...open];
+  open.clear();
+  deleted.clear();
+  for (const [repoId, entry] of entries) {
+    entry.db.kill();
+    await deactivate(entry.fs).catch(() => undefined);
+    for (const listener of reloadListeners) listener(repoId);
+  }
+}
+
 /** Writes lightning-fs's debounced superblock now, so a reload right after an operation sees its files. */
 export async function flushRepoFs(repoId: string): Promise<void> {
   await openRepoFs(repoId).promises.flush();

@@ -1,0 +1,29 @@
+// Named points inside the writing operations where crash tests stop a worker dead. In production no hook
+// is ever set (only tests call setCrashHook), so each point costs one comparison.
+
+export type CrashPoint =
+  /** The clone's git directory is committed; the registry has no record of it yet. */
+  | 'clone:files-committed'
+  /** The checkout's blobs are stored; nothing of the working tree is written yet. */
+  | 'checkout:blobs-stored'
+  /** The checkout's working tree, index and HEAD are written but held, not committed. */
+  | 'checkout:files-written'
+  /** The checkout committed; the registry still names the previous branch and commit. */
+  | 'checkout:files-committed'
+  /** A pack merge's new pack is committed; the packs it replaces are all still there. */
+  | 'repack:merged-pack-committed'
+  /** A pack merge deleted some of the old packs' files, not yet committed. */
+  | 'repack:old-packs-removing';
+
+type CrashHook = (point: CrashPoint) => Promise<void> | void;
+
+let hook: CrashHook | undefined;
+
+/** For tests: `hook` runs at every crash point; it may never resolve, abandoning the operation there. */
+export function setCrashHook(next: CrashHook | undefined): void {
+  hook = next;
+}
+
+export async function crashPoint(point: CrashPoint): Promise<void> {
+  if (hook) await hook(point);
+}

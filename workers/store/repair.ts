@@ -1,0 +1,212 @@
+// Startup repair: what a worker terminated mid-write (a tab closed, a crash) can leave, found and put right
+// once when a worker starts. Every operation commits its files in one IndexedDB transaction and writes the
+// registry record after (see docs/ARCHITECTURE.md, "Atomic operations"), so what is left is one of:
+// a database no record names (a clone that died before its record), a record whose database is gone (a
+// delete that died half-way), a record behind its repo's HEAD (a checkout that died before its record),
+// and, from older versions or other writers, pack files without their partners or files whose contents
+// are missing. Repos whose lock is held (an operation, or a clone in progress, in another tab) are skipped.
+
+import { PackIngester } from '../pack/packIngester.ts';
+import { removePackFiles } from './gitDir.ts';
+import { forgetPackSet, PACK_DIR } from './packSet.ts';
+import { listRepoRecords, type RepoRecord, removeRepo, updateRepo } from './registry.ts';
+import { deleteRepoFs, GITDIR, openRepoFs, type PromiseFs, repoDbName, repoFsBackend } from './repoFs.ts';
+import { repoLockInUse, tryRepoLock } from './repoLock.ts';
+
+export interface RepairReport {
+  /** What was deleted or rewritten, one sentence each. */
+  removed: string[];
+  /** What was found and left, or could not be put right, one sentence each. */
+  reported: string[];
+}
+
+const DB_NAME = /^blobless-repo-(.+?)(_lock)?$/;
+
+/** Looks at every stored repo once; see the file comment. Never throws: a failure is reported. */
+export async function repairStores(): Promise<RepairReport> {
+  const report: RepairReport = { removed: [], reported: [] };
+  const databases = await listDatabases();
+  if (!databases) {
+    report.reported.push(
+      'This browser cannot list its databases, so leftovers of interrupted clones were not looked for.',
+    );
+  }
+  const records = await listRepoRecords();
+  const recorded = new Map(records.map((r) => [r.id, r]));
+  const withData = new Set<string>();
+  const companions = new Set<string>();
+  for (const name of databases ?? []) {
+    const m = DB_NAME.exec(name);
+    if (!m) continue;
+    if (m[2]) companions.add(m[1]);
+    else withData.add(m[1]);
+  }
+
+  for (const id of new Set([...withData, ...companions])) {
+    if (recorded.has(id)) continue;
+    // A clone in progress in another tab holds the lock from before its database exists to its record.
+    if (await repoLockInUse(id)) continue;
+    const done = await tryRepoLock(id, 'repairing', async () => {
+      await deleteRepoFs(id);
+      forgetPackSet(id);
+    }).catch((err: unknown) => err);
+    if (done === 'busy') continue;
+    if (done instanceof Error) report.reported.push(`Could not delete ${repoDbName(id)}: ${done.message}`);
+    else if (withData.has(id)) {
+      report.removed.push(`Deleted ${repoDbName(id)}: an interrupted clone that no repository record names.`);
+    } else {
+      report.removed.push(`Deleted ${repoDbName(id)}_lock, left behind by a repository that is gone.`);
+    }
+  }
+
+  for (const record of records) {
+    if (databases && !withData.has(record.id)) {
+      if (await repoLockInUse(record.id)) continue;
+      await removeRepo(record.id);
+      report.removed.push(
+        `Removed ${record.name} (${record.url}) from the list: its stored data was gone (an interrupted delete). Clone it again to get it back.`,
+      );
+      continue;
+    }
+    const done = await tryRepoLock(record.id, 'repairing', () => repairRepo(record, report)).catch(
+      (err: unknown) => err,
+    );
+    if (done instanceof Error) report.reported.push(`Could not check ${record.name}: ${done.message}`);
+  }
+  return report;
+}
+
+async function listDatabases(): Promise<string[] | undefined> {
+  const factory = indexedDB as IDBFactory & { databases?: () => Promise<IDBDatabaseInfo[]> };
+  if (typeof factory.databases !== 'function') return undefined;
+  const all = await factory.databases();
+  return all.map((d) => d.name ?? '').filter(Boolean);
+}
+
+async function repairRepo(record: RepoRecord, report: RepairReport): Promise<void> {
+  const fs = openRepoFs(record.id).promises;
+  const label = record.name;
+  let packsChanged = false;
+
+  // Files the tree names whose contents IndexedDB does not hold.
+  const stored = await repoFsBackend(record.id).storedInodes();
+  const missing: string[] = [];
+  await walkFiles(fs, '/', (path, ino) => {
+    if (!stored.has(ino)) missing.push(path);
+  });
+  for (const path of missing) {
+    const pack = /^\/\.git\/objects\/pack\/pack-([0-9a-f]{40})\.(pack|idx|promisor|keep)$/.exec(path);
+    if (pack?.[2] === 'idx' && (await rebuildIndex(fs, pack[1]))) {
+      report.removed.push(`${label}: ${path} was missing its contents; rebuilt it from its pack.`);
+      packsChanged = true;
+      continue;
+    }
+    await fs.unlink(path);
+    if (pack && pack[2] !== 'promisor' && pack[2] !== 'keep') {
+      await removePackFiles(fs, pack[1]);
+      packsChanged = true;
+      report.removed.push(
+        `${label}: ${path} was missing its contents; removed that pack (its objects are fetched again when needed).`,
+      );
+    } else if (pack?.[2] === 'promisor') {
+      await fs.writeFile(path, '', 'utf8');
+      report.removed.push(`${label}: ${path} was missing its contents; wrote it again (empty).`);
+    } else {
+      report.reported.push(
+        `${label}: ${path} was missing its contents and was removed from the file tree${path.startsWith(`${GITDIR}/`) ? '' : ' (check it out again to restore it)'}.`,
+      );
+    }
+  }
+
+  // Pack files without their partners: a .pack without its .idx is unreadable, an .idx without its .pack
+  // points at nothing.
+  let names: string[] = [];
+  try {
+    names = await fs.readdir(PACK_DIR);
+  } catch {
+    names = [];
+  }
+  const byPack = new Map<string, Set<string>>();
+  for (const name of names) {
+    const m = /^pack-([0-9a-f]{40})\.(pack|idx|promisor|keep)$/.exec(name);
+    if (!m) continue;
+    const exts = byPack.get(m[1]) ?? new Set<string>();
+    exts.add(m[2]);
+    byPack.set(m[1], exts);
+  }
+  for (const [checksum, exts] of byPack) {
+    if (exts.has('pack') && exts.has('idx')) continue;
+    await removePackFiles(fs, checksum);
+    packsChanged = true;
+    const what = exts.has('pack')
+      ? 'a pack without its .idx'
+      : exts.has('idx')
+        ? 'an .idx without its pack'
+        : 'a pack marker without its pack';
+    report.removed.push(`${label}: removed pack-${checksum} (${what}, left by an interrupted write).`);
+  }
+
+  // The record follows HEAD: a checkout that died after committing its files left the record behind.
+  const head = await readHead(fs);
+  if (head && (head.branch !== record.branch || head.oid !== record.headOid)) {
+    await updateRepo(record.id, (r) => ({ ...r, branch: head.branch, headOid: head.oid }));
+    report.removed.push(
+      `${label}: the list now shows ${head.branch ?? head.oid.slice(0, 7)}, where HEAD is.`,
+    );
+  }
+
+  await fs.flush();
+  if (packsChanged) forgetPackSet(record.id);
+}
+
+async function walkFiles(
+  fs: PromiseFs,
+  dir: string,
+  visit: (path: string, ino: number) => void,
+): Promise<void> {
+  for (const name of await fs.readdir(dir)) {
+    const path = `${dir === '/' ? '' : dir}/${name}`;
+    const st = await fs.lstat(path);
+    if (st.isDirectory()) await walkFiles(fs, path, visit);
+    else if (st.isFile()) visit(path, st.ino as number);
+  }
+}
+
+/** Writes a pack's .idx again from the pack itself, if the pack is whole and its checksum is its name. */
+async function rebuildIndex(fs: PromiseFs, checksum: string): Promise<boolean> {
+  const base = `${PACK_DIR}/pack-${checksum}`;
+  try {
+    const pack = (await fs.readFile(`${base}.pack`)) as Uint8Array;
+    const ingester = await PackIngester.create({ expectedSizeHint: pack.length });
+    ingester.push(pack);
+    const result = await ingester.finish();
+    if (result.checksum !== checksum) return false;
+    await fs.unlink(`${base}.idx`);
+    await fs.writeFile(`${base}.idx`, result.idx);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readHead(fs: PromiseFs): Promise<{ branch: string | null; oid: string } | undefined> {
+  try {
+    const head = ((await fs.readFile(`${GITDIR}/HEAD`, 'utf8')) as string).trim();
+    if (!head.startsWith('ref: '))
+      return /^[0-9a-f]{40}$/.test(head) ? { branch: null, oid: head } : undefined;
+    const ref = head.slice(5);
+    const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
+    const loose = await fs.readFile(`${GITDIR}/${ref}`, 'utf8').catch(() => undefined);
+    let oid = (loose as string | undefined)?.trim();
+    if (!oid) {
+      const packed = (await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '')) as string;
+      oid = packed
+        .split('\n')
+        .map((l) => l.split(' '))
+        .find(([, name]) => name === ref)?.[0];
+    }
+    return oid && /^[0-9a-f]{40}$/.test(oid) ? { branch, oid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
