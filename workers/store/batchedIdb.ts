@@ -57,6 +57,8 @@ export class BatchedIdb {
   private dead = false;
   /** The generation this worker's tree was loaded at or last committed. */
   generation: string | undefined;
+  /** Whether lightning-fs has loaded the stored tree through this instance. */
+  loaded = false;
   /** Write transactions committed, for tests and benchmarks. */
   transactions = 0;
   /**
@@ -100,6 +102,7 @@ export class BatchedIdb {
       store.get(GENERATION_KEY),
     ]);
     this.generation = generation;
+    this.loaded = true;
     return superblock;
   }
 

@@ -97,6 +97,8 @@ export function repoFsBackend(repoId: string): BatchedIdb {
  */
 export async function writeAllOrNothing<T>(repoId: string, write: () => Promise<T>): Promise<T> {
   const { fs, db } = openEntry(repoId);
+  // lightning-fs's flush fails on a file system not yet initialised (a new repo): any call does that.
+  await fs.promises.stat('/').catch(() => undefined);
   // What was written before is not part of this batch: store it now, so a discard cannot take it along.
   await fs.promises.flush();
   db.hold();
@@ -149,6 +151,8 @@ export async function syncRepoFs(repoId: string): Promise<boolean> {
   const entry = open.get(repoId);
   if (!entry) return false;
   const { fs, db } = entry;
+  // Not yet loaded here: the first use reads the stored tree anyway.
+  if (db.generation === undefined && !db.loaded) return false;
   if (db.held || db.pendingWrites > 0) return false;
   let stored: string | undefined;
   try {

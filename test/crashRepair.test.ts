@@ -1,0 +1,238 @@
+// A worker terminated at each named point of a clone, a checkout and a pack merge (crashPoints.ts), then
+// startup repair as a new worker runs it: the store is consistent, and the report says what was removed.
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { maybeRepack } from '../workers/ops/packMaintenance.ts';
+import { readFile } from '../workers/ops/readFile.ts';
+import { packSetFor } from '../workers/store/packSet.ts';
+import { getRepo, putRepo } from '../workers/store/registry.ts';
+import { repairStores } from '../workers/store/repair.ts';
+import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import { crashAt, pauseAt, terminateWorker } from './support/crash.ts';
+import { exportDir } from './support/exportGitDir.ts';
+import { git as gitCli } from './support/git.ts';
+import { packFiles } from './support/repoChecks.ts';
+import { gitCheckoutOf, readLightningWorktree } from './support/worktree.ts';
+
+const serverUrl = inject('gitServerUrl');
+const fixturesDir = inject('fixturesDir');
+let tmp: string;
+let exports = 0;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'blobless-crash-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function databaseNames(): Promise<string[]> {
+  return (await indexedDB.databases()).map((d) => d.name ?? '').sort();
+}
+
+async function rev(repo: string, spec: string): Promise<string> {
+  return (await gitCli(['rev-parse', spec], { cwd: join(fixturesDir, repo) })).trim();
+}
+
+/** What the git CLI says of the stored git directory: fsck must pass. */
+async function fsckExport(repoId: string): Promise<void> {
+  const dest = join(tmp, `export-${exports++}`);
+  await exportDir(openRepoFs(repoId), GITDIR, dest);
+  await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dest });
+}
+
+/** Every pack has its .pack and its .idx. */
+async function expectWholePacks(repoId: string): Promise<void> {
+  const files = await packFiles(repoId);
+  const names = new Set(files.map((f) => f.replace(/\.(pack|idx|promisor)$/, '')));
+  for (const name of names) {
+    expect(files).toContain(`${name}.pack`);
+    expect(files).toContain(`${name}.idx`);
+  }
+}
+
+describe('a clone', () => {
+  it('terminated between its files and its record: repair deletes the database and says so', async () => {
+    const before = new Set(await databaseNames());
+    await crashAt('clone:files-committed', () => api.clone({ url: `${serverUrl}/basic.git` }));
+    const left = (await databaseNames()).filter((n) => !before.has(n));
+    const main = left.find((n) => !n.endsWith('_lock'));
+    expect(main).toMatch(/^blobless-repo-/);
+    const repoId = main!.slice('blobless-repo-'.length);
+    expect(await getRepo(repoId)).toBeUndefined();
+
+    const report = await repairStores();
+    expect(report.removed).toContain(
+      `Deleted ${repoDbName(repoId)}: an interrupted clone that no repository record names.`,
+    );
+    expect((await databaseNames()).filter((n) => n.startsWith(repoDbName(repoId)))).toEqual([]);
+    // A second repair finds nothing more to do about it.
+    expect((await repairStores()).removed.filter((r) => r.includes(repoId))).toEqual([]);
+  });
+
+  it('still running (its lock held) is left alone by repair, and completes', async () => {
+    const before = new Set(await databaseNames());
+    const pause = pauseAt('clone:files-committed');
+    const cloning = api.clone({ url: `${serverUrl}/basic.git` });
+    await pause.paused;
+    const main = (await databaseNames()).find((n) => !before.has(n) && !n.endsWith('_lock'))!;
+    const report = await repairStores();
+    expect([...report.removed, ...report.reported].filter((r) => r.includes(main))).toEqual([]);
+    expect(await databaseNames()).toContain(main);
+    pause.resume();
+    const { repoId } = await cloning;
+    expect(repoDbName(repoId)).toBe(main);
+    expect(await getRepo(repoId)).toBeDefined();
+    await fsckExport(repoId);
+  });
+});
+
+describe('a checkout of features.git', () => {
+  const repo = 'features.git';
+  let repoId: string;
+  let main: string;
+  let dev: string;
+
+  beforeAll(async () => {
+    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    await api.checkout(repoId, 'main');
+    main = await rev(repo, 'main');
+    dev = await rev(repo, 'dev');
+  });
+
+  async function expectWorktreeOf(commit: string): Promise<void> {
+    const ours = await readLightningWorktree(openRepoFs(repoId));
+    expect(ours).toEqual(await gitCheckoutOf(join(fixturesDir, repo), commit, tmp));
+  }
+
+  it('terminated with its files written but not committed: nothing of it is stored', async () => {
+    await crashAt('checkout:files-written', () => api.checkout(repoId, 'dev'));
+    const report = await repairStores();
+    expect(report.removed.filter((r) => r.startsWith('features'))).toEqual([]);
+    const head = await openRepoFs(repoId).promises.readFile(`${GITDIR}/HEAD`, 'utf8');
+    expect(head).toBe('ref: refs/heads/main\n');
+    await expectWorktreeOf(main);
+    expect(await getRepo(repoId)).toMatchObject({ branch: 'main', headOid: main });
+    await expectWholePacks(repoId);
+    await fsckExport(repoId);
+  });
+
+  it('terminated after its commit, before its record: repair brings the record to HEAD', async () => {
+    await crashAt('checkout:files-committed', () => api.checkout(repoId, 'dev'));
+    expect(await getRepo(repoId)).toMatchObject({ branch: 'main' });
+    const report = await repairStores();
+    expect(report.removed).toContain('features: the list now shows dev, where HEAD is.');
+    expect(await getRepo(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
+    await expectWorktreeOf(dev);
+  });
+
+  it('terminated after its blobs were stored: they stay, and the next checkout needs no request for them', async () => {
+    await api.checkout(repoId, 'main');
+    await crashAt('checkout:blobs-stored', () => api.checkout(repoId, 'feature/x'));
+    await repairStores();
+    await expectWholePacks(repoId);
+    await expectWorktreeOf(main);
+    const result = await api.checkout(repoId, 'feature/x');
+    expect(result.blobsFetched).toBe(0);
+    await expectWorktreeOf(await rev(repo, 'feature/x'));
+    await fsckExport(repoId);
+  });
+});
+
+describe('a pack merge', () => {
+  const paths = ['README.md', 'src/new-name.js', 'scripts/build.sh', 'notes/README.txt'];
+
+  it.each(['repack:merged-pack-committed', 'repack:old-packs-removing'] as const)(
+    'terminated at %s: every pack whole, every blob readable, fsck passes',
+    async (point) => {
+      const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+      const oids: string[] = [];
+      for (const path of paths) oids.push((await readFile(repoId, 'HEAD', path)).oid);
+      await crashAt(point, () => maybeRepack(repoId, { threshold: 2 }));
+      const report = await repairStores();
+      for (const line of report.removed.filter((r) => r.startsWith('features'))) {
+        // Only leftovers of the interrupted merge: an old pack whose .idx went first.
+        expect(line).toMatch(/removed pack-[0-9a-f]{40} \(a pack without its \.idx/);
+      }
+      await expectWholePacks(repoId);
+      expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
+      await fsckExport(repoId);
+      for (const path of paths) await readFile(repoId, 'HEAD', path);
+    },
+  );
+});
+
+describe('damage repair finds and mends', () => {
+  it('a pack without its .idx, an .idx whose contents are gone, a record without data, a stray _lock', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/basic.git` });
+    const fs = openRepoFs(repoId).promises;
+    const [packName] = (await packFiles(repoId)).filter((f) => f.endsWith('.idx'));
+    const idxPath = `${GITDIR}/objects/pack/${packName}`;
+    const idxBytes = (await fs.readFile(idxPath)) as Uint8Array;
+    const orphan = 'f'.repeat(40);
+    await fs.writeFile(`${GITDIR}/objects/pack/pack-${orphan}.pack`, new Uint8Array([1, 2, 3]));
+    await fs.flush();
+    // The .idx's contents vanish from IndexedDB while the tree still names it.
+    const ino = (await fs.lstat(idxPath)).ino as number;
+    await terminateWorker();
+    await deleteKey(repoDbName(repoId), ino);
+    await putRepo({
+      ...(await getRepo(repoId))!,
+      id: 'gone',
+      name: 'gone',
+      url: 'http://example.invalid/gone',
+    });
+    await createDatabase(`${repoDbName('stray')}_lock`);
+
+    const report = await repairStores();
+    expect(report.removed).toEqual(
+      expect.arrayContaining([
+        `basic: ${idxPath} was missing its contents; rebuilt it from its pack.`,
+        `basic: removed pack-${orphan} (a pack without its .idx, left by an interrupted write).`,
+        'Removed gone (http://example.invalid/gone) from the list: its stored data was gone (an interrupted delete). Clone it again to get it back.',
+        `Deleted ${repoDbName('stray')}_lock, left behind by a repository that is gone.`,
+      ]),
+    );
+    expect(await getRepo('gone')).toBeUndefined();
+    expect(await databaseNames()).not.toContain(`${repoDbName('stray')}_lock`);
+    // Rebuilt byte for byte as it was (our .idx is git index-pack's).
+    expect(Buffer.from((await openRepoFs(repoId).promises.readFile(idxPath)) as Uint8Array)).toEqual(
+      Buffer.from(idxBytes),
+    );
+    await expectWholePacks(repoId);
+    await fsckExport(repoId);
+  });
+});
+
+function deleteKey(dbName: string, key: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(dbName);
+    req.onsuccess = () => {
+      const db = req.result;
+      const tx = db.transaction(`${dbName}_files`, 'readwrite');
+      tx.objectStore(`${dbName}_files`).delete(key);
+      tx.oncomplete = () => {
+        db.close();
+        resolve();
+      };
+      tx.onerror = () => reject(tx.error);
+    };
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function createDatabase(name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(name);
+    req.onupgradeneeded = () => req.result.createObjectStore(name);
+    req.onsuccess = () => {
+      req.result.close();
+      resolve();
+    };
+    req.onerror = () => reject(req.error);
+  });
+}

@@ -1,0 +1,149 @@
+// One writer per repository: the lock's semantics (in-process stand-in for navigator.locks), how
+// operations nest under it without deadlock, and a tab that never writes on a stale tree.
+
+import { describe, expect, inject, it } from 'vitest';
+import { api } from '../workers/api.ts';
+import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
+import { maintenanceIdle, scheduleRepack } from '../workers/ops/packMaintenance.ts';
+import { readFile } from '../workers/ops/readFile.ts';
+import { packSetFor } from '../workers/store/packSet.ts';
+import { createBatchedFs, flushRepoFs, GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import {
+  InProcessLocks,
+  type LockWait,
+  tryRepoLock,
+  underRepoLock,
+  withRepoLock,
+} from '../workers/store/repoLock.ts';
+import { git as gitCli } from './support/git.ts';
+import { failure, packFiles } from './support/repoChecks.ts';
+
+const serverUrl = inject('gitServerUrl');
+const fixturesDir = inject('fixturesDir');
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe('InProcessLocks, as navigator.locks in exclusive mode', () => {
+  it('grants one holder at a time, in request order; ifAvailable gets null; a signal gives up the wait', async () => {
+    const locks = new InProcessLocks();
+    const order: string[] = [];
+    const first = deferred();
+    const a = locks.request('x', {}, async () => {
+      order.push('a');
+      await first.promise;
+    });
+    const b = locks.request('x', {}, async () => {
+      order.push('b');
+    });
+    const controller = new AbortController();
+    const c = locks.request('x', { signal: controller.signal }, async () => order.push('c'));
+    expect(await locks.request('x', { ifAvailable: true }, async (lock) => lock)).toBeNull();
+    expect(await locks.request('y', { ifAvailable: true }, async (lock) => lock)).not.toBeNull();
+    expect((await locks.query()).held).toEqual([{ name: 'x' }]);
+    controller.abort();
+    await expect(c).rejects.toMatchObject({ name: 'AbortError' });
+    first.resolve();
+    await Promise.all([a, b]);
+    expect(order).toEqual(['a', 'b']);
+    expect((await locks.query()).held).toEqual([]);
+  });
+});
+
+describe('the repo lock', () => {
+  it('makes a second writer wait, tells it what runs, and lets it give up', async () => {
+    const id = `lock-test-${Math.random()}`;
+    const release = deferred();
+    const holding = withRepoLock(id, 'checkout of main', () => release.promise);
+    const waits: LockWait[] = [];
+    const controller = new AbortController();
+    const waiting = withRepoLock(id, 'delete', async () => 'ran', {
+      signal: controller.signal,
+      onWait: (w) => waits.push(w),
+    });
+    await Promise.resolve();
+    expect(waits[0]).toEqual({ what: 'checkout of main' });
+    controller.abort();
+    expect(await failure(waiting)).toMatchObject({ name: 'StoreError', code: 'ABORTED' });
+    // A write on behalf of the holder joins it instead of waiting (a checkout's own blob fetch).
+    expect(await underRepoLock(id, 'fetching blobs', async () => 'joined')).toBe('joined');
+    // Background work never waits for it.
+    expect(await tryRepoLock(id, 'merging packs', async () => 'merged')).toBe('busy');
+    release.resolve();
+    await holding;
+    expect(await withRepoLock(id, 'delete', async () => 'ran')).toBe('ran');
+  });
+
+  it('a checkout under the lock fetches blobs, and the merge they set off runs after it, not inside', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/small-sized.git` });
+    // 17 small promisor packs: the next fetch sets off a merge.
+    const oids = (
+      await gitCli(['ls-tree', '-r', '--format=%(objectname)', 'HEAD'], {
+        cwd: `${fixturesDir}/small-sized.git`,
+      })
+    )
+      .trim()
+      .split('\n');
+    await withRepoLock(repoId, 'test', async () => {
+      for (const oid of oids.slice(0, 17)) await ensureBlobs(repoId, [oid]);
+    });
+    expect((await packSetFor(repoId)).packs.length).toBe(18);
+    const result = await api.checkout(repoId, 'HEAD');
+    expect(result.blobsFetched).toBe(oids.length - 17);
+    await maintenanceIdle(repoId);
+    expect((await packSetFor(repoId)).packs.length).toBeLessThan(8);
+    expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
+  });
+});
+
+describe('two tabs on one repo', () => {
+  it("a tab's write never erases what the other committed meanwhile", async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    await readFile(repoId, 'HEAD', 'README.md');
+    await flushRepoFs(repoId);
+    const before = await packFiles(repoId);
+
+    // "Another tab": its own lightning-fs on the same database, under the repo's lock as ours would be.
+    await withRepoLock(repoId, 'the other tab', async () => {
+      const other = createBatchedFs(repoDbName(repoId));
+      await other.fs.promises.writeFile(`${GITDIR}/from-the-other-tab`, 'kept\n', 'utf8');
+      await other.fs.promises.flush();
+      await (other.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
+    });
+
+    // This tab reads (the tree is reloaded) and writes a lazy fetch's pack on top of the other's tree.
+    await readFile(repoId, 'HEAD', 'src/new-name.js');
+    await flushRepoFs(repoId);
+    const fresh = createBatchedFs(repoDbName(repoId));
+    const names = await fresh.fs.promises.readdir(GITDIR);
+    expect(names).toContain('from-the-other-tab');
+    const packs = await fresh.fs.promises.readdir(`${GITDIR}/objects/pack`);
+    expect(packs.length).toBe(before.length + 3);
+    await (fresh.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
+    expect(await openRepoFs(repoId).promises.readFile(`${GITDIR}/from-the-other-tab`, 'utf8')).toBe('kept\n');
+  });
+
+  it('scheduleRepack defers while another holds the lock, then merges', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    for (const path of ['README.md', 'src/new-name.js', 'scripts/build.sh'])
+      await readFile(repoId, 'HEAD', path);
+    const release = deferred();
+    const holding = withRepoLock(repoId, 'the other tab', () => release.promise);
+    scheduleRepack(repoId);
+    const idle = maintenanceIdle(repoId);
+    let done = false;
+    void idle.then(() => {
+      done = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(done).toBe(false);
+    release.resolve();
+    await holding;
+    await idle;
+  });
+});
