@@ -66,7 +66,7 @@ describe('the repo lock', () => {
       signal: controller.signal,
       onWait: (w) => waits.push(w),
     });
-    await Promise.resolve();
+    await new Promise((r) => setTimeout(r, 0));
     expect(waits[0]).toEqual({ what: 'checkout of main' });
     controller.abort();
     expect(await failure(waiting)).toMatchObject({ name: 'StoreError', code: 'ABORTED' });
