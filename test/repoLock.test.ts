@@ -1,13 +1,24 @@
 // One writer per repository: the lock's semantics (in-process stand-in for navigator.locks), how
 // operations nest under it without deadlock, and a tab that never writes on a stale tree.
 
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { ensureBlobs } from '../workers/ops/lazyBlobs.ts';
 import { maintenanceIdle, scheduleRepack } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
+import { openRepo } from '../workers/ops/repoAccess.ts';
+import { PackIngester } from '../workers/pack/packIngester.ts';
+import { writePack } from '../workers/store/gitDir.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
-import { createBatchedFs, flushRepoFs, GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import {
+  createBatchedFs,
+  openRepoFs,
+  type PromiseFs,
+  repoDbName,
+  writeAllOrNothing,
+} from '../workers/store/repoFs.ts';
 import {
   InProcessLocks,
   type LockWait,
@@ -102,30 +113,63 @@ describe('the repo lock', () => {
 });
 
 describe('two tabs on one repo', () => {
-  it("a tab's write never erases what the other committed meanwhile", async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
-    await readFile(repoId, 'HEAD', 'README.md');
-    await flushRepoFs(repoId);
-    const before = await packFiles(repoId);
-
-    // "Another tab": its own lightning-fs on the same database, under the repo's lock as ours would be.
+  /** "Another tab": its own lightning-fs on the repo's database, writing under the repo's lock. */
+  async function otherTabWrites(repoId: string, write: (fs: PromiseFs) => Promise<void>): Promise<void> {
     await withRepoLock(repoId, 'the other tab', async () => {
       const other = createBatchedFs(repoDbName(repoId));
-      await other.fs.promises.writeFile(`${GITDIR}/from-the-other-tab`, 'kept\n', 'utf8');
+      await write(other.fs.promises);
       await other.fs.promises.flush();
       await (other.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
     });
+  }
 
-    // This tab reads (the tree is reloaded) and writes a lazy fetch's pack on top of the other's tree.
-    await readFile(repoId, 'HEAD', 'src/new-name.js');
-    await flushRepoFs(repoId);
+  async function storedTree(repoId: string, dir: string): Promise<string[]> {
     const fresh = createBatchedFs(repoDbName(repoId));
-    const names = await fresh.fs.promises.readdir(GITDIR);
-    expect(names).toContain('from-the-other-tab');
-    const packs = await fresh.fs.promises.readdir(`${GITDIR}/objects/pack`);
-    expect(packs.length).toBe(before.length + 3);
+    const names = await fresh.fs.promises.readdir(dir);
     await (fresh.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
-    expect(await openRepoFs(repoId).promises.readFile(`${GITDIR}/from-the-other-tab`, 'utf8')).toBe('kept\n');
+    return names.sort();
+  }
+
+  it("an operation held past lightning-fs's idle timeout does not erase what the other tab writes", async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/basic.git` });
+    // The operation holds its batch longer than lightning-fs's 500 ms idle timeout, which lets go of
+    // lightning-fs's own activation lock: without the repo's lock the other tab would write then, and
+    // this operation's commit (of the tree it held) would drop the other tab's file.
+    const operation = withRepoLock(repoId, 'checkout of main', () =>
+      writeAllOrNothing(repoId, async () => {
+        const fs = openRepoFs(repoId).promises;
+        await fs.writeFile('/first.txt', 'first\n', 'utf8');
+        await new Promise((r) => setTimeout(r, 800));
+        await fs.writeFile('/second.txt', 'second\n', 'utf8');
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    const other = otherTabWrites(repoId, (fs) => fs.writeFile('/other.txt', 'other\n', 'utf8'));
+    await Promise.all([operation, other]);
+    expect(await storedTree(repoId, '/')).toEqual(
+      expect.arrayContaining(['first.txt', 'other.txt', 'second.txt']),
+    );
+  });
+
+  it('a pack the other tab stored is seen here at once: no fetch for what it holds', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    await readFile(repoId, 'HEAD', 'README.md');
+    const bare = join(fixturesDir, 'features.git');
+    const oid = (await gitCli(['rev-parse', 'HEAD:src/new-name.js'], { cwd: bare })).trim();
+    expect((await packSetFor(repoId)).has(oid)).toBe(false);
+    const packBytes = execFileSync('git', ['pack-objects', '--stdout'], { cwd: bare, input: `${oid}\n` });
+    const ingester = await PackIngester.create();
+    ingester.push(new Uint8Array(packBytes));
+    const pack = await ingester.finish();
+    await otherTabWrites(repoId, (fs) =>
+      writePack(fs, { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor: '' }),
+    );
+    // This tab's next read looks at the stored generation and reads the packs again.
+    await openRepo(repoId);
+    expect((await packSetFor(repoId)).has(oid)).toBe(true);
+    const file = await readFile(repoId, 'HEAD', 'src/new-name.js');
+    expect(file.oid).toBe(oid);
+    expect((await packFiles(repoId)).filter((f) => f.startsWith(`pack-${pack.checksum}`))).toHaveLength(3);
   });
 
   it('scheduleRepack defers while another holds the lock, then merges', async () => {
