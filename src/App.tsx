@@ -1,6 +1,7 @@
 import { useOnline } from './online.ts';
 import { useRoute } from './route.ts';
 import { Home } from './views/Home.tsx';
+import { RepairNotice } from './views/RepairNotice.tsx';
 import { RepoView } from './views/RepoView.tsx';
 import { UpdatePrompt } from './views/UpdatePrompt.tsx';
 
@@ -26,6 +27,7 @@ export function App() {
         )}
       </header>
       <UpdatePrompt />
+      <RepairNotice />
       <main>{route.repo ? <RepoView route={route} /> : <Home />}</main>
     </>
   );

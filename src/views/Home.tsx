@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
+import { useRepoActivity } from '../repoActivity.ts';
 import { askPersistence, readStorage, type StorageState } from '../storage.ts';
 import { CloneForm } from './CloneForm.tsx';
 import { RepoList } from './RepoList.tsx';
@@ -23,6 +24,12 @@ export function Home() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  // Another tab cloned, deleted or changed a repo: the list follows without a reload.
+  const { anyChange } = useRepoActivity();
+  useEffect(() => {
+    if (anyChange) void refresh();
+  }, [anyChange, refresh]);
 
   return (
     <div class="home">

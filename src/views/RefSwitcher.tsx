@@ -11,6 +11,7 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
   const [refs, setRefs] = useState<RefList | null>(null);
   const [progress, setProgress] = useState<Progress | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [controller, setController] = useState<AbortController | null>(null);
 
   useEffect(() => {
     gitClient.listRefs(repoId).then(setRefs, (err: Error) => setError(err.message));
@@ -19,6 +20,8 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
   async function switchTo(ref: string) {
     setError(null);
     setProgress({ phase: 'fetching-blobs', objects: 0, totalObjects: 0, bytes: 0, requests: 0 });
+    const abort = new AbortController();
+    setController(abort);
     try {
       await whileBusy('checkout', () =>
         withToken(() =>
@@ -27,14 +30,17 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
             ref,
             { force: false },
             proxy((p: Progress) => setProgress(p)),
+            abort.signal,
           ),
         ),
       );
       navigate({ ref, commit: null });
     } catch (err) {
-      setError((err as RemoteOperationError).message);
+      // Cancelled (while waiting for another tab, say): the working tree is as it was; nothing to say.
+      if ((err as RemoteOperationError).code !== 'ABORTED') setError((err as RemoteOperationError).message);
     } finally {
       setProgress(null);
+      setController(null);
     }
   }
 
@@ -74,6 +80,16 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
         </select>
       </label>
       {progress && <CloneProgress progress={progress} />}
+      {progress && controller && (
+        <button
+          type="button"
+          class="secondary small"
+          data-testid="checkout-cancel"
+          onClick={() => controller.abort()}
+        >
+          Cancel
+        </button>
+      )}
       {error && (
         <p class="error" role="alert">
           {error}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
+import { askWhoIsBusy, useRepoActivity } from '../repoActivity.ts';
 import { navigate, type Route } from '../route.ts';
 import { BlameView } from './BlameView.tsx';
 import { CommitList } from './CommitList.tsx';
@@ -23,12 +24,15 @@ export function RepoView({ route }: { route: Route }) {
   // Bumped after a fetch or pull, so every part of the view reads the repo again.
   const [synced, setSynced] = useState(0);
   const key = route.repo!;
+  const activity = useRepoActivity();
+  // Another tab committed a change to this repo (a checkout, a fetch): read it again, without a reload.
+  const changes = activity.changes.get(repo?.id ?? key) ?? 0;
   useEffect(() => {
-    setRepo(undefined);
+    setRepo((r) => (r?.id === key || r?.url === key ? r : undefined));
     gitClient
       .listRepos()
       .then((all) => setRepo(all.find((r) => r.id === key) ?? all.find((r) => r.url === key) ?? null));
-  }, [key]);
+  }, [key, changes]);
   // After a fetch or pull the record is read again in place (branch, head, shallow may have changed).
   useEffect(() => {
     if (synced === 0) return;
@@ -37,6 +41,9 @@ export function RepoView({ route }: { route: Route }) {
       if (found) setRepo(found);
     });
   }, [synced]);
+  useEffect(() => {
+    if (repo) askWhoIsBusy(repo.id);
+  }, [repo?.id]);
 
   if (repo === undefined) return <p class="muted">Opening…</p>;
   if (repo === null) {
@@ -51,14 +58,24 @@ export function RepoView({ route }: { route: Route }) {
     );
   }
   const ref = route.ref ?? repo.branch ?? repo.headOid;
+  const busyElsewhere = activity.busy.get(repo.id);
   return (
-    <StoredRepoView
-      repo={repo}
-      route={route}
-      gitRef={ref}
-      synced={synced}
-      onSynced={() => setSynced((n) => n + 1)}
-    />
+    <>
+      {busyElsewhere && (
+        <p class="card busy-elsewhere" role="status" data-testid="busy-elsewhere">
+          Busy in another tab: {busyElsewhere}. What you see here updates when it is done.
+        </p>
+      )}
+      {/* Keyed by the other tabs' changes: every view below reads the repo again. */}
+      <StoredRepoView
+        key={changes}
+        repo={repo}
+        route={route}
+        gitRef={ref}
+        synced={synced}
+        onSynced={() => setSynced((n) => n + 1)}
+      />
+    </>
   );
 }
 
