@@ -1,0 +1,207 @@
+// Two tabs (two pages of one context) on one repository: one checks out while the other reads files,
+// fetching blobs and setting off a pack merge. The repo's Web Lock lets one write at a time; the reader
+// shows "busy in another tab" and then the new state, without a reload. Afterwards the stored repo is
+// checked against the git CLI: every pack whole, every file as `git checkout` writes it.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { expect, type Page, test } from '@playwright/test';
+import { ensureFixtures } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+
+function gitIn(dir: string, args: string[]): string {
+  return execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
+}
+
+/** In-app navigation: the route changes without reloading the page (its worker lives on). */
+async function go(page: Page, query: Record<string, string>): Promise<void> {
+  await page.evaluate((q) => {
+    history.pushState(null, '', `/?${new URLSearchParams(q)}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, query);
+}
+
+/**
+ * Every file of the repo's lightning-fs as IndexedDB stores it (what any new worker would load): the
+ * superblock's tree, each file's bytes by inode, base64.
+ */
+async function storedFiles(page: Page, repoId: string): Promise<Record<string, string>> {
+  return page.evaluate(async (name) => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(name);
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    const get = (key: IDBValidKey) =>
+      new Promise<unknown>((resolve, reject) => {
+        const req = db.transaction(`${name}_files`).objectStore(`${name}_files`).get(key);
+        req.onsuccess = () => resolve(req.result);
+        req.onerror = () => reject(req.error);
+      });
+    type Node = Map<string | number, unknown>;
+    const out: Record<string, string> = {};
+    const walk = async (node: Node, path: string) => {
+      for (const [key, child] of node) {
+        if (key === 0) continue;
+        const stat = (child as Node).get(0) as { type: string; ino: number };
+        // The superblock's root is a "/" entry: paths are joined without doubled slashes.
+        const at = `${path}/${key}`.replace(/\/+/g, '/');
+        if (stat.type === 'dir') await walk(child as Node, at);
+        else if (stat.type === 'file') {
+          const bytes = (await get(stat.ino)) as Uint8Array;
+          let s = '';
+          for (let i = 0; i < bytes.length; i += 0x8000)
+            s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+          out[at] = btoa(s);
+        }
+      }
+    };
+    await walk((await get('!root')) as Node, '');
+    db.close();
+    return out;
+  }, `blobless-repo-${repoId}`);
+}
+
+function sha1(bytes: Buffer): string {
+  return createHash('sha1').update(bytes).digest('hex');
+}
+
+function diskFiles(root: string, skip = '.git'): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string, rel: string) => {
+    for (const name of readdirSync(dir)) {
+      if (rel === '' && name === skip) continue;
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path, `${rel}/${name}`);
+      else out[`${rel}/${name}`] = sha1(readFileSync(path));
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+test('two tabs: one checks out while the other reads, fetches and merges packs', async ({ browser }) => {
+  test.setTimeout(180_000);
+  const bare = join((await ensureFixtures()).dir, 'small-sized.git');
+  const context = await browser.newContext();
+  const a = await context.newPage();
+  const b = await context.newPage();
+
+  await a.goto('/');
+  await a.getByTestId('clone-url').fill(`${gitServer}/small-sized.git`);
+  await a.getByTestId('clone-submit').click();
+  await expect(a.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  const repoId = new URL(a.url()).searchParams.get('repo')!;
+
+  await b.goto(`/?repo=${repoId}`);
+  await expect(b.getByTestId('file-tree')).toBeVisible();
+  await expect(b.getByTestId('branch-select')).toHaveValue('main');
+  // Everything tab B's "busy" notice ever said.
+  await b.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { busySeen: string[] }).busySeen = seen;
+    new MutationObserver(() => {
+      const el = document.querySelector('[data-testid="busy-elsewhere"]');
+      if (el?.textContent && seen.at(-1) !== el.textContent) seen.push(el.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+
+  // Files of v0.5 whose blobs neither main (cloned and checked out) nor v0.1 (the checkout) holds: each
+  // read in tab B is one lazy fetch, one promisor pack; the 17th sets off a merge.
+  const treeOf = (rev: string) =>
+    new Map(
+      gitIn(bare, ['ls-tree', '-r', rev])
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const [meta, path] = l.split('\t');
+          return [path, meta.split(' ')[2]] as const;
+        }),
+    );
+  const held = new Set([...treeOf('main').values(), ...treeOf('v0.1').values()]);
+  const seenBlobs = new Set<string>();
+  const reads = [...treeOf('v0.5')]
+    .filter(([, oid]) => !held.has(oid) && !seenBlobs.has(oid) && seenBlobs.add(oid))
+    .slice(0, 18)
+    .map(([path]) => path);
+  expect(reads).toHaveLength(18);
+
+  await a.getByTestId('branch-select').selectOption('v0.1');
+  for (const path of reads) {
+    await go(b, { repo: repoId, ref: 'v0.5', path });
+    const file = b.getByRole('region', { name: `File ${path}` });
+    await expect(file.getByTestId('file-content').or(file.getByTestId('markdown'))).toBeVisible({
+      timeout: 60_000,
+    });
+  }
+  const commitV01 = gitIn(bare, ['rev-parse', 'v0.1^{commit}']).trim();
+  await expect(a).toHaveURL(/ref=v0\.1/, { timeout: 60_000 });
+  const busySeen = await b.evaluate(() => (window as unknown as { busySeen: string[] }).busySeen);
+  expect(busySeen.some((t) => t.includes('checkout of v0.1'))).toBe(true);
+
+  // Tab B shows the new state without a reload: the repo's home is now at v0.1's commit, and when tab A
+  // switches back to main, tab B follows.
+  await go(b, { repo: repoId });
+  await expect(b.getByTestId('branch-select')).toHaveValue(commitV01);
+  await go(a, { repo: repoId });
+  await a.getByTestId('branch-select').selectOption('main');
+  await expect(b.getByTestId('branch-select')).toHaveValue('main', { timeout: 60_000 });
+  await expect(b.getByTestId('busy-elsewhere')).toBeHidden();
+
+  // The merge tab B's fetches set off has run: without it there would be at least 21 promisor packs (the
+  // clone's, main's checkout, v0.1's, and tab B's 18).
+  let files: Record<string, string> = {};
+  await expect
+    .poll(
+      async () => {
+        files = await storedFiles(b, repoId);
+        return Object.keys(files).filter((p) => p.endsWith('.promisor')).length;
+      },
+      { timeout: 60_000 },
+    )
+    .toBeLessThan(18);
+
+  // Every pack whole (git verify-pack), the store a git directory git accepts, the working tree as
+  // `git checkout main` writes it.
+  const scratch = mkdtempSync(join(tmpdir(), 'blobless-two-tabs-'));
+  try {
+    const exported = join(scratch, 'export');
+    for (const [path, b64] of Object.entries(files)) {
+      const dest = join(exported, path);
+      mkdirSync(dirname(dest), { recursive: true });
+      writeFileSync(dest, Buffer.from(b64, 'base64'));
+    }
+    const packDir = join(exported, '.git/objects/pack');
+    const names = readdirSync(packDir);
+    for (const idx of names.filter((n) => n.endsWith('.idx'))) {
+      expect(names).toContain(idx.replace(/idx$/, 'pack'));
+      gitIn(packDir, ['verify-pack', idx]);
+    }
+    for (const pack of names.filter((n) => n.endsWith('.pack'))) {
+      expect(names).toContain(pack.replace(/pack$/, 'idx'));
+    }
+    gitIn(join(exported, '.git'), ['fsck', '--connectivity-only', '--no-progress']);
+    // Listed from the packs (cat-file -t would fetch a missing blob from the server, hiding a loss).
+    const stored = new Set(
+      gitIn(join(exported, '.git'), ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).split(
+        '\n',
+      ),
+    );
+    const v05 = treeOf('v0.5');
+    for (const path of reads) expect(stored.has(v05.get(path)!)).toBe(true);
+    const oracle = join(scratch, 'oracle');
+    execFileSync('git', ['clone', '-q', bare, oracle]);
+    const ours = Object.fromEntries(
+      Object.entries(files)
+        .filter(([p]) => !p.startsWith('/.git/'))
+        .map(([p, b64]) => [p, sha1(Buffer.from(b64, 'base64'))]),
+    );
+    expect(ours).toEqual(diskFiles(oracle));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  await context.close();
+});
