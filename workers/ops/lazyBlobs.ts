@@ -377,7 +377,9 @@ export async function ensureBlobs(
       result.bytes += outcome.value.bytes;
       for (const object of outcome.value.objects) result.objects.push(object);
     }
-    const stillMissing = packSet.missing(missing);
+    // The pack set as it is now: another tab's commit seen on taking the lock replaces the one read above,
+    // and the packs just fetched were added to the new one.
+    const stillMissing = (await packSetFor(repoId)).missing(missing);
     if (stillMissing.length > 0) throw missingError(stillMissing, waitedFor, outcomes);
     return result;
   } finally {
