@@ -173,24 +173,6 @@ describe('two tabs on one repo', () => {
     expect((await packFiles(repoId)).filter((f) => f.startsWith(`pack-${pack.checksum}`))).toHaveLength(3);
   });
 
-  it('a fetch that waited for the other tab stores its blob on the newer tree and finds it there', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
-    await readFile(repoId, 'HEAD', 'README.md');
-    const release = deferred();
-    // The other tab holds the lock and commits while this tab's fetch waits for it.
-    const other = otherTabWrites(repoId, async (fs) => {
-      await fs.writeFile(`${GITDIR}/from-the-other-tab`, 'kept\n', 'utf8');
-      await release.promise;
-    });
-    await new Promise((r) => setTimeout(r, 20));
-    const reading = readFile(repoId, 'HEAD', 'src/new-name.js');
-    await new Promise((r) => setTimeout(r, 300));
-    release.resolve();
-    await other;
-    expect((await reading).size).toBeGreaterThan(0);
-    expect(await storedTree(repoId, GITDIR)).toContain('from-the-other-tab');
-  });
-
   it('scheduleRepack defers while another holds the lock, then merges', async () => {
     const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
     for (const path of ['README.md', 'src/new-name.js', 'scripts/build.sh'])
