@@ -14,7 +14,6 @@ import { writePack } from '../workers/store/gitDir.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import {
   createBatchedFs,
-  GITDIR,
   openRepoFs,
   type PromiseFs,
   repoDbName,
