@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { openRepoEvents, type RepoEvent } from '../workers/repoEvents.ts';
+import type { RepoEvent } from '../workers/api.ts';
 import { gitClient } from './gitClient.ts';
 
 /**
@@ -18,15 +18,20 @@ let state: Activity = { busy: new Map(), changes: new Map(), anyChange: 0 };
 const listeners = new Set<() => void>();
 let started = false;
 
+// The channel's name and this page's worker's id, from the worker (the UI imports no worker code).
+let events: Promise<{ channel: string; origin: string }> | undefined;
+
 function start(): void {
-  if (started) return;
+  if (started || typeof BroadcastChannel !== 'function') return;
   started = true;
-  const channel = openRepoEvents();
-  if (!channel) return;
-  const own = gitClient.workerOrigin();
-  channel.onmessage = async (e: MessageEvent<RepoEvent>) => {
+  events = gitClient.repoEvents();
+  void events.then(({ channel: name, origin }) => listen(new BroadcastChannel(name), origin));
+}
+
+function listen(channel: BroadcastChannel, own: string): void {
+  channel.onmessage = (e: MessageEvent<RepoEvent>) => {
     const m = e.data;
-    if (!m || typeof m.repoId !== 'string' || m.origin === (await own)) return;
+    if (!m || typeof m.repoId !== 'string' || m.origin === own) return;
     const busy = new Map(state.busy);
     const changes = new Map(state.changes);
     let anyChange = state.anyChange;
@@ -44,10 +49,11 @@ function start(): void {
 /** Asks the other tabs' workers whether one is busy with the repo: the holder answers `busy`. */
 export function askWhoIsBusy(repoId: string): void {
   start();
-  const channel = openRepoEvents();
-  if (!channel) return;
-  channel.postMessage({ type: 'who', repoId, origin: 'page' } satisfies RepoEvent);
-  channel.close();
+  void events?.then(({ channel: name }) => {
+    const channel = new BroadcastChannel(name);
+    channel.postMessage({ type: 'who', repoId, origin: 'page' } satisfies RepoEvent);
+    channel.close();
+  });
 }
 
 export function useRepoActivity(): Activity {

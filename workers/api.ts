@@ -47,6 +47,7 @@ import { forgetCredentials, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
 import { type RepairReport, repairStores } from './store/repair.ts';
+import { REPO_EVENTS_CHANNEL } from './store/repoEvents.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
 import { type LockWait, WORKER_ORIGIN, withRepoLock } from './store/repoLock.ts';
 
@@ -58,6 +59,7 @@ export type { FileChange } from './ops/diff.ts';
 export type { RefUpdate } from './ops/fetch.ts';
 export type { FileHistoryEntry } from './ops/fileHistory.ts';
 export type { TreeEntry } from './ops/tree.ts';
+export type { RepoEvent } from './store/repoEvents.ts';
 export type {
   BlameProgress,
   BlameResult,
@@ -180,9 +182,12 @@ export const api = {
     return repairing;
   },
 
-  /** This worker's id in repo events (repoEvents.ts): a page ignores its own worker's. */
-  workerOrigin(): string {
-    return WORKER_ORIGIN;
+  /**
+   * The BroadcastChannel on which workers say what they do to repos (store/repoEvents.ts), and this
+   * worker's id in those events: a page ignores its own worker's.
+   */
+  repoEvents(): { channel: string; origin: string } {
+    return { channel: REPO_EVENTS_CHANNEL, origin: WORKER_ORIGIN };
   },
 
   listRefs(repoId: string): Promise<RefList> {

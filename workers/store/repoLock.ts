@@ -2,8 +2,8 @@
 // a Web Lock named after it (see docs/ARCHITECTURE.md, "One writer per repository"). In Node (the vitest
 // suite) navigator.locks is absent and an in-process lock manager with the same semantics stands in.
 
-import { openRepoEvents, type RepoEvent } from '../repoEvents.ts';
 import { StoreError } from './errors.ts';
+import { openRepoEvents, type RepoEvent } from './repoEvents.ts';
 import { repoFsGeneration, syncRepoFs } from './repoFs.ts';
 
 /** The lock's name. lightning-fs's own activation lock is `blobless-repo-<id>_lock`: a different one. */

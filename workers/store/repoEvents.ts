@@ -1,5 +1,5 @@
 // What the workers of every tab say to each other and to the pages about a repository, over one
-// BroadcastChannel. No git code: the UI imports this file too.
+// BroadcastChannel. The UI takes the type from here and the channel's name from api.repoEvents().
 
 export const REPO_EVENTS_CHANNEL = 'blobless-repos';
 
