@@ -161,39 +161,44 @@ export async function readFileMinimal(
   // Without `filter` the commit's request brings its whole snapshot: more bytes, and still correct.
   const filtered = fetchCaps.has('filter');
   const strategy = options.strategy ?? MINIMAL_STRATEGY;
-  const result = await withRepoLock(repoId, async () => {
-    allowRecreate(repoId);
-    const fs = openRepoFs(repoId).promises;
-    const repo: Store = {
-      repoId,
-      fs,
-      cache: {},
-      // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
-      trees: { fs: openRepoFs(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
-      client,
-      caps,
-      hooks,
-    };
-    await ensureGitDir(repo, client.url.href);
-    const packSet = await packSetFor(repoId);
-    if (!packSet.has(target.commit)) {
-      const shallow = await fetchPack(repo, 'commit', [target.commit], {
-        deepen: fetchCaps.has('shallow') ? 1 : undefined,
-        filter: filtered ? commitFilter(strategy, parts.length) : undefined,
-        // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
-        promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
-      });
-      await addShallow(fs, shallow);
-    }
-    const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });
-    await updateRefs(fs, target.commit, target.refName);
-    const treeFilter = filtered ? (strategy === 'two-levels' ? TWO_LEVELS : 'tree:0') : null;
-    const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', treeFilter);
-    throwIfAborted(signal);
-    await flushRepoFs(repoId);
-    await record(repoId, client, options.corsProxy, target.commit);
-    return read;
-  });
+  const result = await withRepoLock(
+    repoId,
+    'reading a file of the remote',
+    async () => {
+      allowRecreate(repoId);
+      const fs = openRepoFs(repoId).promises;
+      const repo: Store = {
+        repoId,
+        fs,
+        cache: {},
+        // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
+        trees: { fs: openRepoFs(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
+        client,
+        caps,
+        hooks,
+      };
+      await ensureGitDir(repo, client.url.href);
+      const packSet = await packSetFor(repoId);
+      if (!packSet.has(target.commit)) {
+        const shallow = await fetchPack(repo, 'commit', [target.commit], {
+          deepen: fetchCaps.has('shallow') ? 1 : undefined,
+          filter: filtered ? commitFilter(strategy, parts.length) : undefined,
+          // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
+          promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
+        });
+        await addShallow(fs, shallow);
+      }
+      const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });
+      await updateRefs(fs, target.commit, target.refName);
+      const treeFilter = filtered ? (strategy === 'two-levels' ? TWO_LEVELS : 'tree:0') : null;
+      const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', treeFilter);
+      throwIfAborted(signal);
+      await flushRepoFs(repoId);
+      await record(repoId, client, options.corsProxy, target.commit);
+      return read;
+    },
+    { signal },
+  );
   return {
     repoId,
     url: client.url.href,

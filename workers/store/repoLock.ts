@@ -18,7 +18,7 @@ interface LockRequestOptions {
 
 interface LockManagerLike {
   request<T>(name: string, options: LockRequestOptions, callback: (lock: unknown) => Promise<T>): Promise<T>;
-  query(): Promise<{ held?: { name?: string }[]; pending?: { name?: string }[] }>;
+  query?(): Promise<{ held?: { name?: string }[]; pending?: { name?: string }[] }>;
 }
 
 /**
@@ -154,6 +154,31 @@ export async function withRepoLock<T>(
   fn: () => Promise<T>,
   hooks: RepoLockHooks = {},
 ): Promise<T> {
+  let ran = false;
+  try {
+    return await lockedRun(
+      repoId,
+      what,
+      () => {
+        ran = true;
+        return fn();
+      },
+      hooks,
+    );
+  } catch (err) {
+    // A frame denied storage by the browser (third-party storage blocked) is denied locks too; it has
+    // no storage another tab could share either.
+    if (ran || (err as { name?: string }).name !== 'SecurityError') throw err;
+    return withHeld(repoId, what, fn);
+  }
+}
+
+async function lockedRun<T>(
+  repoId: string,
+  what: string,
+  fn: () => Promise<T>,
+  hooks: RepoLockHooks,
+): Promise<T> {
   const { signal, onWait } = hooks;
   const run = () => withHeld(repoId, what, fn);
   const name = repoLockName(repoId);
@@ -245,7 +270,8 @@ export async function repoLockFree(repoId: string): Promise<void> {
 /** Whether any worker of this origin holds or awaits the repo's lock: a clone there is alive. */
 export async function repoLockInUse(repoId: string): Promise<boolean> {
   const name = repoLockName(repoId);
-  const state = await locks().query();
+  // Where query() is missing, tryRepoLock (ifAvailable) still keeps repair off a held repo.
+  const state = (await locks().query?.()) ?? {};
   return [...(state.held ?? []), ...(state.pending ?? [])].some((l) => l.name === name);
 }
 
