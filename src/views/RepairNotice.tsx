@@ -9,10 +9,16 @@ import { gitClient } from '../gitClient.ts';
 export function RepairNotice() {
   const [report, setReport] = useState<RepairReport | null>(null);
   useEffect(() => {
-    gitClient.startupRepair().then(
-      (r) => setReport(r.removed.length || r.reported.length ? r : null),
-      (err: Error) => setReport({ removed: [], reported: [`The storage check failed: ${err.message}`] }),
-    );
+    gitClient
+      .startupRepair()
+      .then(
+        (r) => setReport(r.removed.length || r.reported.length ? r : null),
+        (err: Error) => setReport({ removed: [], reported: [`The storage check failed: ${err.message}`] }),
+      )
+      // Said on the page for tests that must know the check is behind them.
+      .finally(() => {
+        document.body.dataset.storageChecked = 'true';
+      });
   }, []);
   if (!report) return null;
   return (
