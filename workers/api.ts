@@ -123,7 +123,12 @@ export const api = {
     onProgress?: (p: FetchProgress) => void,
     signal?: AbortSignal,
   ): Promise<FetchResult> {
-    return withAuthRequired(repoId, () => fetchRepo(repoId, options, { onProgress, signal }));
+    return withRepoLock(
+      repoId,
+      'fetch',
+      () => withAuthRequired(repoId, () => fetchRepo(repoId, options, { onProgress, signal })),
+      { signal },
+    );
   },
 
   /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
@@ -133,7 +138,12 @@ export const api = {
     onProgress?: (p: PullProgress) => void,
     signal?: AbortSignal,
   ): Promise<PullResult> {
-    return withAuthRequired(repoId, () => pull(repoId, options, { onProgress, signal }));
+    return withRepoLock(
+      repoId,
+      'pull',
+      () => withAuthRequired(repoId, () => pull(repoId, options, { onProgress, signal })),
+      { signal },
+    );
   },
 
   /**
@@ -317,11 +327,11 @@ export const api = {
   },
 
   stage(repoId: string, paths: string[]): Promise<void> {
-    return stage(repoId, paths);
+    return withRepoLock(repoId, 'staging', () => stage(repoId, paths));
   },
 
   unstage(repoId: string, paths: string[]): Promise<void> {
-    return unstage(repoId, paths);
+    return withRepoLock(repoId, 'unstaging', () => unstage(repoId, paths));
   },
 
   /** The staged change of one file (HEAD against the index). */
@@ -334,27 +344,27 @@ export const api = {
   },
 
   writeWorktreeFile(repoId: string, path: string, content: string | Uint8Array): Promise<void> {
-    return writeWorktreeFile(repoId, path, content);
+    return withRepoLock(repoId, `saving ${path}`, () => writeWorktreeFile(repoId, path, content));
   },
 
   renameWorktreeFile(repoId: string, from: string, to: string): Promise<void> {
-    return renameWorktreeFile(repoId, from, to);
+    return withRepoLock(repoId, `renaming ${from}`, () => renameWorktreeFile(repoId, from, to));
   },
 
   deleteWorktreeFile(repoId: string, path: string): Promise<void> {
-    return deleteWorktreeFile(repoId, path);
+    return withRepoLock(repoId, `deleting ${path}`, () => deleteWorktreeFile(repoId, path));
   },
 
   commit(repoId: string, options: CommitOptions): Promise<CommitResult> {
-    return commit(repoId, options);
+    return withRepoLock(repoId, 'commit', () => commit(repoId, options));
   },
 
   createBranch(repoId: string, name: string, start?: string): Promise<string> {
-    return createBranch(repoId, name, start);
+    return withRepoLock(repoId, `creating branch ${name}`, () => createBranch(repoId, name, start));
   },
 
   deleteBranch(repoId: string, name: string): Promise<void> {
-    return deleteBranch(repoId, name);
+    return withRepoLock(repoId, `deleting branch ${name}`, () => deleteBranch(repoId, name));
   },
 
   /** Sends the branch's new commits through receive-pack; never fetches a blob. */
@@ -364,7 +374,7 @@ export const api = {
     onProgress?: (p: PushProgress) => void,
     signal?: AbortSignal,
   ): Promise<PushResult> {
-    return push(repoId, options, { onProgress, signal });
+    return withRepoLock(repoId, 'push', () => push(repoId, options, { onProgress, signal }), { signal });
   },
 };
 

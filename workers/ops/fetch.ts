@@ -13,6 +13,7 @@ import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../store/p
 import { forgetPackSet, packSetFor } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
+import { heldInThisWorker } from '../store/repoLock.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../wire/fetchCommand.ts';
@@ -241,8 +242,9 @@ export async function fetchRepo(
   onProgress?.({ phase: 'writing' });
   const promisorNote = filter ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('') : undefined;
   if (pack || updates.length > 0 || shallowChanged) {
-    // A pack merge started by a lazy fetch writes to the same file system: not inside this batch.
-    await maintenanceIdle(repoId);
+    // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
+    // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.
+    if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
     const stored = pack;
     try {
       await writeAllOrNothing(repoId, async () => {
