@@ -323,7 +323,8 @@ export const api = {
 
   /** Changed paths: the index against HEAD and the working files against the index. */
   status(repoId: string): Promise<WorktreeStatus> {
-    return status(repoId);
+    // It checks out HEAD first when there is no working tree yet: a write.
+    return withRepoLock(repoId, 'reading the working tree', () => status(repoId));
   },
 
   stage(repoId: string, paths: string[]): Promise<void> {
@@ -336,11 +337,13 @@ export const api = {
 
   /** The staged change of one file (HEAD against the index). */
   stagedDiff(repoId: string, path: string, signal?: AbortSignal): Promise<FileDiff> {
-    return stagedDiff(repoId, path, { signal });
+    return withRepoLock(repoId, 'reading the working tree', () => stagedDiff(repoId, path, { signal }), {
+      signal,
+    });
   },
 
   readWorktreeFile(repoId: string, path: string): Promise<Uint8Array> {
-    return readWorktreeFile(repoId, path);
+    return withRepoLock(repoId, 'reading the working tree', () => readWorktreeFile(repoId, path));
   },
 
   writeWorktreeFile(repoId: string, path: string, content: string | Uint8Array): Promise<void> {

@@ -57,6 +57,8 @@ export class BatchedIdb {
   private dead = false;
   /** The generation this worker's tree was loaded at or last committed. */
   generation: string | undefined;
+  /** Whether a save carrying no file may be committed (repoFs: only under the repo's write lock). */
+  mayCommitBareSave: (() => boolean) | undefined;
   /** Whether lightning-fs has loaded the stored tree through this instance. */
   loaded = false;
   /** Write transactions committed, for tests and benchmarks. */
@@ -84,6 +86,12 @@ export class BatchedIdb {
   // lightning-fs's typings say Uint8Array; DefaultBackend hands over its Map tree.
   saveSuperblock(superblock: unknown): Promise<void> {
     if (this.ignoringSaves || this.dead) return Promise.resolve();
+    // A save with no file written is lightning-fs going idle after reads (or a mkdir, a rename). From a
+    // worker that does not hold the repo's write lock its tree may be older than another tab's commit:
+    // storing it would erase that commit.
+    if (this.pending.size === 0 && this.holds === 0 && this.mayCommitBareSave && !this.mayCommitBareSave()) {
+      return Promise.resolve();
+    }
     if (this.holds > 0) {
       this.heldSuperblock = superblock as Superblock;
       return Promise.resolve();

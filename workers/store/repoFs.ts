@@ -37,6 +37,7 @@ function openEntry(repoId: string): OpenRepoFs {
   let entry = open.get(repoId);
   if (!entry) {
     entry = createBatchedFs(repoDbName(repoId));
+    entry.db.mayCommitBareSave = () => writerCheck(repoId);
     open.set(repoId, entry);
   }
   return entry;
@@ -133,6 +134,13 @@ export async function discardRepoFsChanges(repoId: string): Promise<void> {
 
 const reloadListeners: ((repoId: string) => void)[] = [];
 
+let writerCheck: (repoId: string) => boolean = () => true;
+
+/** repoLock.ts tells whether this worker holds a repo's write lock (set once, at its import). */
+export function setRepoWriterCheck(check: (repoId: string) => boolean): void {
+  writerCheck = check;
+}
+
 /**
  * Registers what must be forgotten when the repo's files were changed by another tab (the pack set,
  * isomorphic-git's cache): called after syncRepoFs found a newer tree.
@@ -161,7 +169,8 @@ export async function syncRepoFs(repoId: string): Promise<boolean> {
     return false;
   }
   if (stored === db.generation || db.held || db.pendingWrites > 0) return false;
-  await fs.promises.flush();
+  // Not flushed: the tree in memory is the older one, and saving it would erase the other tab's commit.
+  db.discard();
   await deactivate(fs);
   for (const listener of reloadListeners) listener(repoId);
   return true;

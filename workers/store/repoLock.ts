@@ -4,7 +4,7 @@
 
 import { StoreError } from './errors.ts';
 import { openRepoEvents, type RepoEvent } from './repoEvents.ts';
-import { repoFsGeneration, syncRepoFs } from './repoFs.ts';
+import { repoFsGeneration, setRepoWriterCheck, syncRepoFs } from './repoFs.ts';
 
 /** The lock's name. lightning-fs's own activation lock is `blobless-repo-<id>_lock`: a different one. */
 export function repoLockName(repoId: string): string {
@@ -140,6 +140,9 @@ export interface RepoLockHooks {
 export function heldInThisWorker(repoId: string): boolean {
   return heldHere.has(repoId);
 }
+
+// Only the lock's holder may store a tree with no file written (see BatchedIdb.saveSuperblock).
+setRepoWriterCheck(heldInThisWorker);
 
 /**
  * Runs `fn` holding the repo's write lock: an API entry point that writes. Waits while another tab or
