@@ -41,6 +41,7 @@ function storedRepo(page: Page): Promise<StoredRepo> {
         records[String(keys[i])] = JSON.stringify(plain(value));
         const root = value.get('/') as Map<unknown, unknown>;
         rootNames = [...root.keys()].filter((k): k is string => typeof k === 'string').sort();
+      } else if (!(value instanceof ArrayBuffer) && !ArrayBuffer.isView(value)) {
       } else {
         const bytes = value instanceof ArrayBuffer ? value : (value as Uint8Array).slice().buffer;
         const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
