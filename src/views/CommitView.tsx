@@ -4,6 +4,7 @@ import { withToken } from '../auth/withToken.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { navigate, routeHref } from '../route.ts';
 import { CopyButton } from './CopyButton.tsx';
+import { DiffHunks } from './DiffHunks.tsx';
 
 const STATUS: Record<FileChange['status'], string> = {
   added: 'A',
@@ -92,29 +93,7 @@ export function ChangedFile({ repoId, change }: { repoId: string; change: FileCh
       </button>
       {open && !diff && !error && <p class="muted">Fetching both versions…</p>}
       {error && <p class="error">{error}</p>}
-      {open && diff && (
-        <div class="diff" data-testid="diff">
-          {diff.binary ? (
-            <p class="muted">Binary files differ.</p>
-          ) : (
-            diff.hunks.map((h) => (
-              <div class="hunk" key={`${h.oldStart},${h.newStart}`}>
-                <div class="hunk-head muted">
-                  @@ -{h.oldStart},{h.oldLines} +{h.newStart},{h.newLines} @@
-                </div>
-                {h.lines.map((l, i) => (
-                  <div key={i} class={l.kind === '+' ? 'add' : l.kind === '-' ? 'del' : 'ctx'}>
-                    <span class="sign" aria-hidden="true">
-                      {l.kind}
-                    </span>
-                    {l.text}
-                  </div>
-                ))}
-              </div>
-            ))
-          )}
-        </div>
-      )}
+      {open && diff && <DiffHunks diff={diff} />}
     </li>
   );
 }
