@@ -2,6 +2,7 @@
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
 import git from 'isomorphic-git';
+import { CommitQueue } from './commitQueue.ts';
 import { type CommitDiff, diffCommits } from './diff.ts';
 import { OperationError, throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';
@@ -63,28 +64,18 @@ export async function compareRefs(
 
   // base..head in committer-date order, as `git log` lists it.
   const commits: CommitSummary[] = [];
-  const queue: { oid: string; time: number; seq: number }[] = [];
-  const queued = new Set<string>();
-  let seq = 0;
-  const push = async (oid: string) => {
-    if (queued.has(oid) || excluded.has(oid)) return;
-    queued.add(oid);
-    const c = await readCommit(repo, oid);
-    queue.push({ oid, time: c.committer.timestamp, seq: seq++ });
-    queue.sort((a, b) => a.time - b.time || b.seq - a.seq);
-  };
-  await push(head);
+  const queue = new CommitQueue(repo, excluded);
+  await queue.push(head);
   let truncated = false;
-  while (queue.length) {
+  while (queue.size) {
     throwIfAborted(hooks.signal);
     if (commits.length >= limit) {
       truncated = true;
       break;
     }
-    const { oid } = queue.pop()!;
-    const c = await readCommit(repo, oid);
+    const { oid, commit: c } = queue.pop()!;
     commits.push({ oid, parents: c.parent, message: c.message, author: c.author, committer: c.committer });
-    for (const p of c.parent) await push(p);
+    for (const p of c.parent) await queue.push(p);
   }
 
   let mergeBase: string | null = null;

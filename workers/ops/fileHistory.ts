@@ -1,7 +1,7 @@
 // The commits that changed one path, following renames as `git log --follow` does, computed from trees so
 // that no blob is fetched until a diff is opened.
 
-import git, { type CommitObject } from 'isomorphic-git';
+import { CommitQueue } from './commitQueue.ts';
 import { throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';
 import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
@@ -26,13 +26,6 @@ function sameEntry(a: TreeEntryRef | null, b: TreeEntryRef | null): boolean {
   return a === b || (a !== null && b !== null && a.oid === b.oid && a.mode === b.mode);
 }
 
-interface Queued {
-  oid: string;
-  time: number;
-  seq: number;
-  commit: CommitObject;
-}
-
 /**
  * The walk of `git log --follow -- <path>`: commits in committer-date order; a commit is shown when the
  * path differs from its parents'; a merge that leaves the path as one parent had it is not shown, and only
@@ -43,46 +36,29 @@ interface Queued {
  * history there, as an addition.
  */
 class FileHistoryWalk {
-  private readonly queue: Queued[] = [];
-  private readonly seen = new Set<string>();
-  private seq = 0;
+  private readonly queue: CommitQueue;
   emitted = 0;
 
   constructor(
     private readonly repo: RepoHandle,
     private readonly shallow: Set<string>,
     public path: string,
-  ) {}
-
-  get done(): boolean {
-    return this.queue.length === 0;
+  ) {
+    this.queue = new CommitQueue(repo);
   }
 
-  async push(oid: string): Promise<void> {
-    if (this.seen.has(oid)) return;
-    this.seen.add(oid);
-    const { commit } = await git.readCommit({
-      fs: this.repo.fs,
-      gitdir: this.repo.gitdir,
-      oid,
-      cache: this.repo.cache,
-    });
-    const item = { oid, time: commit.committer.timestamp, seq: this.seq++, commit };
-    let lo = 0;
-    let hi = this.queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = this.queue[mid];
-      if (q.time < item.time || (q.time === item.time && q.seq > item.seq)) lo = mid + 1;
-      else hi = mid;
-    }
-    this.queue.splice(lo, 0, item);
+  get done(): boolean {
+    return this.queue.size === 0;
+  }
+
+  push(oid: string): Promise<void> {
+    return this.queue.push(oid);
   }
 
   /** The next `count` entries; walks as far as it must to find them. */
   async next(count: number, signal?: AbortSignal): Promise<FileHistoryEntry[]> {
     const out: FileHistoryEntry[] = [];
-    while (out.length < count && this.queue.length) {
+    while (out.length < count && this.queue.size) {
       throwIfAborted(signal);
       const { oid, commit } = this.queue.pop()!;
       const parents = this.shallow.has(oid) ? [] : commit.parent;

@@ -1,4 +1,5 @@
-import git, { type CommitObject } from 'isomorphic-git';
+import git from 'isomorphic-git';
+import { CommitQueue } from './commitQueue.ts';
 import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
 
 export interface Signature {
@@ -22,54 +23,29 @@ export interface LogPage {
   more: boolean;
 }
 
-/**
- * A walk in `git rev-list` order: the most recent committer date first, ties in the order commits were
- * reached (git's prio_queue is stable the same way).
- */
+/** `git rev-list <start>`, a page at a time. */
 class CommitWalk {
-  private readonly queue: { oid: string; time: number; seq: number; commit: CommitObject }[] = [];
-  private readonly seen = new Set<string>();
-  private seq = 0;
+  private readonly queue: CommitQueue;
   emitted = 0;
 
   constructor(
-    private readonly repo: RepoHandle,
+    repo: RepoHandle,
     private readonly shallow: Set<string>,
-  ) {}
+  ) {
+    this.queue = new CommitQueue(repo);
+  }
 
   async start(oid: string): Promise<void> {
-    await this.push(oid);
+    await this.queue.push(oid);
   }
 
   get done(): boolean {
-    return this.queue.length === 0;
-  }
-
-  private async push(oid: string): Promise<void> {
-    if (this.seen.has(oid)) return;
-    this.seen.add(oid);
-    const { commit } = await git.readCommit({
-      fs: this.repo.fs,
-      gitdir: this.repo.gitdir,
-      oid,
-      cache: this.repo.cache,
-    });
-    const item = { oid, time: commit.committer.timestamp, seq: this.seq++, commit };
-    // Binary insertion keeps the queue sorted: newest last, so pop() is O(1).
-    let lo = 0;
-    let hi = this.queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = this.queue[mid];
-      if (q.time < item.time || (q.time === item.time && q.seq > item.seq)) lo = mid + 1;
-      else hi = mid;
-    }
-    this.queue.splice(lo, 0, item);
+    return this.queue.size === 0;
   }
 
   async next(count: number): Promise<CommitSummary[]> {
     const out: CommitSummary[] = [];
-    while (out.length < count && this.queue.length) {
+    while (out.length < count && this.queue.size) {
       const { oid, commit } = this.queue.pop()!;
       out.push({
         oid,
@@ -78,7 +54,7 @@ class CommitWalk {
         author: commit.author,
         committer: commit.committer,
       });
-      if (!this.shallow.has(oid)) for (const p of commit.parent) await this.push(p);
+      if (!this.shallow.has(oid)) for (const p of commit.parent) await this.queue.push(p);
     }
     this.emitted += out.length;
     return out;

@@ -2,6 +2,7 @@
 // commits and trees only, walking back until every entry is placed, so it comes after the listing.
 
 import git, { type CommitObject } from 'isomorphic-git';
+import { CommitQueue } from './commitQueue.ts';
 import { throwIfAborted } from './errors.ts';
 import { openRepo, resolveCommit, shallowCommits } from './repoAccess.ts';
 import { entryAtPath, readTreeEntries } from './treePaths.ts';
@@ -50,19 +51,12 @@ export async function lastCommits(
   const head = await folder(await read(start));
   const pending = new Set(head ? head.entries.keys() : []);
   const result: Record<string, EntryCommit> = {};
-  const queue: { oid: string; time: number; commit: CommitObject }[] = [];
-  const seen = new Set<string>();
-  const push = async (oid: string) => {
-    if (seen.has(oid)) return;
-    seen.add(oid);
-    const commit = await read(oid);
-    queue.push({ oid, time: commit.committer.timestamp, commit });
-    queue.sort((a, b) => a.time - b.time);
-  };
-  await push(start);
+  // In git log's order, so an entry gets the commit `git log -1 -- <entry>` names, ties included.
+  const queue = new CommitQueue(repo);
+  await queue.push(start);
   let walked = 0;
   const max = hooks.maxCommits ?? LAST_COMMITS_MAX_WALK;
-  while (pending.size && queue.length && walked++ < max) {
+  while (pending.size && queue.size && walked++ < max) {
     throwIfAborted(hooks.signal);
     const { oid, commit } = queue.pop()!;
     const mine = await folder(commit);
@@ -80,7 +74,7 @@ export async function lastCommits(
         }
       }
     }
-    for (const p of parents) await push(p);
+    for (const p of parents) await queue.push(p);
   }
   return { entries: result, unresolved: [...pending] };
 }
