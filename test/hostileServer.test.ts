@@ -252,6 +252,21 @@ describe('caps against a hostile server', () => {
     await expectNothingStoredAndPreviousIntact();
   });
 
+  it('a fetch whose ls-refs answer never ends stops at maxLsRefsBytes, and stores nothing', async () => {
+    const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
+    const before = await gitDirFiles(repoId);
+    repos['bad-branches.git'].endless = 'ls-refs';
+    try {
+      const err = await failure(api.fetch(repoId));
+      expect(err.code).toBe('LIMIT_EXCEEDED');
+      expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
+      expect(await gitDirFiles(repoId)).toEqual(before);
+    } finally {
+      delete repos['bad-branches.git'].endless;
+      await api.deleteRepo(repoId);
+    }
+  });
+
   it('an endless ls-refs stops at maxLsRefsBytes', async () => {
     const err = await failure(api.clone({ url: urlOf('endless-ls-refs.git') }));
     expect(err.code).toBe('LIMIT_EXCEEDED');

@@ -11,12 +11,13 @@ import { GitHttpClient, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
-import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
-import { type Packet, readPackets } from '../wire/pktLine.ts';
+import type { RemoteRef } from '../wire/lsRefs.ts';
+import { readPackets } from '../wire/pktLine.ts';
 import { cloneLimits } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import { lsRefsCall } from './lsRefsCall.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
@@ -109,7 +110,10 @@ async function cloneInto(
   const tags = opts.tags ?? true;
 
   const limits = cloneLimits(opts);
-  const listed = await lsRefs(client, caps, refPrefixes(opts, tags), limits.maxLsRefsBytes);
+  const listed = await lsRefsCall(client, caps, refPrefixes(opts, tags), {
+    agent: agentFor(caps),
+    maxBytes: limits.maxLsRefsBytes,
+  });
   throwIfAborted(signal);
   const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
   const named = checkRemoteRefNames(listed, headTarget, client.url.href);
@@ -221,30 +225,6 @@ async function cloneInto(
     filter,
     warnings,
   };
-}
-
-async function lsRefs(
-  client: GitHttpClient,
-  caps: V2Capabilities,
-  prefixes: string[],
-  maxBytes: number,
-): Promise<RemoteRef[]> {
-  const lsCaps = caps.commands.get('ls-refs') ?? new Set<string>();
-  const body = await client.post(
-    'git-upload-pack',
-    buildLsRefsRequest({
-      refPrefixes: prefixes,
-      symrefs: true,
-      peel: true,
-      unborn: lsCaps.has('unborn'),
-      agent: agentFor(caps),
-    }),
-  );
-  const packets: Packet[] = [];
-  for await (const p of readPackets(body, { maxBytes, limit: 'maxLsRefsBytes', what: 'ls-refs answer' })) {
-    packets.push(p);
-  }
-  return parseLsRefsResponse(packets);
 }
 
 /** Asks only for what the clone will keep (gitprotocol-v2: ls-refs, ref-prefix). */

@@ -15,14 +15,15 @@ import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
 import { heldInThisWorker } from '../store/repoLock.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
-import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
+import { parseInfoRefs } from '../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
-import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
-import { type Packet, readPackets } from '../wire/pktLine.ts';
+import type { RemoteRef } from '../wire/lsRefs.ts';
+import { readPackets } from '../wire/pktLine.ts';
 import type { CloneProgress } from './cloneTypes.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
+import { lsRefsCall } from './lsRefsCall.ts';
 import { SkippingNegotiator } from './negotiator.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
@@ -127,7 +128,11 @@ export async function fetchRepo(
     : refspecs.map((r) => r.srcPrefix);
   const prefixes = tags ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
   // Ref names become paths under .git/: one git would refuse is skipped with a warning, as at clone.
-  const listed = checkRemoteRefNames(await lsRefs(client, caps, prefixes, agent), undefined, client.url.href);
+  const listed = checkRemoteRefNames(
+    await lsRefsCall(client, caps, prefixes, { agent }),
+    undefined,
+    client.url.href,
+  );
   const remoteRefs = listed.kept;
   warnings.push(...listed.warnings);
   throwIfAborted(signal);
@@ -560,26 +565,4 @@ async function readRemoteConfig(repo: RepoHandle): Promise<{ refspecs: Refspec[]
     refspecs: specs.map((s) => parseRefspec(String(s))).filter((r): r is Refspec => r !== null),
     filter: filter ? String(filter) : null,
   };
-}
-
-async function lsRefs(
-  client: GitHttpClient,
-  caps: V2Capabilities,
-  prefixes: string[],
-  agent?: string,
-): Promise<RemoteRef[]> {
-  const lsCaps = caps.commands.get('ls-refs') ?? new Set<string>();
-  const body = await client.post(
-    'git-upload-pack',
-    buildLsRefsRequest({
-      refPrefixes: prefixes,
-      symrefs: true,
-      peel: true,
-      unborn: lsCaps.has('unborn'),
-      agent,
-    }),
-  );
-  const packets: Packet[] = [];
-  for await (const p of readPackets(body)) packets.push(p);
-  return parseLsRefsResponse(packets);
 }

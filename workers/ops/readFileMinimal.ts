@@ -28,11 +28,12 @@ import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { RemoteError } from '../wire/errors.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
-import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../wire/lsRefs.ts';
-import { type Packet, readPackets } from '../wire/pktLine.ts';
+import type { RemoteRef } from '../wire/lsRefs.ts';
+import { readPackets } from '../wire/pktLine.ts';
 import { isValidRefName } from '../wire/refName.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
+import { lsRefsCall } from './lsRefsCall.ts';
 import type { FileContent } from './readFile.ts';
 import { isBinary } from './repoAccess.ts';
 
@@ -281,14 +282,8 @@ async function resolveRemoteRef(
       : ref.startsWith('refs/')
         ? [ref]
         : [`refs/heads/${short}`, `refs/tags/${short}`];
-  const body = await client.post(
-    'git-upload-pack',
-    buildLsRefsRequest({ refPrefixes: names, symrefs: true, peel: true, agent: agentFor(caps) }),
-  );
-  const packets: Packet[] = [];
-  for await (const p of readPackets(body)) packets.push(p);
   // A prefix also matches longer names (refs/heads/main-old): only an exact name counts.
-  const refs = parseLsRefsResponse(packets);
+  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps) });
   for (const name of names) {
     const found = refs.find((r): r is RemoteRef & { oid: string } => r.name === name && r.oid !== null);
     if (found) {
