@@ -26,7 +26,28 @@ export interface RunSample {
     peakHeapMB: number | null;
     clonePeakHeapMB?: number | null;
     checkoutPeakHeapMB?: number | null;
+    /** From a fresh profile's clone start to the README's bytes (depth-1 clone, then the README's blob). */
+    firstView?: PhaseSample;
+    /** `--profile` only: where the clone's time went, in ms (see ProfileSample). */
+    profile?: ProfileSample;
   };
+}
+
+/**
+ * `--profile`: the fixed costs of a clone in a fresh profile, in ms. Startup is the page's clock (from
+ * navigation); the clone's steps are the worker's User Timing measures (workers/ops/timeline.ts).
+ */
+export interface ProfileSample {
+  /** Navigation to the page's module running (HTML, the bench script's download, parse and evaluation). */
+  pageLoad: number;
+  /** `new Worker` to the worker's modules evaluated (its script's download, parse, evaluation). */
+  workerStart: number | null;
+  /** The worker's first call, which opens the registry in IndexedDB (creating it in a fresh profile). */
+  firstCall: number;
+  /** The clone's steps in the order they ran: name and ms. Steps may overlap (see clone.ts). */
+  steps: { name: string; ms: number }[];
+  /** The same steps for the first view's depth-1 clone. */
+  firstViewSteps?: { name: string; ms: number }[];
 }
 
 /** The stable shape outside checks read (bench/README.md documents every key and unit). */
@@ -81,6 +102,9 @@ export interface RepoResult {
     checkoutPeakHeapMB: number | null;
     /** clonePeakHeapMB over the clone's pack (the clone's bytes): the issue's "under 2× the pack". */
     clonePeakOverPack: number | null;
+    firstView_s: number | null;
+    firstView_bytes: number | null;
+    firstView_requests: number | null;
   };
   ratios: {
     cloneNoBlobs: number | null;
@@ -91,6 +115,18 @@ export interface RepoResult {
     isogitOverBlobless_isLowerBound: boolean;
     /** The widget's bytes for one file over a blob:none clone's (target < 0.01). */
     embedOverCloneBytes: number | null;
+    /** Blobless's first view over the git CLI's blob:none clone plus checkout (what git needs to show a file). */
+    firstViewOverGit: number | null;
+    /** isomorphic-git's clone over Blobless's first view (target ≥ 10). */
+    isogitOverBlobless_firstView: number | null;
+  };
+  /** `--profile` only: each clone step's median ms over the runs. */
+  profile?: {
+    pageLoad: number | null;
+    workerStart: number | null;
+    firstCall: number | null;
+    steps: Record<string, number | null>;
+    firstViewSteps: Record<string, number | null>;
   };
   notes: string[];
   samples: RunSample[];
@@ -147,7 +183,10 @@ export function summarize(
     embed: phaseMedians(samples.map((r) => r.blobless?.embedOneFile)),
     fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
     blame: phaseMedians(samples.map((r) => r.blobless?.blame)),
+    firstView: phaseMedians(samples.map((r) => r.blobless?.firstView)),
   };
+  const profiles = samples.map((r) => r.blobless?.profile).filter((p): p is ProfileSample => !!p);
+  const stepNames = [...new Set(profiles.flatMap((p) => p.steps.map((st) => st.name)))];
   const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
   return {
     name: repo.name,
@@ -200,6 +239,9 @@ export function summarize(
         round(median(samples.map((r) => r.blobless?.clonePeakHeapMB)), 1),
         b.clone.bytes === null ? null : b.clone.bytes / 2 ** 20,
       ),
+      firstView_s: b.firstView.s,
+      firstView_bytes: b.firstView.bytes,
+      firstView_requests: b.firstView.requests,
     },
     ratios: {
       cloneNoBlobs: ratio(b.clone.s, g.clone.s),
@@ -209,7 +251,30 @@ export function summarize(
       isogitOverBlobless_isLowerBound: !isoFinished,
       embedOverCloneBytes:
         b.embed.bytes === null || !b.clone.bytes ? null : round(b.embed.bytes / b.clone.bytes, 5),
+      firstViewOverGit: ratio(b.firstView.s, sum(g.clone.s, g.checkout.s)),
+      isogitOverBlobless_firstView: ratio(iso.s, b.firstView.s),
     },
+    ...(profiles.length > 0
+      ? {
+          profile: {
+            pageLoad: round(median(profiles.map((p) => p.pageLoad)), 1),
+            workerStart: round(median(profiles.map((p) => p.workerStart)), 1),
+            firstCall: round(median(profiles.map((p) => p.firstCall)), 1),
+            steps: Object.fromEntries(
+              stepNames.map((name) => [
+                name,
+                round(median(profiles.map((p) => p.steps.find((st) => st.name === name)?.ms)), 1),
+              ]),
+            ),
+            firstViewSteps: Object.fromEntries(
+              stepNames.map((name) => [
+                name,
+                round(median(profiles.map((p) => p.firstViewSteps?.find((st) => st.name === name)?.ms)), 1),
+              ]),
+            ),
+          },
+        }
+      : {}),
     notes,
     samples,
   };
@@ -292,6 +357,15 @@ export function formatTable(results: RepoResult[]): string {
         `bytes / clone without blobs ${ratios.embedOverCloneBytes === null ? 'n/a' : `${(ratios.embedOverCloneBytes * 100).toFixed(2)} %`}`,
         '< 1 %',
       ],
+      [
+        '',
+        'first view, cold (tree and README)',
+        '',
+        cell(b.firstView_s, b.firstView_bytes, b.firstView_requests),
+        '',
+        `Blobless/git clone+checkout ${fmtRatio(ratios.firstViewOverGit)}; isomorphic-git/Blobless ${fmtRatio(ratios.isogitOverBlobless_firstView, ratios.isogitOverBlobless_isLowerBound)}`,
+        '< 1.5 s; ≥ 10',
+      ],
       ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
       [
         '',
@@ -331,4 +405,28 @@ export function formatTable(results: RepoResult[]): string {
     `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
     ...rows.slice(1).map(line),
   ].join('\n');
+}
+
+/** `--profile`: a clone's fixed costs per repository, one column each, medians in ms. */
+export function formatProfile(results: RepoResult[]): string {
+  const withProfile = results.filter((r) => r.profile);
+  if (withProfile.length === 0) return '';
+  const names = [...new Set(withProfile.flatMap((r) => Object.keys(r.profile!.steps)))];
+  const ms = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x.toFixed(1)} ms`);
+  const rows = [
+    ['step (ms, median)', ...withProfile.map((r) => r.name)],
+    ['page load (navigation to script running)', ...withProfile.map((r) => ms(r.profile!.pageLoad))],
+    ['worker start (new Worker to modules evaluated)', ...withProfile.map((r) => ms(r.profile!.workerStart))],
+    ['first call (registry opened in IndexedDB)', ...withProfile.map((r) => ms(r.profile!.firstCall))],
+    ...names.map((name) => [`clone: ${name}`, ...withProfile.map((r) => ms(r.profile!.steps[name]))]),
+    ...names.map((name) => [
+      `first view's depth-1 clone: ${name}`,
+      ...withProfile.map((r) => ms(r.profile!.firstViewSteps[name])),
+    ]),
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
+  return [line(rows[0]), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.slice(1).map(line)].join(
+    '\n',
+  );
 }

@@ -5,6 +5,7 @@
  *
  *   npm run bench -- [--url URL]... [--sizes small,medium,large] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
+ *                    [--profile] [--skip blame,...]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,7 +24,9 @@ import { measureGitCli, pickFile } from './gitCli.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
 import {
   fmtBytes,
+  formatProfile,
   formatTable,
+  type ProfileSample,
   type PhaseSample,
   type RepoResult,
   type RunSample,
@@ -69,6 +72,8 @@ function parseOptions() {
       file: { type: 'string' },
       out: { type: 'string', default: join(BENCH_DIR, 'results.json') },
       'skip-build': { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      skip: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -98,7 +103,22 @@ function parseOptions() {
     file: values.file,
     out: resolve(values.out),
     skipBuild: values['skip-build'],
+    profile: values.profile,
+    skip: new Set(parseSkip(values.skip)),
   };
+}
+
+const SKIPPABLE = ['openOneFile', 'blame', 'embedOneFile', 'noopFetch', 'firstView', 'isogit'] as const;
+type Skippable = (typeof SKIPPABLE)[number];
+
+function parseSkip(value: string | undefined): Skippable[] {
+  const names = (value ?? '').split(',').filter(Boolean);
+  for (const name of names) {
+    if (!(SKIPPABLE as readonly string[]).includes(name)) {
+      throw new Error(`--skip takes ${SKIPPABLE.join(', ')}, not ${name}.`);
+    }
+  }
+  return names as Skippable[];
 }
 
 async function main() {
@@ -169,7 +189,7 @@ async function main() {
       timedOut: new Set(),
       timeoutMs: opts.opTimeoutS * 1000,
     };
-    for (const repo of repos) results.push(await benchRepo(repo, pageServer.url, opts.file, ops));
+    for (const repo of repos) results.push(await benchRepo(repo, pageServer.url, opts, ops));
 
     const machine = {
       nproc: availableParallelism(),
@@ -199,6 +219,7 @@ async function main() {
     await writeFile(opts.out, `${JSON.stringify(report, null, 2)}\n`);
     const table = formatTable(results);
     process.stdout.write(`\n${table}\n\n`);
+    if (opts.profile) process.stdout.write(`${formatProfile(results)}\n\n`);
     process.stdout.write(
       `${report.date.slice(0, 10)}, ${machine.nproc} cores, ${machine.memoryGB} GB, ${machine.cpu}, Chromium ${machine.chromium}, ${machine.git}, Node ${machine.node}, isomorphic-git ${machine.isomorphicGit}. Total ${durationS} s.\n`,
     );
@@ -209,12 +230,15 @@ async function main() {
   }
 }
 
+type RunOptions = ReturnType<typeof parseOptions>;
+
 async function benchRepo(
   repo: BenchRepo,
   pageUrl: string,
-  fileOverride: string | undefined,
+  opts: RunOptions,
   ops: OperationState,
 ): Promise<RepoResult> {
+  const fileOverride = opts.file;
   const notes = new Set<string>();
   const { relay } = repo;
   relay.setPhase(`${repo.name}/setup`);
@@ -253,6 +277,7 @@ async function benchRepo(
             fullClone: await measured('git', 'fullClone', times.fullClone),
           };
         } else if (contender === 'isogit') {
+          if (opts.skip.has('isogit')) continue;
           const profile = await openFreshProfile(pageUrl);
           try {
             profile.heap.reset();
@@ -281,7 +306,7 @@ async function benchRepo(
             await profile.close();
           }
         } else {
-          sample.blobless = await measureBlobless(repo, pageUrl, file, phaseName, measured, ops, notes);
+          sample.blobless = await measureBlobless(repo, pageUrl, file, phaseName, measured, ops, notes, opts);
         }
       } catch (err) {
         const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -333,6 +358,7 @@ async function measureBlobless(
   measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
   ops: OperationState,
   notes: Set<string>,
+  opts: RunOptions,
 ): Promise<NonNullable<RunSample['blobless']>> {
   const { relay } = repo;
   const notMeasured = (phase: string) => measured('blobless', phase, null);
@@ -347,10 +373,10 @@ async function measureBlobless(
   };
   /** One timed phase; a failure or timeout leaves its cells null with a note, and the others go on. */
   const phase = async (
-    name: 'cloneNoBlobs' | 'checkout' | 'noopFetch' | 'openOneFile' | 'blame' | 'embedOneFile',
+    name: 'cloneNoBlobs' | 'checkout' | Skippable,
     run: () => Promise<{ ms: number }>,
   ): Promise<PhaseSample> => {
-    if (ops.timedOut.has(name)) return notMeasured(name);
+    if (ops.timedOut.has(name) || opts.skip.has(name as Skippable)) return notMeasured(name);
     relay.setPhase(phaseName('blobless', name));
     try {
       const t = await withTimeout(run(), ops.timeoutMs, `Blobless ${name}`);
@@ -378,6 +404,7 @@ async function measureBlobless(
   let clonePeakHeapMB: number | null = null;
   let checkoutPeakHeapMB: number | null = null;
   let canRead: boolean;
+  let profileSample: ProfileSample | undefined;
   try {
     const { available } = profile.ready;
     const { page } = profile;
@@ -393,6 +420,7 @@ async function measureBlobless(
     const done = cloned;
     await profile.heap.sample();
     clonePeakHeapMB = profile.heap.peakMB('git.worker');
+    if (opts.profile && done) profileSample = await readProfile(profile);
     profile.heap.reset();
     if (done && has('checkout', available.checkout)) {
       checkout = await phase('checkout', () =>
@@ -450,28 +478,71 @@ async function measureBlobless(
   }
   // The widget's case: in yet another fresh profile, readFileMinimal through the widget's worker.
   let embedOneFile = await notMeasured('embedOneFile');
-  const widget = await openFreshProfile(pageUrl);
-  try {
-    embedOneFile = await phase('embedOneFile', () =>
-      widget.page.evaluate(([url, path]) => window.bench.embedOneFile(url, path), [
-        repo.relayed,
-        file,
-      ] as const),
-    );
-  } finally {
-    await widget.close();
+  if (!opts.skip.has('embedOneFile')) {
+    const widget = await openFreshProfile(pageUrl);
+    try {
+      embedOneFile = await phase('embedOneFile', () =>
+        widget.page.evaluate(([url, path]) => window.bench.embedOneFile(url, path), [
+          repo.relayed,
+          file,
+        ] as const),
+      );
+    } finally {
+      await widget.close();
+    }
+  }
+  // The app's first view of a new clone, in a fresh profile: the tip's tree and README, history to follow.
+  let firstView = await notMeasured('firstView');
+  if (!opts.skip.has('firstView')) {
+    const first = await openFreshProfile(pageUrl);
+    try {
+      firstView = await phase('firstView', () =>
+        first.page.evaluate((url) => window.bench.bloblessFirstView(url), repo.relayed),
+      );
+      if (opts.profile && profileSample && firstView.s !== null) {
+        profileSample.firstViewSteps = (await readProfile(first)).steps;
+      }
+    } finally {
+      await first.close();
+    }
   }
   return {
     cloneNoBlobs,
     checkout,
     openOneFile,
     embedOneFile,
+    firstView,
+    profile: profileSample,
     noopFetch,
     blame,
     peakHeapMB,
     clonePeakHeapMB,
     checkoutPeakHeapMB,
     longestMainTaskMs,
+  };
+}
+
+/** `--profile`: the page's startup times and the worker's User Timing measures of the clone just run. */
+async function readProfile(profile: Awaited<ReturnType<typeof openFreshProfile>>): Promise<ProfileSample> {
+  const startup = await profile.page.evaluate(() => window.bench.startupTimes());
+  const raw = await profile.heap.evaluate(
+    'git.worker',
+    `JSON.stringify({ timeOrigin: performance.timeOrigin, measures: performance.getEntriesByType('measure').map((e) => [e.name, e.startTime, e.duration]) })`,
+  );
+  const worker = raw
+    ? (JSON.parse(raw) as { timeOrigin: number; measures: [string, number, number][] })
+    : { timeOrigin: 0, measures: [] };
+  const evaluate = worker.measures.find(([name]) => name === 'blobless:worker:evaluate');
+  // The worker's modules were evaluated at this moment of the page's clock.
+  const workerEvaluatedMs = evaluate ? worker.timeOrigin - startup.timeOrigin + evaluate[2] : null;
+  return {
+    pageLoad: startup.moduleStartMs,
+    workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
+    firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
+    steps: worker.measures
+      .filter(([name]) => name.startsWith('blobless:clone:'))
+      .sort((a, b) => a[1] - b[1])
+      .map(([name, , ms]) => ({ name: name.slice('blobless:clone:'.length), ms })),
   };
 }
 

@@ -45,6 +45,28 @@ export interface EmbedOneFileTiming {
   commit: string;
 }
 
+export interface FirstViewTiming {
+  /** From the clone's start to the README's bytes: the depth-1 clone of the default branch, then its README. */
+  ms: number;
+  cloneMs: number;
+  readMs: number;
+  /** The README read, or null when the tip has none (then the first view is the tree alone). */
+  path: string | null;
+}
+
+/** When the page and its worker started, in the page's clock (ms since navigation). For `--profile`. */
+export interface StartupTimes {
+  /** The bench module began to run: the page's HTML and script were loaded and parsed. */
+  moduleStartMs: number;
+  /** `new Worker` returned. */
+  workerCreatedMs: number;
+  /** The worker's first call (opening the registry in IndexedDB) was sent, and when it answered. */
+  firstCallSentMs: number;
+  firstCallAnsweredMs: number;
+  /** The page's `performance.timeOrigin`, to place the worker's own clock beside the page's. */
+  timeOrigin: number;
+}
+
 export interface IsogitTiming {
   ms: number;
   /** False when the time cap stopped it (the worker was terminated) or it failed. */
@@ -54,6 +76,8 @@ export interface IsogitTiming {
 
 export interface BenchPage {
   ready(): Promise<PageReady>;
+  startupTimes(): StartupTimes;
+  bloblessFirstView(url: string): Promise<FirstViewTiming>;
   bloblessClone(url: string): Promise<BloblessCloneTiming>;
   bloblessCheckout(repoId: string, ref: string): Promise<Timing>;
   bloblessNoopFetch(repoId: string): Promise<Timing>;

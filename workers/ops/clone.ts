@@ -20,6 +20,7 @@ import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
+import { clearTimeline, measure, step } from './timeline.ts';
 
 export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 export type { OperationHooks } from './operationHooks.ts';
@@ -51,13 +52,17 @@ export async function clone(
   let effective = opts;
   const notes: string[] = [];
   onProgress?.({ phase: 'connecting' });
+  clearTimeline('clone');
+  const cloneStart = performance.now();
   let advertisement: Uint8Array;
   const fallback = opts.fallbackCorsProxy;
   // Never with credentials: the token was given for the git host, not for a proxy.
   const canFallBack = fallback && !opts.corsProxy && !opts.auth;
   try {
     // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
-    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack);
+    advertisement = await step('clone', 'info-refs', () =>
+      client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
+    );
   } catch (err) {
     if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
     client = connect(fallback);
@@ -70,11 +75,14 @@ export async function clone(
   // git says "warning: redirecting to …" and keeps the address given; so do we.
   if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
   const repoId = newRepoId(client.url);
+  const lockAsked = performance.now();
   // Held from before the database exists until the record is written: startup repair in another tab
   // sees a database without a record, and the held lock tells it the clone is alive.
   return withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
+    measure('clone', 'lock', lockAsked);
     try {
       const result = await cloneInto(repoId, client, advertisement, effective, hooks);
+      measure('clone', 'total', cloneStart);
       return { ...result, warnings: [...notes, ...result.warnings] };
     } catch (err) {
       await deleteRepoFs(repoId).catch(() => undefined);
@@ -110,10 +118,12 @@ async function cloneInto(
   const tags = opts.tags ?? true;
 
   const limits = cloneLimits(opts);
-  const listed = await lsRefsCall(client, caps, refPrefixes(opts, tags), {
-    agent: agentFor(caps),
-    maxBytes: limits.maxLsRefsBytes,
-  });
+  const listed = await step('clone', 'ls-refs', () =>
+    lsRefsCall(client, caps, refPrefixes(opts, tags), {
+      agent: agentFor(caps),
+      maxBytes: limits.maxLsRefsBytes,
+    }),
+  );
   throwIfAborted(signal);
   const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
   const named = checkRemoteRefNames(listed, headTarget, client.url.href);
@@ -145,12 +155,14 @@ async function cloneInto(
     deepen: depth,
     agent: agentFor(caps),
   });
-  const body = await client.post('git-upload-pack', request);
-  const ingester = await PackIngester.create({
-    signal,
-    onProgress: (p) => onProgress?.(p),
-    limits,
-  });
+  // Both wait on something else (the server; the hasher's wasm compile), so they overlap.
+  const [body, ingester] = await Promise.all([
+    step('clone', 'fetch-response', () => client.post('git-upload-pack', request)),
+    step('clone', 'ingester-create', () =>
+      PackIngester.create({ signal, onProgress: (p) => onProgress?.(p), limits }),
+    ),
+  ]);
+  const receiveStart = performance.now();
   let shallow: string[] = [];
   let sawPack = false;
   const progressCap = { maxProgressLineBytes: limits.maxProgressLineBytes };
@@ -168,9 +180,11 @@ async function cloneInto(
   if (!sawPack) {
     throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   }
-  const pack = await ingester.finish();
+  measure('clone', 'receive', receiveStart);
+  const pack = await step('clone', 'index', () => ingester.finish());
   throwIfAborted(signal);
   onProgress?.({ phase: 'writing' });
+  const writeStart = performance.now();
 
   const fs = openRepoFs(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
@@ -192,12 +206,14 @@ async function cloneInto(
       pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
     }),
   );
-  await flushRepoFs(repoId);
+  measure('clone', 'write', writeStart);
+  await step('clone', 'flush', () => flushRepoFs(repoId));
   throwIfAborted(signal);
   // Files first, then the record: a crash in between leaves a database no record names, which startup
   // repair deletes (the lock held by this clone tells it apart from one in progress).
   await crashPoint('clone:files-committed');
   const now = Date.now();
+  const recordStart = performance.now();
   await putRepo({
     id: repoId,
     url: client.url.href,
@@ -213,6 +229,7 @@ async function cloneInto(
     createdAt: now,
     lastFetchedAt: now,
   });
+  measure('clone', 'record', recordStart);
   if (opts.auth) rememberForSession(repoId, opts.auth);
   return {
     repoId,
