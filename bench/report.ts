@@ -48,6 +48,8 @@ export interface ProfileSample {
   steps: { name: string; ms: number }[];
   /** The same steps for the first view's depth-1 clone. */
   firstViewSteps?: { name: string; ms: number }[];
+  /** The checkout of the clone's result, step by step (workers/ops/checkout.ts). */
+  checkoutSteps?: { name: string; ms: number }[];
 }
 
 /** The stable shape outside checks read (bench/README.md documents every key and unit). */
@@ -127,6 +129,7 @@ export interface RepoResult {
     firstCall: number | null;
     steps: Record<string, number | null>;
     firstViewSteps: Record<string, number | null>;
+    checkoutSteps: Record<string, number | null>;
   };
   notes: string[];
   samples: RunSample[];
@@ -187,6 +190,17 @@ export function summarize(
   };
   const profiles = samples.map((r) => r.blobless?.profile).filter((p): p is ProfileSample => !!p);
   const stepNames = [...new Set(profiles.flatMap((p) => p.steps.map((st) => st.name)))];
+  const stepMedians = (
+    names: string[],
+    pick: (p: ProfileSample) => { name: string; ms: number }[] | undefined,
+  ) =>
+    Object.fromEntries(
+      names.map((name) => [
+        name,
+        round(median(profiles.map((p) => pick(p)?.find((st) => st.name === name)?.ms)), 1),
+      ]),
+    );
+  const checkoutNames = [...new Set(profiles.flatMap((p) => (p.checkoutSteps ?? []).map((st) => st.name)))];
   const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
   return {
     name: repo.name,
@@ -260,18 +274,9 @@ export function summarize(
             pageLoad: round(median(profiles.map((p) => p.pageLoad)), 1),
             workerStart: round(median(profiles.map((p) => p.workerStart)), 1),
             firstCall: round(median(profiles.map((p) => p.firstCall)), 1),
-            steps: Object.fromEntries(
-              stepNames.map((name) => [
-                name,
-                round(median(profiles.map((p) => p.steps.find((st) => st.name === name)?.ms)), 1),
-              ]),
-            ),
-            firstViewSteps: Object.fromEntries(
-              stepNames.map((name) => [
-                name,
-                round(median(profiles.map((p) => p.firstViewSteps?.find((st) => st.name === name)?.ms)), 1),
-              ]),
-            ),
+            steps: stepMedians(stepNames, (p) => p.steps),
+            firstViewSteps: stepMedians(stepNames, (p) => p.firstViewSteps),
+            checkoutSteps: stepMedians(checkoutNames, (p) => p.checkoutSteps),
           },
         }
       : {}),
@@ -412,6 +417,7 @@ export function formatProfile(results: RepoResult[]): string {
   const withProfile = results.filter((r) => r.profile);
   if (withProfile.length === 0) return '';
   const names = [...new Set(withProfile.flatMap((r) => Object.keys(r.profile!.steps)))];
+  const checkoutNames = [...new Set(withProfile.flatMap((r) => Object.keys(r.profile!.checkoutSteps)))];
   const ms = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x.toFixed(1)} ms`);
   const rows = [
     ['step (ms, median)', ...withProfile.map((r) => r.name)],
@@ -423,10 +429,16 @@ export function formatProfile(results: RepoResult[]): string {
       `first view's depth-1 clone: ${name}`,
       ...withProfile.map((r) => ms(r.profile!.firstViewSteps[name])),
     ]),
+    ...checkoutNames.map((name) => [
+      `checkout: ${name}`,
+      ...withProfile.map((r) => ms(r.profile!.checkoutSteps[name])),
+    ]),
   ];
   const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
   const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
-  return [line(rows[0]), `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`, ...rows.slice(1).map(line)].join(
-    '\n',
-  );
+  return [
+    line(rows[0]),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
 }

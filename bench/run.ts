@@ -26,8 +26,8 @@ import {
   fmtBytes,
   formatProfile,
   formatTable,
-  type ProfileSample,
   type PhaseSample,
+  type ProfileSample,
   type RepoResult,
   type RunSample,
   summarize,
@@ -430,6 +430,9 @@ async function measureBlobless(
         ] as const),
       );
     }
+    if (opts.profile && profileSample && checkout.s !== null) {
+      profileSample.checkoutSteps = (await readProfile(profile, 'checkout')).steps;
+    }
     longestMainTaskMs = (await page.evaluate(() => window.bench.mainThreadLongTasks())).longestMs;
     await profile.heap.sample();
     checkoutPeakHeapMB = profile.heap.peakMB('git.worker');
@@ -523,7 +526,10 @@ async function measureBlobless(
 }
 
 /** `--profile`: the page's startup times and the worker's User Timing measures of the clone just run. */
-async function readProfile(profile: Awaited<ReturnType<typeof openFreshProfile>>): Promise<ProfileSample> {
+async function readProfile(
+  profile: Awaited<ReturnType<typeof openFreshProfile>>,
+  op: 'clone' | 'checkout' = 'clone',
+): Promise<ProfileSample> {
   const startup = await profile.page.evaluate(() => window.bench.startupTimes());
   const raw = await profile.heap.evaluate(
     'git.worker',
@@ -540,9 +546,9 @@ async function readProfile(profile: Awaited<ReturnType<typeof openFreshProfile>>
     workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
     firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
     steps: worker.measures
-      .filter(([name]) => name.startsWith('blobless:clone:'))
+      .filter(([name]) => name.startsWith(`blobless:${op}:`))
       .sort((a, b) => a[1] - b[1])
-      .map(([name, , ms]) => ({ name: name.slice('blobless:clone:'.length), ms })),
+      .map(([name, , ms]) => ({ name: name.slice(`blobless:${op}:`.length), ms })),
   };
 }
 

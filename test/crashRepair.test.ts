@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { maybeRepack } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
+import { setCrashHook } from '../workers/store/crashPoints.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { repairStores } from '../workers/store/repair.ts';
-import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
 import { crashAt, pauseAt, terminateWorker } from './support/crash.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
@@ -119,6 +120,33 @@ describe('a checkout of features.git', () => {
     expect(await getRepo(repoId)).toMatchObject({ branch: 'main', headOid: main });
     await expectWholePacks(repoId);
     await fsckExport(repoId);
+  });
+
+  it('terminated with new files stored ahead of its commit: repair deletes the contents no file names', async () => {
+    await api.checkout(repoId, 'dev');
+    // main adds .gitmodules and notes/README.txt to dev: new files, staged as written (STAGE_BYTES 1).
+    repoFsBackend(repoId).stageBytes = 1;
+    const pause = pauseAt('checkout:files-written');
+    const running = api.checkout(repoId, 'main');
+    running.catch(() => undefined);
+    await pause.paused;
+    const stored = await repoFsBackend(repoId).storedInodes();
+    setCrashHook(undefined);
+    await terminateWorker();
+
+    const report = await repairStores();
+    const mine = report.removed.filter((r) => r.startsWith('features'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/^features: deleted [1-9]\d* stored file contents that no file names/);
+    // What is stored now is exactly what the tree names: nothing of the dead checkout.
+    const after = await repoFsBackend(repoId).storedInodes();
+    expect(after.size).toBeLessThan(stored.size);
+    await expectWorktreeOf(dev);
+    expect(await getRepo(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
+    await expectWholePacks(repoId);
+    await fsckExport(repoId);
+    expect((await repairStores()).removed.filter((r) => r.startsWith('features'))).toEqual([]);
+    await api.checkout(repoId, 'main');
   });
 
   it('terminated after its commit, before its record: repair brings the record to HEAD', async () => {

@@ -79,7 +79,12 @@ const bench: BenchPage = {
     const readme = tree.entries.find((e) => e.type === 'blob' && /^readme(\.|$)/i.test(e.name));
     if (readme) await blobless.readFile(result.repoId, ref, readme.name);
     const done = performance.now();
-    return { ms: done - started, cloneMs: cloned - started, readMs: done - cloned, path: readme?.name ?? null };
+    return {
+      ms: done - started,
+      cloneMs: cloned - started,
+      readMs: done - cloned,
+      path: readme?.name ?? null,
+    };
   },
 
   mainThreadLongTasks() {

@@ -28,6 +28,7 @@ import {
 import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle, scheduleRepack } from './packMaintenance.ts';
 import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
+import { clearTimeline, measure, step } from './timeline.ts';
 import { clearTypeChanges } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
@@ -102,10 +103,12 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   const { signal, onProgress, connection, batching } = hooks;
   throwIfAborted(signal);
+  clearTimeline('checkout');
+  const started = performance.now();
   const repo = await openRepo(repoId);
   const target = await resolveTarget(repo, ref);
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
-  const files = await listFiles(repo, target.commit, paths);
+  const files = await step('checkout', 'list-files', () => listFiles(repo, target.commit, paths));
   throwIfAborted(signal);
 
   const blobs = [...files.values()].filter((f) => f.mode !== MODE_GITLINK).map((f) => f.oid);
@@ -113,13 +116,9 @@ export async function checkout(
   try {
     // No pack merge inside a checkout: it would hold the checkout up, and its writes would fall inside the
     // all-or-nothing batch below. It is scheduled once the checkout is done.
-    fetched = await ensureBlobs(repoId, blobs, {
-      onProgress,
-      signal,
-      connection,
-      batching,
-      deferMaintenance: true,
-    });
+    fetched = await step('checkout', 'fetch-blobs', () =>
+      ensureBlobs(repoId, blobs, { onProgress, signal, connection, batching, deferMaintenance: true }),
+    );
   } catch (err) {
     // Packs of the batches that did arrive are stored: they may want merging all the same.
     scheduleRepack(repoId);
@@ -136,7 +135,9 @@ export async function checkout(
       if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
     }
     assertSafeSymlinks(links);
-    return await writeCheckout(repoId, repo, target, files, paths, opts, hooks, fetched);
+    const result = await writeCheckout(repoId, repo, target, files, paths, opts, hooks, fetched);
+    measure('checkout', 'total', started);
+    return result;
   } finally {
     if (fetched.fetched > 0) scheduleRepack(repoId);
   }
@@ -176,15 +177,22 @@ async function writeCheckout(
   }
 
   const changes: WorktreeChanges = { written: new Set(), deleted: new Set() };
+  let commitStarted = performance.now();
   try {
+    const writeStarted = performance.now();
     await writeAllOrNothing(repoId, async () => {
       const worktreeFs = watchedFs(repo.fs.promises, changes, signal);
       await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force);
-      await applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks);
+      await step('checkout', 'write-files', () =>
+        applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks),
+      );
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
       await crashPoint('checkout:files-written');
+      commitStarted = performance.now();
     });
+    measure('checkout', 'commit', commitStarted);
+    measure('checkout', 'write-and-commit', writeStarted);
   } catch (err) {
     // The discard also dropped whatever else was written meanwhile (a lazy fetch's pack, say): what is
     // known of the packs in memory is read again from what is stored.

@@ -286,6 +286,80 @@ describe('writeAllOrNothing', () => {
   });
 });
 
+describe('staging ahead of the commit', () => {
+  /** A repo whose every new file is staged as soon as it is written (STAGE_BYTES 1). */
+  function stagingRepo() {
+    const repoId = freshName();
+    const fs = openRepoFs(repoId);
+    opened.push(fs);
+    repoFsBackend(repoId).stageBytes = 1;
+    return { repoId, fs, p: fs.promises, name: repoDbName(repoId) };
+  }
+
+  /** The superblock IndexedDB holds now, read apart from the repo's own file system. */
+  async function storedPaths(name: string): Promise<string[]> {
+    const other = new FS(`${name}`, { db: new (await import('./batchedIdb.ts')).BatchedIdb(name) } as never);
+    opened.push(other);
+    const out: string[] = [];
+    const walk = async (dir: string) => {
+      for (const entry of await other.promises.readdir(dir).catch(() => [] as string[])) {
+        const path = `${dir === '/' ? '' : dir}/${entry}`;
+        if ((await other.promises.lstat(path)).isDirectory()) await walk(path);
+        else out.push(path);
+      }
+    };
+    await walk('/');
+    await close(other);
+    return out.sort();
+  }
+
+  it('stores new files before the commit, named by no stored superblock until it', async () => {
+    const { repoId, fs, p, name } = stagingRepo();
+    await p.writeFile('/before.txt', 'before', 'utf8');
+    await p.flush();
+    const keysBefore = (await rawKeys(name)).length;
+    await writeAllOrNothing(repoId, async () => {
+      await p.mkdir('/w');
+      for (let i = 0; i < 20; i++) await p.writeFile(`/w/${i}`, `content ${i}`, 'utf8');
+      // Staged: their contents are in IndexedDB already, and out of the pending batch.
+      await repoFsBackend(repoId).storedInodes();
+      expect((await rawKeys(name)).length).toBe(keysBefore + 20);
+      expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+      expect(await storedPaths(name)).toEqual(['/before.txt']);
+      // Reads of a staged file go to IndexedDB.
+      expect(await p.readFile('/w/7', 'utf8')).toBe('content 7');
+    });
+    expect(await storedPaths(name)).toEqual([
+      '/before.txt',
+      ...Array.from({ length: 20 }, (_, i) => `/w/${i}`).sort(),
+    ]);
+    await close(fs);
+    expect(await p.readFile('/w/19', 'utf8')).toBe('content 19');
+  });
+
+  it('rewrites of files stored before are never staged: a failed write leaves them as they were', async () => {
+    const { repoId, p, name } = stagingRepo();
+    await p.writeFile('/kept.txt', 'kept', 'utf8');
+    await p.flush();
+    const keysBefore = await rawKeys(name);
+    const failure = new Error('half way');
+    await expect(
+      writeAllOrNothing(repoId, async () => {
+        await p.writeFile('/kept.txt', 'x'.repeat(1000), 'utf8');
+        await p.writeFile('/new.txt', 'new', 'utf8');
+        await repoFsBackend(repoId).storedInodes();
+        expect((await rawKeys(name)).length).toBe(keysBefore.length + 1);
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    // The discard deleted what it staged; the old file is untouched.
+    await repoFsBackend(repoId).storedInodes();
+    expect((await rawKeys(name)).sort()).toEqual(keysBefore.sort());
+    expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
+    await expect(p.readFile('/new.txt', 'utf8')).rejects.toThrow();
+  });
+});
+
 function rawKeys(name: string): Promise<IDBValidKey[]> {
   return new Promise((resolve, reject) => {
     const req = indexedDB.open(name);

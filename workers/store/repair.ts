@@ -118,6 +118,18 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
     }
   }
 
+  // Contents no file names: a write that stored files ahead of its commit (batchedIdb.ts, STAGE_BYTES) and
+  // died before it. Taken after the fixes above, from the tree as it now is.
+  const named = new Set<number>();
+  await walkFiles(fs, '/', (_path, ino) => named.add(ino), true);
+  const unnamed = [...(await repoFsBackend(record.id).storedInodes())].filter((ino) => !named.has(ino));
+  if (unnamed.length > 0) {
+    await repoFsBackend(record.id).deleteUnnamed(unnamed);
+    report.removed.push(
+      `${label}: deleted ${unnamed.length} stored file contents that no file names (left by an interrupted write).`,
+    );
+  }
+
   // Pack files without their partners: a .pack without its .idx is unreadable, an .idx without its .pack
   // points at nothing.
   let names: string[] = [];
@@ -163,12 +175,14 @@ async function walkFiles(
   fs: PromiseFs,
   dir: string,
   visit: (path: string, ino: number) => void,
+  /** Symbolic links too (their targets are stored like contents). */
+  links = false,
 ): Promise<void> {
   for (const name of await fs.readdir(dir)) {
     const path = `${dir === '/' ? '' : dir}/${name}`;
     const st = await fs.lstat(path);
-    if (st.isDirectory()) await walkFiles(fs, path, visit);
-    else if (st.isFile()) visit(path, st.ino as number);
+    if (st.isDirectory()) await walkFiles(fs, path, visit, links);
+    else if (st.isFile() || (links && st.isSymbolicLink())) visit(path, st.ino as number);
   }
 }
 

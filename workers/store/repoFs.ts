@@ -75,12 +75,16 @@ export class RepoFsBackend extends DefaultBackend {
     const walk = cache.autoinc.bind(cache);
     let counted: unknown;
     let next = 0;
+    const db = (options as { db?: unknown } | undefined)?.db;
     cache.autoinc = () => {
       if (cache._root !== counted) {
         counted = cache._root;
         next = walk();
       }
-      return next++;
+      const inode = next++;
+      // Numbered past everything the loaded tree names: its contents are new to IndexedDB.
+      if (db instanceof BatchedIdb) db.noteNewInode(inode);
+      return inode;
     };
   }
 }
