@@ -169,13 +169,19 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
       code: 'PKT_LINE_INVALID',
       says: /not git protocol/,
     },
-    { what: 'HTTP 502', status: 502, type: 'text/plain', code: 'HTTP_ERROR', says: /HTTP 502/ },
+    {
+      what: 'HTTP 502',
+      status: 502,
+      type: 'text/plain',
+      code: 'HTTP_ERROR',
+      says: /failed on its side \(HTTP 502\)/,
+    },
     {
       what: 'HTTP 500, git type',
       status: 500,
       type: 'application/x-git-upload-pack-result',
       code: 'HTTP_ERROR',
-      says: /HTTP 500/,
+      says: /failed on its side \(HTTP 500\)/,
     },
   ] as const)(
     'a POST answered with $what is $code, and stores nothing',
