@@ -1,5 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
+import { ensureFixtures } from '../server/fixtures/index.ts';
 import { type Relay, startRelay } from '../test/support/relay.ts';
+import { settledFiles, storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -81,3 +85,52 @@ for (const c of cases) {
     }
   });
 }
+
+test('Cancel in the branch switcher, after blob bytes arrived: HEAD, index and files stay on the old branch', async ({
+  page,
+}) => {
+  const bare = join((await ensureFixtures()).dir, 'features.git');
+  const gitIn = (args: string[]) => execFileSync('git', args, { cwd: bare, encoding: 'utf8' });
+  // main to v0.1 needs blobs main's checkout did not fetch: the old assets/image.bin alone is 200 KB of
+  // random bytes, so the held fetch is caught with its first 16 KB in and most of it still to come.
+  const target = 'v0.1';
+  const needed = gitIn(['diff', '--raw', '--no-renames', 'main', target])
+    .trim()
+    .split('\n')
+    .map((l) => l.split(/\s+/)[3])
+    .filter((oid) => !/^0+$/.test(oid));
+  expect(needed.length).toBeGreaterThan(0);
+  const requests: { path: string; body: Buffer }[] = [];
+  const relay = await startRelay(gitServer, { kind: 'record', requests });
+  try {
+    await cloneThroughForm(page, `${relay.url}/features.git`);
+    await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+    await expect(page.getByTestId('branch-select')).toHaveValue('main');
+    const repoId = new URL(page.url()).searchParams.get('repo')!;
+    const before = await settledFiles(page, repoId);
+    expect(Buffer.from(before['/.git/HEAD'], 'base64').toString()).toBe('ref: refs/heads/main\n');
+
+    // The switch's blob fetch is the next POST with a body (preflights have none).
+    const posts = requests.filter((r) => r.path.endsWith('/git-upload-pack') && r.body.length > 0).length;
+    relay.setMode({ kind: 'hold', post: posts + 1, afterBytes: 16_000 });
+    await page.getByTestId('branch-select').selectOption(target);
+    await relay.holding;
+    await expect(page.getByTestId('progress')).toHaveAttribute('data-phase', 'fetching-blobs');
+    await page.getByTestId('checkout-cancel').click();
+    await expect(page.getByTestId('checkout-cancel')).toBeHidden({ timeout: 30_000 });
+    relay.release();
+
+    // Cancelled is no error to show; the switcher and the address still name main.
+    await expect(page.getByTestId('branch-select')).toHaveValue('main');
+    await expect(page.locator('.ref-switcher [role="alert"]')).toHaveCount(0);
+    expect(new URL(page.url()).searchParams.get('ref') ?? 'main').toBe('main');
+    // Every stored file (HEAD, index, working tree, packs) as before: nothing of v0.1 half-written.
+    expect(await settledFiles(page, repoId)).toEqual(before);
+    // And a new page (a new worker) finds the same.
+    await page.reload();
+    await expect(page.getByTestId('branch-select')).toHaveValue('main');
+    expect(await storedFiles(page, repoId)).toEqual(before);
+  } finally {
+    await relay.close();
+  }
+});

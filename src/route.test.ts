@@ -67,6 +67,12 @@ describe('routeHref', () => {
       view: null,
       compare: null,
     });
+    expect(readBack(routeHref({ commit: 'c0ffee' }, base))).toEqual({
+      ...base,
+      commit: 'c0ffee',
+      view: null,
+      compare: null,
+    });
     expect(readBack(routeHref({ path: 'README.md', view: 'blame' }, base))).toEqual({
       ...base,
       path: 'README.md',

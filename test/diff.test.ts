@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -10,6 +9,7 @@ import { type CommitDiff, diffCommits, diffFile, type FileChange, lineDiff } fro
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -153,12 +153,13 @@ describe('diff of features.git commits, against git diff', () => {
 });
 
 describe('diff across type changes and file/folder swaps', () => {
+  const tmp = useTmpDir('diff');
   let work: string;
   let server: GitServer;
   let repoId: string;
 
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'blobless-diff-'));
+    work = tmp();
     const src = join(work, 'src');
     const run = (args: string[]) =>
       promisify(execFile)('git', args, {
@@ -210,7 +211,6 @@ describe('diff across type changes and file/folder swaps', () => {
 
   afterAll(async () => {
     await server?.close();
-    await rm(work, { recursive: true, force: true });
   });
 
   it('reports T, M for a mode change, and a folder and a file of one name as two entries, like git', async () => {

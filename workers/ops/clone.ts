@@ -189,8 +189,8 @@ async function cloneInto(
   const fs = openRepoFs(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
-  await writeAllOrNothing(repoId, () =>
-    writeNewGitDir(fs, {
+  await writeAllOrNothing(repoId, async () => {
+    await writeNewGitDir(fs, {
       config: {
         remote: {
           url: client.url.href,
@@ -204,8 +204,9 @@ async function cloneInto(
       packedRefs: plan.packedRefs,
       shallow,
       pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
-    }),
-  );
+    });
+    await crashPoint('clone:files-written');
+  });
   measure('clone', 'write', writeStart);
   await step('clone', 'flush', () => flushRepoFs(repoId));
   throwIfAborted(signal);

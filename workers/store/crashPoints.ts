@@ -2,6 +2,8 @@
 // is ever set (only tests call setCrashHook), so each point costs one comparison.
 
 export type CrashPoint =
+  /** The clone's git directory is written but held, not committed; the registry has no record of it. */
+  | 'clone:files-written'
   /** The clone's git directory is committed; the registry has no record of it yet. */
   | 'clone:files-committed'
   /** The checkout's blobs are stored; nothing of the working tree is written yet. */
