@@ -27,6 +27,7 @@ import {
 } from './lazyBlobs.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle, scheduleRepack } from './packMaintenance.ts';
+import { usePackObjectCache } from './packObjectCache.ts';
 import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
 import { clearTimeline, measure, step } from './timeline.ts';
 import { clearTypeChanges } from './typeChanges.ts';
@@ -109,6 +110,8 @@ export async function checkout(
   const target = await resolveTarget(repo, ref);
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
   const files = await step('checkout', 'list-files', () => listFiles(repo, target.commit, paths));
+  // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
+  await usePackObjectCache(repo.cache);
   throwIfAborted(signal);
 
   const blobs = [...files.values()].filter((f) => f.mode !== MODE_GITLINK).map((f) => f.oid);

@@ -2,6 +2,7 @@ import git from 'isomorphic-git';
 import { getRepo, type RepoRecord } from '../store/registry.ts';
 import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../store/repoFs.ts';
 import { OperationError } from './errors.ts';
+import { usePackObjectCache } from './packObjectCache.ts';
 
 type Fs = ReturnType<typeof openRepoFs>;
 
@@ -34,6 +35,8 @@ export async function openRepo(repoId: string): Promise<RepoHandle> {
     checked = new Set();
     checkedTrees.set(repoId, checked);
   }
+  // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
+  await usePackObjectCache(cache);
   return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache, checkedTrees: checked };
 }
 
