@@ -1,5 +1,10 @@
 // Named points inside the writing operations where crash tests stop a worker dead. In production no hook
 // is ever set (only tests call setCrashHook), so each point costs one comparison.
+//
+// In Chromium, an e2e test reaches the worker's global scope through DevTools (Playwright's
+// `worker.evaluate`), which no page script can: it sets `__bloblessCrashAt` to a point's name, waits for
+// `__bloblessCrashedAt` to say the worker stands there, and closes the tab, which terminates the worker
+// for real in the middle of the operation.
 
 export type CrashPoint =
   /** The clone's git directory is written but held, not committed; the registry has no record of it. */
@@ -26,6 +31,17 @@ export function setCrashHook(next: CrashHook | undefined): void {
   hook = next;
 }
 
+interface CrashGlobals {
+  __bloblessCrashAt?: string;
+  __bloblessCrashedAt?: string;
+}
+
 export async function crashPoint(point: CrashPoint): Promise<void> {
   if (hook) await hook(point);
+  const globals = globalThis as CrashGlobals;
+  if (globals.__bloblessCrashAt === point) {
+    globals.__bloblessCrashedAt = point;
+    // Never goes on: the test terminates the worker while it waits here.
+    await new Promise<never>(() => undefined);
+  }
 }
