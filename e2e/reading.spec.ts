@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -85,6 +86,26 @@ test('relative links open inside the repo at the same commit, headings included'
   );
   await page.getByRole('button', { name: 'Preview' }).click();
   await expect(page.getByTestId('markdown')).toBeVisible();
+});
+
+test('going from one file to another never shows the first one’s content under the second’s name', async () => {
+  await open({ path: 'src/blame.txt' });
+  await expect(page.getByTestId('file-content')).toBeVisible();
+  await watchShownFiles(page);
+  const oids = new Map(
+    lines(gitIn(['ls-tree', '-r', 'main'])).map((l) => [l.split('\t')[1], l.split(' ')[2].split('\t')[0]]),
+  );
+  // In-app navigation, as a link in the tree does it: the view stays mounted and gets the new path.
+  for (const path of ['src/main-only.txt', 'docs/new-name.txt', 'src/blame.txt']) {
+    await page.evaluate((p) => {
+      const q = new URLSearchParams(location.search);
+      q.set('path', p);
+      history.pushState(null, '', `/?${q}`);
+      window.dispatchEvent(new PopStateEvent('popstate'));
+    }, path);
+    await expect(page.getByTestId('file-oid')).toHaveText(oids.get(path)!.slice(0, 10));
+  }
+  expect(await mislabelledFiles(page, (p) => oids.get(p))).toEqual([]);
 });
 
 test('a README carrying script, an onerror handler and javascript: links runs none of them', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
 import { storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
@@ -43,13 +44,7 @@ function diskFiles(root: string, skip = '.git'): Record<string, string> {
   return out;
 }
 
-// FIXME: since main gained fetch, pull and the working-tree views, this fails most runs at the check of the
-// fetched blobs: one of tab B's 18 blobs (a different one each run) is in no stored pack at the end, while
-// every pack verifies and fsck passes. It passed 8 runs of 8 before that merge. A writer still outside the
-// lock, or a save of a stale tree, is suspected; not yet found. Kept here, failing if run, to find it.
-test.fixme('two tabs: one checks out while the other reads, fetches and merges packs', async ({
-  browser,
-}) => {
+test('two tabs: one checks out while the other reads, fetches and merges packs', async ({ browser }) => {
   test.setTimeout(180_000);
   const bare = join((await ensureFixtures()).dir, 'small-sized.git');
   const context = await browser.newContext();
@@ -97,14 +92,19 @@ test.fixme('two tabs: one checks out while the other reads, fetches and merges p
     .map(([path]) => path);
   expect(reads).toHaveLength(18);
 
+  const v05 = treeOf('v0.5');
+  await watchShownFiles(b);
   await a.getByTestId('branch-select').selectOption('v0.1');
   for (const path of reads) {
     await go(b, { repo: repoId, ref: 'v0.5', path });
     const file = b.getByRole('region', { name: `File ${path}` });
-    await expect(file.getByTestId('file-content').or(file.getByTestId('markdown'))).toBeVisible({
-      timeout: 60_000,
-    });
+    // Its own blob, read: the next navigation would cancel a read still running, and its blob would
+    // rightly never be stored.
+    await expect(file.getByTestId('file-oid')).toHaveText(v05.get(path)!.slice(0, 10), { timeout: 60_000 });
+    await expect(file.getByTestId('file-content')).toBeVisible();
   }
+  // No file was ever shown with another's content (what let this test once go on before a read finished).
+  expect(await mislabelledFiles(b, (path) => v05.get(path))).toEqual([]);
   const commitV01 = gitIn(bare, ['rev-parse', 'v0.1^{commit}']).trim();
   await expect(a).toHaveURL(/ref=v0\.1/, { timeout: 60_000 });
   const busySeen = await b.evaluate(() => (window as unknown as { busySeen: string[] }).busySeen);
@@ -158,7 +158,6 @@ test.fixme('two tabs: one checks out while the other reads, fetches and merges p
         '\n',
       ),
     );
-    const v05 = treeOf('v0.5');
     expect(reads.filter((path) => !stored.has(v05.get(path)!))).toEqual([]);
     const oracle = join(scratch, 'oracle');
     execFileSync('git', ['clone', '-q', bare, oracle]);

@@ -27,14 +27,28 @@ interface Row {
   times: number;
   /** 'ok' (success, after a retry when `retried`), or the error's code and, for lazy fetches, its cause's. */
   /** fetch ends as clone does (its pack is not retried either) unless it says otherwise. */
-  expect: Record<Exclude<Op, 'fetch'>, Outcome> & { fetch?: Outcome };
+  expect: Record<Exclude<Op, 'fetch' | 'push'>, Outcome> & { fetch?: Outcome; push: Outcome | NotApplicable };
 }
-type Op = 'clone' | 'checkout' | 'readFile' | 'fetch';
+type Op = 'clone' | 'checkout' | 'readFile' | 'fetch' | 'push';
+/** A fault of the pack in an upload-pack answer: a push's answer (report-status) carries none. */
+type NotApplicable = 'n/a';
 type Outcome = { ok: true; retried: boolean } | { code: string; cause?: string };
 
 const ok = (retried = true): Outcome => ({ ok: true, retried });
 const missing = (cause: string): Outcome => ({ code: 'MISSING_OBJECT', cause });
-const all = (o: Outcome): Row['expect'] => ({ clone: o, checkout: o, readFile: o });
+const all = (o: Outcome, push: Outcome | NotApplicable): Row['expect'] => ({
+  clone: o,
+  checkout: o,
+  readFile: o,
+  push,
+});
+/*
+ * push: receive-pack's POST is never sent twice (a second one could apply the push twice, or over a change
+ * made meanwhile), so every fault of it is a typed error. A fault the relay answers itself (a status, an
+ * HTML page, a reset) never reached the server; one that breaks the server's answer (a cut, a stall, a bad
+ * pkt-line) came after the server took the push, and the message says so. Either way the next push
+ * succeeds: it sends the commit, or finds the server already has it.
+ */
 
 const ROWS: Row[] = [
   ...[0.1, 0.5, 0.9].map(
@@ -44,11 +58,26 @@ const ROWS: Row[] = [
       times: 1,
       // A clone's pack is never retried (nothing of it is stored to resume from); a lazy batch asks again
       // for the blobs still missing.
-      expect: { clone: { code: 'NETWORK_ERROR' }, checkout: ok(), readFile: ok() },
+      expect: {
+        clone: { code: 'NETWORK_ERROR' },
+        checkout: ok(),
+        readFile: ok(),
+        push: { code: 'PUSH_OUTCOME_UNKNOWN' },
+      },
     }),
   ),
-  { name: 'HTTP 500, once', fault: { type: 'status', status: 500 }, times: 1, expect: all(ok()) },
-  { name: 'HTTP 502, once', fault: { type: 'status', status: 502 }, times: 1, expect: all(ok()) },
+  {
+    name: 'HTTP 500, once',
+    fault: { type: 'status', status: 500 },
+    times: 1,
+    expect: all(ok(), { code: 'HTTP_ERROR' }),
+  },
+  {
+    name: 'HTTP 502, once',
+    fault: { type: 'status', status: 502 },
+    times: 1,
+    expect: all(ok(), { code: 'HTTP_ERROR' }),
+  },
   {
     name: 'HTTP 503, every time',
     fault: { type: 'status', status: 503 },
@@ -57,6 +86,7 @@ const ROWS: Row[] = [
       clone: { code: 'HTTP_ERROR' },
       checkout: missing('HTTP_ERROR'),
       readFile: missing('HTTP_ERROR'),
+      push: { code: 'HTTP_ERROR' },
     },
   },
   {
@@ -69,25 +99,31 @@ const ROWS: Row[] = [
       checkout: { code: 'AUTH_REQUIRED' },
       readFile: { code: 'AUTH_REQUIRED' },
       fetch: { code: 'AUTH_REQUIRED' },
+      push: { code: 'AUTH_REQUIRED' },
     },
   },
   {
     name: 'HTTP 429, Retry-After: 1, once',
     fault: { type: 'status', status: 429, retryAfter: 1 },
     times: 1,
-    expect: all(ok()),
+    expect: all(ok(), { code: 'HTTP_ERROR' }),
   },
   {
     name: 'drip: 8 slices, 25 ms apart',
     fault: { type: 'drip', ticks: 8, intervalMs: 25 },
     times: 1,
-    expect: all(ok(false)),
+    expect: all(ok(false), ok(false)),
   },
   {
     name: 'drip slower than the stall timeout, once',
     fault: { type: 'drip', ticks: 4, intervalMs: 1_000 },
     times: 1,
-    expect: { clone: { code: 'TIMEOUT' }, checkout: ok(), readFile: ok() },
+    expect: {
+      clone: { code: 'TIMEOUT' },
+      checkout: ok(),
+      readFile: ok(),
+      push: { code: 'PUSH_OUTCOME_UNKNOWN' },
+    },
   },
   {
     name: 'one byte of the pack flipped',
@@ -97,6 +133,7 @@ const ROWS: Row[] = [
       clone: { code: 'PACK_CORRUPT' },
       checkout: missing('PACK_CORRUPT'),
       readFile: missing('PACK_CORRUPT'),
+      push: 'n/a',
     },
   },
   {
@@ -107,6 +144,7 @@ const ROWS: Row[] = [
       clone: { code: 'PACK_TRUNCATED' },
       checkout: missing('PACK_TRUNCATED'),
       readFile: missing('PACK_TRUNCATED'),
+      push: 'n/a',
     },
   },
   {
@@ -117,6 +155,7 @@ const ROWS: Row[] = [
       clone: { code: 'PKT_LINE_INVALID' },
       checkout: missing('PKT_LINE_INVALID'),
       readFile: missing('PKT_LINE_INVALID'),
+      push: { code: 'PUSH_OUTCOME_UNKNOWN' },
     },
   },
   {
@@ -127,6 +166,8 @@ const ROWS: Row[] = [
       clone: { code: 'REMOTE_ERROR' },
       checkout: missing('REMOTE_ERROR'),
       readFile: missing('REMOTE_ERROR'),
+      // The relay puts it after the pack's first packet; a push's report fits in one, so it would not strike.
+      push: 'n/a',
     },
   },
   {
@@ -137,17 +178,19 @@ const ROWS: Row[] = [
       clone: { code: 'HTTP_ERROR' },
       checkout: missing('HTTP_ERROR'),
       readFile: missing('HTTP_ERROR'),
+      push: { code: 'HTTP_ERROR' },
     },
   },
   {
     name: 'connection reset before any byte, once',
     fault: { type: 'reset' },
     times: 1,
-    expect: all(ok()),
+    expect: all(ok(), { code: 'NETWORK_ERROR' }),
   },
 ];
 
-const OPS: Op[] = ['clone', 'checkout', 'readFile', 'fetch'];
+const OPS: Op[] = ['clone', 'checkout', 'readFile', 'fetch', 'push'];
+const applies = (row: Row, op: Op) => op !== 'push' || row.expect.push !== 'n/a';
 /** Cell text for the report, by row name then operation. */
 const table = new Map<string, Partial<Record<Op, string>>>();
 
@@ -159,21 +202,26 @@ let relay: Relay;
 beforeAll(async () => {
   restorePolicy = configureRetryPolicy({ baseDelayMs: 20, maxDelayMs: 1_500, stallTimeoutMs: 300 });
   // One folder per checkout cell, one file per readFile cell: each cell's blobs are still missing when it runs.
-  server = await serveScratchRepo(join(tmp(), 'served'), [], async (run) => {
-    const { writeFile: write, mkdir: md } = await import('node:fs/promises');
-    const work = (await run(['rev-parse', '--show-toplevel'])).trim();
-    for (let i = 0; i < ROWS.length; i++) {
-      await md(join(work, 'c', String(i)), { recursive: true });
-      await md(join(work, 'r'), { recursive: true });
-      const text = (tag: string) =>
-        `${tag} ${i}\n${'the quick brown fox jumps over the lazy dog '.repeat(40 + i)}\n`;
-      await write(join(work, 'c', String(i), 'a.txt'), text('a'));
-      await write(join(work, 'c', String(i), 'b.txt'), text('b'));
-      await write(join(work, 'r', `${i}.txt`), text('r'));
-    }
-    await run(['add', '-A']);
-    await run(['commit', '-q', '-m', 'fault table fixture']);
-  });
+  server = await serveScratchRepo(
+    join(tmp(), 'served'),
+    [],
+    async (run) => {
+      const { writeFile: write, mkdir: md } = await import('node:fs/promises');
+      const work = (await run(['rev-parse', '--show-toplevel'])).trim();
+      for (let i = 0; i < ROWS.length; i++) {
+        await md(join(work, 'c', String(i)), { recursive: true });
+        await md(join(work, 'r'), { recursive: true });
+        const text = (tag: string) =>
+          `${tag} ${i}\n${'the quick brown fox jumps over the lazy dog '.repeat(40 + i)}\n`;
+        await write(join(work, 'c', String(i), 'a.txt'), text('a'));
+        await write(join(work, 'c', String(i), 'b.txt'), text('b'));
+        await write(join(work, 'r', `${i}.txt`), text('r'));
+      }
+      await run(['add', '-A']);
+      await run(['commit', '-q', '-m', 'fault table fixture']);
+    },
+    { acceptPushes: true },
+  );
   relay = await startRelay(server.url, { kind: 'fault', fault: { type: 'reset' }, on: 'fetch', times: 0 });
 });
 
@@ -186,12 +234,13 @@ afterAll(async () => {
     `| fault | ${OPS.join(' | ')} |`,
     `| --- | ${OPS.map(() => '---').join(' | ')} |`,
     ...ROWS.map(
-      (r) => `| ${r.name} | ${OPS.map((op) => table.get(r.name)?.[op] ?? 'not run').join(' | ')} |`,
+      (r) =>
+        `| ${r.name} | ${OPS.map((op) => (applies(r, op) ? (table.get(r.name)?.[op] ?? 'not run') : 'n/a')).join(' | ')} |`,
     ),
   ];
   const report = `${lines.join('\n')}\n`;
   // A run of some rows only (-t) prints its part and keeps the last full table.
-  const complete = ROWS.every((r) => OPS.every((op) => table.get(r.name)?.[op]));
+  const complete = ROWS.every((r) => OPS.every((op) => !applies(r, op) || table.get(r.name)?.[op]));
   console.log(`\nThe fault table${complete ? ' (test-results/fault-table.md)' : ', in part'}:\n\n${report}`);
   if (!complete) return;
   await mkdir('test-results', { recursive: true });
@@ -199,7 +248,8 @@ afterAll(async () => {
 });
 
 const passThrough = () => relay.setMode({ kind: 'fault', fault: { type: 'reset' }, on: 'fetch', times: 0 });
-const arm = (row: Row) => relay.setMode({ kind: 'fault', fault: row.fault, on: 'fetch', times: row.times });
+const arm = (row: Row, op: Op) =>
+  relay.setMode({ kind: 'fault', fault: row.fault, on: op === 'push' ? 'push' : 'fetch', times: row.times });
 
 /** Runs one cell; records and returns what it ended in. */
 async function runCell(
@@ -209,7 +259,7 @@ async function runCell(
 ): Promise<CellOutcome> {
   let retries = 0;
   const notices: string[] = [];
-  arm(row);
+  arm(row, op);
   let error: (Error & { code: string; cause?: unknown }) | undefined;
   try {
     await call((text) => {
@@ -262,6 +312,7 @@ const oneLine = (message: string) => {
 function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
   expect(outcome.faults).toBeGreaterThan(0);
   const want = op === 'fetch' ? (row.expect.fetch ?? row.expect.clone) : row.expect[op];
+  if (want === 'n/a') throw new Error(`${row.name} does not apply to ${op}`);
   if ('ok' in want) {
     expect(outcome.error, outcome.error?.message).toBeUndefined();
     if (want.retried) expect(outcome.retries).toBeGreaterThan(0);
@@ -428,6 +479,37 @@ describe('the fault table', () => {
       await api.fetch(repoId);
       const exported = await exportRepo(repoId, tmp(), `fe-next-${i}`);
       expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(tip);
+      await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
+    });
+  });
+
+  describe('push (a new commit before each cell), one clone for the column', () => {
+    let repoId: string;
+    const author = { name: 'Ada Lovelace', email: 'ada@example.com' };
+    beforeAll(async () => {
+      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+      await api.checkout(repoId, 'main');
+    });
+
+    it.each(ROWS.filter((r) => applies(r, 'push')).map((r) => [r.name, r] as const))('%s', async (_, row) => {
+      const i = ROWS.indexOf(row);
+      await api.writeWorktreeFile(repoId, `push-${i}.txt`, `pushed ${i}\n`.repeat(100));
+      await api.stage(repoId, [`push-${i}.txt`]);
+      const { oid } = await api.commit(repoId, { message: `push ${i}`, author });
+      const objectsBefore = await checkedExport(repoId, `pu-before-${i}`);
+      const before = await snapshotGitDir(repoId);
+      const outcome = await runCell(row, 'push', () => api.push(repoId));
+      expectOutcome(row, 'push', outcome);
+      const objectsAfter = await checkedExport(repoId, `pu-after-${i}`);
+      expectSuperset(objectsAfter, objectsBefore);
+      // A failed push moves nothing here: the remote-tracking ref stays where the server last said it was.
+      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      // The next push, without the fault, leaves the server's main at the commit, as git sees it.
+      await api.push(repoId);
+      expect((await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim()).toBe(oid);
+      await gitCli(['fsck', '--no-progress'], { cwd: server.bare });
+      const exported = await exportRepo(repoId, tmp(), `pu-next-${i}`);
+      expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(oid);
       await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
     });
   });

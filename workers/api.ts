@@ -377,7 +377,14 @@ export const api = {
     onProgress?: (p: PushProgress) => void,
     signal?: AbortSignal,
   ): Promise<PushResult> {
-    return withRepoLock(repoId, 'push', () => push(repoId, options, { onProgress, signal }), { signal });
+    // A 401 is AUTH_REQUIRED, as for a fetch: the UI asks for a token and pushes again (the server took
+    // nothing, having refused the request).
+    return withRepoLock(
+      repoId,
+      'push',
+      () => withAuthRequired(repoId, () => push(repoId, options, { onProgress, signal })),
+      { signal },
+    );
   },
 };
 

@@ -29,21 +29,31 @@ export function FileView({
   /** The commit `gitRef` names now, for permalinks; absent until it is known. */
   commit?: string;
 }) {
-  const [file, setFile] = useState<FileContent | null>(null);
-  const [error, setError] = useState<{ message: string; code: string } | null>(null);
+  // What was read is kept with the file it was read for: when the path changes, the first render (before
+  // the effect asks for the new file) must not show the previous file's bytes under the new name, where
+  // Download would save them as the new file and a reader would take them for it.
+  const shown = `${repoId}\0${gitRef}\0${path}`;
+  const [read, setRead] = useState<
+    { of: string; file: FileContent } | { of: string; error: { message: string; code: string } } | null
+  >(null);
+  const file = read?.of === shown && 'file' in read ? read.file : null;
+  const error = read?.of === shown && 'error' in read ? read.error : null;
   const [showLarge, setShowLarge] = useState(false);
   const [source, setSource] = useState(false);
 
   useEffect(() => {
-    setFile(null);
-    setError(null);
     setShowLarge(false);
     const abort = new AbortController();
     withToken(() => gitClient.readFile(repoId, gitRef, path, undefined, abort.signal))
-      .then(setFile)
-      .catch((err: RemoteOperationError) => setError({ message: err.message, code: err.code }));
+      // A read answered after the view moved on must not replace the newer one's answer.
+      .then((f) => {
+        if (!abort.signal.aborted) setRead({ of: shown, file: f });
+      })
+      .catch((err: RemoteOperationError) => {
+        if (!abort.signal.aborted) setRead({ of: shown, error: { message: err.message, code: err.code } });
+      });
     return () => abort.abort();
-  }, [repoId, gitRef, path]);
+  }, [shown]);
 
   const name = path.slice(path.lastIndexOf('/') + 1);
   const markdown = isMarkdown(path);
@@ -96,7 +106,7 @@ export function FileView({
             <span>{formatBytes(file.size)}</span>
             {file.mode === '100755' && <span class="badge">exec</span>}
             {file.mode === '120000' && <span class="badge">symlink</span>}
-            <code>{file.oid.slice(0, 10)}</code>
+            <code data-testid="file-oid">{file.oid.slice(0, 10)}</code>
             <button
               type="button"
               class="link"

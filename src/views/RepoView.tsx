@@ -232,19 +232,26 @@ function PathView({
   path: string;
   commit?: string;
 }) {
-  const [kind, setKind] = useState<'dir' | 'file' | null>(path ? null : 'dir');
+  // The kind is kept with the path it was found for: on a new path the previous path's kind would render
+  // its view (a FileView still holding the previous file) under the new path until the look-up answers.
+  const lookedUp = `${repoId}\0${gitRef}\0${path}`;
+  const [found, setFound] = useState<{ of: string; kind: 'dir' | 'file' } | null>(null);
+  const kind = !path ? 'dir' : found?.of === lookedUp ? found.kind : null;
   useEffect(() => {
-    if (!path) {
-      setKind('dir');
-      return;
-    }
-    setKind(null);
+    if (!path) return;
+    let current = true;
+    const settle = (k: 'dir' | 'file') => {
+      if (current) setFound({ of: lookedUp, kind: k });
+    };
     gitClient
       .readTree(repoId, gitRef, path)
-      .then(() => setKind('dir'))
+      .then(() => settle('dir'))
       // A tree git refuses is shown as the folder's error, not looked up again as a file.
-      .catch((err: { code?: string }) => setKind(err.code === 'HOSTILE_TREE' ? 'dir' : 'file'));
-  }, [repoId, gitRef, path]);
+      .catch((err: { code?: string }) => settle(err.code === 'HOSTILE_TREE' ? 'dir' : 'file'));
+    return () => {
+      current = false;
+    };
+  }, [lookedUp]);
   if (kind === null) return <section class="card muted">Opening {path}…</section>;
   return kind === 'dir' ? (
     <FileTree repoId={repoId} gitRef={gitRef} path={path} />

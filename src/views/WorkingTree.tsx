@@ -117,7 +117,7 @@ export function WorkingTree({
     setNotice(null);
     setBusy('Pushing…');
     try {
-      setPushed(await gitClient.push(repoId));
+      setPushed(await withToken(() => gitClient.push(repoId)));
     } catch (err) {
       setError(failure(err));
     } finally {

@@ -51,7 +51,8 @@ export type RelayMode =
   | { kind: 'fault'; fault: Fault; on: FaultTarget; times?: number };
 
 /** Which requests a fault hits: the advertisement GET, or the POSTs of one v2 command. */
-export type FaultTarget = 'info-refs' | 'ls-refs' | 'fetch' | 'any';
+/** Which request a fault strikes: `push` is receive-pack's POST (its info/refs GET is `info-refs`). */
+export type FaultTarget = 'info-refs' | 'ls-refs' | 'fetch' | 'push' | 'any';
 
 /** What goes wrong with a response, as flaky networks, proxies and broken servers do it. */
 export type Fault =
@@ -247,7 +248,13 @@ export async function startRelay(target: string, initialMode: RelayMode): Promis
       const isFetch = body.includes('command=fetch');
       let faulted: Fault | null = null;
       if (mode.kind === 'fault') {
-        const target = req.url?.includes('/info/refs') ? 'info-refs' : isFetch ? 'fetch' : 'ls-refs';
+        const target = req.url?.includes('/info/refs')
+          ? 'info-refs'
+          : req.url?.includes('/git-receive-pack')
+            ? 'push'
+            : isFetch
+              ? 'fetch'
+              : 'ls-refs';
         if (faultHits(target)) faulted = mode.fault;
       }
       if (faulted && answerWithoutUpstream(faulted, req, res)) return;

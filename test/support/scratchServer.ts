@@ -12,6 +12,7 @@ export async function serveScratchRepo(
   dir: string,
   initArgs: string[],
   script: (run: (args: string[]) => Promise<string>) => Promise<void>,
+  opts: { acceptPushes?: boolean } = {},
 ): Promise<GitServer & { bare: string }> {
   const work = join(dir, 'work');
   const root = join(dir, 'root');
@@ -28,6 +29,6 @@ export async function serveScratchRepo(
   await git(['clone', '-q', '--bare', '--no-local', work, bare], { env });
   await git(['config', 'uploadpack.allowFilter', 'true'], { cwd: bare, env });
   await git(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { cwd: bare, env });
-  const server = await startGitServer({ root });
+  const server = await startGitServer({ root, receivePackRepos: opts.acceptPushes ? ['repo.git'] : [] });
   return Object.assign(server, { bare });
 }

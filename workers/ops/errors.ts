@@ -36,6 +36,11 @@ export type OperationErrorCode =
   | 'PUSH_REJECTED'
   /** The server does not accept pushes from us (403 on receive-pack). */
   | 'PUSH_FORBIDDEN'
+  /**
+   * The server's answer to a push broke off (or came garbled) after the server received it: it may have
+   * applied it. The remote-tracking ref is left as it was; a fetch, or pushing again, tells.
+   */
+  | 'PUSH_OUTCOME_UNKNOWN'
   /** The server asked for credentials (401): AuthRequiredError says for which repo and host. */
   | 'AUTH_REQUIRED'
   /** A pull needs HEAD on a branch. */

@@ -14,6 +14,7 @@ import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
+import { WireError } from '../wire/errors.ts';
 import { readPackets } from '../wire/pktLine.ts';
 import { buildReceivePackRequest, parseReportStatus, ZERO_OID } from '../wire/receivePack.ts';
 import { OperationError, PushRejectedError, throwIfAborted } from './errors.ts';
@@ -147,7 +148,21 @@ export async function push(
   const body = buildReceivePackRequest([{ oldOid, newOid, name: ref }], [...wanted, AGENT], packfile);
   onProgress?.({ phase: 'sending', bytes: body.length });
   const response = await client.post('git-receive-pack', body);
-  const report = await parseReportStatus(readPackets(response), wanted.includes('side-band-64k'));
+  let report: Awaited<ReturnType<typeof parseReportStatus>>;
+  try {
+    report = await parseReportStatus(readPackets(response), wanted.includes('side-band-64k'));
+  } catch (err) {
+    // The server answered, so it had the whole request: whether it updated the branch is unknown. Never
+    // sent again on its own (receive-pack is not idempotent); the person is told how to find out.
+    if (signal?.aborted || !(err instanceof TransportError || err instanceof WireError)) throw err;
+    throw Object.assign(
+      new OperationError(
+        'PUSH_OUTCOME_UNKNOWN',
+        `The server's answer to the push of ${branch} broke off (${err.message}). The server may have updated ${remoteBranch} anyway: push again (it says so if it already has the commits), or fetch to see.`,
+      ),
+      { cause: err },
+    );
+  }
   if (!report.unpack.ok) {
     throw new PushRejectedError(
       'PUSH_REJECTED',

@@ -284,6 +284,60 @@ describe('writeAllOrNothing', () => {
     await close(fs);
     expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
   });
+
+  it.each([
+    // Chromium: a made-up quota, what the site uses plus 10 GiB.
+    [
+      { usage: 4_600_000, quota: 4_600_000 + 10 * 2 ** 30 },
+      'this site stores 4.6 MB; the browser reports 10737.4 MB free, yet refused it',
+    ],
+    // A browser whose figures are true: less is free than was needed.
+    [{ usage: 9_500_000, quota: 10_000_000 }, '0.5 MB free of 10.0 MB'],
+  ])(
+    'a batch the disk refuses is STORAGE_FULL with the figures (%o), and none of it is stored',
+    async (estimate, room) => {
+      const repoId = freshName();
+      const fs = openRepoFs(repoId);
+      opened.push(fs);
+      const p = fs.promises;
+      await p.writeFile('/kept.txt', 'kept', 'utf8');
+      await p.flush();
+      const nav = globalThis.navigator as unknown as { storage?: unknown };
+      const storage = nav.storage;
+      nav.storage = { estimate: async () => estimate };
+      // The disk is full from the batch on: what was stored before it stays.
+      let full = false;
+      const original = IDBDatabase.prototype.transaction;
+      vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (
+        this: IDBDatabase,
+        ...args: Parameters<IDBDatabase['transaction']>
+      ) {
+        if (full && args[1] === 'readwrite' && [args[0]].flat().includes(`${repoDbName(repoId)}_files`)) {
+          throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+        }
+        return original.apply(this, args);
+      });
+      try {
+        const err = await writeAllOrNothing(repoId, async () => {
+          full = true;
+          await p.writeFile('/pack.bin', new Uint8Array(1_500_000));
+          await p.unlink('/kept.txt');
+        }).catch((e) => e);
+        expect(err).toMatchObject({ name: 'StoreError', code: 'STORAGE_FULL' });
+        expect(err.message).toBe(
+          `The browser refused to store the changes (1.5 MB needed; ${room}): its storage for this site is full. Delete repositories you no longer need, then try again.`,
+        );
+      } finally {
+        nav.storage = storage;
+        vi.restoreAllMocks();
+      }
+      expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+      expect(await p.readdir('/')).toEqual(['kept.txt']);
+      await close(fs);
+      expect(await p.readdir('/')).toEqual(['kept.txt']);
+      expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
+    },
+  );
 });
 
 describe('staging ahead of the commit', () => {

@@ -22,6 +22,8 @@ export class StoreError extends Error {
 
 /** Turns the browser's storage failures into errors that say what to do. */
 export function storageError(err: unknown, what: string): StoreError {
+  // Already ours (a commit's STORAGE_FULL with its figures): wrapping it again would lose its code.
+  if (err instanceof StoreError) return err;
   const e = err as { name?: string; message?: string };
   if (e?.name === 'QuotaExceededError' || /quota/i.test(e?.message ?? '')) {
     return new StoreError(
@@ -60,11 +62,20 @@ export async function storageErrorWithFigures(
   const base = storageError(err, what);
   if (base.code !== 'STORAGE_FULL') return base;
   const estimate = await storageEstimate();
-  const free = estimate
-    ? `; ${mb(Math.max(0, estimate.quota - estimate.usage))} free of ${mb(estimate.quota)}`
-    : '';
   return new StoreError(
     'STORAGE_FULL',
-    `The browser refused to store ${what} (${mb(neededBytes)} needed${free}): its storage for this site is full. Delete repositories you no longer need, then try again.`,
+    `The browser refused to store ${what} (${mb(neededBytes)} needed${estimate ? `; ${room(estimate, neededBytes)}` : ''}): its storage for this site is full. Delete repositories you no longer need, then try again.`,
   );
+}
+
+/**
+ * What is free, as navigator.storage.estimate() says. Chromium reports a made-up quota (what the site uses
+ * plus 10 GiB, whatever the disk holds, so that the figure cannot identify the machine): a "free" figure
+ * larger than what was refused is then said to be the browser's, next to the one that is true, the site's
+ * own usage.
+ */
+function room(estimate: { usage: number; quota: number }, neededBytes: number): string {
+  const free = Math.max(0, estimate.quota - estimate.usage);
+  if (free < neededBytes) return `${mb(free)} free of ${mb(estimate.quota)}`;
+  return `this site stores ${mb(estimate.usage)}; the browser reports ${mb(free)} free, yet refused it`;
 }

@@ -1,0 +1,108 @@
+// A full disk, in Chromium: the site's quota lowered through the DevTools Protocol (Chromium has no flag
+// for one context's quota) makes IndexedDB refuse writes with QuotaExceededError, as a full disk does. A
+// clone then ends in STORAGE_FULL with the figures, leaves nothing of itself, and a repo stored before is
+// untouched to the byte.
+import { expect, type Page, test } from '@playwright/test';
+import { storedFiles } from './storedFiles.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+
+async function clone(page: Page, repo: string): Promise<void> {
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/${repo}`);
+  await page.getByTestId('clone-submit').click();
+}
+
+/** The registry's records and the databases of the origin, as the page sees them. */
+function storedState(page: Page) {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open('blobless-registry');
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    const records = await new Promise<unknown[]>((resolve, reject) => {
+      const req = db.transaction('repos').objectStore('repos').getAll();
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error);
+    });
+    db.close();
+    const databases = (await indexedDB.databases()).map((d) => d.name ?? '').sort();
+    return { records, databases };
+  });
+}
+
+/** Writes `bytes` to a scratch database, then deletes it: '' if stored, else the error's name. */
+async function probeWrite(bytes: number): Promise<string> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const req = indexedDB.open('quota-probe');
+    req.onupgradeneeded = () => req.result.createObjectStore('s');
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+  const outcome = await new Promise<string>((resolve) => {
+    const tx = db.transaction('s', 'readwrite');
+    // Random bytes: IndexedDB compresses values, and zeros would cost next to nothing.
+    const data = new Uint8Array(bytes);
+    for (let i = 0; i < bytes; i += 65536) crypto.getRandomValues(data.subarray(i, i + 65536));
+    tx.objectStore('s').put(data, 1);
+    tx.oncomplete = () => resolve('');
+    tx.onabort = () => resolve(tx.error?.name ?? 'AbortError');
+  });
+  db.close();
+  await new Promise((resolve) => {
+    const req = indexedDB.deleteDatabase('quota-probe');
+    req.onsuccess = req.onerror = resolve;
+  });
+  return outcome;
+}
+
+test('a clone past the quota ends in STORAGE_FULL with the figures, and a repo stored before is untouched', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await clone(page, 'basic.git');
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  const kept = new URL(page.url()).searchParams.get('repo')!;
+  const keptFiles = await storedFiles(page, kept);
+  expect(Object.keys(keptFiles)).toContain('/.git/HEAD');
+
+  // What the site stores now (the app's offline cache too), plus 64 KB: small-sized.git's blob:none pack
+  // alone is 176 KB.
+  const origin = new URL(page.url()).origin;
+  const cdp = await context.newCDPSession(page);
+  const { usage } = await cdp.send('Storage.getUsageAndQuota', { origin });
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage + 64_000 });
+  // Chromium's IndexedDB keeps the space it found free for a while (some 30 s here) before asking the
+  // quota again: wait until a 128 KB write of a scratch database is refused.
+  await expect
+    .poll(() => page.evaluate(probeWrite, 128_000), { timeout: 90_000, intervals: [1000] })
+    .toBe('QuotaExceededError');
+  const before = await storedState(page);
+
+  await clone(page, 'small-sized.git');
+  const error = page.getByTestId('clone-error');
+  await expect(error).toBeVisible({ timeout: 90_000 });
+  await expect(error).toContainText('Error code: STORAGE_FULL');
+  // How much the write needed, and what the browser says of the site's storage.
+  const message = (await error.locator('strong').textContent()) ?? '';
+  expect(message).toMatch(/\(\d+\.\d MB needed; /);
+  expect(message).toMatch(/\d+\.\d MB free|uses \d+\.\d MB/);
+  const needed = Number(/\((\d+\.\d) MB needed/.exec(message)![1]);
+  expect(needed).toBeGreaterThan(0.1);
+
+  // Nothing of the failed clone is left (no database, no record), and the earlier repo is as it was.
+  expect(await storedState(page)).toEqual(before);
+  expect(await storedFiles(page, kept)).toEqual(keptFiles);
+
+  // With room again, the same clone succeeds, and the earlier repo still opens.
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+  await clone(page, 'small-sized.git');
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  await page.goto(`/?repo=${kept}`);
+  await expect(page.getByTestId('file-tree')).toBeVisible();
+  expect(await storedFiles(page, kept)).toEqual(keptFiles);
+  await context.close();
+});
