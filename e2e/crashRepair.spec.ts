@@ -3,7 +3,9 @@
 // its transactions wherever they are. The next tab's startup repair must leave a consistent store and say
 // what it removed; test/crashRepair.test.ts covers every point in vitest, this the real termination.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { storedFiles } from './storedFiles.ts';
@@ -125,6 +127,110 @@ for (const { point, what } of [
         .click();
       await expect(next.getByTestId('file-tree')).toBeVisible({ timeout: 30_000 });
     } finally {
+      await context.close();
+    }
+  });
+}
+
+/** In-app navigation: the route changes without reloading the page (its worker lives on). */
+async function go(page: Page, query: Record<string, string>): Promise<void> {
+  await page.evaluate((q) => {
+    history.pushState(null, '', `/?${new URLSearchParams(q)}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }, query);
+}
+
+for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing']) {
+  test(`a pack merge whose tab closed at ${point}: every pack whole, every blob still stored`, async ({
+    browser,
+  }) => {
+    test.setTimeout(180_000);
+    const bare = join((await ensureFixtures()).dir, 'small-sized.git');
+    const gitIn = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
+    const context = await browser.newContext();
+    const scratch = mkdtempSync(join(tmpdir(), 'blobless-crash-repack-'));
+    try {
+      const first = await openTab(context);
+      await first.getByTestId('clone-url').fill(`${gitServer}/small-sized.git`);
+      await first.getByTestId('clone-submit').click();
+      await expect(first.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+      const repoId = new URL(first.url()).searchParams.get('repo')!;
+
+      // Files of v0.5 whose blobs main does not share: each read is one lazy fetch, one promisor pack,
+      // until there are more than REPACK_THRESHOLD (16) and a merge starts.
+      const treeOf = (rev: string) =>
+        new Map(
+          gitIn(bare, ['ls-tree', '-r', rev])
+            .trim()
+            .split('\n')
+            .map((l) => {
+              const [meta, path] = l.split('\t');
+              return [path, meta.split(' ')[2]] as const;
+            }),
+        );
+      const main = new Set(treeOf('main').values());
+      const v05 = treeOf('v0.5');
+      const seen = new Set<string>();
+      const reads = [...v05]
+        .filter(([path]) => !path.endsWith('.md'))
+        .filter(([, oid]) => !main.has(oid) && !seen.has(oid) && seen.add(oid))
+        .slice(0, 20)
+        .map(([path]) => path);
+      expect(reads).toHaveLength(20);
+
+      const crashed = await armCrash(first, point);
+      const worker = first.workers().find((w) => w.url().includes('git.worker'))!;
+      const read: string[] = [];
+      for (const path of reads) {
+        const stopped = await worker.evaluate(
+          () => (globalThis as { __bloblessCrashedAt?: string }).__bloblessCrashedAt,
+        );
+        if (stopped) break;
+        await go(first, { repo: repoId, ref: 'v0.5', path });
+        const file = first.getByRole('region', { name: `File ${path}` });
+        await expect(file.getByTestId('file-oid')).toHaveText(v05.get(path)!.slice(0, 10), {
+          timeout: 60_000,
+        });
+        read.push(path);
+      }
+      await crashed();
+
+      // The next tab's repair, then what it stores, checked with git.
+      const next = await openTab(context);
+      const files = await storedFiles(next, repoId);
+      const exported = join(scratch, 'export');
+      for (const [path, b64] of Object.entries(files)) {
+        const dest = join(exported, path);
+        mkdirSync(dirname(dest), { recursive: true });
+        writeFileSync(dest, Buffer.from(b64, 'base64'));
+      }
+      const packDir = join(exported, '.git/objects/pack');
+      const names = readdirSync(packDir);
+      for (const idx of names.filter((n) => n.endsWith('.idx'))) {
+        expect(names).toContain(idx.replace(/idx$/, 'pack'));
+        gitIn(packDir, ['verify-pack', idx]);
+      }
+      for (const pack of names.filter((n) => n.endsWith('.pack'))) {
+        expect(names).toContain(pack.replace(/pack$/, 'idx'));
+      }
+      gitIn(join(exported, '.git'), ['fsck', '--connectivity-only', '--no-progress']);
+      // Listed from the packs (cat-file -t would fetch a missing blob from the server, hiding a loss).
+      const stored = new Set(
+        gitIn(join(exported, '.git'), [
+          'cat-file',
+          '--batch-all-objects',
+          '--batch-check=%(objectname)',
+        ]).split('\n'),
+      );
+      expect(read.filter((path) => !stored.has(v05.get(path)!))).toEqual([]);
+      // And the repo opens and reads one of them without fetching it again.
+      await go(next, { repo: repoId, ref: 'v0.5', path: read[0] });
+      await expect(next.getByRole('region', { name: `File ${read[0]}` }).getByTestId('file-oid')).toHaveText(
+        v05.get(read[0])!.slice(0, 10),
+        { timeout: 30_000 },
+      );
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
       await context.close();
     }
   });
