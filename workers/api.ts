@@ -13,6 +13,7 @@ import { type Comparison, compareRefs } from './ops/compare.ts';
 import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
 import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/fetch.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
+import { type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
@@ -81,6 +82,8 @@ export type {
   FileContent,
   FileDiff,
   FileHistoryPage,
+  FillProgress,
+  FillResult,
   LastCommits,
   LockWait,
   LogPage,
@@ -129,6 +132,19 @@ export const api = {
       () => withAuthRequired(repoId, () => fetchRepo(repoId, options, { onProgress, signal })),
       { signal },
     );
+  },
+
+  /**
+   * Brings the history, branches and tags of a first-view clone (its record has `historyFill`), in steps
+   * each stored whole; a no-op for other repos, and when another tab is filling it (`busyElsewhere`).
+   * Cancelled or failed, it leaves a valid shallow repo that the next call completes.
+   */
+  fillHistory(
+    repoId: string,
+    onProgress?: (p: FillProgress) => void,
+    signal?: AbortSignal,
+  ): Promise<FillResult> {
+    return withAuthRequired(repoId, () => fillHistory(repoId, {}, { onProgress, signal }));
   },
 
   /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */

@@ -27,6 +27,9 @@ export type { OperationHooks } from './operationHooks.ts';
 
 const AGENT = 'blobless/0.1';
 
+/** `git clone`'s fetch refspec: every branch, as a remote-tracking branch. */
+const ALL_HEADS = '+refs/heads/*:refs/remotes/origin/*';
+
 /** gitprotocol-v2: agent: a client must not send one unless the server advertised its own. */
 function agentFor(caps: V2Capabilities): string | undefined {
   return caps.agent ? AGENT : undefined;
@@ -115,11 +118,21 @@ async function cloneInto(
     );
   }
   const warnings: string[] = [];
+  const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
+  // The first view needs a shallow, filtered fetch; anything else the person chose is cloned as chosen.
+  const firstView =
+    opts.firstView === true &&
+    !opts.depth &&
+    !opts.singleBranch &&
+    (opts.filter === undefined || opts.filter === 'blob:none') &&
+    fetchCaps.has('shallow') &&
+    fetchCaps.has('filter');
   const tags = opts.tags ?? true;
 
   const limits = cloneLimits(opts);
+  // The first view lists the heads only (to find HEAD's branch); the fill lists the tags.
   const listed = await step('clone', 'ls-refs', () =>
-    lsRefsCall(client, caps, refPrefixes(opts, tags), {
+    lsRefsCall(client, caps, refPrefixes(opts, tags && !firstView), {
       agent: agentFor(caps),
       maxBytes: limits.maxLsRefsBytes,
     }),
@@ -128,9 +141,11 @@ async function cloneInto(
   const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
   const named = checkRemoteRefNames(listed, headTarget, client.url.href);
   warnings.push(...named.warnings);
-  const plan = planRefs(named.kept, opts, tags, client.url.href);
+  // One ref at depth 1 for the first view, but the normal clone's refspec: the fill fetches by it.
+  const plan = firstView
+    ? { ...planRefs(named.kept, { ...opts, singleBranch: true }, false, client.url.href), fetchRefspec: ALL_HEADS }
+    : planRefs(named.kept, opts, tags, client.url.href);
 
-  const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   let filter: string | null = opts.filter === undefined ? 'blob:none' : opts.filter;
   if (filter && !fetchCaps.has('filter')) {
     warnings.push(
@@ -138,7 +153,7 @@ async function cloneInto(
     );
     filter = null;
   }
-  let depth = opts.depth && opts.depth > 0 ? opts.depth : undefined;
+  let depth = firstView ? 1 : opts.depth && opts.depth > 0 ? opts.depth : undefined;
   if (depth && !fetchCaps.has('shallow')) {
     warnings.push('The server does not support shallow clones; cloned the whole history instead.');
     depth = undefined;
@@ -150,7 +165,7 @@ async function cloneInto(
     ofsDelta: true,
     // gitprotocol-v2: fetch: without a listener the server would spend bytes on progress text nobody reads.
     noProgress: !onProgress,
-    includeTag: tags,
+    includeTag: tags && !firstView,
     filter: filter ?? undefined,
     deepen: depth,
     agent: agentFor(caps),
@@ -225,6 +240,7 @@ async function cloneInto(
     headOid: plan.headOid,
     filter,
     shallow: shallow.length > 0,
+    historyFill: firstView ? { depth: 1, commits: pack.counts.commit, bytes: 0 } : undefined,
     sizeBytes: await du(fs, GITDIR),
     bytesFetched: client.bytesReceived,
     createdAt: now,
@@ -241,6 +257,7 @@ async function cloneInto(
     requests: client.requests,
     protocol: 2,
     filter,
+    historyFillPending: firstView,
     warnings,
   };
 }
@@ -342,7 +359,7 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
   const fetchRefspec =
     opts.singleBranch && branch
       ? `+refs/heads/${branch}:refs/remotes/origin/${branch}`
-      : '+refs/heads/*:refs/remotes/origin/*';
+      : ALL_HEADS;
   return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec };
 }
 

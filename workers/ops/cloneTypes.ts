@@ -26,6 +26,13 @@ export interface CloneOptions {
   rememberCredentials?: boolean;
   /** Caps on what the server may make the clone cost (response and object sizes); defaults where absent. */
   limits?: Partial<CloneLimits>;
+  /**
+   * Open first, fill in behind: fetch only the commit `ref` (or HEAD) names, at depth 1, without blobs,
+   * and leave the rest of the history, branches and tags to `fillHistory`. The config and the record are a
+   * normal clone's, with `historyFill` pending. Ignored (a normal clone) with `depth`, `singleBranch`, a
+   * filter other than blob:none, or a server without `shallow` or `filter`.
+   */
+  firstView?: boolean;
 }
 
 export type CloneProgress =
@@ -53,5 +60,7 @@ export interface CloneResult {
   requests: number;
   protocol: 1 | 2;
   filter: string | null;
+  /** True when only the first view was fetched: the history is still to come (`fillHistory`). */
+  historyFillPending: boolean;
   warnings: string[];
 }

@@ -154,6 +154,7 @@ export async function cloneWithProtocolV1(
     requests,
     protocol: 1,
     filter: null,
+    historyFillPending: false,
     warnings,
   };
 }

@@ -43,6 +43,8 @@ export type OperationErrorCode =
   | 'PUSH_OUTCOME_UNKNOWN'
   /** The server asked for credentials (401): AuthRequiredError says for which repo and host. */
   | 'AUTH_REQUIRED'
+  /** A fetch that received without the lock found `shallow` changed by another writer: nothing stored. */
+  | 'FETCH_STALE'
   /** A pull needs HEAD on a branch. */
   | 'DETACHED_HEAD'
   /** A pull found no common history between the branch and its upstream. */

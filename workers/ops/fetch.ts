@@ -13,7 +13,7 @@ import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../store/p
 import { forgetPackSet, packSetFor } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
-import { heldInThisWorker } from '../store/repoLock.ts';
+import { heldInThisWorker, withRepoLock } from '../store/repoLock.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../wire/fetchCommand.ts';
@@ -89,10 +89,22 @@ const MAX_IN_VAIN = 256;
 
 const AGENT = 'blobless/0.1';
 
+/**
+ * How the fetch stores what it received. By default the caller holds the repo's lock for the whole fetch
+ * (the API's fetch). With `lockToStore`, the fetch receives without the lock and takes it only to store:
+ * a long background fetch (the history fill) then never holds up a lazy blob fetch or an edit for more
+ * than its commit. Under the lock it checks `shallow` is what the request was built on; if another
+ * writer changed it meanwhile, nothing is stored and the fetch ends in `FETCH_STALE` (ask again).
+ */
+export interface FetchStoring {
+  lockToStore?: { what: string };
+}
+
 export async function fetchRepo(
   repoId: string,
   opts: FetchOptions = {},
   hooks: OperationHooks<FetchProgress> = {},
+  storing: FetchStoring = {},
 ): Promise<FetchResult> {
   const { signal, onProgress } = hooks;
   const repo = await openRepo(repoId);
@@ -213,82 +225,107 @@ export async function fetchRepo(
     shallowInfo = result.shallowInfo;
   }
 
-  // Refs as they are now, then as they will be.
-  const fs = repo.fs.promises;
-  const packedText = await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '');
-  const packed = new Map(parsePackedRefs(packedText as string).map((r) => [r.name, r]));
-  const updates: { name: string; old: string | null; value: PackedRef }[] = [];
-  for (const { remote, local } of planned) {
-    const old = await resolveLocal(repo, local);
-    if (old === remote.oid) continue;
-    updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
-  }
-  const looseToDrop: string[] = [];
-  for (const u of updates) {
-    packed.set(u.name, u.value);
-    if (
-      await fs.stat(`${GITDIR}/${u.name}`).then(
-        () => true,
-        () => false,
-      )
-    )
-      looseToDrop.push(u.name);
-  }
+  let updates: { name: string; old: string | null; value: PackedRef }[] = [];
   let shallowAfter = shallowBefore;
-  if (shallowInfo) {
-    const gone = new Set(shallowInfo.unshallow);
-    shallowAfter = [
-      ...new Set([...shallowBefore.filter((s) => !gone.has(s)), ...shallowInfo.shallow]),
-    ].sort();
-  }
-  const shallowChanged = shallowAfter.join() !== shallowBefore.join();
-
-  throwIfAborted(signal);
-  onProgress?.({ phase: 'writing' });
-  const promisorNote = filter ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('') : undefined;
-  if (pack || updates.length > 0 || shallowChanged) {
-    // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
-    // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.
-    if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
-    const stored = pack;
-    try {
-      await writeAllOrNothing(repoId, async () => {
-        if (stored) {
-          await writePack(fs, {
-            checksum: stored.checksum,
-            pack: stored.pack,
-            idx: stored.idx,
-            promisor: promisorNote,
-          });
-        }
-        if (updates.length > 0) {
-          await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...packed.values()]), 'utf8');
-          // A loose ref hides its packed value: the updated value must be the only one.
-          for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
-        }
-        if (shallowChanged) {
-          if (shallowAfter.length > 0)
-            await fs.writeFile(`${GITDIR}/shallow`, `${shallowAfter.join('\n')}\n`, 'utf8');
-          else await fs.unlink(`${GITDIR}/shallow`);
-        }
-        throwIfAborted(signal);
-      });
-    } catch (err) {
-      // The discard dropped whatever else was written meanwhile: reread what is stored.
-      forgetPackSet(repoId);
-      forgetRepo(repoId);
-      if (signal?.aborted) throw abortedError();
-      throw err;
+  const store = async (target: RepoHandle) => {
+    // Refs as they are now, then as they will be.
+    const fs = target.fs.promises;
+    const packedText = await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '');
+    const packed = new Map(parsePackedRefs(packedText as string).map((r) => [r.name, r]));
+    updates = [];
+    for (const { remote, local } of planned) {
+      const old = await resolveLocal(target, local);
+      if (old === remote.oid) continue;
+      updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
     }
-    if (stored) packSet.add(stored.checksum, stored.idx, filter !== null);
+    const looseToDrop: string[] = [];
+    for (const u of updates) {
+      packed.set(u.name, u.value);
+      if (
+        await fs.stat(`${GITDIR}/${u.name}`).then(
+          () => true,
+          () => false,
+        )
+      )
+        looseToDrop.push(u.name);
+    }
+    shallowAfter = shallowBefore;
+    if (shallowInfo) {
+      const gone = new Set(shallowInfo.unshallow);
+      shallowAfter = [
+        ...new Set([...shallowBefore.filter((s) => !gone.has(s)), ...shallowInfo.shallow]),
+      ].sort();
+    }
+    const shallowChanged = shallowAfter.join() !== shallowBefore.join();
+    const storedShallow = shallowAfter;
+
+    throwIfAborted(signal);
+    onProgress?.({ phase: 'writing' });
+    const promisorNote = filter ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('') : undefined;
+    if (pack || updates.length > 0 || shallowChanged) {
+      // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
+      // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.
+      if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
+      const stored = pack;
+      try {
+        await writeAllOrNothing(repoId, async () => {
+          if (stored) {
+            await writePack(fs, {
+              checksum: stored.checksum,
+              pack: stored.pack,
+              idx: stored.idx,
+              promisor: promisorNote,
+            });
+          }
+          if (updates.length > 0) {
+            await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...packed.values()]), 'utf8');
+            // A loose ref hides its packed value: the updated value must be the only one.
+            for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
+          }
+          if (shallowChanged) {
+            if (storedShallow.length > 0)
+              await fs.writeFile(`${GITDIR}/shallow`, `${storedShallow.join('\n')}\n`, 'utf8');
+            else await fs.unlink(`${GITDIR}/shallow`);
+          }
+          throwIfAborted(signal);
+        });
+      } catch (err) {
+        // The discard dropped whatever else was written meanwhile: reread what is stored.
+        forgetPackSet(repoId);
+        forgetRepo(repoId);
+        if (signal?.aborted) throw abortedError();
+        throw err;
+      }
+      if (stored) (await packSetFor(repoId)).add(stored.checksum, stored.idx, filter !== null);
+    }
+    await updateRepo(repoId, (r) => ({
+      ...r,
+      shallow: storedShallow.length > 0,
+      bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
+      sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
+      lastFetchedAt: Date.now(),
+    }));
+  };
+  if (storing.lockToStore) {
+    await withRepoLock(
+      repoId,
+      storing.lockToStore.what,
+      async () => {
+        const target = await openRepo(repoId);
+        const now = await readShallow(target);
+        if (now.join() !== shallowBefore.join()) {
+          throw new OperationError(
+            'FETCH_STALE',
+            'The repository changed while its history was fetched; nothing was stored, and the next fetch asks again.',
+          );
+        }
+        await store(target);
+      },
+      { signal },
+    );
+  } else {
+    await store(repo);
   }
-  await updateRepo(repoId, (r) => ({
-    ...r,
-    shallow: shallowAfter.length > 0,
-    bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
-    sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
-    lastFetchedAt: Date.now(),
-  }));
 
   const updated: RefUpdate[] = [];
   for (const u of updates) {

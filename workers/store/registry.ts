@@ -19,11 +19,26 @@ export interface RepoRecord {
    * blobs of the paths read. The app's views expect every tree of a commit, so they do not open it.
    */
   minimal?: boolean;
+  /**
+   * A first-view clone (depth 1, one ref) whose history, branches and tags are still to be fetched: set
+   * by the clone, cleared by fillHistory once the repo holds what a normal clone holds. A clone the person
+   * asked to be shallow never has it, so it is never filled on its own.
+   */
+  historyFill?: HistoryFillState;
   sizeBytes: number;
   /** Response bytes of every request made for this repo: the clone and each lazy fetch since. */
   bytesFetched?: number;
   createdAt: number;
   lastFetchedAt: number;
+}
+
+export interface HistoryFillState {
+  /** The depth reached so far from the tips (1 after the clone); grows with every step. */
+  depth: number;
+  /** Commits stored so far (the clone's, plus each step's). */
+  commits: number;
+  /** Response bytes of the fill's steps so far (the clone's are in `bytesFetched`). */
+  bytes: number;
 }
 
 let opened: UseStore | undefined;

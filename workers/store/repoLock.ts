@@ -265,6 +265,18 @@ async function withHeld<T>(repoId: string, what: string, fn: () => Promise<T>): 
   }
 }
 
+/**
+ * Runs `fn` holding the repo's fill lock (`blobless-repo-<id>:fill`, not the write lock) if no tab or
+ * worker holds it, else returns `busy` at once: one history fill per repo, whoever opened it first. The
+ * fill takes the write lock only to store each step.
+ */
+export async function tryFillLock<T>(repoId: string, fn: () => Promise<T>): Promise<{ value: T } | 'busy'> {
+  const got = await locks().request(`blobless-repo-${repoId}:fill`, { ifAvailable: true }, async (lock) =>
+    lock ? { value: await fn() } : null,
+  );
+  return got ?? 'busy';
+}
+
 /** Resolves once nobody holds or waits for the repo's lock (momentarily taking it). */
 export async function repoLockFree(repoId: string): Promise<void> {
   await locks().request(repoLockName(repoId), {}, async () => undefined);
