@@ -15,16 +15,28 @@ function loadAppConfig(): Promise<{ corsProxy?: string }> {
   return appConfig;
 }
 
-/** What "clone" means to a person: the history arrives, then the files of the branch are there to read. */
+/**
+ * What "clone" means to a person. By default, open first, fill in behind: the branch's commit and trees
+ * arrive (depth 1, no blobs), the repository opens, and the repo view fetches the rest of the history in
+ * the background (historyFill.ts); the working tree is checked out when first needed (editing). A clone
+ * the person shaped (a depth, every file) is what they asked for: the history arrives, then the checkout.
+ */
 export async function cloneAndCheckout(
   options: CloneOptions,
   onProgress: (p: FlowProgress) => void,
   signal: AbortSignal,
 ): Promise<CloneResult> {
   const progress = proxy(onProgress);
+  const firstView = !options.depth && !options.singleBranch && options.filter !== null;
   const result = await whileBusy('clone', async () => {
     const { corsProxy } = await loadAppConfig();
-    const cloned = await gitClient.clone({ fallbackCorsProxy: corsProxy, ...options }, progress, signal);
+    const cloned = await gitClient.clone(
+      { fallbackCorsProxy: corsProxy, ...options, firstView },
+      progress,
+      signal,
+    );
+    // Browsing needs no working tree: the first edit (or the working-tree view) checks it out.
+    if (cloned.historyFillPending) return cloned;
     try {
       await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
     } catch (err) {

@@ -16,10 +16,13 @@ export function CommitList({
   repoId,
   gitRef,
   selected,
+  grown = 0,
 }: {
   repoId: string;
   gitRef: string;
   selected: string | null;
+  /** Goes up when the background history fill stored more commits: a list that ended may go on. */
+  grown?: number;
 }) {
   const [commits, setCommits] = useState<CommitSummary[]>([]);
   const [more, setMore] = useState(true);
@@ -49,12 +52,18 @@ export function CommitList({
     void load(0);
   }, [repoId, gitRef]);
 
+  // The walk ended at the shallow boundary; the commits beyond it have arrived since. The worker started
+  // a new walk, which skips what the list holds: the order above the old boundary does not change.
+  useEffect(() => {
+    if (grown > 0) setMore(true);
+  }, [grown]);
+
   const first = Math.max(0, Math.floor(scroll.top / ROW) - OVERSCAN);
   const last = Math.min(commits.length, Math.ceil((scroll.top + scroll.height) / ROW) + OVERSCAN);
   useEffect(() => {
     if (more && !loading.current && commits.length > 0 && last >= commits.length - OVERSCAN)
       void load(commits.length);
-  }, [last, commits.length, more]);
+  }, [last, commits.length, more, grown]);
 
   return (
     <section class="card commits" aria-label="History">

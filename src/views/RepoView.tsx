@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RepoRecord } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
+import { useHistoryFill } from '../historyFill.ts';
 import { askWhoIsBusy, useRepoActivity } from '../repoActivity.ts';
 import { navigate, type Route } from '../route.ts';
 import { BlameView } from './BlameView.tsx';
@@ -104,6 +105,8 @@ function StoredRepoView({
   const [version, setVersion] = useState(0);
   // The commit the ref names now: what permalinks and `y` put in the address.
   const [commit, setCommit] = useState<string | undefined>(undefined);
+  // A first-view clone's history, branches and tags arrive in the background while the repo is shown.
+  const fill = useHistoryFill(repo);
   useEffect(() => {
     setCommit(undefined);
     gitClient.readCommit(repo.id, ref).then(
@@ -153,7 +156,9 @@ function StoredRepoView({
         <p class="muted repo-url">{repo.url}</p>
         <p class="repo-meta muted">
           <span>{repo.filter ? `partial clone (${repo.filter})` : 'full clone'}</span>
-          {repo.shallow && <span>shallow</span>}
+          {repo.shallow && fill?.status !== 'complete' && (
+            <span>{fill && fill.status !== 'failed' ? 'shallow for now' : 'shallow'}</span>
+          )}
         </p>
         <nav class="repo-tools" aria-label="Repository tools">
           <button
@@ -209,9 +214,15 @@ function StoredRepoView({
         ) : (
           <PathView repoId={repo.id} repoUrl={repo.url} gitRef={ref} path={route.path} commit={commit} />
         )}
-        <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} />
+        <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} grown={fill?.stored ?? 0} />
       </div>
-      <StatusLine key={synced} repoId={repo.id} gitRef={ref} tick={`${route.path}|${route.commit ?? ''}`} />
+      <StatusLine
+        key={synced}
+        repoId={repo.id}
+        gitRef={ref}
+        tick={`${route.path}|${route.commit ?? ''}`}
+        fill={fill}
+      />
       {dialog === 'goto' && <GoToFile repoId={repo.id} gitRef={ref} onClose={() => setDialog(null)} />}
       {dialog === 'keys' && <ShortcutSheet onClose={() => setDialog(null)} />}
     </div>

@@ -143,7 +143,10 @@ async function cloneInto(
   warnings.push(...named.warnings);
   // One ref at depth 1 for the first view, but the normal clone's refspec: the fill fetches by it.
   const plan = firstView
-    ? { ...planRefs(named.kept, { ...opts, singleBranch: true }, false, client.url.href), fetchRefspec: ALL_HEADS }
+    ? {
+        ...planRefs(named.kept, { ...opts, singleBranch: true }, false, client.url.href),
+        fetchRefspec: ALL_HEADS,
+      }
     : planRefs(named.kept, opts, tags, client.url.href);
 
   let filter: string | null = opts.filter === undefined ? 'blob:none' : opts.filter;
@@ -357,9 +360,7 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
     looseRefs.push({ name: 'refs/remotes/origin/HEAD', value: `ref: refs/remotes/origin/${remoteDefault}` });
   }
   const fetchRefspec =
-    opts.singleBranch && branch
-      ? `+refs/heads/${branch}:refs/remotes/origin/${branch}`
-      : ALL_HEADS;
+    opts.singleBranch && branch ? `+refs/heads/${branch}:refs/remotes/origin/${branch}` : ALL_HEADS;
   return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec };
 }
 

@@ -261,7 +261,9 @@ export async function fetchRepo(
 
     throwIfAborted(signal);
     onProgress?.({ phase: 'writing' });
-    const promisorNote = filter ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('') : undefined;
+    const promisorNote = filter
+      ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('')
+      : undefined;
     if (pack || updates.length > 0 || shallowChanged) {
       // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
       // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.

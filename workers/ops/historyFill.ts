@@ -74,13 +74,22 @@ async function fillSteps(
 ): Promise<FillResult> {
   const { signal, onProgress } = hooks;
   const depths = opts.depths ?? FILL_DEPTHS;
-  const result: FillResult = { complete: false, busyElsewhere: false, steps: 0, commits: 0, bytesReceived: 0 };
+  const result: FillResult = {
+    complete: false,
+    busyElsewhere: false,
+    steps: 0,
+    commits: 0,
+    bytesReceived: 0,
+  };
   let stale = 0;
   for (;;) {
     throwIfAborted(signal);
     const record = await getRepo(repoId);
     if (!record) {
-      throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
+      throw new OperationError(
+        'REPO_NOT_FOUND',
+        `No stored repository "${repoId}". It may have been deleted.`,
+      );
     }
     const state = record.historyFill;
     if (!state) {
@@ -97,7 +106,9 @@ async function fillSteps(
     try {
       fetched = await fetchRepo(
         repoId,
-        depth === null ? { unshallow: true } : { depth },
+        // Tags wait for the last step: a depth counted from every tag would take most of the history at
+        // once (medium.git's 10 tags, 1,000 commits apart, made a depth-1,000 step fetch all of it).
+        depth === null ? { unshallow: true } : { depth, tags: false },
         {
           signal,
           onProgress: (p) => {

@@ -1,0 +1,112 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, type Page, test } from '@playwright/test';
+import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
+
+const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
+const README_TEXT = 'This line is shown before the history has arrived.';
+
+/**
+ * large.git (50,000 commits, 20,000 files; built by ensureFixtures and cached, about six minutes the
+ * first time) with one more commit that adds a README.md at its root: the sized fixtures have none. It
+ * borrows large.git's objects through `objects/info/alternates`, so it costs one commit, and it is made
+ * again whenever large.git was rebuilt (its parent is large.git's main).
+ */
+async function largeWithReadme(): Promise<string> {
+  const { dir } = await ensureFixtures({ sized: [SIZED_PRESETS.large] });
+  const large = join(dir, 'large.git');
+  const repo = join(dir, 'large-readme.git');
+  const git = (cwd: string, args: string[], input?: string) =>
+    execFileSync('git', args, { cwd, encoding: 'utf8', input }).trim();
+  const tip = git(large, ['rev-parse', 'refs/heads/main']);
+  if (existsSync(repo) && git(repo, ['rev-parse', 'refs/heads/main^']) === tip) return repo;
+  const scratch = `${repo}.tmp`;
+  await rm(scratch, { recursive: true, force: true });
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', scratch]);
+  execFileSync('sh', ['-c', `echo "${join(large, 'objects')}" > objects/info/alternates`], { cwd: scratch });
+  git(scratch, ['fetch', '-q', large, '+refs/*:refs/*']);
+  const blob = git(scratch, ['hash-object', '-w', '--stdin'], `# large\n\n${README_TEXT}\n`);
+  const entries = git(scratch, ['ls-tree', tip]);
+  const tree = git(scratch, ['mktree'], `${entries}\n100644 blob ${blob}\tREADME.md\n`);
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_DATE: '2030-01-01T00:00:00Z',
+    GIT_COMMITTER_DATE: '2030-01-01T00:00:00Z',
+    GIT_AUTHOR_NAME: 'Fixture',
+    GIT_AUTHOR_EMAIL: 'fixture@example.com',
+    GIT_COMMITTER_NAME: 'Fixture',
+    GIT_COMMITTER_EMAIL: 'fixture@example.com',
+  };
+  const commit = execFileSync('git', ['commit-tree', tree, '-p', tip, '-m', 'Add a README'], {
+    cwd: scratch,
+    encoding: 'utf8',
+    env,
+  }).trim();
+  git(scratch, ['update-ref', 'refs/heads/main', commit]);
+  await rm(repo, { recursive: true, force: true });
+  await rename(scratch, repo);
+  return repo;
+}
+
+function historyFill(page: Page) {
+  return page.getByTestId('history-fill');
+}
+
+test('a clone of the large fixture shows its README before its history, then fills it in, across a reload', async ({
+  page,
+}) => {
+  test.setTimeout(600_000);
+  const bare = await largeWithReadme();
+  const root = execFileSync('git', ['rev-list', '--max-parents=0', 'main'], {
+    cwd: bare,
+    encoding: 'utf8',
+  }).trim();
+  const total = Number(
+    execFileSync('git', ['rev-list', '--count', '--all'], { cwd: bare, encoding: 'utf8' }).trim(),
+  );
+
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(`${gitServer}/large-readme.git`);
+  await page.getByTestId('clone-submit').click();
+
+  // The README is shown while the status line still says the history is on its way.
+  await expect(page.locator('section.readme')).toContainText(README_TEXT, { timeout: 60_000 });
+  await expect(historyFill(page)).toHaveAttribute('data-status', 'filling');
+  await expect(historyFill(page)).toContainText('Fetching the history');
+  expect(Number(await page.getByTestId('commit-list').getAttribute('data-count'))).toBeLessThan(total);
+
+  // A reload in the middle: after the first step is stored, before the last.
+  await expect
+    .poll(
+      async () =>
+        Number((await historyFill(page).textContent())?.match(/([\d,]+) commits?/)?.[1].replace(/,/g, '')),
+      {
+        timeout: 120_000,
+      },
+    )
+    .toBeGreaterThan(1);
+  await expect(historyFill(page)).toHaveAttribute('data-status', 'filling');
+  await page.reload();
+
+  // The repository opens again from what is stored, and its history is completed.
+  await expect(page.locator('section.readme')).toContainText(README_TEXT, { timeout: 60_000 });
+  await expect(historyFill(page)).toHaveAttribute('data-status', 'complete', { timeout: 300_000 });
+  await expect(historyFill(page)).toContainText('History complete');
+  await expect(historyFill(page)).toContainText(total.toLocaleString('en-US'));
+
+  // The history list reaches the first commit.
+  const list = page.getByTestId('commit-list');
+  const box = page.locator('.commit-scroll');
+  await expect
+    .poll(
+      async () => {
+        await box.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+        return list.locator('li').last().getAttribute('data-oid');
+      },
+      { timeout: 240_000, intervals: [100] },
+    )
+    .toBe(root);
+  expect(Number(await list.getAttribute('data-count'))).toBe(total);
+});

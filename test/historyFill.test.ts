@@ -1,0 +1,171 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
+import { api } from '../workers/api.ts';
+import { fillHistory } from '../workers/ops/historyFill.ts';
+import { getRepo } from '../workers/store/registry.ts';
+import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { exportRepo, lsRemoteLines, storedObjects } from './support/cloneOracle.ts';
+import { git } from './support/git.ts';
+import { startRelay } from './support/relay.ts';
+import { useTmpDir } from './support/tmpDir.ts';
+
+const serverUrl = inject('gitServerUrl');
+const tmp = useTmpDir('history-fill');
+
+/** A plain `git clone --bare --filter=blob:none` of the same URL: what the fill must end up holding. */
+async function gitBlobNoneClone(url: string, name: string): Promise<string> {
+  const dir = join(tmp(), `git-${name}.git`);
+  await git(['clone', '-q', '--bare', '--filter=blob:none', url, dir]);
+  return dir;
+}
+
+/** Our remote-tracking branches and tags, as ls-remote names them on the server. */
+async function ourRefs(dir: string): Promise<string[]> {
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes', 'refs/tags'], {
+    cwd: dir,
+  });
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => l && !l.endsWith(' refs/remotes/origin/HEAD'))
+    .map((l) => l.replace(' refs/remotes/origin/', ' refs/heads/'))
+    .sort();
+}
+
+async function hasShallowFile(repoId: string): Promise<boolean> {
+  return openRepoFs(repoId)
+    .promises.stat(`${GITDIR}/shallow`)
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
+/** The repo holds exactly what git's blob:none clone holds, its refs are the server's, fsck passes. */
+async function expectLikeAClone(repoId: string, url: string, name: string, extra: string[] = []) {
+  const ours = await exportRepo(repoId, tmp(), name);
+  const theirs = await gitBlobNoneClone(url, name);
+  expect(await storedObjects(ours)).toEqual([...(await storedObjects(theirs)), ...extra].sort());
+  expect(await ourRefs(ours)).toEqual(await lsRemoteLines(url, ['--heads', '--tags', '--refs']));
+  await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: ours });
+  expect(await hasShallowFile(repoId)).toBe(false);
+  const record = await getRepo(repoId);
+  expect(record?.historyFill).toBeUndefined();
+  expect(record?.shallow).toBe(false);
+}
+
+describe('first view, then the history fill', () => {
+  it('the first view asks for one ref at depth 1 without blobs; the fill brings what a clone holds', async () => {
+    const requests: { path: string; body: Buffer }[] = [];
+    const relay = await startRelay(serverUrl, { kind: 'record', requests });
+    try {
+      const url = `${relay.url}/features.git`;
+      const first = await api.clone({ url, firstView: true });
+      expect(first.historyFillPending).toBe(true);
+      const fetches = requests.filter((r) => r.body.includes('command=fetch'));
+      expect(fetches).toHaveLength(1);
+      const lines = fetches[0].body.toString('latin1');
+      expect(lines.match(/want [0-9a-f]{40}/g)).toHaveLength(1);
+      expect(lines).toContain(`want ${first.head.oid}`);
+      expect(lines).toContain('deepen 1');
+      expect(lines).toContain('filter blob:none');
+      expect(lines).not.toContain('include-tag');
+      expect(first.objects).toMatchObject({ commit: 1, blob: 0 });
+      expect(await hasShallowFile(first.repoId)).toBe(true);
+      // The config is a normal clone's: every branch, so the fill and later fetches get them all.
+      const exported = await exportRepo(first.repoId, tmp(), 'first-view');
+      expect(await git(['config', '--get-all', 'remote.origin.fetch'], { cwd: exported })).toBe(
+        '+refs/heads/*:refs/remotes/origin/*\n',
+      );
+      // The first view reads its README: one blob, fetched when asked for.
+      const readme = await api.readFile(first.repoId, 'HEAD', 'README.md');
+      expect(readme.bytes.length).toBeGreaterThan(0);
+
+      const fill = await fillHistory(first.repoId, { depths: [2, 4] });
+      expect(fill).toMatchObject({ complete: true, busyElsewhere: false, steps: 3 });
+      await expectLikeAClone(first.repoId, url, 'features', [readme.oid]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  // medium.git (10,000 commits, 6.8 MB without blobs): on small-sized.git (160 KB) the few hundred bytes
+  // of each step's info/refs, ls-refs and acknowledgments alone are 1 %.
+  it('fetches nothing twice: first view plus fill bytes are within 1 % of a plain blob:none clone', async () => {
+    const { dir } = await ensureFixtures({ sized: [SIZED_PRESETS.medium] });
+    const url = `${serverUrl}/medium.git`;
+    expect(existsSync(join(dir, 'medium.git'))).toBe(true);
+    const plain = await api.clone({ url });
+    const first = await api.clone({ url, firstView: true });
+    const fill = await fillHistory(first.repoId, { depths: [100, 1_000] });
+    expect(fill.steps).toBe(3);
+    const total = first.bytesReceived + fill.bytesReceived;
+    expect(Math.abs(total / plain.bytesReceived - 1)).toBeLessThan(0.015);
+    await expectLikeAClone(first.repoId, url, 'medium');
+  }, 300_000);
+
+  it('a fill stopped between steps, or cancelled inside one, leaves a valid shallow repo a second fill completes', async () => {
+    const url = `${serverUrl}/small-sized.git`;
+    const first = await api.clone({ url, firstView: true });
+    const one = await fillHistory(first.repoId, { depths: [10, 100], maxSteps: 1 });
+    expect(one).toMatchObject({ complete: false, steps: 1 });
+    expect((await getRepo(first.repoId))?.historyFill?.depth).toBe(10);
+    const shallowRepo = await exportRepo(first.repoId, tmp(), 'stopped');
+    await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: shallowRepo });
+    expect(Number(await git(['rev-list', '--count', 'HEAD'], { cwd: shallowRepo }))).toBe(10);
+
+    // Cancelled while the next step's pack arrives: nothing of that step is stored.
+    const abort = new AbortController();
+    const cancelled = fillHistory(
+      first.repoId,
+      { depths: [10, 100] },
+      {
+        signal: abort.signal,
+        onProgress: (p) => {
+          if (p.phase === 'filling' && p.fetch?.phase === 'receiving') abort.abort();
+        },
+      },
+    );
+    await expect(cancelled).rejects.toMatchObject({ code: 'ABORTED' });
+    const still = await exportRepo(first.repoId, tmp(), 'cancelled');
+    await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: still });
+    expect(Number(await git(['rev-list', '--count', 'HEAD'], { cwd: still }))).toBe(10);
+    expect(await hasShallowFile(first.repoId)).toBe(true);
+
+    const rest = await fillHistory(first.repoId, { depths: [10, 100] });
+    expect(rest.complete).toBe(true);
+    await expectLikeAClone(first.repoId, url, 'small-sized-resumed');
+  });
+
+  it('a lazy blob fetch does not wait for a fill step that is still receiving', async () => {
+    const relay = await startRelay(serverUrl, { kind: 'record', requests: [] });
+    try {
+      const url = `${relay.url}/small-sized.git`;
+      const first = await api.clone({ url, firstView: true });
+      // The clone made 2 POSTs (ls-refs, fetch); the fill's step makes ls-refs, then its fetch rounds.
+      relay.setMode({ kind: 'hold', post: 4, afterBytes: 0 });
+      const filling = fillHistory(first.repoId, { depths: [] });
+      await relay.holding;
+      const { paths } = await api.listPaths(first.repoId, 'HEAD');
+      const read = await api.readFile(first.repoId, 'HEAD', paths.split('\n')[0]);
+      expect(read.bytes.length).toBeGreaterThanOrEqual(0);
+      relay.release();
+      expect((await filling).complete).toBe(true);
+      await expectLikeAClone(first.repoId, url, 'small-sized-held', [read.oid]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a clone the person made shallow is not a first view, and is never filled', async () => {
+    const url = `${serverUrl}/small-sized.git`;
+    const cloned = await api.clone({ url, depth: 3, firstView: true });
+    expect(cloned.historyFillPending).toBe(false);
+    expect((await getRepo(cloned.repoId))?.historyFill).toBeUndefined();
+    const fill = await fillHistory(cloned.repoId);
+    expect(fill).toMatchObject({ complete: true, steps: 0 });
+    expect(await hasShallowFile(cloned.repoId)).toBe(true);
+  });
+});
