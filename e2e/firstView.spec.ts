@@ -21,11 +21,18 @@ async function largeWithReadme(): Promise<string> {
   const git = (cwd: string, args: string[], input?: string) =>
     execFileSync('git', args, { cwd, encoding: 'utf8', input }).trim();
   const tip = git(large, ['rev-parse', 'refs/heads/main']);
-  if (existsSync(repo) && git(repo, ['rev-parse', 'refs/heads/main^']) === tip) return repo;
+  if (
+    existsSync(join(repo, 'objects/info/alternates')) &&
+    git(repo, ['rev-parse', 'refs/heads/main^']) === tip
+  )
+    return repo;
   const scratch = `${repo}.tmp`;
   await rm(scratch, { recursive: true, force: true });
   execFileSync('git', ['init', '-q', '--bare', '-b', 'main', scratch]);
   execFileSync('sh', ['-c', `echo "${join(large, 'objects')}" > objects/info/alternates`], { cwd: scratch });
+  // Served as the sized fixtures are: partial clone allowed.
+  git(scratch, ['config', 'uploadpack.allowFilter', 'true']);
+  git(scratch, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
   git(scratch, ['fetch', '-q', large, '+refs/*:refs/*']);
   const blob = git(scratch, ['hash-object', '-w', '--stdin'], `# large\n\n${README_TEXT}\n`);
   const entries = git(scratch, ['ls-tree', tip]);
@@ -73,6 +80,7 @@ test('a clone of the large fixture shows its README before its history, then fil
 
   // The README is shown while the status line still says the history is on its way.
   await expect(page.locator('section.readme')).toContainText(README_TEXT, { timeout: 60_000 });
+  await expect(page.locator('.repo-meta')).toContainText('partial clone (blob:none)');
   await expect(historyFill(page)).toHaveAttribute('data-status', 'filling');
   await expect(historyFill(page)).toContainText('Fetching the history');
   expect(Number(await page.getByTestId('commit-list').getAttribute('data-count'))).toBeLessThan(total);

@@ -792,6 +792,39 @@ export class PackIngester {
     return resolved;
   }
 
+  private children?: {
+    entries: number;
+    ofsStart: Int32Array;
+    ofsChildren: Int32Array;
+    refOrder: Int32Array;
+    refParent: Int32Array;
+  };
+
+  /**
+   * Children lists, as index-pack builds them: ofs-deltas by base entry (compressed rows), ref-deltas
+   * sorted by base id (binary searched once each object's id is known). Built once over the entries
+   * received: completing a thin pack resolves once per appended base, and building them per base made
+   * that O(bases × objects) (large.git's unshallow fetch: minutes).
+   */
+  private childLists() {
+    if (this.children) return this.children;
+    const n = this.parsed;
+    const bases = this.bases;
+    const ofsStart = new Int32Array(n + 1);
+    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i] + 1]++;
+    for (let i = 0; i < n; i++) ofsStart[i + 1] += ofsStart[i];
+    const ofsChildren = new Int32Array(ofsStart[n]);
+    const fill = ofsStart.slice(0, n);
+    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsChildren[fill[bases[i]]++] = i;
+    const refBaseOids = this.refBaseOids;
+    const refOrder = new Int32Array(this.refCount);
+    for (let k = 0; k < this.refCount; k++) refOrder[k] = k;
+    refOrder.sort((a, b) => compareOids(refBaseOids, a, refBaseOids, b));
+    const refParent = new Int32Array(n).fill(-1);
+    this.children = { entries: n, ofsStart, ofsChildren, refOrder, refParent };
+    return this.children;
+  }
+
   /** Resolves the delta trees under the non-delta entries from `firstRoot` on; returns the new count. */
   private async resolveFrom(firstRoot: number, alreadyResolved: number): Promise<number> {
     const total = this.deltaCount;
@@ -800,21 +833,13 @@ export class PackIngester {
     const bases = this.bases;
     const oids = this.oids;
 
-    // Children lists, as index-pack builds them: ofs-deltas by base entry (compressed rows),
-    // ref-deltas sorted by base id (binary searched once each object's id is known).
-    const ofsStart = new Int32Array(n + 1);
-    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i] + 1]++;
-    for (let i = 0; i < n; i++) ofsStart[i + 1] += ofsStart[i];
-    const ofsChildren = new Int32Array(ofsStart[n]);
-    const fill = ofsStart.slice(0, n);
-    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsChildren[fill[bases[i]]++] = i;
-
+    const { ofsStart, ofsChildren, refOrder, refParent, entries: listed } = this.childLists();
     const refCount = this.refCount;
     const refBaseOids = this.refBaseOids;
-    const refOrder = new Int32Array(refCount);
-    for (let k = 0; k < refCount; k++) refOrder[k] = k;
-    refOrder.sort((a, b) => compareOids(refBaseOids, a, refBaseOids, b));
-    const refParent = new Int32Array(n).fill(-1);
+    // Bases appended to complete a thin pack come after the listed entries and are never deltas, so
+    // nothing names them by offset.
+    const ofsFirst = (i: number) => (i < listed ? ofsStart[i] : 0);
+    const ofsLast = (i: number) => (i < listed ? ofsStart[i + 1] : 0);
     // [first, end) of refOrder whose base is the object with id oids[i].
     const refRange = (i: number): [number, number] => {
       if (refCount === 0) return [0, 0];
@@ -843,8 +868,8 @@ export class PackIngester {
     let held = 0;
     const frameFor = (entry: number, data: Uint8Array): Frame | null => {
       const [refNext, refEnd] = refRange(entry);
-      const ofsNext = ofsStart[entry];
-      const ofsEnd = ofsStart[entry + 1];
+      const ofsNext = ofsFirst(entry);
+      const ofsEnd = ofsLast(entry);
       if (ofsNext === ofsEnd && refNext === refEnd) return null;
       return { entry, data, ofsNext, ofsEnd, refNext, refEnd };
     };
@@ -884,7 +909,7 @@ export class PackIngester {
     for (let root = firstRoot; root < n; root++) {
       const kind = kinds[root];
       if (kind === OBJ_OFS_DELTA || kind === OBJ_REF_DELTA) continue;
-      if (ofsStart[root] === ofsStart[root + 1] && refRange(root)[0] === refRange(root)[1]) continue;
+      if (ofsFirst(root) === ofsLast(root) && refRange(root)[0] === refRange(root)[1]) continue;
       const data = this.inflateAt(root, take(this.entrySizes[root]));
       stack.push(frameFor(root, data)!);
       held = data.length;
