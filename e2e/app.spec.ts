@@ -48,7 +48,26 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
     }).observe(document, { subtree: true, childList: true, attributes: true });
   });
   await cloneThroughForm(page, 'features.git');
-  expect([...phases]).toEqual(expect.arrayContaining(['receiving', 'fetching-blobs']));
+  // The repository opened at its first view: no checkout ran before it.
+  expect([...phases]).toContain('receiving');
+  expect([...phases]).not.toContain('fetching-blobs');
+  const fill = page.getByTestId('history-fill');
+  await expect(fill).toHaveAttribute('data-status', 'complete', { timeout: 60_000 });
+  await expect(fill).toContainText(
+    `History complete: ${gitIn(['rev-list', '--count', '--all']).trim()} commits`,
+  );
+  // The working tree is checked out when first needed: opening it.
+  await page.getByTestId('open-working-tree').click();
+  await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
+    timeout: 60_000,
+  });
+  await page.getByTestId('open-working-tree').click();
+  // A file's content is git show's.
+  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  // Markdown shows rendered first; its source is one toggle away.
+  await page.getByRole('button', { name: 'Code', exact: true }).click();
+  await expect(page.getByTestId('file-content')).toBeVisible();
+  expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
   // After the checkout every file content of main is here, and the status line says so.
   const blobs = new Set(
     gitIn(['ls-tree', '-r', 'main'])
@@ -60,13 +79,6 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   await expect(page.getByTestId('status-line')).toContainText(
     `${blobs} of ${blobs} file contents of main stored`,
   );
-
-  // A file's content is git show's.
-  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
-  // Markdown shows rendered first; its source is one toggle away.
-  await page.getByRole('button', { name: 'Code', exact: true }).click();
-  await expect(page.getByTestId('file-content')).toBeVisible();
-  expect(await shownText(page)).toBe(gitIn(['show', 'main:README.md']));
 
   // Switching to feature/x with a changed file open shows its new content (the viewer must reload it).
   const branch = 'feature/x';
@@ -122,7 +134,11 @@ async function spaNavigate(page: Page, params: Record<string, string>): Promise<
 
 test('offline: present files read, a missing one shows the typed error', async ({ page, context }) => {
   await cloneThroughForm(page, 'features.git');
-  // A file whose v0.1 version appears nowhere in main's tree: the checkout of main never fetched it.
+  // The tags arrive with the history, behind the first view.
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
+  // A file whose v0.1 version appears nowhere in main's tree: nothing fetched it.
   const mainBlobs = new Set(
     gitIn(['ls-tree', '-r', 'main'])
       .trim()

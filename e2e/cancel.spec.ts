@@ -32,29 +32,45 @@ async function stored(page: Page): Promise<{ databases: string[]; records: strin
   });
 }
 
-async function cloneThroughForm(page: Page, url: string): Promise<void> {
+async function cloneThroughForm(page: Page, url: string, depth?: number): Promise<void> {
   await page.goto('/');
   await page.getByTestId('clone-url').fill(url);
+  if (depth) await page.getByLabel('Depth').fill(String(depth));
   await page.getByTestId('clone-submit').click();
 }
 
 // Each case holds one response of the clone-and-checkout flow at a known point (relay.ts, mode `hold`),
 // waits for the UI to show that phase, and presses Cancel: the abort crosses the worker boundary as a
-// person's would, wherever the flow is.
-const cases = [
+// person's would, wherever the flow is. A clone checks out first only when the person chose a depth (or
+// a full clone); the default one opens at its first view, with no checkout to cancel.
+const cases: { name: string; post: number; afterBytes: number; phase: string | RegExp; depth?: number }[] = [
   { name: 'while negotiating (ls-refs held)', post: 1, afterBytes: 0, phase: 'connecting' },
   // The pack is 172 KiB; the ingester reports every 64 KiB of it (PROGRESS_BYTES). upload-pack's band-2
   // progress lines are interleaved with the pack's band-1 bytes, so the last event shown before the hold
   // may be either; relay.holding already proves the pack was arriving.
-  { name: 'while the pack arrives', post: 2, afterBytes: 120_000, phase: /^(receiving|remote)$/ },
+  // With a depth, the whole 172 KiB pack (the first view's is a few KiB).
+  {
+    name: 'while the pack arrives',
+    post: 2,
+    afterBytes: 120_000,
+    phase: /^(receiving|remote)$/,
+    depth: 1000,
+  },
   {
     name: 'after the database was written, before the checkout got a byte',
     post: 3,
     afterBytes: 0,
     phase: 'fetching-blobs',
+    depth: 1000,
   },
-  { name: 'in the checkout, after blob bytes arrived', post: 3, afterBytes: 16_000, phase: 'fetching-blobs' },
-] as const;
+  {
+    name: 'in the checkout, after blob bytes arrived',
+    post: 3,
+    afterBytes: 16_000,
+    phase: 'fetching-blobs',
+    depth: 1000,
+  },
+];
 
 for (const c of cases) {
   test(`Cancel ${c.name} leaves what was stored before, and nothing of the clone`, async ({ page }) => {
@@ -68,7 +84,7 @@ for (const c of cases) {
     let relay: Relay | undefined;
     try {
       relay = await startRelay(gitServer, { kind: 'hold', post: c.post, afterBytes: c.afterBytes });
-      await cloneThroughForm(page, `${relay.url}/small-sized.git`);
+      await cloneThroughForm(page, `${relay.url}/small-sized.git`, c.depth);
       await relay.holding;
       const progress = page.getByTestId('progress');
       await expect(progress).toHaveAttribute('data-phase', c.phase, { timeout: 30_000 });

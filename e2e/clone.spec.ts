@@ -89,6 +89,10 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
   expect(await shownOids()).toEqual(history.slice(0, (await shownOids()).length));
   expect(gitRequests.length).toBeGreaterThanOrEqual(3);
 
+  // The history, branches and tags arrive behind the first view.
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
   // A reload starts a new worker that must find everything in IndexedDB, without the network.
   gitRequests.length = 0;
   await page.reload();
@@ -105,7 +109,7 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
   await expect.poll(names).toEqual(inner);
   expect(gitRequests).toEqual([]);
 
-  // The checkout that followed the clone stored README's blob: reading it after the reload is local too.
+  // The first view read README's blob: reading it after the reload is local too.
   const repoOnly = new URL(page.url());
   repoOnly.searchParams.delete('path');
   await page.goto(repoOnly.toString());

@@ -142,7 +142,8 @@ function StoredRepoView({
       <section class="card repo-header">
         <div class="repo-title">
           <h2>{repo.name}</h2>
-          <RefSwitcher key={synced} repoId={repo.id} current={ref} />
+          {/* Read again as the history fill brings the other branches and tags. */}
+          <RefSwitcher key={`${synced}-${fill?.stored ?? 0}`} repoId={repo.id} current={ref} />
           <SyncButtons repoId={repo.id} onUpdated={onSynced} />
           <button
             type="button"
@@ -206,7 +207,8 @@ function StoredRepoView({
         {route.compare ? (
           <CompareView repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (
-          <CommitView repoId={repo.id} oid={route.commit} />
+          // Keyed by the fill's steps: a commit whose parent had not arrived shows its diff once it has.
+          <CommitView key={fill?.stored ?? 0} repoId={repo.id} oid={route.commit} />
         ) : route.view === 'history' && route.path ? (
           <FileHistoryView repoId={repo.id} gitRef={ref} path={route.path} />
         ) : route.view === 'blame' && route.path ? (

@@ -4,9 +4,17 @@
 import { structuredPatch } from 'diff';
 import git from 'isomorphic-git';
 import { readCheckedTree } from './checkedTrees.ts';
+import { OperationError } from './errors.ts';
 import type { BlobFetchHooks } from './lazyBlobs.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
-import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from './repoAccess.ts';
+import {
+  isBinary,
+  openRepo,
+  type RepoHandle,
+  readBlobBytes,
+  resolveCommit,
+  shallowCommits,
+} from './repoAccess.ts';
 
 export type ChangeStatus = 'added' | 'deleted' | 'modified' | 'type-changed';
 
@@ -81,7 +89,21 @@ export async function diffCommits(
     : commitA === null
       ? (toCommit.parent[0] ?? null)
       : await resolveCommit(repo, commitA);
-  const fromTree = from === null ? null : (await readCommit(repo, from)).tree;
+  let fromTree: string | null = null;
+  if (from !== null) {
+    try {
+      fromTree = (await readCommit(repo, from)).tree;
+    } catch (err) {
+      // A shallow repo's boundary commit: its parent comes with a deeper fetch (the history fill's next step).
+      if (commitA === null && (await shallowCommits(repo)).has(to)) {
+        throw new OperationError(
+          'NOT_FETCHED_YET',
+          `The parent of ${to.slice(0, 10)} is not in this browser yet: this clone's history is shallow. It arrives with the rest of the history (or a Fetch that deepens it).`,
+        );
+      }
+      throw err;
+    }
+  }
   const files: FileChange[] = [];
   await diffTrees(repo, fromTree, toCommit.tree, '', files);
   return { from, to, files };

@@ -45,6 +45,8 @@ export type OperationErrorCode =
   | 'AUTH_REQUIRED'
   /** A fetch that received without the lock found `shallow` changed by another writer: nothing stored. */
   | 'FETCH_STALE'
+  /** A shallow repo's boundary commit: its parent (needed for its diff) has not been fetched yet. */
+  | 'NOT_FETCHED_YET'
   /** A pull needs HEAD on a branch. */
   | 'DETACHED_HEAD'
   /** A pull found no common history between the branch and its upstream. */
