@@ -139,7 +139,7 @@ describe('first view, then the history fill', () => {
     await expectLikeAClone(first.repoId, url, 'small-sized-resumed');
   });
 
-  it('a lazy blob fetch does not wait for a fill step that is still receiving', async () => {
+  it('a file read and the working tree (its checkout) do not wait for a fill step still receiving', async () => {
     const relay = await startRelay(serverUrl, { kind: 'record', requests: [] });
     try {
       const url = `${relay.url}/small-sized.git`;
@@ -151,9 +151,23 @@ describe('first view, then the history fill', () => {
       const { paths } = await api.listPaths(first.repoId, 'HEAD');
       const read = await api.readFile(first.repoId, 'HEAD', paths.split('\n')[0]);
       expect(read.bytes.length).toBeGreaterThanOrEqual(0);
+      // The working-tree view checks out under the write lock, which the step does not hold while receiving.
+      const status = await api.status(first.repoId);
+      expect(status.entries).toEqual([]);
       relay.release();
       expect((await filling).complete).toBe(true);
-      await expectLikeAClone(first.repoId, url, 'small-sized-held', [read.oid]);
+      // The checkout fetched the tip's blobs, the file read one of them.
+      const tipBlobs = await git(['ls-tree', '-r', '--format=%(objecttype) %(objectname)', 'HEAD'], {
+        cwd: join(inject('fixturesDir'), 'small-sized.git'),
+      });
+      const blobs = new Set(
+        tipBlobs
+          .split('\n')
+          .filter((l) => l.startsWith('blob '))
+          .map((l) => l.slice(5)),
+      );
+      expect(blobs.has(read.oid)).toBe(true);
+      await expectLikeAClone(first.repoId, url, 'small-sized-held', [...blobs]);
     } finally {
       await relay.close();
     }
