@@ -10,7 +10,7 @@ test('a private repo asks for its token again after a reload, then shows the laz
 }) => {
   const bare = join((await ensureFixtures()).dir, 'private.git');
   const gitIn = (args: string[]) => execFileSync('git', args, { cwd: bare, encoding: 'utf8' });
-  // The first version of a file that changed since: its blob is not fetched by the clone's checkout.
+  // The first version of a file that changed since: its blob is not fetched by the clone.
   const first = gitIn(['rev-list', '--max-parents=0', 'HEAD']).trim();
   const path = 'src/greet.js';
   expect(gitIn(['show', `${first}:${path}`])).not.toBe(gitIn(['show', `HEAD:${path}`]));
@@ -29,6 +29,10 @@ test('a private repo asks for its token again after a reload, then shows the laz
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   expect(authorized.length).toBeGreaterThan(0);
+  // The history arrives behind the first view, with the session's token.
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
 
   // A reload starts a new worker: the session token is gone.
   await page.reload();

@@ -67,13 +67,17 @@ test('a deep link to a tree git refuses: HOSTILE_TREE shown, nothing of it store
   // case/empty-name-link: x/ holds "" -> /.git and config (server/fixtures/hostile.sh).
   const link = `/?repo=${encodeURIComponent(`${gitServer}/hostile.git`)}&ref=case/empty-name-link&path=x`;
 
-  // Not stored yet: the link clones, with the case as HEAD, and the checkout refuses the tree.
+  // Not stored yet: the link clones its first view (no checkout), with the case as HEAD, and reading x/
+  // is refused.
   await page.goto(link);
-  const cloneError = page.getByTestId('clone-error');
-  await expect(cloneError).toBeVisible({ timeout: 60_000 });
-  await expect(cloneError).toContainText('Error code: HOSTILE_TREE');
-  await expect(cloneError).toContainText('"x/"');
-  await expect(cloneError).toContainText('EMPTY_NAME');
+  const firstError = page.getByTestId('tree-error');
+  await expect(firstError).toBeVisible({ timeout: 60_000 });
+  await expect(firstError).toContainText('Error code: HOSTILE_TREE');
+  await expect(firstError).toContainText('"x/"');
+  await expect(firstError).toContainText('EMPTY_NAME');
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
   const stored = await settledRepo(page);
   // The clone is kept (its refs and pack), but not one file of the refused tree: no x, no link to /.git.
   expect(stored.rootNames).toEqual(['.git']);

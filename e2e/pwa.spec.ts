@@ -132,6 +132,14 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   const repoId = new URL(page.url()).searchParams.get('repo')!;
+  // The history arrives behind the first view; the working tree (all of main's files) when asked for.
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
+  await page.getByTestId('open-working-tree').click();
+  await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
+    timeout: 60_000,
+  });
 
   // The first clone asked for persistent storage; the home page gives the answer and the space.
   await page.goto('/');

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FillProgress, RepoRecord } from '../workers/api.ts';
+import { withToken } from './auth/withToken.ts';
 import { gitClient, proxy, type RemoteOperationError } from './gitClient.ts';
 
 /**
@@ -63,8 +64,8 @@ export function startHistoryFill(repo: RepoRecord): void {
     if (p.phase === 'stored') set(r, { commits: p.commits, bytes: p.bytes, stored: r.state.stored + 1 });
     else set(r, { commits: p.commits, bytes: p.bytes });
   };
-  gitClient
-    .fillHistory(repo.id, proxy(onProgress), controller.signal)
+  // A private repo after a reload: the token dialog asks, as for any other fetch.
+  withToken(() => gitClient.fillHistory(repo.id, proxy(onProgress), controller.signal))
     .then(
       (result) => {
         if (result.busyElsewhere) set(r, { status: 'elsewhere' });

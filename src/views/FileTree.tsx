@@ -11,7 +11,18 @@ import { MarkdownView } from './MarkdownView.tsx';
 const BADGE: Record<string, string> = { '100755': 'exec', '120000': 'link', '160000': 'submodule' };
 
 /** One directory at a time, read from trees alone: browsing needs no file contents. */
-export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
+export function FileTree({
+  repoId,
+  gitRef,
+  path,
+  grown = 0,
+}: {
+  repoId: string;
+  gitRef: string;
+  path: string;
+  /** Goes up when the history fill stored more commits: the last commits are read again. */
+  grown?: number;
+}) {
   const [listing, setListing] = useState<TreeListing | null>(null);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
 
@@ -35,6 +46,14 @@ export function FileTree({ repoId, gitRef, path }: { repoId: string; gitRef: str
       );
     return () => abort.abort();
   }, [repoId, gitRef, path]);
+
+  // A shallow history ends early, so "last changed in" may name the boundary commit: read again as it grows.
+  useEffect(() => {
+    if (grown === 0 || !listing) return;
+    const abort = new AbortController();
+    gitClient.lastCommits(repoId, listing.commit, path, abort.signal).then(setLast, () => undefined);
+    return () => abort.abort();
+  }, [grown]);
 
   const open = (entry: TreeEntry) => navigate({ path: entry.path, commit: null });
 

@@ -214,7 +214,14 @@ function StoredRepoView({
         ) : route.view === 'blame' && route.path ? (
           <BlameView repoId={repo.id} gitRef={ref} path={route.path} />
         ) : (
-          <PathView repoId={repo.id} repoUrl={repo.url} gitRef={ref} path={route.path} commit={commit} />
+          <PathView
+            repoId={repo.id}
+            repoUrl={repo.url}
+            gitRef={ref}
+            path={route.path}
+            commit={commit}
+            grown={fill?.stored ?? 0}
+          />
         )}
         <CommitList repoId={repo.id} gitRef={ref} selected={route.commit} grown={fill?.stored ?? 0} />
       </div>
@@ -238,12 +245,14 @@ function PathView({
   gitRef,
   path,
   commit,
+  grown,
 }: {
   repoId: string;
   repoUrl: string;
   gitRef: string;
   path: string;
   commit?: string;
+  grown: number;
 }) {
   // The kind is kept with the path it was found for: on a new path the previous path's kind would render
   // its view (a FileView still holding the previous file) under the new path until the look-up answers.
@@ -267,7 +276,7 @@ function PathView({
   }, [lookedUp]);
   if (kind === null) return <section class="card muted">Opening {path}…</section>;
   return kind === 'dir' ? (
-    <FileTree repoId={repoId} gitRef={gitRef} path={path} />
+    <FileTree repoId={repoId} gitRef={gitRef} path={path} grown={grown} />
   ) : (
     <FileView repoId={repoId} repoUrl={repoUrl} gitRef={gitRef} path={path} commit={commit} />
   );
