@@ -173,6 +173,26 @@ describe('first view, then the history fill', () => {
     }
   });
 
+  it('deleting the repo stops its fill: nothing is stored after the delete', async () => {
+    const relay = await startRelay(serverUrl, { kind: 'record', requests: [] });
+    try {
+      const first = await api.clone({ url: `${relay.url}/small-sized.git`, firstView: true });
+      relay.setMode({ kind: 'hold', post: 4, afterBytes: 0 });
+      const filling = fillHistory(first.repoId, { depths: [] }).then(
+        () => null,
+        (err: { code?: string }) => err,
+      );
+      await relay.holding;
+      await api.deleteRepo(first.repoId);
+      relay.release();
+      expect(await filling).toMatchObject({ code: 'ABORTED' });
+      expect(await getRepo(first.repoId)).toBeUndefined();
+      expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(`blobless-repo-${first.repoId}`);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('a clone the person made shallow is not a first view, and is never filled', async () => {
     const url = `${serverUrl}/small-sized.git`;
     const cloned = await api.clone({ url, depth: 3, firstView: true });

@@ -14,7 +14,7 @@ import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/dif
 import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/fetch.ts';
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
-import { type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
+import { cancelHistoryFill, type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { type Presence, presence } from './ops/presence.ts';
@@ -183,6 +183,8 @@ export const api = {
     // A blob fetch finishing after the delete would write into a recreated database; a pack merge holds
     // the lock, so the delete waits for it.
     await cancelBlobFetches(repoId);
+    // A fill step stored after the delete would recreate the database.
+    cancelHistoryFill(repoId);
     await withRepoLock(
       repoId,
       'deleting the repository',

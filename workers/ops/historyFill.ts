@@ -66,15 +66,32 @@ export interface FillOptions {
   maxSteps?: number;
 }
 
+/** The fills running in this worker, so that deleting the repo can stop its fill first. */
+const running = new Map<string, AbortController>();
+
 /** Brings a first-view clone's history, branches and tags; a no-op for any other repo. */
 export async function fillHistory(
   repoId: string,
   opts: FillOptions = {},
   hooks: OperationHooks<FillProgress> = {},
 ): Promise<FillResult> {
-  const ran = await tryFillLock(repoId, () => fillSteps(repoId, opts, hooks));
+  const stop = new AbortController();
+  const signal = hooks.signal ? AbortSignal.any([hooks.signal, stop.signal]) : stop.signal;
+  const ran = await tryFillLock(repoId, async () => {
+    running.set(repoId, stop);
+    try {
+      return await fillSteps(repoId, opts, { ...hooks, signal });
+    } finally {
+      running.delete(repoId);
+    }
+  });
   if (ran === 'busy') return { complete: false, busyElsewhere: true, steps: 0, commits: 0, bytesReceived: 0 };
   return ran.value;
+}
+
+/** Stops this worker's fill of the repo (it is being deleted): the step under way stores nothing. */
+export function cancelHistoryFill(repoId: string): void {
+  running.get(repoId)?.abort();
 }
 
 async function fillSteps(
