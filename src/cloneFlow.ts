@@ -1,6 +1,6 @@
 import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
 import { whileBusy } from './busy.ts';
-import { gitClient, proxy } from './gitClient.ts';
+import { gitClient, proxy, RemoteOperationError } from './gitClient.ts';
 import { askPersistenceOnce } from './storage.ts';
 
 export type FlowProgress = CloneProgress | CheckoutProgress;
@@ -36,7 +36,19 @@ export async function cloneAndCheckout(
       signal,
     );
     // Browsing needs no working tree: the first edit (or the working-tree view) checks it out.
-    if (cloned.historyFillPending) return cloned;
+    if (cloned.historyFillPending) {
+      // Cancel pressed as the clone was finishing (its last writes do not look at the signal): as before,
+      // when the checkout that came next saw it, none of the clone stays.
+      if (signal.aborted) {
+        await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
+        throw new RemoteOperationError({
+          name: 'OperationError',
+          code: 'ABORTED',
+          message: 'The clone was cancelled; nothing of it was kept.',
+        });
+      }
+      return cloned;
+    }
     try {
       await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
     } catch (err) {

@@ -40,13 +40,17 @@ async function stored(): Promise<{ repos: string[]; databases: string[] }> {
   return { repos, databases };
 }
 
-/** The UI's clone, cancelled by `cancel` (given the controller the Cancel button aborts); its error. */
+/**
+ * The UI's clone with a depth (the whole history: small-sized.git has 300 commits), so it is clone then
+ * checkout, as before the first view; cancelled by `cancel` (given the controller the Cancel button
+ * aborts); its error. The default clone's first-view pack has no deltas to resolve and no checkout.
+ */
 async function cancelledFlow(
   cancel: (controller: AbortController, p: FlowProgress) => void,
 ): Promise<Error & { code: string }> {
   const controller = new AbortController();
   try {
-    await cloneAndCheckout({ url }, (p) => cancel(controller, p), controller.signal);
+    await cloneAndCheckout({ url, depth: 1000 }, (p) => cancel(controller, p), controller.signal);
   } catch (err) {
     return err as Error & { code: string };
   }
@@ -56,7 +60,10 @@ async function cancelledFlow(
 /** The worker side's view of the flow's clone call (the last one made). */
 const workerClone = () => link.calls.filter((c) => c.method === 'clone').at(-1)!;
 
-/** Holds the flow at `point`, presses Cancel there, and lets the worker go on once the abort has crossed. */
+/**
+ * Holds the flow (the default one: the first view) at `point`, presses Cancel there, and lets the worker go
+ * on once the abort has crossed.
+ */
 async function cancelledAt(point: CrashPoint): Promise<Error & { code: string }> {
   const pause = pauseAt(point);
   const controller = new AbortController();
