@@ -121,6 +121,15 @@ test('Cancel in the branch switcher, after blob bytes arrived: HEAD, index and f
   try {
     await cloneThroughForm(page, `${relay.url}/features.git`);
     await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+    // The tags arrive with the history, behind the first view; main's working tree when asked for.
+    await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+      timeout: 60_000,
+    });
+    await page.getByTestId('open-working-tree').click();
+    await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
+      timeout: 60_000,
+    });
+    await page.getByTestId('open-working-tree').click();
     await expect(page.getByTestId('branch-select')).toHaveValue('main');
     const repoId = new URL(page.url()).searchParams.get('repo')!;
     const before = await settledFiles(page, repoId);
