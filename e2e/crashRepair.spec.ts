@@ -91,6 +91,15 @@ for (const { point, what } of [
       await first.getByTestId('clone-url').fill(`${gitServer}/features.git`);
       await first.getByTestId('clone-submit').click();
       await expect(first.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+      // The tags arrive with the history, behind the first view; main's working tree when asked for.
+      await expect(first.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+        timeout: 60_000,
+      });
+      await first.getByTestId('open-working-tree').click();
+      await expect(first.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
+        timeout: 60_000,
+      });
+      await first.getByTestId('open-working-tree').click();
       await expect(first.getByTestId('branch-select')).toHaveValue('main');
       const repoId = new URL(first.url()).searchParams.get('repo')!;
       await first.waitForTimeout(1000);
