@@ -46,6 +46,10 @@ test.beforeAll(async ({ browser }) => {
   await page.getByTestId('clone-url').fill(`${gitServer}/reading.git`);
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  // File history, blame and compare read the whole history, which arrives behind the first view.
+  await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+    timeout: 60_000,
+  });
   repoId = new URL(page.url()).searchParams.get('repo')!;
 });
 
@@ -174,6 +178,10 @@ test('blame equals git blame --porcelain line by line, in at most one blob reque
     });
     await p.goto(`/?repo=${encodeURIComponent(`${gitServer}/reading.git`)}`);
     await expect(p.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+    // Blame walks the whole history, which arrives behind the first view (its fetches are no blob requests).
+    await expect(p.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+      timeout: 60_000,
+    });
     const before = blobRequests;
     const id = new URL(p.url()).searchParams.get('repo')!;
     await p.goto(`/?${new URLSearchParams({ repo: id, path, view: 'blame' })}`);
