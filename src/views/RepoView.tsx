@@ -203,16 +203,17 @@ function StoredRepoView({
           }}
         />
       )}
+      {/* The views that walk history read it again each time the fill stored more of it. */}
       <div class="repo-columns" key={`${version}-${synced}`}>
         {route.compare ? (
-          <CompareView repoId={repo.id} spec={route.compare} />
+          <CompareView key={fill?.stored ?? 0} repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (
           // Keyed by the fill's steps: a commit whose parent had not arrived shows its diff once it has.
           <CommitView key={fill?.stored ?? 0} repoId={repo.id} oid={route.commit} />
         ) : route.view === 'history' && route.path ? (
-          <FileHistoryView repoId={repo.id} gitRef={ref} path={route.path} />
+          <FileHistoryView key={fill?.stored ?? 0} repoId={repo.id} gitRef={ref} path={route.path} />
         ) : route.view === 'blame' && route.path ? (
-          <BlameView repoId={repo.id} gitRef={ref} path={route.path} />
+          <BlameView key={fill?.stored ?? 0} repoId={repo.id} gitRef={ref} path={route.path} />
         ) : (
           <PathView
             repoId={repo.id}
