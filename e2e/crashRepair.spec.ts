@@ -163,6 +163,10 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
       await first.getByTestId('clone-url').fill(`${gitServer}/small-sized.git`);
       await first.getByTestId('clone-submit').click();
       await expect(first.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+      // v0.5 arrives with the history, behind the first view.
+      await expect(first.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+        timeout: 60_000,
+      });
       const repoId = new URL(first.url()).searchParams.get('repo')!;
 
       // Files of v0.5 whose blobs main does not share: each read is one lazy fetch, one promisor pack,
