@@ -27,12 +27,41 @@ export function compareOids(a: Uint8Array, i: number, b: Uint8Array, j: number):
   return 0;
 }
 
-/** Index positions 0..n-1 sorted by object id, duplicates by offset (they come out in pack order). */
+/** Up to this many entries, sortByOid packs a 32-bit id prefix and the position into one exact double. */
+const PREFIX_SORT_MAX = 2 ** 21;
+
+/**
+ * Index positions 0..n-1 sorted by object id, duplicates by offset (they come out in pack order).
+ *
+ * Each entry's first 4 id bytes and its position make one number below 2^53 (prefix * 2^21 + position),
+ * which a Float64Array sorts natively; only runs sharing a prefix (about n^2 / 2^33 pairs: 21 for
+ * large.git's 430,113 ids) are then put in order by the full comparison. 430,113 shuffled ids of
+ * large.git (Node 20, three runs): 129-149 ms by a comparator sort, 49-57 ms this way.
+ */
 export function sortByOid(oids: Uint8Array, offsets: ArrayLike<number>, n: number): Uint32Array {
   const order = new Uint32Array(n);
-  for (let i = 0; i < n; i++) order[i] = i;
-  // 250k ids sort in ~60 ms; a native sort on 32-bit prefixes saved half of that, not worth its code.
-  return order.sort((i, j) => compareOids(oids, i, oids, j) || offsets[i] - offsets[j]);
+  const byFull = (i: number, j: number) => compareOids(oids, i, oids, j) || offsets[i] - offsets[j];
+  if (n > PREFIX_SORT_MAX) {
+    for (let i = 0; i < n; i++) order[i] = i;
+    return order.sort(byFull);
+  }
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = i * 20;
+    const prefix = ((oids[at] << 24) | (oids[at + 1] << 16) | (oids[at + 2] << 8) | oids[at + 3]) >>> 0;
+    keys[i] = prefix * PREFIX_SORT_MAX + i;
+  }
+  keys.sort();
+  for (let i = 0; i < n; i++) order[i] = keys[i] % PREFIX_SORT_MAX;
+  // Runs of one prefix: the rest of the id (and then the offset) decides.
+  for (let start = 0; start < n; ) {
+    const prefix = Math.floor(keys[start] / PREFIX_SORT_MAX);
+    let end = start + 1;
+    while (end < n && Math.floor(keys[end] / PREFIX_SORT_MAX) === prefix) end++;
+    if (end - start > 1) order.subarray(start, end).sort(byFull);
+    start = end;
+  }
+  return order;
 }
 
 /**
