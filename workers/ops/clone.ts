@@ -1,7 +1,7 @@
-import { PackIngester } from '../pack/packIngester.ts';
+import { type IngestedPack, PackIngester } from '../pack/packIngester.ts';
 import { crashPoint } from '../store/crashPoints.ts';
 import { rememberForSession } from '../store/credentials.ts';
-import { writeNewGitDir } from '../store/gitDir.ts';
+import { writeNewGitDir, writePackFile } from '../store/gitDir.ts';
 import type { PackedRef } from '../store/packedRefs.ts';
 import { putRepo, removeRepo } from '../store/registry.ts';
 import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs, writeAllOrNothing } from '../store/repoFs.ts';
@@ -199,15 +199,21 @@ async function cloneInto(
     throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   }
   measure('clone', 'receive', receiveStart);
-  const pack = await step('clone', 'index', () => ingester.finish());
-  throwIfAborted(signal);
-  onProgress?.({ phase: 'writing' });
-  const writeStart = performance.now();
-
+  // Final once its trailer checks out: the pack goes to IndexedDB (staged ahead of the batch's commit,
+  // store/batchedIdb.ts) while its deltas are resolved and its index written. Still one batch.
+  const received = ingester.received();
   const fs = openRepoFs(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
+  let pack: IngestedPack | undefined;
+  let writeStart = performance.now();
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
   await writeAllOrNothing(repoId, async () => {
+    await writePackFile(fs, received.checksum, received.pack);
+    const indexed = await step('clone', 'index', () => ingester.finish());
+    pack = indexed;
+    throwIfAborted(signal);
+    onProgress?.({ phase: 'writing' });
+    writeStart = performance.now();
     await writeNewGitDir(fs, {
       config: {
         remote: {
@@ -221,10 +227,11 @@ async function cloneInto(
       looseRefs: plan.looseRefs,
       packedRefs: plan.packedRefs,
       shallow,
-      pack: { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor },
+      pack: { checksum: indexed.checksum, pack: indexed.pack, idx: indexed.idx, promisor, packWritten: true },
     });
     await crashPoint('clone:files-written');
   });
+  if (!pack) throw new Error('unreachable: the clone wrote no pack');
   measure('clone', 'write', writeStart);
   await step('clone', 'flush', () => flushRepoFs(repoId));
   throwIfAborted(signal);

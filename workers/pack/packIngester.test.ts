@@ -78,6 +78,31 @@ describe('PackIngester against git index-pack', () => {
     expect(result.pack).toEqual(pack);
   });
 
+  it('received() hands over the verified pack before finish(), which then indexes the same bytes as git', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    const oracle = gitIndexPack(sample.git, sample.root, pack);
+    const ingester = await PackIngester.create();
+    for (let i = 0; i < pack.length; i += 4096) ingester.push(pack.subarray(i, i + 4096));
+    const received = ingester.received();
+    expect(received.checksum).toBe(oracle.checksum);
+    expect(received.pack).toEqual(pack);
+    expect(received.pack.buffer.byteLength).toBe(pack.length);
+    const result = await ingester.finish();
+    expectSameAsGit(result, oracle);
+    expect(result.pack).toBe(received.pack);
+  });
+
+  it('received() refuses a pack cut short, or one that outside bases would complete', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    const cut = await PackIngester.create();
+    cut.push(pack.subarray(0, pack.length - 7));
+    expect(() => cut.received()).toThrow(PackError);
+    await expect(cut.finish()).rejects.toThrow(PackError);
+    const thin = await PackIngester.create({ externalBase: async () => null });
+    thin.push(pack);
+    expect(() => thin.received()).toThrow(/completed by nothing else/);
+  });
+
   it('indexes a pack with ref-deltas (no --delta-base-offset) exactly as git does', async () => {
     const pack = sample.pack();
     const types = entryTypes(pack);

@@ -322,6 +322,26 @@ export class PackIngester {
   }
 
   /** Checks the trailer, resolves deltas and writes the index. */
+  /**
+   * After the last byte, before finish(): the pack exactly as received, its trailing checksum verified,
+   * so a caller can store it while finish() resolves its deltas and writes its index. Only for a pack
+   * that is never completed with outside bases (no `externalBase`): its bytes are then final, and
+   * finish() hands over the same bytes. Throws what finish() would for a truncated or corrupt end.
+   */
+  received(): { pack: Uint8Array; checksum: string } {
+    if (this.failed) throw this.failed;
+    if (this.externalBase) throw new Error('PackIngester.received is for packs completed by nothing else');
+    try {
+      const checksum = this.checkEnd();
+      // The resolver reads the pack from this.buf; it is the same memory, now at its exact length.
+      this.buf = fixedLength(this.buf, this.len);
+      return { pack: this.buf, checksum: toHex(checksum) };
+    } catch (e) {
+      this.failed = e;
+      throw e;
+    }
+  }
+
   async finish(): Promise<IngestedPack> {
     if (this.failed) throw this.failed;
     if (this.finished) throw new Error('PackIngester.finish called twice');

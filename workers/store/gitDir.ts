@@ -12,6 +12,21 @@ export interface StoredPack {
   idx: Uint8Array;
   /** Content of the `.promisor` marker, or undefined for a pack fetched without a filter. */
   promisor?: string;
+  /** The `.pack` is written already (writePackFile, in the same held batch): only its partners follow. */
+  packWritten?: boolean;
+}
+
+/**
+ * Writes a pack's `.pack` alone, handed over (kept without a copy; the caller only reads it after): the
+ * clone stores it while the index is still being computed, and its `.idx` follows with writePack.
+ */
+export async function writePackFile(fs: PromiseFs, checksum: string, pack: Uint8Array): Promise<void> {
+  try {
+    await mkdirp(fs, `${GITDIR}/objects/pack`);
+    await fs.writeFile(`${GITDIR}/objects/pack/pack-${checksum}.pack`, handOver(compact(pack)));
+  } catch (err) {
+    throw storageError(err, `the ${(pack.length / 1e6).toFixed(1)} MB pack`);
+  }
 }
 
 export interface NewGitDir {
@@ -33,7 +48,7 @@ export async function writePack(fs: PromiseFs, p: StoredPack): Promise<void> {
   try {
     await mkdirp(fs, `${GITDIR}/objects/pack`);
     // Handed over: the pack is not used after this, so the batched store keeps it without a copy.
-    await fs.writeFile(`${base}.pack`, handOver(compact(p.pack)));
+    if (!p.packWritten) await fs.writeFile(`${base}.pack`, handOver(compact(p.pack)));
     if (p.promisor !== undefined) await fs.writeFile(`${base}.promisor`, p.promisor, 'utf8');
     await fs.writeFile(`${base}.idx`, compact(p.idx));
   } catch (err) {
