@@ -30,12 +30,24 @@ const GENERATION_KEY = '!generation';
  * While writes are held, contents of files new in the batch go to IndexedDB ahead of the commit, in
  * transactions of about this many bytes, so the final commit carries little more than the superblock, the
  * disk works while the writer computes, and the contents leave the worker's heap as soon as they are
- * stored. A checkout of the large fixture (20,000 files, 58.5 MB; `npm run bench -- --sizes large --runs 1
- * --profile --skip isogit,blame,embedOneFile,openOneFile,noopFetch,firstView`, the checkout's steps):
+ * stored. A checkout of the large fixture (20,000 files, 155 MB written, 58.5 MB fetched; `npm run bench --
+ * --sizes large --runs 1 --profile --skip isogit,blame,embedOneFile,openOneFile,noopFetch,firstView`, the
+ * checkout's steps), on one shared machine whose load moved between runs, so only the split is telling:
  *
- * | staged per transaction | write-files | commit  | checkout total | checkout peak heap |
- * | ---------------------- | ----------- | ------- | -------------- | ------------------ |
- * | (none: all at commit)  | 9,957 ms    | 5,727 ms| 25.9 s         | 527 MB             |
+ * | staged per transaction   | write-files | commit   | checkout total | worker peak heap | machine load |
+ * | ------------------------ | ----------- | -------- | -------------- | ---------------- | ------------ |
+ * | none (all at the commit) | 9,957 ms    | 5,727 ms | 25.9 s         | 527 MB           | 12           |
+ * | 4 MB                     | 6,035 ms    | 3,471 ms | 15.6 s         | 555 MB           | 8            |
+ * | 1 MB                     | 7,403 ms    | 5,980 ms | 22.6 s         | 567 MB           | 8            |
+ * | none, quiet              | 4,351 ms    | 2,891 ms | 11.9 s         | 653 MB           | 1.9          |
+ * | 4 MB, quiet              | 4,310 ms    | 2,424 ms | 11.3 s         | 643 MB           | 1.8          |
+ * | none, quiet              | 4,177 ms    | 2,621 ms | 11.0 s         | 615 MB           | 2.1          |
+ * | 4 MB, quiet              | 4,204 ms    | 2,564 ms | 11.1 s         | 562 MB           | 2.1          |
+ *
+ * On the quiet machine (the last four rows, taken in turn) staging is within the noise: IndexedDB's
+ * writing (6.7 s of staging transactions in a 4 MB run) bounds the checkout either way, and the commit
+ * still waits for it. Kept because it does no harm there and holds less in memory until the commit; a
+ * candidate for removal if a browser shows no gain either.
  *
  * Staged contents are not named by any stored superblock until the commit, so a crash leaves them as
  * unnamed records, which startup repair deletes (repair.ts); a discard deletes them at once.
