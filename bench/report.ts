@@ -304,6 +304,17 @@ function cell(s: number | null, bytes: number | null, requests: number | null): 
 const fmtRatio = (r: number | null, lowerBound = false) =>
   r === null ? 'n/a' : `${lowerBound ? '≥ ' : ''}${r.toFixed(2)}`;
 
+/** Rows (the first is the header) as a Markdown table, columns padded to one width. */
+function markdownTable(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
+  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
+  return [
+    line(rows[0]),
+    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
+    ...rows.slice(1).map(line),
+  ].join('\n');
+}
+
 /** A Markdown table: one row per measure, contenders side by side, ratios and their targets last. */
 export function formatTable(results: RepoResult[]): string {
   const rows: string[][] = [
@@ -403,13 +414,7 @@ export function formatTable(results: RepoResult[]): string {
       ],
     );
   }
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
-  return [
-    line(rows[0]),
-    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
-    ...rows.slice(1).map(line),
-  ].join('\n');
+  return markdownTable(rows);
 }
 
 /** `--profile`: a clone's fixed costs per repository, one column each, medians in ms. */
@@ -434,11 +439,5 @@ export function formatProfile(results: RepoResult[]): string {
       ...withProfile.map((r) => ms(r.profile!.checkoutSteps[name])),
     ]),
   ];
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((row) => row[c].length)));
-  const line = (row: string[]) => `| ${row.map((text, c) => text.padEnd(widths[c])).join(' | ')} |`;
-  return [
-    line(rows[0]),
-    `| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`,
-    ...rows.slice(1).map(line),
-  ].join('\n');
+  return markdownTable(rows);
 }

@@ -3,12 +3,12 @@
 // its transactions wherever they are. The next tab's startup repair must leave a consistent store and say
 // what it removed; test/crashRepair.test.ts covers every point in vitest, this the real termination.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
-import { storedFiles } from './storedFiles.ts';
+import { checkExportedStore, storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -211,30 +211,7 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
       // The next tab's repair, then what it stores, checked with git.
       const next = await openTab(context);
       const files = await storedFiles(next, repoId);
-      const exported = join(scratch, 'export');
-      for (const [path, b64] of Object.entries(files)) {
-        const dest = join(exported, path);
-        mkdirSync(dirname(dest), { recursive: true });
-        writeFileSync(dest, Buffer.from(b64, 'base64'));
-      }
-      const packDir = join(exported, '.git/objects/pack');
-      const names = readdirSync(packDir);
-      for (const idx of names.filter((n) => n.endsWith('.idx'))) {
-        expect(names).toContain(idx.replace(/idx$/, 'pack'));
-        gitIn(packDir, ['verify-pack', idx]);
-      }
-      for (const pack of names.filter((n) => n.endsWith('.pack'))) {
-        expect(names).toContain(pack.replace(/pack$/, 'idx'));
-      }
-      gitIn(join(exported, '.git'), ['fsck', '--connectivity-only', '--no-progress']);
-      // Listed from the packs (cat-file -t would fetch a missing blob from the server, hiding a loss).
-      const stored = new Set(
-        gitIn(join(exported, '.git'), [
-          'cat-file',
-          '--batch-all-objects',
-          '--batch-check=%(objectname)',
-        ]).split('\n'),
-      );
+      const stored = checkExportedStore(files, join(scratch, 'export'));
       expect(read.filter((path) => !stored.has(v05.get(path)!))).toEqual([]);
       // And the repo opens and reads one of them without fetching it again.
       await go(next, { repo: repoId, ref: 'v0.5', path: read[0] });

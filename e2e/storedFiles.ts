@@ -1,4 +1,7 @@
-import type { Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { expect, type Page } from '@playwright/test';
 
 /**
  * Every file of the repo's lightning-fs as IndexedDB stores it (what any new worker would load): the
@@ -50,4 +53,32 @@ export async function settledFiles(page: Page, repoId: string): Promise<Record<s
     if (JSON.stringify(now) === last) return now;
     last = JSON.stringify(now);
   }
+}
+
+/**
+ * Writes `files` (storedFiles' answer) under `dir` and checks the git directory with git: every .idx has
+ * its .pack and the other way round, `verify-pack` passes on each, and `fsck --connectivity-only`. Returns
+ * the ids the packs hold, listed from the packs: `cat-file -t` would fetch a missing blob from the
+ * server and hide a loss.
+ */
+export function checkExportedStore(files: Record<string, string>, dir: string): Set<string> {
+  const gitIn = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
+  for (const [path, b64] of Object.entries(files)) {
+    const dest = join(dir, path);
+    mkdirSync(dirname(dest), { recursive: true });
+    writeFileSync(dest, Buffer.from(b64, 'base64'));
+  }
+  const packDir = join(dir, '.git/objects/pack');
+  const names = readdirSync(packDir);
+  for (const idx of names.filter((n) => n.endsWith('.idx'))) {
+    expect(names).toContain(idx.replace(/idx$/, 'pack'));
+    gitIn(packDir, ['verify-pack', idx]);
+  }
+  for (const pack of names.filter((n) => n.endsWith('.pack'))) {
+    expect(names).toContain(pack.replace(/pack$/, 'idx'));
+  }
+  gitIn(join(dir, '.git'), ['fsck', '--connectivity-only', '--no-progress']);
+  return new Set(
+    gitIn(join(dir, '.git'), ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).split('\n'),
+  );
 }

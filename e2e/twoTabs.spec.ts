@@ -4,13 +4,13 @@
 // checked against the git CLI: every pack whole, every file as `git checkout` writes it.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
-import { storedFiles } from './storedFiles.ts';
+import { checkExportedStore, storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -136,28 +136,7 @@ test('two tabs: one checks out while the other reads, fetches and merges packs',
   // `git checkout main` writes it.
   const scratch = mkdtempSync(join(tmpdir(), 'blobless-two-tabs-'));
   try {
-    const exported = join(scratch, 'export');
-    for (const [path, b64] of Object.entries(files)) {
-      const dest = join(exported, path);
-      mkdirSync(dirname(dest), { recursive: true });
-      writeFileSync(dest, Buffer.from(b64, 'base64'));
-    }
-    const packDir = join(exported, '.git/objects/pack');
-    const names = readdirSync(packDir);
-    for (const idx of names.filter((n) => n.endsWith('.idx'))) {
-      expect(names).toContain(idx.replace(/idx$/, 'pack'));
-      gitIn(packDir, ['verify-pack', idx]);
-    }
-    for (const pack of names.filter((n) => n.endsWith('.pack'))) {
-      expect(names).toContain(pack.replace(/pack$/, 'idx'));
-    }
-    gitIn(join(exported, '.git'), ['fsck', '--connectivity-only', '--no-progress']);
-    // Listed from the packs (cat-file -t would fetch a missing blob from the server, hiding a loss).
-    const stored = new Set(
-      gitIn(join(exported, '.git'), ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']).split(
-        '\n',
-      ),
-    );
+    const stored = checkExportedStore(files, join(scratch, 'export'));
     expect(reads.filter((path) => !stored.has(v05.get(path)!))).toEqual([]);
     const oracle = join(scratch, 'oracle');
     execFileSync('git', ['clone', '-q', bare, oracle]);

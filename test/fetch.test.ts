@@ -6,7 +6,7 @@ import { api } from '../workers/api.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
-import { failure, packFiles } from './support/repoChecks.ts';
+import { failure, packFiles, trackingRefs } from './support/repoChecks.ts';
 import {
   commitChain,
   commitOnServer,
@@ -35,18 +35,6 @@ async function expectedRefs(url: string): Promise<string[]> {
     .split('\n')
     .filter((l) => !l.endsWith('^{}'))
     .map((l) => l.replace('\t', ' ').replace(' refs/heads/', ' refs/remotes/origin/'))
-    .sort();
-}
-
-/** Our remote-tracking refs and tags, read by git from an exported copy. */
-async function ourRefs(dir: string): Promise<string[]> {
-  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes', 'refs/tags'], {
-    cwd: dir,
-  });
-  return out
-    .trim()
-    .split('\n')
-    .filter((l) => !l.endsWith(' refs/remotes/origin/HEAD'))
     .sort();
 }
 
@@ -96,7 +84,7 @@ describe('fetch', () => {
     expect(result.objects.blob).toBe(0);
 
     const dir = await exportRepo(repoId);
-    expect(await ourRefs(dir)).toEqual(await expectedRefs(url));
+    expect(await trackingRefs(dir)).toEqual(await expectedRefs(url));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     // Every commit of the server is here, and nothing else.
     const all = (d: string) => git(['rev-list', '--all'], { cwd: d }).then((o) => o.split('\n').sort());
@@ -185,7 +173,7 @@ describe('fetch', () => {
       branches.map((b) => `forced refs/remotes/origin/${b} ${old[b]} ${fresh[b]}`),
     );
     const dir = await exportRepo(repoId);
-    expect(await ourRefs(dir)).toEqual(await expectedRefs(url));
+    expect(await trackingRefs(dir)).toEqual(await expectedRefs(url));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   });
 

@@ -9,6 +9,7 @@ import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportRepo, lsRemoteLines, storedObjects } from './support/cloneOracle.ts';
 import { git } from './support/git.ts';
 import { startRelay } from './support/relay.ts';
+import { trackingRefs } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const serverUrl = inject('gitServerUrl');
@@ -19,19 +20,6 @@ async function gitBlobNoneClone(url: string, name: string): Promise<string> {
   const dir = join(tmp(), `git-${name}.git`);
   await git(['clone', '-q', '--bare', '--filter=blob:none', url, dir]);
   return dir;
-}
-
-/** Our remote-tracking branches and tags, as ls-remote names them on the server. */
-async function ourRefs(dir: string): Promise<string[]> {
-  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes', 'refs/tags'], {
-    cwd: dir,
-  });
-  return out
-    .trim()
-    .split('\n')
-    .filter((l) => l && !l.endsWith(' refs/remotes/origin/HEAD'))
-    .map((l) => l.replace(' refs/remotes/origin/', ' refs/heads/'))
-    .sort();
 }
 
 async function hasShallowFile(repoId: string): Promise<boolean> {
@@ -48,7 +36,9 @@ async function expectLikeAClone(repoId: string, url: string, name: string, extra
   const ours = await exportRepo(repoId, tmp(), name);
   const theirs = await gitBlobNoneClone(url, name);
   expect(await storedObjects(ours)).toEqual([...(await storedObjects(theirs)), ...extra].sort());
-  expect(await ourRefs(ours)).toEqual(await lsRemoteLines(url, ['--heads', '--tags', '--refs']));
+  expect(await trackingRefs(ours, { asRemote: true })).toEqual(
+    await lsRemoteLines(url, ['--heads', '--tags', '--refs']),
+  );
   await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: ours });
   expect(await hasShallowFile(repoId)).toBe(false);
   const record = await getRepo(repoId);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
+import { git } from './git.ts';
 
 /** The files of a repo's pack directory, sorted: what a fetch stored, or did not. */
 export async function packFiles(repoId: string): Promise<string[]> {
@@ -37,4 +38,21 @@ export async function snapshotGitDir(repoId: string): Promise<Record<string, str
   };
   await walk(GITDIR);
   return out;
+}
+
+/**
+ * The remote-tracking branches and tags of an exported git directory, read by git, as `<oid> <name>`
+ * lines, sorted; `refs/remotes/origin/HEAD` left out. `asRemote` names branches as the server does
+ * (`refs/heads/…`), to compare with `git ls-remote`.
+ */
+export async function trackingRefs(dir: string, opts: { asRemote?: boolean } = {}): Promise<string[]> {
+  const out = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes', 'refs/tags'], {
+    cwd: dir,
+  });
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => l && !l.endsWith(' refs/remotes/origin/HEAD'))
+    .map((l) => (opts.asRemote ? l.replace(' refs/remotes/origin/', ' refs/heads/') : l))
+    .sort();
 }
