@@ -1,4 +1,4 @@
-import { type IngestedPack, PackIngester } from '../pack/packIngester.ts';
+import { PackIngester } from '../pack/packIngester.ts';
 import { crashPoint } from '../store/crashPoints.ts';
 import { rememberForSession } from '../store/credentials.ts';
 import { writeNewGitDir, writePackFile } from '../store/gitDir.ts';
@@ -204,13 +204,11 @@ async function cloneInto(
   const received = ingester.received();
   const fs = openRepoFs(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
-  let pack: IngestedPack | undefined;
   let writeStart = performance.now();
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
-  await writeAllOrNothing(repoId, async () => {
+  const pack = await writeAllOrNothing(repoId, async () => {
     await writePackFile(fs, received.checksum, received.pack);
     const indexed = await step('clone', 'index', () => ingester.finish());
-    pack = indexed;
     throwIfAborted(signal);
     onProgress?.({ phase: 'writing' });
     writeStart = performance.now();
@@ -230,8 +228,8 @@ async function cloneInto(
       pack: { checksum: indexed.checksum, pack: indexed.pack, idx: indexed.idx, promisor, packWritten: true },
     });
     await crashPoint('clone:files-written');
+    return indexed;
   });
-  if (!pack) throw new Error('unreachable: the clone wrote no pack');
   measure('clone', 'write', writeStart);
   await step('clone', 'flush', () => flushRepoFs(repoId));
   throwIfAborted(signal);

@@ -237,13 +237,18 @@ export class BatchedIdb {
     this.chain = run;
   }
 
-  /** Deletes what this hold staged (its commit will not happen): no superblock will ever name it. */
-  private dropStaged(): void {
-    const inodes = [...this.staged, ...this.staging.flatMap((b) => [...b.keys()])];
+  /** Ends the hold's staging: nothing is fresh or staged any more (committed, dropped or wiped). */
+  private forgetStaging(): void {
     this.staged = new Set();
     this.fresh = new Set();
     this.freshBytes = 0;
     this.stageError = null;
+  }
+
+  /** Deletes what this hold staged (its commit will not happen): no superblock will ever name it. */
+  private dropStaged(): void {
+    const inodes = [...this.staged, ...this.staging.flatMap((b) => [...b.keys()])];
+    this.forgetStaging();
     if (inodes.length === 0) return;
     // Chained after any staging in flight, so its put cannot land after this delete. If the delete itself
     // fails, startup repair finds the unnamed records.
@@ -269,9 +274,7 @@ export class BatchedIdb {
 
   async wipe(): Promise<void> {
     this.pending.clear();
-    this.staged = new Set();
-    this.fresh = new Set();
-    this.freshBytes = 0;
+    this.forgetStaging();
     this.heldSuperblock = undefined;
     await this.request('readwrite', (store) => store.clear());
   }
@@ -337,30 +340,18 @@ export class BatchedIdb {
     try {
       // A staging transaction of this batch failed (chained before this commit, so it has settled).
       if (this.stageError !== null) throw this.stageError;
-      await new Promise<void>((resolve, reject) => {
-        const tx = db.transaction(this.storeName, 'readwrite');
-        tx.oncomplete = () => resolve();
-        tx.onabort = tx.onerror = () => reject(tx.error);
-        const store = tx.objectStore(this.storeName);
-        try {
-          for (const [inode, data] of batch) {
-            if (data === null) store.delete(inode);
-            else store.put(data, inode);
-          }
-          store.put(superblock, SUPERBLOCK_KEY);
-          store.put(generation, GENERATION_KEY);
-        } catch (err) {
-          // A put can throw at once (a quota check, a clone failure): none of the batch may be stored.
-          tx.abort();
-          reject(err);
+      await this.transactOn(db, (store) => {
+        for (const [inode, data] of batch) {
+          if (data === null) store.delete(inode);
+          else store.put(data, inode);
         }
+        store.put(superblock, SUPERBLOCK_KEY);
+        store.put(generation, GENERATION_KEY);
       });
       this.transactions++;
       this.generation = generation;
       // The superblock now names what was staged: it is committed like the rest.
-      this.staged = new Set();
-      this.fresh = new Set();
-      this.freshBytes = 0;
+      this.forgetStaging();
       this.settleWaiters(waiters, true);
     } catch (err) {
       this.settleWaiters(waiters, false);
@@ -398,8 +389,16 @@ export class BatchedIdb {
 
   /** One readwrite transaction; resolves when IndexedDB has committed it. */
   private async transact(fill: (store: IDBObjectStore) => void): Promise<void> {
-    const db = await this.db();
-    await new Promise<void>((resolve, reject) => {
+    await this.transactOn(await this.db(), fill);
+  }
+
+  /**
+   * A readwrite transaction on `db`, opened and filled before this returns (no await in between, so what
+   * `fill` puts is taken at one instant); resolves when IndexedDB has committed it. A put can throw at
+   * once (a quota check, a clone failure): then none of it is stored.
+   */
+  private transactOn(db: IDBDatabase, fill: (store: IDBObjectStore) => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
       const tx = db.transaction(this.storeName, 'readwrite');
       tx.oncomplete = () => resolve();
       tx.onabort = tx.onerror = () => reject(tx.error);

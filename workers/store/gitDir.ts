@@ -17,8 +17,9 @@ export interface StoredPack {
 }
 
 /**
- * Writes a pack's `.pack` alone, handed over (kept without a copy; the caller only reads it after): the
- * clone stores it while the index is still being computed, and its `.idx` follows with writePack.
+ * Writes a pack's `.pack` alone, handed over: the batched store keeps it without a copy, since the caller
+ * at most reads it after. The clone stores it while its index is still being computed, then writePack
+ * (`packWritten`) adds the partners; writePack itself writes it this way otherwise.
  */
 export async function writePackFile(fs: PromiseFs, checksum: string, pack: Uint8Array): Promise<void> {
   try {
@@ -46,9 +47,7 @@ export interface NewGitDir {
 export async function writePack(fs: PromiseFs, p: StoredPack): Promise<void> {
   const base = `${GITDIR}/objects/pack/pack-${p.checksum}`;
   try {
-    await mkdirp(fs, `${GITDIR}/objects/pack`);
-    // Handed over: the pack is not used after this, so the batched store keeps it without a copy.
-    if (!p.packWritten) await fs.writeFile(`${base}.pack`, handOver(compact(p.pack)));
+    if (!p.packWritten) await writePackFile(fs, p.checksum, p.pack);
     if (p.promisor !== undefined) await fs.writeFile(`${base}.promisor`, p.promisor, 'utf8');
     await fs.writeFile(`${base}.idx`, compact(p.idx));
   } catch (err) {

@@ -88,12 +88,25 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
   const label = record.name;
   let packsChanged = false;
 
-  // Files the tree names whose contents IndexedDB does not hold.
+  // One walk of the tree: the files whose contents IndexedDB does not hold, and every inode it names.
   const stored = await repoFsBackend(record.id).storedInodes();
   const missing: string[] = [];
-  await walkFiles(fs, '/', (path, ino) => {
-    if (!stored.has(ino)) missing.push(path);
+  const named = new Set<number>();
+  await walkFiles(fs, '/', (path, ino, isFile) => {
+    named.add(ino);
+    if (isFile && !stored.has(ino)) missing.push(path);
   });
+
+  // Contents no file names: a write that stored files ahead of its commit (batchedIdb.ts, STAGE_BYTES) and
+  // died before it. The fixes below remove files, whose contents go with them, or write new ones.
+  const unnamed = [...stored].filter((ino) => !named.has(ino));
+  if (unnamed.length > 0) {
+    await repoFsBackend(record.id).deleteUnnamed(unnamed);
+    report.removed.push(
+      `${label}: deleted ${unnamed.length} stored file contents that no file names (left by an interrupted write).`,
+    );
+  }
+
   for (const path of missing) {
     const pack = /^\/\.git\/objects\/pack\/pack-([0-9a-f]{40})\.(pack|idx|promisor|keep)$/.exec(path);
     if (pack?.[2] === 'idx' && (await rebuildIndex(fs, pack[1]))) {
@@ -116,18 +129,6 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
         `${label}: ${path} was missing its contents and was removed from the file tree${path.startsWith(`${GITDIR}/`) ? '' : ' (check it out again to restore it)'}.`,
       );
     }
-  }
-
-  // Contents no file names: a write that stored files ahead of its commit (batchedIdb.ts, STAGE_BYTES) and
-  // died before it. Taken after the fixes above, from the tree as it now is.
-  const named = new Set<number>();
-  await walkFiles(fs, '/', (_path, ino) => named.add(ino), true);
-  const unnamed = [...(await repoFsBackend(record.id).storedInodes())].filter((ino) => !named.has(ino));
-  if (unnamed.length > 0) {
-    await repoFsBackend(record.id).deleteUnnamed(unnamed);
-    report.removed.push(
-      `${label}: deleted ${unnamed.length} stored file contents that no file names (left by an interrupted write).`,
-    );
   }
 
   // Pack files without their partners: a .pack without its .idx is unreadable, an .idx without its .pack
@@ -174,15 +175,14 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
 async function walkFiles(
   fs: PromiseFs,
   dir: string,
-  visit: (path: string, ino: number) => void,
-  /** Symbolic links too (their targets are stored like contents). */
-  links = false,
+  /** Files and symbolic links; `isFile` false for a link (lightning-fs keeps its target in the tree). */
+  visit: (path: string, ino: number, isFile: boolean) => void,
 ): Promise<void> {
   for (const name of await fs.readdir(dir)) {
     const path = `${dir === '/' ? '' : dir}/${name}`;
     const st = await fs.lstat(path);
-    if (st.isDirectory()) await walkFiles(fs, path, visit, links);
-    else if (st.isFile() || (links && st.isSymbolicLink())) visit(path, st.ino as number);
+    if (st.isDirectory()) await walkFiles(fs, path, visit);
+    else if (st.isFile() || st.isSymbolicLink()) visit(path, st.ino as number, st.isFile());
   }
 }
 
