@@ -1,19 +1,10 @@
 import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
+import { loadAppConfig } from './appConfig.ts';
 import { whileBusy } from './busy.ts';
 import { gitClient, proxy, RemoteOperationError } from './gitClient.ts';
 import { askPersistenceOnce } from './storage.ts';
 
 export type FlowProgress = CloneProgress | CheckoutProgress;
-
-let appConfig: Promise<{ corsProxy?: string }> | null = null;
-
-/** Served beside the app by `npm start` (or a deployment): which CORS proxy to fall back on. */
-function loadAppConfig(): Promise<{ corsProxy?: string }> {
-  appConfig ??= fetch('config.json')
-    .then((r) => (r.ok ? r.json() : {}))
-    .catch(() => ({}));
-  return appConfig;
-}
 
 /**
  * What "clone" means to a person. By default, open first, fill in behind: the branch's commit and trees

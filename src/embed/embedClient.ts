@@ -1,6 +1,7 @@
 import * as Comlink from 'comlink';
 import type { EmbedApi, MinimalRead } from '../../workers/embedApi.ts';
 import { installTransferHandlers, RemoteOperationError } from '../../workers/rpc.ts';
+import { loadAppConfig } from '../appConfig.ts';
 
 export type { MinimalRead };
 export { RemoteOperationError };
@@ -11,16 +12,6 @@ installTransferHandlers();
 const worker = Comlink.wrap<EmbedApi>(
   new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), { type: 'module', name: 'embed' }),
 );
-
-let appConfig: Promise<{ corsProxy?: string }> | null = null;
-
-/** Served beside embed.html by `npm start` or a deployment, as for the app: the CORS proxy to fall back on. */
-function loadAppConfig(): Promise<{ corsProxy?: string }> {
-  appConfig ??= fetch('config.json')
-    .then((r) => (r.ok ? r.json() : {}))
-    .catch(() => ({}));
-  return appConfig;
-}
 
 /**
  * One file or folder, straight from the host; when the host refuses the page (no CORS headers: the

@@ -5,6 +5,7 @@
 // checkout that fails or is cancelled leaves the previous working tree as it was.
 
 import git from 'isomorphic-git';
+import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { crashPoint } from '../store/crashPoints.ts';
 import { forgetPackSet } from '../store/packSet.ts';
 import { updateRepo } from '../store/registry.ts';
@@ -70,9 +71,6 @@ export interface CheckoutResult {
   bytes: number;
 }
 
-const MODE_TREE = '040000';
-const MODE_GITLINK = '160000';
-const MODE_SYMLINK = '120000';
 const utf8 = new TextDecoder('utf-8');
 const PROGRESS_INTERVAL_MS = 50;
 

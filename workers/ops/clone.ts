@@ -8,7 +8,7 @@ import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs, writeAllOrNothing } 
 import { withRepoLock } from '../store/repoLock.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient, repoName } from '../transport/gitHttp.ts';
-import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
+import { agentFor, parseInfoRefs } from '../wire/capabilities.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import type { RemoteRef } from '../wire/lsRefs.ts';
@@ -25,15 +25,8 @@ import { clearTimeline, measure, step } from './timeline.ts';
 export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 export type { OperationHooks } from './operationHooks.ts';
 
-const AGENT = 'blobless/0.1';
-
 /** `git clone`'s fetch refspec: every branch, as a remote-tracking branch. */
 const ALL_HEADS = '+refs/heads/*:refs/remotes/origin/*';
-
-/** gitprotocol-v2: agent: a client must not send one unless the server advertised its own. */
-function agentFor(caps: V2Capabilities): string | undefined {
-  return caps.agent ? AGENT : undefined;
-}
 
 /** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
 export async function clone(

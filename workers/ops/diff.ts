@@ -3,6 +3,7 @@
 
 import { structuredPatch } from 'diff';
 import git from 'isomorphic-git';
+import { MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { OperationError } from './errors.ts';
 import type { BlobFetchHooks } from './lazyBlobs.ts';
@@ -64,7 +65,6 @@ export interface FileDiff {
 
 export type DiffFileHooks = Pick<BlobFetchHooks, 'onProgress' | 'signal' | 'connection'>;
 
-const MODE_TREE = '040000';
 // git diff's default context (diff.context).
 const CONTEXT_LINES = 3;
 // Longer and the hunks become one replacement: a line diff of two large, very different files is O(N·D).

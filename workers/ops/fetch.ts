@@ -15,7 +15,7 @@ import { updateRepo } from '../store/registry.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
 import { heldInThisWorker, withRepoLock } from '../store/repoLock.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
-import { parseInfoRefs } from '../wire/capabilities.ts';
+import { agentFor, parseInfoRefs } from '../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import type { RemoteRef } from '../wire/lsRefs.ts';
@@ -28,7 +28,7 @@ import { SkippingNegotiator } from './negotiator.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
-import { forgetRepo, openRepo, type RepoHandle } from './repoAccess.ts';
+import { forgetRepo, openRepo, peelTags, type RepoHandle, shallowCommits } from './repoAccess.ts';
 
 export interface FetchOptions {
   /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
@@ -87,8 +87,6 @@ const INITIAL_HAVES = 16;
 const LARGE_FLUSH = 16384;
 const MAX_IN_VAIN = 256;
 
-const AGENT = 'blobless/0.1';
-
 /**
  * How the fetch stores what it received. By default the caller holds the repo's lock for the whole fetch
  * (the API's fetch). With `lockToStore`, the fetch receives without the lock and takes it only to store:
@@ -128,7 +126,7 @@ export async function fetchRepo(
   }
   const caps = advertisement.capabilities;
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
-  const agent = caps.agent ? AGENT : undefined;
+  const agent = agentFor(caps);
   const warnings: string[] = [];
   const tags = opts.tags ?? true;
 
@@ -489,23 +487,8 @@ async function localTips(repo: RepoHandle): Promise<string[]> {
 }
 
 async function peel(repo: RepoHandle, oid: string): Promise<string | null> {
-  let current = oid;
-  for (let i = 0; i < 10; i++) {
-    try {
-      const { type, object } = await git.readObject({
-        fs: repo.fs,
-        gitdir: repo.gitdir,
-        oid: current,
-        cache: repo.cache,
-      });
-      if (type === 'commit') return current;
-      if (type !== 'tag') return null;
-      current = (object as { object: string }).object;
-    } catch {
-      return null;
-    }
-  }
-  return null;
+  // Not stored (beyond a shallow boundary, say) counts as no commit, as another kind of object does.
+  return peelTags(repo, oid).catch(() => null);
 }
 
 /** A thin pack's delta base, from this repo; a promisor repo fetches it first if a filter left it out. */
@@ -556,12 +539,9 @@ async function isAncestor(repo: RepoHandle, ancestor: string, descendant: string
   return false;
 }
 
+/** The shallow boundary's commits, sorted: what a fetch sends as `shallow` lines and compares. */
 async function readShallow(repo: RepoHandle): Promise<string[]> {
-  const text = await repo.fs.promises.readFile(`${GITDIR}/shallow`, 'utf8').catch(() => '');
-  return (text as string)
-    .split('\n')
-    .filter((l) => /^[0-9a-f]{40}$/.test(l))
-    .sort();
+  return [...(await shallowCommits(repo))].sort();
 }
 
 interface Refspec {

@@ -7,13 +7,14 @@
 // not store is a promisor object, which the remote has by definition: it is never sent, never fetched.
 
 import git from 'isomorphic-git';
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../store/packedRefs.ts';
 import { packSetFor } from '../store/packSet.ts';
 import { GITDIR, writeAllOrNothing } from '../store/repoFs.ts';
 import { TransportError } from '../transport/errors.ts';
 import { GitHttpClient } from '../transport/gitHttp.ts';
-import { parseInfoRefs } from '../wire/capabilities.ts';
+import { CLIENT_AGENT, parseInfoRefs } from '../wire/capabilities.ts';
 import { WireError } from '../wire/errors.ts';
 import { readPackets } from '../wire/pktLine.ts';
 import { buildReceivePackRequest, parseReportStatus, ZERO_OID } from '../wire/receivePack.ts';
@@ -46,9 +47,7 @@ export interface PushResult {
   remoteMessages: string;
 }
 
-const AGENT = 'agent=blobless/0.1';
-const MODE_TREE = '040000';
-const MODE_GITLINK = '160000';
+const AGENT = `agent=${CLIENT_AGENT}`;
 
 /**
  * Pushes `branch` to the remote it was cloned from. Throws PushRejectedError PUSH_NON_FAST_FORWARD when the

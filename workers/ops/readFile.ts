@@ -1,6 +1,7 @@
 // Reads one file of a commit. The path is resolved through the trees, which a blob:none clone holds; only
 // the file's own blob may have to come from the server, and only that one is fetched.
 
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { MissingObjectError, OperationError } from './errors.ts';
 import { type BlobFetchHooks, ensureBlobs } from './lazyBlobs.ts';
@@ -17,9 +18,6 @@ export interface FileContent {
 }
 
 export type ReadFileHooks = Pick<BlobFetchHooks, 'onProgress' | 'signal' | 'connection'>;
-
-const MODE_TREE = '040000';
-const MODE_GITLINK = '160000';
 
 /**
  * The content of `path` in `ref` (a branch, tag or commit id). Throws PATH_NOT_FOUND for a path that is

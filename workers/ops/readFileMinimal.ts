@@ -8,6 +8,7 @@
 import git from 'isomorphic-git';
 import { sha1, toHex } from '../pack/objectHash.ts';
 import { PackIngester } from '../pack/packIngester.ts';
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { serializeRepoConfig } from '../store/gitConfig.ts';
 import { writePack } from '../store/gitDir.ts';
 import { packSetFor } from '../store/packSet.ts';
@@ -24,7 +25,7 @@ import {
 } from '../store/repoFs.ts';
 import { withRepoLock } from '../store/repoLock.ts';
 import { GitHttpClient, repoName } from '../transport/gitHttp.ts';
-import { parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
+import { agentFor, parseInfoRefs, type V2Capabilities } from '../wire/capabilities.ts';
 import { RemoteError } from '../wire/errors.ts';
 import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
@@ -121,9 +122,6 @@ export interface MinimalRead {
 const OID = /^[0-9a-f]{40}$/i;
 /** A tree and the trees of its folders, no blobs (list-objects-filter.c: depth counts from each root). */
 const TWO_LEVELS = 'combine:blob:none+tree:2';
-const MODE_TREE = '040000';
-const MODE_GITLINK = '160000';
-const AGENT = 'blobless/0.1';
 
 /** The repo id minimal reads of `url` share: readable, and the same in every worker of the profile. */
 export function minimalRepoId(url: string): string {
@@ -300,10 +298,6 @@ async function resolveRemoteRef(
       ? `${client.url.href} has no commits yet.`
       : `${client.url.href} has no branch or tag named "${ref}".${hint}`,
   );
-}
-
-function agentFor(caps: V2Capabilities): string | undefined {
-  return caps.agent ? AGENT : undefined;
 }
 
 /** Walks from the root tree along `parts`, fetching each missing tree, then the blob at the end. */

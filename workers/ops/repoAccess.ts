@@ -90,7 +90,11 @@ export async function resolveCommit(repo: RepoHandle, ref: string): Promise<stri
   );
 }
 
-async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
+/**
+ * Follows annotated tags (at most 10 deep) to the commit they name; null when they lead to another kind
+ * of object. Errors reading an object (a missing one) are the caller's.
+ */
+export async function peelTags(repo: RepoHandle, oid: string): Promise<string | null> {
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const { type, object } = await git.readObject({
@@ -100,9 +104,15 @@ async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
       cache: repo.cache,
     });
     if (type === 'commit') return current;
-    if (type !== 'tag') break;
+    if (type !== 'tag') return null;
     current = (object as { object: string }).object;
   }
+  return null;
+}
+
+async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
+  const commit = await peelTags(repo, oid);
+  if (commit) return commit;
   throw new OperationError('REF_NOT_FOUND', `${oid} does not lead to a commit.`);
 }
 
@@ -134,7 +144,7 @@ export function isBinary(bytes: Uint8Array): boolean {
 export async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
   try {
     const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
-    return new Set(text.split('\n').filter(Boolean));
+    return new Set(text.split('\n').filter((l) => /^[0-9a-f]{40}$/.test(l)));
   } catch {
     return new Set();
   }

@@ -1,9 +1,7 @@
-import { MODE_GITLINK } from '../pack/treeCheck.ts';
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { OperationError } from './errors.ts';
 import { openRepo, resolveCommit } from './repoAccess.ts';
-
-const MODE_TREE = '040000';
 
 export type EntryKind = 'tree' | 'blob' | 'commit';
 

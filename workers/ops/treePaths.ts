@@ -1,11 +1,11 @@
 // Reading trees by path: what go-to-file, file history and compare need, all from trees alone (a blob:none
 // clone holds every tree), so none of them costs a request.
 
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from './checkedTrees.ts';
 import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
 
-export const MODE_TREE = '040000';
-export const MODE_GITLINK = '160000';
+export { MODE_GITLINK, MODE_TREE };
 
 export interface TreeEntryRef {
   oid: string;

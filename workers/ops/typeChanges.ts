@@ -7,12 +7,11 @@
 // entries, which it writes as on a fresh checkout.
 
 import git from 'isomorphic-git';
+import { MODE_GITLINK } from '../pack/treeCheck.ts';
 import { parseIndexModes } from '../store/indexFile.ts';
 import type { PromiseFs } from '../store/repoFs.ts';
 import { WorktreeDirtyError } from './errors.ts';
 import type { RepoHandle } from './repoAccess.ts';
-
-const MODE_GITLINK = '160000';
 
 /** What the target commit holds (under the checkout's paths): path to mode. */
 export type TargetModes = ReadonlyMap<string, { mode: string }>;

@@ -128,6 +128,14 @@ function decodeAdvertisement(body: Uint8Array): Packet[] {
   }
 }
 
+/** What Blobless calls itself in `agent` (gitprotocol-v2 and gitprotocol-capabilities: agent). */
+export const CLIENT_AGENT = 'blobless/0.1';
+
+/** gitprotocol-v2: agent: a client must not send one unless the server advertised its own. */
+export function agentFor(caps: V2Capabilities): string | undefined {
+  return caps.agent ? CLIENT_AGENT : undefined;
+}
+
 /** gitprotocol-v2: Capability Advertisement: capability-list, then flush-pkt. */
 function parseV2Capabilities(packets: Packet[], start: number): V2Capabilities {
   const caps: V2Capabilities = { objectFormat: 'sha1', commands: new Map(), lines: [] };
