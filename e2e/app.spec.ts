@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { spaNavigate } from './navigate.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -121,16 +122,6 @@ test('a deep link opens a file straight away in a fresh profile', async ({ brows
   await expect(page.locator('#L1')).toHaveClass(/selected/);
   await context.close();
 });
-
-/** Moves inside the single-page app, as its own links do: no page load, so it works offline too. */
-async function spaNavigate(page: Page, params: Record<string, string>): Promise<void> {
-  await page.evaluate((p) => {
-    const u = new URL(location.href);
-    for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
-    history.pushState(null, '', u);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, params);
-}
 
 test('offline: present files read, a missing one shows the typed error', async ({ page, context }) => {
   await cloneThroughForm(page, 'features.git');

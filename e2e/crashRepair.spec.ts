@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { spaNavigate } from './navigate.ts';
 import { checkExportedStore, storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
@@ -141,14 +142,6 @@ for (const { point, what } of [
   });
 }
 
-/** In-app navigation: the route changes without reloading the page (its worker lives on). */
-async function go(page: Page, query: Record<string, string>): Promise<void> {
-  await page.evaluate((q) => {
-    history.pushState(null, '', `/?${new URLSearchParams(q)}`);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, query);
-}
-
 for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing']) {
   test(`a pack merge whose tab closed at ${point}: every pack whole, every blob still stored`, async ({
     browser,
@@ -199,7 +192,7 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
           () => (globalThis as { __bloblessCrashedAt?: string }).__bloblessCrashedAt,
         );
         if (stopped) break;
-        await go(first, { repo: repoId, ref: 'v0.5', path });
+        await spaNavigate(first, { repo: repoId, ref: 'v0.5', path }, { replace: true });
         const file = first.getByRole('region', { name: `File ${path}` });
         await expect(file.getByTestId('file-oid')).toHaveText(v05.get(path)!.slice(0, 10), {
           timeout: 60_000,
@@ -214,7 +207,7 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
       const stored = checkExportedStore(files, join(scratch, 'export'));
       expect(read.filter((path) => !stored.has(v05.get(path)!))).toEqual([]);
       // And the repo opens and reads one of them without fetching it again.
-      await go(next, { repo: repoId, ref: 'v0.5', path: read[0] });
+      await spaNavigate(next, { repo: repoId, ref: 'v0.5', path: read[0] }, { replace: true });
       await expect(next.getByRole('region', { name: `File ${read[0]}` }).getByTestId('file-oid')).toHaveText(
         v05.get(read[0])!.slice(0, 10),
         { timeout: 30_000 },

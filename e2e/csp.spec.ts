@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { spaNavigate } from './navigate.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
@@ -70,15 +71,6 @@ function blobUrls(page: Page) {
   );
 }
 
-async function openFile(page: Page, path: string): Promise<void> {
-  await page.evaluate((p) => {
-    const u = new URL(location.href);
-    u.searchParams.set('path', p);
-    history.pushState(null, '', u);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, path);
-}
-
 /** Waits until the preview image decoded: the SVG really was loaded, so its script had every chance. */
 async function expectPreviewLoaded(page: Page, width: number): Promise<void> {
   const img = page.getByTestId('file-preview');
@@ -118,11 +110,11 @@ test('an SVG that carries script is shown as an image and runs nothing, in UTF-8
   await expect(page.getByTestId('file-content')).toContainText('<script>top.__pwned');
   await page.screenshot({ path: join(process.cwd(), 'e2e/screenshots/svg-preview.png') });
 
-  await openFile(page, 'pwned-utf16.svg');
+  await spaNavigate(page, { path: 'pwned-utf16.svg' });
   await expectPreviewLoaded(page, 64);
   await expect(page.getByTestId('file-content')).toHaveCount(0);
 
-  await openFile(page, 'page.html');
+  await spaNavigate(page, { path: 'page.html' });
   await expect(page.getByTestId('file-content')).toContainText('<script>top.__pwned');
   await expect(page.getByTestId('file-preview')).toHaveCount(0);
 
@@ -199,8 +191,8 @@ test('clone, browse, Markdown, highlighting and history work under the policy wi
   // README.md renders as Markdown (marked, DOMPurify); the other files are highlighted code.
   await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
   await expect(page.getByTestId('markdown')).toBeVisible();
-  await openFile(page, 'src/new-name.js');
-  await openFile(page, 'scripts/build.sh');
+  await spaNavigate(page, { path: 'src/new-name.js' });
+  await spaNavigate(page, { path: 'scripts/build.sh' });
   await expect(
     page
       .locator('[data-testid="file-content"] .hljs-meta, [data-testid="file-content"] .hljs-built_in')

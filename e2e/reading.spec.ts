@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { spaNavigate } from './navigate.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
@@ -101,12 +102,7 @@ test('going from one file to another never shows the first one’s content under
   );
   // In-app navigation, as a link in the tree does it: the view stays mounted and gets the new path.
   for (const path of ['src/main-only.txt', 'docs/new-name.txt', 'src/blame.txt']) {
-    await page.evaluate((p) => {
-      const q = new URLSearchParams(location.search);
-      q.set('path', p);
-      history.pushState(null, '', `/?${q}`);
-      window.dispatchEvent(new PopStateEvent('popstate'));
-    }, path);
+    await spaNavigate(page, { path });
     await expect(page.getByTestId('file-oid')).toHaveText(oids.get(path)!.slice(0, 10));
   }
   expect(await mislabelledFiles(page, (p) => oids.get(p))).toEqual([]);

@@ -7,8 +7,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { spaNavigate } from './navigate.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
 import { checkExportedStore, storedFiles } from './storedFiles.ts';
 
@@ -16,14 +17,6 @@ const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
 function gitIn(dir: string, args: string[]): string {
   return execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
-}
-
-/** In-app navigation: the route changes without reloading the page (its worker lives on). */
-async function go(page: Page, query: Record<string, string>): Promise<void> {
-  await page.evaluate((q) => {
-    history.pushState(null, '', `/?${new URLSearchParams(q)}`);
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }, query);
 }
 
 function sha1(bytes: Buffer): string {
@@ -96,7 +89,7 @@ test('two tabs: one checks out while the other reads, fetches and merges packs',
   await watchShownFiles(b);
   await a.getByTestId('branch-select').selectOption('v0.1');
   for (const path of reads) {
-    await go(b, { repo: repoId, ref: 'v0.5', path });
+    await spaNavigate(b, { repo: repoId, ref: 'v0.5', path }, { replace: true });
     const file = b.getByRole('region', { name: `File ${path}` });
     // Its own blob, read: the next navigation would cancel a read still running, and its blob would
     // rightly never be stored.
@@ -112,9 +105,9 @@ test('two tabs: one checks out while the other reads, fetches and merges packs',
 
   // Tab B shows the new state without a reload: the repo's home is now at v0.1's commit, and when tab A
   // switches back to main, tab B follows.
-  await go(b, { repo: repoId });
+  await spaNavigate(b, { repo: repoId }, { replace: true });
   await expect(b.getByTestId('branch-select')).toHaveValue(commitV01);
-  await go(a, { repo: repoId });
+  await spaNavigate(a, { repo: repoId }, { replace: true });
   await a.getByTestId('branch-select').selectOption('main');
   await expect(b.getByTestId('branch-select')).toHaveValue('main', { timeout: 60_000 });
   await expect(b.getByTestId('busy-elsewhere')).toBeHidden();

@@ -1,10 +1,8 @@
 // A worker terminated at each named point of a clone, a checkout and a pack merge (crashPoints.ts), then
 // startup repair as a new worker runs it: the store is consistent, and the report says what was removed.
 
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { maybeRepack } from '../workers/ops/packMaintenance.ts';
 import { readFile } from '../workers/ops/readFile.ts';
@@ -17,19 +15,13 @@ import { crashAt, pauseAt, terminateWorker } from './support/crash.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { packFiles } from './support/repoChecks.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import { gitCheckoutOf, readLightningWorktree } from './support/worktree.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
-let tmp: string;
+const tmp = useTmpDir('crash');
 let exports = 0;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-crash-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
 
 async function databaseNames(): Promise<string[]> {
   return (await indexedDB.databases()).map((d) => d.name ?? '').sort();
@@ -41,7 +33,7 @@ async function rev(repo: string, spec: string): Promise<string> {
 
 /** What the git CLI says of the stored git directory: fsck must pass. */
 async function fsckExport(repoId: string): Promise<void> {
-  const dest = join(tmp, `export-${exports++}`);
+  const dest = join(tmp(), `export-${exports++}`);
   await exportDir(openRepoFs(repoId), GITDIR, dest);
   await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dest });
 }
@@ -107,7 +99,7 @@ describe('a checkout of features.git', () => {
 
   async function expectWorktreeOf(commit: string): Promise<void> {
     const ours = await readLightningWorktree(openRepoFs(repoId));
-    expect(ours).toEqual(await gitCheckoutOf(join(fixturesDir, repo), commit, tmp));
+    expect(ours).toEqual(await gitCheckoutOf(join(fixturesDir, repo), commit, tmp()));
   }
 
   it('terminated with its files written but not committed: nothing of it is stored', async () => {

@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../workers/api.ts';
@@ -14,17 +12,16 @@ import {
   type ServedCopies,
   serveCopies,
 } from './support/servedCopies.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 let served: ServedCopies;
-let tmp: string;
+const tmp = useTmpDir('fetch');
 
 beforeAll(async () => {
   served = await serveCopies();
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-fetch-'));
 });
 afterAll(async () => {
   await served?.close();
-  await rm(tmp, { recursive: true, force: true });
 });
 
 /** The remote's branches and tags as a fetch must leave them locally: `git ls-remote`, renamed by the refspec. */
@@ -40,7 +37,7 @@ async function expectedRefs(url: string): Promise<string[]> {
 
 let exported = 0;
 async function exportRepo(repoId: string): Promise<string> {
-  const dir = join(tmp, `export-${exported++}`);
+  const dir = join(tmp(), `export-${exported++}`);
   await exportDir(openRepoFs(repoId), GITDIR, join(dir, '.git'));
   return dir;
 }
@@ -104,7 +101,7 @@ describe('fetch', () => {
     const url = await served.copy('basic.git', 'parity.git');
     const bare = served.path('parity.git');
     const { repoId } = await api.clone({ url });
-    const cli = join(tmp, 'parity-cli');
+    const cli = join(tmp(), 'parity-cli');
     await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
 
     // Changes deep in existing folders, so the server sends trees as deltas against ones both clones hold.
@@ -139,7 +136,7 @@ describe('fetch', () => {
     const packsDir = join(dir, '.git/objects/pack');
     for (const name of await packFiles(repoId)) {
       if (name.endsWith('.pack'))
-        await git(['index-pack', '-o', join(tmp, `check-${name}.idx`), join(packsDir, name)]);
+        await git(['index-pack', '-o', join(tmp(), `check-${name}.idx`), join(packsDir, name)]);
     }
   });
 
@@ -181,7 +178,7 @@ describe('fetch', () => {
     const url = await served.copy('basic.git', 'shallow.git');
     const bare = served.path('shallow.git');
     const { repoId } = await api.clone({ url, depth: 1 });
-    const cli = join(tmp, 'shallow-cli');
+    const cli = join(tmp(), 'shallow-cli');
     await git(['clone', '-q', '--filter=blob:none', '--no-checkout', '--depth=1', url, cli]);
     const count = (d: string) =>
       git(['rev-list', '--count', '--all'], { cwd: d }).then((o) => Number(o.trim()));

@@ -1,35 +1,15 @@
-import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { amplifyingDelta, buildPack } from '../workers/pack/testing/packBuilder.ts';
 import { parseGitConfig } from '../workers/store/gitConfig.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
-import { failure } from './support/repoChecks.ts';
+import { failure, snapshotGitDir } from './support/repoChecks.ts';
 
 const MiB = 1024 * 1024;
 const { pack, commit } = tinyRepoPack();
 // No spaces: ls-refs lines are space-separated, so a server can only send names without them.
 const EVIL_BRANCH = 'refs/heads/x"]\t[core]\tfsmonitor=touch\t/tmp/pwned';
-
-/** Every file of a repo's git directory, path to SHA-1 of its bytes. */
-async function gitDirFiles(repoId: string): Promise<Record<string, string>> {
-  const fs = openRepoFs(repoId).promises;
-  const out: Record<string, string> = {};
-  const walk = async (dir: string) => {
-    for (const name of await fs.readdir(dir)) {
-      const path = `${dir}/${name}`;
-      const st = await fs.lstat(path);
-      if (st.isDirectory()) await walk(path);
-      else
-        out[path] = createHash('sha1')
-          .update((await fs.readFile(path)) as Uint8Array)
-          .digest('hex');
-    }
-  };
-  await walk(GITDIR);
-  return out;
-}
 
 const repos: Record<string, CraftedRepo> = {
   // issue 9: this HEAD target overwrote /.git/config.
@@ -127,7 +107,7 @@ beforeAll(async () => {
   const { repoId } = await api.clone({ url: `${inject('gitServerUrl')}/basic.git` });
   previous = {
     repoId,
-    files: await gitDirFiles(repoId),
+    files: await snapshotGitDir(repoId),
     record: (await api.listRepos()).find((r) => r.id === repoId),
   };
 });
@@ -150,7 +130,7 @@ async function expectNothingStoredAndPreviousIntact(): Promise<void> {
   expect(dbs.filter((n) => n?.endsWith('_lock'))).toEqual(
     dbs.includes(`blobless-repo-${previous.repoId}_lock`) ? [`blobless-repo-${previous.repoId}_lock`] : [],
   );
-  expect(await gitDirFiles(previous.repoId)).toEqual(previous.files);
+  expect(await snapshotGitDir(previous.repoId)).toEqual(previous.files);
   expect((await api.listRepos())[0]).toEqual(previous.record);
 }
 
@@ -179,7 +159,7 @@ describe('ref names from a hostile server', () => {
     ]);
     const packedRefs = (await fs.readFile(`${GITDIR}/packed-refs`, 'utf8')) as string;
     expect(packedRefs).not.toMatch(/\.\.|fsmonitor|lock/);
-    expect(Object.keys(await gitDirFiles(result.repoId)).filter((p) => /config|\.\./.test(p))).toEqual([
+    expect(Object.keys(await snapshotGitDir(result.repoId)).filter((p) => /config|\.\./.test(p))).toEqual([
       `${GITDIR}/config`,
     ]);
     await api.deleteRepo(result.repoId);
@@ -188,11 +168,11 @@ describe('ref names from a hostile server', () => {
 
   it('a later fetch skips the same bad names with a warning and writes nothing outside refs', async () => {
     const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
-    const before = await gitDirFiles(repoId);
+    const before = await snapshotGitDir(repoId);
     const result = await api.fetch(repoId);
     expect(result.updated).toEqual([]);
     expect(result.warnings.join('\n')).toMatch(/Skipped 4 remote refs whose names git would refuse/);
-    expect(await gitDirFiles(repoId)).toEqual(before);
+    expect(await snapshotGitDir(repoId)).toEqual(before);
     await api.deleteRepo(repoId);
   });
 
@@ -207,7 +187,7 @@ describe('ref names from a hostile server', () => {
     expect(result.protocol).toBe(1);
     expect(result.refs.map((r) => r.name)).toEqual(['refs/heads/main']);
     expect(result.warnings.join('\n')).toMatch(/Skipped 2 remote refs/);
-    const files = Object.keys(await gitDirFiles(result.repoId));
+    const files = Object.keys(await snapshotGitDir(result.repoId));
     expect(files.filter((p) => p.includes('..'))).toEqual([]);
     expect(files).not.toContain(`${GITDIR}/refs/remotes/config`);
   });
@@ -254,13 +234,13 @@ describe('caps against a hostile server', () => {
 
   it('a fetch whose ls-refs answer never ends stops at maxLsRefsBytes, and stores nothing', async () => {
     const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
-    const before = await gitDirFiles(repoId);
+    const before = await snapshotGitDir(repoId);
     repos['bad-branches.git'].endless = 'ls-refs';
     try {
       const err = await failure(api.fetch(repoId));
       expect(err.code).toBe('LIMIT_EXCEEDED');
       expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
-      expect(await gitDirFiles(repoId)).toEqual(before);
+      expect(await snapshotGitDir(repoId)).toEqual(before);
     } finally {
       delete repos['bad-branches.git'].endless;
       await api.deleteRepo(repoId);

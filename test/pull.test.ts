@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { commitOnServer, type ServedCopies, serveCopies } from './support/servedCopies.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import {
   exportWorktree,
   gitCheckoutOf,
@@ -16,15 +15,13 @@ import {
 } from './support/worktree.ts';
 
 let served: ServedCopies;
-let tmp: string;
+const tmp = useTmpDir('pull');
 
 beforeAll(async () => {
   served = await serveCopies();
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-pull-'));
 });
 afterAll(async () => {
   await served?.close();
-  await rm(tmp, { recursive: true, force: true });
 });
 
 const me = { name: 'Local Person', email: 'local@example.test', timestamp: 1_900_000_000, timezoneOffset: 0 };
@@ -50,7 +47,7 @@ const read = async (repoId: string, path: string) =>
 let n = 0;
 /** The repo exported with its working tree: git's own view of it. */
 async function exportAll(repoId: string): Promise<string> {
-  const dir = join(tmp, `export-${n++}`);
+  const dir = join(tmp(), `export-${n++}`);
   await exportWorktree(openRepoFs(repoId), dir);
   await exportDir(openRepoFs(repoId), GITDIR, join(dir, '.git'));
   return dir;
@@ -77,7 +74,7 @@ describe('pull', () => {
     expect(result.checkout?.filesDeleted).toBe(1);
     // The working tree is git's checkout of the new tip, and git sees nothing to commit.
     expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
-      await gitCheckoutOf(bare, tip, join(tmp, 'ff-oracle')),
+      await gitCheckoutOf(bare, tip, join(tmp(), 'ff-oracle')),
     );
     const dir = await exportAll(repoId);
     expect((await gitCli(['symbolic-ref', 'HEAD'], { cwd: dir })).trim()).toBe('refs/heads/main');

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -12,18 +11,13 @@ import { git as gitCli } from './support/git.ts';
 import { type PushServer, startPushServer } from './support/pushServer.ts';
 import { startRelay } from './support/relay.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import { readLightningWorktree } from './support/worktree.ts';
 
 const author = { name: 'Grace Hopper', email: 'grace@example.com' };
-let tmp: string;
+const tmp = useTmpDir('push-test');
 let push: PushServer;
 
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-push-test-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
 // Each test pushes to fresh copies: a push changes the repository.
 beforeAll(async () => {
   push = await startPushServer(['basic.git']);
@@ -95,7 +89,7 @@ async function commitWithoutCheckout(
 
 /** The objects of a pack, by the git CLI: `index-pack` then `verify-pack -v`. */
 async function packObjects(pack: Buffer): Promise<{ oid: string; type: string }[]> {
-  const file = join(tmp, `sent-${Date.now()}.pack`);
+  const file = join(tmp(), `sent-${Date.now()}.pack`);
   await writeFile(file, pack);
   await gitCli(['index-pack', file], { cwd: push.bare('basic.git') });
   const out = await gitCli(['verify-pack', '-v', file.replace(/\.pack$/, '.idx')]);
@@ -237,7 +231,7 @@ describe('rejected push', () => {
 
   /** Someone else pushes first, with the git CLI. */
   async function pushFromElsewhere(): Promise<string> {
-    const work = join(tmp, `elsewhere-${Date.now()}`);
+    const work = join(tmp(), `elsewhere-${Date.now()}`);
     await gitCli(['clone', '-q', push.url('basic.git'), work]);
     await gitCli(
       [

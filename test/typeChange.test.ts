@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { checkout } from '../workers/ops/checkout.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
@@ -9,20 +7,14 @@ import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import { exportWorktree, gitCheckoutOf, lsTree, readLightningWorktree } from './support/worktree.ts';
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
 const bare = () => join(fixturesDir, 'typechange.git');
-let tmp: string;
+const tmp = useTmpDir('typechange');
 let exports = 0;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-typechange-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
 
 async function revParse(rev: string): Promise<string> {
   return (await gitCli(['rev-parse', `${rev}^{commit}`], { cwd: bare() })).trim();
@@ -32,9 +24,9 @@ async function revParse(rev: string): Promise<string> {
 async function expectLikeGit(repoId: string, rev: string): Promise<void> {
   const commit = await revParse(rev);
   const fs = openRepoFs(repoId);
-  expect(await readLightningWorktree(fs)).toEqual(await gitCheckoutOf(bare(), commit, tmp));
+  expect(await readLightningWorktree(fs)).toEqual(await gitCheckoutOf(bare(), commit, tmp()));
   await maintenanceIdle(repoId);
-  const dest = join(tmp, `worktree-${exports++}`);
+  const dest = join(tmp(), `worktree-${exports++}`);
   await exportWorktree(fs, dest);
   await exportDir(fs, GITDIR, join(dest, '.git'));
   const staged = (await gitCli(['ls-files', '--stage', '-z'], { cwd: dest })).split('\0').filter(Boolean);

@@ -1,30 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, type StatusEntry } from '../workers/api.ts';
 import { classify } from '../workers/ops/worktree.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 import { exportWorktree, readLightningWorktree } from './support/worktree.ts';
 
 const serverUrl = inject('gitServerUrl');
-let tmp: string;
+const tmp = useTmpDir('worktree');
 let exports = 0;
-
-beforeAll(async () => {
-  tmp = await mkdtemp(join(tmpdir(), 'blobless-worktree-'));
-});
-afterAll(async () => {
-  await rm(tmp, { recursive: true, force: true });
-});
 
 /** The repo as git sees it on disk: the working tree with the git directory as its `.git`. */
 async function exportRepo(repoId: string): Promise<string> {
-  const dest = join(tmp, `repo-${exports++}`);
+  const dest = join(tmp(), `repo-${exports++}`);
   await exportWorktree(openRepoFs(repoId), dest);
   await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
   return dest;
