@@ -5,7 +5,7 @@ import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
 import { type GitHttpClient, isOffline, offlineError, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
-import { concatBytes, encodePktLine, FLUSH_PKT, responseTooLarge } from '../wire/pktLine.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../wire/pktLine.ts';
 import { isValidRefName } from '../wire/refName.ts';
 import { cloneLimits } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
@@ -43,22 +43,8 @@ export async function cloneWithProtocolV1(
         /\/info\/refs\?service=git-upload-pack$/.test(req.url) &&
         res.statusCode === 200
       ) {
-        const parts: Uint8Array[] = [];
-        let total = 0;
-        const maxBytes = limits.maxInfoRefsBytes;
-        for await (const chunk of body as AsyncIterableIterator<Uint8Array>) {
-          bytes += chunk.length;
-          total += chunk.length;
-          if (total > maxBytes) {
-            throw responseTooLarge({
-              maxBytes,
-              limit: 'maxInfoRefsBytes',
-              what: 'ref advertisement (info/refs)',
-            });
-          }
-          parts.push(chunk);
-        }
-        const checked = withCheckedRefNames(concatBytes(parts), url);
+        const advertisement = await readAllCapped(counted(), infoRefsCap(limits.maxInfoRefsBytes));
+        const checked = withCheckedRefNames(advertisement, url);
         warnings.push(...checked.warnings);
         return {
           ...res,

@@ -1,4 +1,4 @@
-import { concatBytes, responseTooLarge } from '../wire/pktLine.ts';
+import { infoRefsCap, readAllCapped } from '../wire/pktLine.ts';
 import { DEFAULT_WIRE_LIMITS } from '../wire/wireLimits.ts';
 import { TransportError } from './errors.ts';
 import {
@@ -295,21 +295,8 @@ export class GitHttpClient {
   }
 
   /** The whole body; WireError `LIMIT_EXCEEDED` (maxInfoRefsBytes) once past `maxBytes`, the rest unread. */
-  private async readAll(res: Response, maxBytes: number): Promise<Uint8Array> {
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    for await (const chunk of this.stream(res)) {
-      total += chunk.length;
-      if (total > maxBytes) {
-        throw responseTooLarge({
-          maxBytes,
-          limit: 'maxInfoRefsBytes',
-          what: 'ref advertisement (info/refs)',
-        });
-      }
-      parts.push(chunk);
-    }
-    return concatBytes(parts);
+  private readAll(res: Response, maxBytes: number): Promise<Uint8Array> {
+    return readAllCapped(this.stream(res), infoRefsCap(maxBytes));
   }
 
   private async *stream(res: Response): AsyncGenerator<Uint8Array> {

@@ -268,6 +268,26 @@ export async function* readPackets(
   decoder.end();
 }
 
+/** The cap on a ref advertisement (GET info/refs), as every reader of one states it. */
+export function infoRefsCap(maxBytes: number): ResponseCap {
+  return { maxBytes, limit: 'maxInfoRefsBytes', what: 'ref advertisement (info/refs)' };
+}
+
+/** A whole response body; WireError `LIMIT_EXCEEDED` once past `cap.maxBytes`, the rest unread. */
+export async function readAllCapped(
+  chunks: AsyncIterable<Uint8Array>,
+  cap: ResponseCap,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of chunks) {
+    total += chunk.length;
+    if (total > cap.maxBytes) throw responseTooLarge(cap);
+    parts.push(chunk);
+  }
+  return concatBytes(parts);
+}
+
 export function responseTooLarge(cap: ResponseCap): WireError {
   return new WireError(
     'LIMIT_EXCEEDED',
