@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { treeOids, unheldFiles } from './fixtureTrees.ts';
 import { spaNavigate } from './navigate.ts';
 import { checkExportedStore, storedFiles } from './storedFiles.ts';
 
@@ -148,7 +149,6 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
   }) => {
     test.setTimeout(180_000);
     const bare = join((await ensureFixtures()).dir, 'small-sized.git');
-    const gitIn = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8' });
     const context = await browser.newContext();
     const scratch = mkdtempSync(join(tmpdir(), 'blobless-crash-repack-'));
     try {
@@ -164,24 +164,8 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
 
       // Files of v0.5 whose blobs main does not share: each read is one lazy fetch, one promisor pack,
       // until there are more than REPACK_THRESHOLD (16) and a merge starts.
-      const treeOf = (rev: string) =>
-        new Map(
-          gitIn(bare, ['ls-tree', '-r', rev])
-            .trim()
-            .split('\n')
-            .map((l) => {
-              const [meta, path] = l.split('\t');
-              return [path, meta.split(' ')[2]] as const;
-            }),
-        );
-      const main = new Set(treeOf('main').values());
-      const v05 = treeOf('v0.5');
-      const seen = new Set<string>();
-      const reads = [...v05]
-        .filter(([path]) => !path.endsWith('.md'))
-        .filter(([, oid]) => !main.has(oid) && !seen.has(oid) && seen.add(oid))
-        .slice(0, 20)
-        .map(([path]) => path);
+      const v05 = treeOids(bare, 'v0.5');
+      const reads = unheldFiles(bare, 'v0.5', ['main'], 20);
       expect(reads).toHaveLength(20);
 
       const crashed = await armCrash(first, point);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { treeOids, unheldFiles } from './fixtureTrees.ts';
 import { spaNavigate } from './navigate.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
 import { checkExportedStore, storedFiles } from './storedFiles.ts';
@@ -65,27 +66,10 @@ test('two tabs: one checks out while the other reads, fetches and merges packs',
 
   // Files of v0.5 whose blobs neither main (cloned and checked out) nor v0.1 (the checkout) holds: each
   // read in tab B is one lazy fetch, one promisor pack; the 17th sets off a merge.
-  const treeOf = (rev: string) =>
-    new Map(
-      gitIn(bare, ['ls-tree', '-r', rev])
-        .trim()
-        .split('\n')
-        .map((l) => {
-          const [meta, path] = l.split('\t');
-          return [path, meta.split(' ')[2]] as const;
-        }),
-    );
-  const held = new Set([...treeOf('main').values(), ...treeOf('v0.1').values()]);
-  const seenBlobs = new Set<string>();
-  const reads = [...treeOf('v0.5')]
-    // Markdown files show rendered, which reads them another way; code files show their source.
-    .filter(([path]) => !path.endsWith('.md'))
-    .filter(([, oid]) => !held.has(oid) && !seenBlobs.has(oid) && seenBlobs.add(oid))
-    .slice(0, 18)
-    .map(([path]) => path);
+  const reads = unheldFiles(bare, 'v0.5', ['main', 'v0.1'], 18);
   expect(reads).toHaveLength(18);
 
-  const v05 = treeOf('v0.5');
+  const v05 = treeOids(bare, 'v0.5');
   await watchShownFiles(b);
   await a.getByTestId('branch-select').selectOption('v0.1');
   for (const path of reads) {
