@@ -11,8 +11,8 @@ import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { repairStores } from '../workers/store/repair.ts';
 import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
+import { checkedExport } from './support/cloneOracle.ts';
 import { crashAt, pauseAt, terminateWorker } from './support/crash.ts';
-import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { packFiles } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
@@ -29,13 +29,6 @@ async function databaseNames(): Promise<string[]> {
 
 async function rev(repo: string, spec: string): Promise<string> {
   return (await gitCli(['rev-parse', spec], { cwd: join(fixturesDir, repo) })).trim();
-}
-
-/** What the git CLI says of the stored git directory: fsck must pass. */
-async function fsckExport(repoId: string): Promise<void> {
-  const dest = join(tmp(), `export-${exports++}`);
-  await exportDir(openRepoFs(repoId), GITDIR, dest);
-  await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dest });
 }
 
 /** Every pack has its .pack and its .idx. */
@@ -80,7 +73,7 @@ describe('a clone', () => {
     const { repoId } = await cloning;
     expect(repoDbName(repoId)).toBe(main);
     expect(await getRepo(repoId)).toBeDefined();
-    await fsckExport(repoId);
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
   });
 });
 
@@ -111,7 +104,7 @@ describe('a checkout of features.git', () => {
     await expectWorktreeOf(main);
     expect(await getRepo(repoId)).toMatchObject({ branch: 'main', headOid: main });
     await expectWholePacks(repoId);
-    await fsckExport(repoId);
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
   });
 
   it('terminated with new files stored ahead of its commit: repair deletes the contents no file names', async () => {
@@ -136,7 +129,7 @@ describe('a checkout of features.git', () => {
     await expectWorktreeOf(dev);
     expect(await getRepo(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
     await expectWholePacks(repoId);
-    await fsckExport(repoId);
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
     expect((await repairStores()).removed.filter((r) => r.startsWith('features'))).toEqual([]);
     await api.checkout(repoId, 'main');
   });
@@ -159,7 +152,7 @@ describe('a checkout of features.git', () => {
     const result = await api.checkout(repoId, 'feature/x');
     expect(result.blobsFetched).toBe(0);
     await expectWorktreeOf(await rev(repo, 'feature/x'));
-    await fsckExport(repoId);
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
   });
 });
 
@@ -180,7 +173,7 @@ describe('a pack merge', () => {
       }
       await expectWholePacks(repoId);
       expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
-      await fsckExport(repoId);
+      await checkedExport(repoId, tmp(), `export-${exports++}`);
       for (const path of paths) await readFile(repoId, 'HEAD', path);
     },
   );
@@ -224,7 +217,7 @@ describe('damage repair finds and mends', () => {
       Buffer.from(idxBytes),
     );
     await expectWholePacks(repoId);
-    await fsckExport(repoId);
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
   });
 });
 

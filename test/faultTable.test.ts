@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../workers/api.ts';
 import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
 import { configureRetryPolicy } from '../workers/transport/retryPolicy.ts';
-import { exportRepo, storedObjects } from './support/cloneOracle.ts';
+import { checkedExport, exportRepo } from './support/cloneOracle.ts';
 import { git as gitCli } from './support/git.ts';
 import { type Fault, type Relay, startRelay } from './support/relay.ts';
 import { snapshotGitDir } from './support/repoChecks.ts';
@@ -329,27 +329,10 @@ function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
   expect(message.length).toBeGreaterThan(30);
 }
 
-/** Every `.pack` has its `.idx` and the other way round: no pack is half written. */
-async function expectWholePacks(dir: string): Promise<void> {
-  const { readdir } = await import('node:fs/promises');
-  const names = await readdir(join(dir, 'objects', 'pack'));
-  const stems = (ext: string) =>
-    names
-      .filter((n) => n.endsWith(ext))
-      .map((n) => n.slice(0, -ext.length))
-      .sort();
-  expect(stems('.idx')).toEqual(stems('.pack'));
-  for (const stem of stems('.pack'))
-    await gitCli(['verify-pack', join(dir, 'objects', 'pack', `${stem}.idx`)]);
-}
-
-/** Exports the repo: fsck --connectivity-only passes, every pack is whole; returns the objects it holds. */
-async function checkedExport(repoId: string, name: string): Promise<string[]> {
+/** After any pack merge has settled: the export checked with git (cloneOracle.checkedExport). */
+async function settledExport(repoId: string, name: string): Promise<string[]> {
   await maintenanceIdle(repoId);
-  const dir = await exportRepo(repoId, tmp(), name);
-  await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
-  await expectWholePacks(dir);
-  return storedObjects(dir);
+  return checkedExport(repoId, tmp(), name);
 }
 
 const expectSuperset = (after: string[], before: string[]) => {
@@ -374,12 +357,12 @@ describe('the fault table', () => {
         expect(dbs.filter((n) => n.startsWith('blobless-repo-'))).toEqual([]);
       } else {
         expect(repos).toHaveLength(1);
-        await checkedExport(repos[0].id, `clone-${ROWS.indexOf(row)}`);
+        await settledExport(repos[0].id, `clone-${ROWS.indexOf(row)}`);
         await api.deleteRepo(repos[0].id);
       }
       // The next clone, without the fault, succeeds.
       const next = await api.clone({ url: `${relay.url}/repo.git` });
-      await checkedExport(next.repoId, `clone-next-${ROWS.indexOf(row)}`);
+      await settledExport(next.repoId, `clone-next-${ROWS.indexOf(row)}`);
       await api.deleteRepo(next.repoId);
     });
   });
@@ -393,7 +376,7 @@ describe('the fault table', () => {
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const i = ROWS.indexOf(row);
       const paths = [`c/${i}`];
-      const objectsBefore = await checkedExport(repoId, `co-before-${i}`);
+      const objectsBefore = await settledExport(repoId, `co-before-${i}`);
       const before = await snapshotGitDir(repoId);
       const outcome = await runCell(row, 'checkout', (onRetry) =>
         api.checkout(repoId, 'main', { paths }, (p) => {
@@ -401,7 +384,7 @@ describe('the fault table', () => {
         }),
       );
       expectOutcome(row, 'checkout', outcome);
-      const objectsAfter = await checkedExport(repoId, `co-after-${i}`);
+      const objectsAfter = await settledExport(repoId, `co-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed checkout leaves the git directory byte for byte: no pack, no index, no ref moved.
       if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
@@ -424,7 +407,7 @@ describe('the fault table', () => {
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const i = ROWS.indexOf(row);
       const path = `r/${i}.txt`;
-      const objectsBefore = await checkedExport(repoId, `rf-before-${i}`);
+      const objectsBefore = await settledExport(repoId, `rf-before-${i}`);
       const before = await snapshotGitDir(repoId);
       const outcome = await runCell(row, 'readFile', (onRetry) =>
         api.readFile(repoId, 'main', path, (p) => {
@@ -432,7 +415,7 @@ describe('the fault table', () => {
         }),
       );
       expectOutcome(row, 'readFile', outcome);
-      const objectsAfter = await checkedExport(repoId, `rf-after-${i}`);
+      const objectsAfter = await settledExport(repoId, `rf-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
       const file = await api.readFile(repoId, 'main', path);
@@ -463,7 +446,7 @@ describe('the fault table', () => {
       );
       await gitCli(['push', '-q', server.bare, 'main'], { cwd: work(), env });
       const tip = (await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim();
-      const objectsBefore = await checkedExport(repoId, `fe-before-${i}`);
+      const objectsBefore = await settledExport(repoId, `fe-before-${i}`);
       const before = await snapshotGitDir(repoId);
       const outcome = await runCell(row, 'fetch', (onRetry) =>
         api.fetch(repoId, {}, (p) => {
@@ -471,7 +454,7 @@ describe('the fault table', () => {
         }),
       );
       expectOutcome(row, 'fetch', outcome);
-      const objectsAfter = await checkedExport(repoId, `fe-after-${i}`);
+      const objectsAfter = await settledExport(repoId, `fe-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed fetch leaves the git directory byte for byte: no pack, no ref moved.
       if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
@@ -496,11 +479,11 @@ describe('the fault table', () => {
       await api.writeWorktreeFile(repoId, `push-${i}.txt`, `pushed ${i}\n`.repeat(100));
       await api.stage(repoId, [`push-${i}.txt`]);
       const { oid } = await api.commit(repoId, { message: `push ${i}`, author });
-      const objectsBefore = await checkedExport(repoId, `pu-before-${i}`);
+      const objectsBefore = await settledExport(repoId, `pu-before-${i}`);
       const before = await snapshotGitDir(repoId);
       const outcome = await runCell(row, 'push', () => api.push(repoId));
       expectOutcome(row, 'push', outcome);
-      const objectsAfter = await checkedExport(repoId, `pu-after-${i}`);
+      const objectsAfter = await settledExport(repoId, `pu-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed push moves nothing here: the remote-tracking ref stays where the server last said it was.
       if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);

@@ -57,6 +57,30 @@ export async function exportRepo(repoId: string, scratch: string, name: string):
   return dest;
 }
 
+/** Every `.pack` of `gitDir` has its `.idx` and the other way round, and `git verify-pack` accepts each. */
+export async function expectWholePacks(gitDir: string): Promise<void> {
+  const names = await readdir(join(gitDir, 'objects', 'pack'));
+  const stems = (ext: string) =>
+    names
+      .filter((n) => n.endsWith(ext))
+      .map((n) => n.slice(0, -ext.length))
+      .sort();
+  expect(stems('.idx')).toEqual(stems('.pack'));
+  for (const stem of stems('.pack'))
+    await git(['verify-pack', join(gitDir, 'objects', 'pack', `${stem}.idx`)]);
+}
+
+/**
+ * Exports the repo and checks it with git: `fsck --connectivity-only` passes and every pack is whole.
+ * Returns the objects the export's packs hold.
+ */
+export async function checkedExport(repoId: string, scratch: string, name: string): Promise<string[]> {
+  const dir = await exportRepo(repoId, scratch, name);
+  await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  await expectWholePacks(dir);
+  return storedObjects(dir);
+}
+
 /**
  * The clone test's oracle for a stored repo, in full: its objects are exactly `rev-list --objects
  * <revList>` of the served repository, `git fsck` accepts it, and every `.idx` is the bytes `git index-pack`
