@@ -19,7 +19,13 @@ vi.mock('../src/gitClient.ts', async () => {
   const Comlink = await import('comlink');
   const { RemoteOperationError } = await import('../workers/rpc.ts');
   const { linkedGitClient } = await import('./support/workerBoundary.ts');
-  const { client, calls } = linkedGitClient();
+  const { api } = await import('../workers/api.ts');
+  // Every delta resolved after the last byte, as with no room to keep bases while receiving: a pack this
+  // small is otherwise resolved whole as it arrives, and there is no "resolving" left to cancel.
+  const { client, calls } = linkedGitClient({
+    clone: (opts, ...rest) =>
+      api.clone({ ...opts, limits: { ...opts.limits, arrivalCacheBytes: 0 } }, ...rest),
+  });
   link.calls = calls;
   return { gitClient: client, proxy: Comlink.proxy, RemoteOperationError };
 });

@@ -12,13 +12,16 @@ export interface WorkerCall {
 /**
  * The git API behind a real comlink link over a MessageChannel, exposed as git.worker.ts exposes it: what
  * the page's `gitClient` talks to, in one process. `calls` is what the worker side of the link saw, so a test
- * can tell when an abort has crossed.
+ * can tell when an abort has crossed. `overrides` stand in for methods of the API on the worker side.
  */
-export function linkedGitClient(): { client: Comlink.Remote<GitApi>; calls: WorkerCall[] } {
+export function linkedGitClient(overrides: Partial<GitApi> = {}): {
+  client: Comlink.Remote<GitApi>;
+  calls: WorkerCall[];
+} {
   installTransferHandlers();
   const calls: WorkerCall[] = [];
   const watched: Record<string, unknown> = {};
-  for (const [method, fn] of Object.entries(api)) {
+  for (const [method, fn] of Object.entries({ ...api, ...overrides })) {
     watched[method] = (...args: unknown[]) => {
       const call: WorkerCall = {
         method,

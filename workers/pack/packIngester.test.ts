@@ -8,6 +8,7 @@ import {
   type PackIngesterOptions,
   type PackProgress,
 } from './packIngester.ts';
+import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
 import { gitIndexPack, makeSampleRepo, makeSmallRepo, noise, type SampleRepo } from './testing/gitPacks.ts';
 import { buildPack, entryTypes, makeDelta, objectId, resign } from './testing/packBuilder.ts';
 
@@ -132,10 +133,68 @@ describe('PackIngester against git index-pack', () => {
     }
   });
 
+  it('resolves deltas as they arrive, after the last byte, or both, exactly as git does', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    const oracle = gitIndexPack(sample.git, sample.root, pack);
+    // 0: all after the last byte; 4 KiB: a ring that comes round every few objects (bases lost, and the
+    // bigger blobs' results made outside it); the default: all on arrival.
+    const shares: number[] = [];
+    for (const arrivalCacheBytes of [0, 16384, DEFAULT_PACK_LIMITS.arrivalCacheBytes]) {
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, 4093, {
+        limits: { arrivalCacheBytes },
+        onProgress: (p) => events.push(p),
+      });
+      expectSameAsGit(result, oracle);
+      const resolving = events.filter((e) => e.phase === 'resolving');
+      shares.push(resolving[0].resolved / resolving[0].total);
+      expect(resolving.at(-1)!.resolved).toBe(resolving[0].total);
+    }
+    expect(shares[0]).toBe(0);
+    expect(shares[1]).toBeGreaterThan(0);
+    expect(shares[1]).toBeLessThan(shares[2]);
+    expect(shares[2]).toBe(1);
+  });
+
+  it('never resolves on arrival from a base the ring has come round over, nor from one moved ahead', async () => {
+    // A 1 KiB ring keeps objects up to 256 bytes. `a` is used once it is in the older half (moved ahead),
+    // `b` only after other objects have pushed it out (its delta waits for the last byte), and `a` again
+    // after the ring has come round over where it first was: found where it was moved, and right.
+    const blob = (c: string) => new TextEncoder().encode(c.repeat(200));
+    const [a, b, c, d, e, f] = ['a', 'b', 'c', 'd', 'e', 'f'].map(blob);
+    const onA = makeDelta(a.length, [{ copy: [0, 100] }, { insert: 'tail of a' }]);
+    const onB = makeDelta(b.length, [{ copy: [0, 150] }, { insert: 'tail of b' }]);
+    const whole = (data: Uint8Array) => ({ type: 'blob' as const, data });
+    const entries = [
+      whole(a),
+      whole(b),
+      whole(c),
+      { ofsDelta: 0, delta: onA },
+      whole(d),
+      whole(e),
+      whole(f),
+      { ofsDelta: 1, delta: onB },
+      { ofsDelta: 0, delta: onA },
+    ];
+    const events: PackProgress[] = [];
+    const result = await ingest(buildPack(entries), 100, {
+      limits: { arrivalCacheBytes: 1024 },
+      onProgress: (p) => events.push(p),
+    });
+    const fromA = new Uint8Array([...a.subarray(0, 100), ...new TextEncoder().encode('tail of a')]);
+    const fromB = new Uint8Array([...b.subarray(0, 150), ...new TextEncoder().encode('tail of b')]);
+    expect(result.objects.map((o) => o.oid)).toEqual(
+      [a, b, c, fromA, d, e, f, fromB, fromA].map((data) => objectId('blob', data)),
+    );
+    const resolving = events.filter((e) => e.phase === 'resolving');
+    expect(resolving[0]).toEqual({ phase: 'resolving', resolved: 2, total: 3 });
+  });
+
   it('reports progress: receiving at most every 64 KiB, then resolving up to the total', async () => {
     const pack = sample.pack(['--delta-base-offset']);
     const events: PackProgress[] = [];
-    await ingest(pack, 16 * 1024, { onProgress: (p) => events.push(p) });
+    // Nothing resolved on arrival, so that resolving has steps to report.
+    await ingest(pack, 16 * 1024, { onProgress: (p) => events.push(p), limits: { arrivalCacheBytes: 0 } });
     const receiving = events.filter((e) => e.phase === 'receiving');
     const resolving = events.filter((e) => e.phase === 'resolving');
     expect(receiving.length).toBeGreaterThan(2);
@@ -411,15 +470,20 @@ describe('PackIngester on malformed packs', () => {
       makeDelta(base.length, [{ copy: [0, 4] }], { resultSize: 5 }), // result size mismatch
       makeDelta(base.length, [{ insert: 'abc' }], { rawTail: [0] }), // reserved opcode 0
     ];
-    for (const delta of cases) {
-      const failure = await failureOf(
-        buildPack([
-          { type: 'blob', data: base },
-          { ofsDelta: 0, delta },
-        ]),
-      );
-      expect(failure.code).toBe('PACK_DELTA_INVALID');
-      expect(failure.message).toMatch(/The delta at offset \d+ does not apply/);
+    // On arrival (the base is at hand) and after the last byte.
+    for (const arrivalCacheBytes of [DEFAULT_PACK_LIMITS.arrivalCacheBytes, 0]) {
+      for (const delta of cases) {
+        const failure = await failureOf(
+          buildPack([
+            { type: 'blob', data: base },
+            { ofsDelta: 0, delta },
+          ]),
+          undefined,
+          { limits: { arrivalCacheBytes } },
+        );
+        expect(failure.code).toBe('PACK_DELTA_INVALID');
+        expect(failure.message).toMatch(/The delta at offset \d+ does not apply/);
+      }
     }
   });
 
@@ -530,6 +594,7 @@ describe('PackIngester cancellation and misuse', () => {
       const controller = new AbortController();
       const failure = await failureOf(big, 65536, {
         signal: controller.signal,
+        limits: { arrivalCacheBytes: 0 },
         onProgress: (p) => {
           if (p.phase === 'resolving' && p.resolved > 0) controller.abort();
         },

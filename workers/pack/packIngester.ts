@@ -109,6 +109,7 @@ const S_TRAILER = 3;
 const S_SUSPECT = 4;
 
 const PROGRESS_BYTES = 64 * 1024;
+
 const WHOLE_OBJECT_LIMIT = 16 * 1024 * 1024;
 const WINDOW_SIZE = 1024 * 1024;
 const YIELD_INTERVAL_MS = 100;
@@ -222,6 +223,59 @@ function grow<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a:
   return b;
 }
 
+/**
+ * The arrival cache: recently received objects in one ring of bytes, so keeping them allocates nothing (one
+ * typed array per object cost a clone of medium.git more in the collector than it saved in inflating). An
+ * entry's bytes stay valid until the ring comes round over them; `written` counts every byte ever placed.
+ */
+class ArrivalRing {
+  private readonly bytes: Uint8Array;
+  private written = 0;
+  private starts = new Float64Array(1024).fill(-1);
+
+  constructor(size: number) {
+    this.bytes = new Uint8Array(size);
+  }
+
+  /** The largest object kept: a bigger one would push out everything else for a single child. */
+  get maxObject(): number {
+    return this.bytes.length / 4;
+  }
+
+  /** Entry `i`'s bytes (`length` of them) if the ring still holds them whole. */
+  get(i: number, length: number): Uint8Array | null {
+    if (i >= this.starts.length) return null;
+    const start = this.starts[i];
+    if (start < 0 || start < this.written - this.bytes.length) return null;
+    const at = start % this.bytes.length;
+    return this.bytes.subarray(at, at + length);
+  }
+
+  /** Whether entry `i` is in the half of the ring that the next objects overwrite first. */
+  isOld(i: number): boolean {
+    return this.starts[i] < this.written - this.bytes.length / 2;
+  }
+
+  /** Room for entry `i`'s `length` bytes at the head; what it overwrites is no longer valid. */
+  place(i: number, length: number): Uint8Array {
+    const size = this.bytes.length;
+    let at = this.written % size;
+    // Objects stay contiguous: the tail too short for one is skipped.
+    if (at + length > size) {
+      this.written += size - at;
+      at = 0;
+    }
+    if (i >= this.starts.length) {
+      const starts = new Float64Array(Math.max(i + 1, this.starts.length * 2)).fill(-1);
+      starts.set(this.starts);
+      this.starts = starts;
+    }
+    this.starts[i] = this.written;
+    this.written += length;
+    return this.bytes.subarray(at, at + length);
+  }
+}
+
 export class PackIngester {
   private readonly onProgress?: (progress: PackProgress) => void;
   private readonly signal?: AbortSignal;
@@ -274,6 +328,11 @@ export class PackIngester {
   private oids = new Uint8Array(0);
   private bases = new Int32Array(0); // ofs-delta: index of the base entry; else -1
   private deltaCount = 0;
+  // Deltas resolved as they arrived (types[i] set), and the bases kept for that, by entry, oldest first.
+  private arrivalResolved = 0;
+  private arrivalCache: ArrivalRing | null;
+  private arrivalScratch = new Uint8Array(0);
+  private resolvingOnArrival = false;
   // Ref-deltas: entry index and base id.
   private refEntries = new Int32Array(16);
   private refBaseOids = new Uint8Array(16 * 20);
@@ -283,9 +342,11 @@ export class PackIngester {
     this.onProgress = options.onProgress;
     this.signal = options.signal;
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit ?? 96 * 1024 * 1024;
+    this.limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+    this.arrivalCache =
+      this.limits.arrivalCacheBytes > 0 ? new ArrivalRing(this.limits.arrivalCacheBytes) : null;
     this.externalBase = options.externalBase;
     this.wholeObjectLimit = options.wholeObjectLimit ?? WHOLE_OBJECT_LIMIT;
-    this.limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
     this.packSha = packSha;
     this.objSha = objSha;
     this.hasher = new ObjectHasher(objSha);
@@ -350,6 +411,7 @@ export class PackIngester {
       throwIfAborted(this.signal);
       const checksum = this.checkEnd();
       await this.resolveDeltas();
+      throwIfAborted(this.signal);
       return this.result(this.fixedChecksum ?? checksum);
     } catch (e) {
       this.failed = e;
@@ -357,6 +419,7 @@ export class PackIngester {
     } finally {
       this.scratch = new Uint8Array(0);
       this.window = null;
+      this.arrivalCache = null;
     }
   }
 
@@ -382,7 +445,8 @@ export class PackIngester {
       this.parseSteps();
     } catch (e) {
       // An entry that fails within the last 20 bytes received may be a trailer: decide when more comes.
-      const inEntry = this.state === S_ENTRY || this.state === S_DATA;
+      // A delta that does not apply was received whole: no trailer can explain it.
+      const inEntry = (this.state === S_ENTRY || this.state === S_DATA) && !this.resolvingOnArrival;
       if (e instanceof PackError && inEntry && this.len - this.entryStart <= 20) {
         this.suspect = e;
         this.state = S_SUSPECT;
@@ -601,7 +665,60 @@ export class PackIngester {
     this.parsed++;
     this.entryStart = end;
     this.state = S_ENTRY;
+    if (this.arrivalCache && this.entrySize <= this.wholeObjectLimit) {
+      // Set until it returns: a delta that fails to apply is not taken for a trailer (see parse).
+      this.resolvingOnArrival = true;
+      this.keepOnArrival(i, inflater.out);
+      this.resolvingOnArrival = false;
+    }
     return true;
+  }
+
+  /**
+   * Entry `i` has just been inflated whole into `data` (the receive scratch). A delta whose base is still
+   * kept is resolved now; what it resolves to, or a whole object, is kept for the deltas that follow.
+   */
+  private keepOnArrival(i: number, data: Uint8Array): void {
+    const ring = this.arrivalCache!;
+    const kind = this.kinds[i];
+    if (kind === OBJ_REF_DELTA) return;
+    if (kind !== OBJ_OFS_DELTA) {
+      if (data.length <= ring.maxObject) ring.place(i, data.length).set(data);
+      return;
+    }
+    const b = this.bases[i];
+    const baseSize = this.objectSizes[b];
+    let base = this.types[b] === 0 ? null : ring.get(b, baseSize);
+    if (!base) return;
+    // Used again: moved ahead of what the ring overwrites next, so that a base with many children stays.
+    // (set copies through a temporary when source and target share a buffer, so an overlap is harmless.)
+    if (ring.isOld(b)) {
+      const moved = ring.place(b, baseSize);
+      moved.set(base);
+      base = moved;
+    }
+    // The result, placed at the head, never reaches its base: the base is in the newer half of the ring, and
+    // the head moves less than half of it (the skipped tail is shorter than the result, each under a quarter).
+    const take = (size: number): Uint8Array => {
+      if (size <= ring.maxObject) return ring.place(i, size);
+      if (this.arrivalScratch.length < size) this.arrivalScratch = new Uint8Array(Math.max(size, 64 * 1024));
+      return this.arrivalScratch.subarray(0, size);
+    };
+    let result: Uint8Array;
+    try {
+      result = this.applyCounted(base, data, take);
+    } catch (e) {
+      if (e instanceof PackError) {
+        const where = `The delta at offset ${this.offsets[i]} does not apply to its base.`;
+        throw new PackError(e.code, `${where} ${e.detail}`, { cause: e, limit: e.limit });
+      }
+      throw e;
+    }
+    const type = this.types[b];
+    this.types[i] = type;
+    this.objectSizes[i] = result.length;
+    this.hasher.hash(typeName(type), result, this.oids, i * 20);
+    this.arrivalResolved++;
   }
 
   /**
@@ -643,6 +760,9 @@ export class PackIngester {
     this.computedChecksum = new Uint8Array(20);
     this.packSha.digestInto(this.computedChecksum, 0);
     this.state = S_TRAILER;
+    // No delta arrives any more: the rest are resolved from the whole pack.
+    this.arrivalCache = null;
+    this.arrivalScratch = new Uint8Array(0);
     this.reportReceiving();
   }
 
@@ -740,8 +860,9 @@ export class PackIngester {
   private async resolveDeltas(): Promise<void> {
     const total = this.deltaCount;
     if (total === 0) return;
-    this.onProgress?.({ phase: 'resolving', resolved: 0, total });
-    let resolved = await this.resolveFrom(0, 0);
+    this.onProgress?.({ phase: 'resolving', resolved: this.arrivalResolved, total });
+    let resolved = this.arrivalResolved;
+    if (resolved < total) resolved = await this.resolveFrom(0, resolved);
     if (resolved < total && this.externalBase) resolved = await this.completeThinPack(resolved);
     if (resolved < total) {
       // Every unresolved chain ends in a ref-delta whose base never turned up.
@@ -824,6 +945,7 @@ export class PackIngester {
     ofsChildren: Int32Array;
     refOrder: Int32Array;
     refParent: Int32Array;
+    needed: Uint8Array | null;
   };
 
   /**
@@ -831,23 +953,38 @@ export class PackIngester {
    * sorted by base id (binary searched once each object's id is known). Built once over the entries
    * received: completing a thin pack resolves once per appended base, and building them per base made
    * that O(bases × objects) (large.git's unshallow fetch: minutes).
+   *
+   * `needed` marks the entries the walk must reach: unresolved, or on the way to one. An ofs-delta's base
+   * comes before it in the pack, so one backward pass finds them. With ref-deltas, whose bases are known by
+   * id only, the walk visits everything (null).
    */
   private childLists() {
     if (this.children) return this.children;
     const n = this.parsed;
     const bases = this.bases;
+    // Rows by counting sort, filled backwards so that ofsStart[b] ends as row b's start.
     const ofsStart = new Int32Array(n + 1);
-    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i] + 1]++;
-    for (let i = 0; i < n; i++) ofsStart[i + 1] += ofsStart[i];
+    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i]]++;
+    for (let i = 1; i < n; i++) ofsStart[i] += ofsStart[i - 1];
+    ofsStart[n] = n > 0 ? ofsStart[n - 1] : 0;
     const ofsChildren = new Int32Array(ofsStart[n]);
-    const fill = ofsStart.slice(0, n);
-    for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsChildren[fill[bases[i]]++] = i;
+    for (let i = n - 1; i >= 0; i--) if (bases[i] >= 0) ofsChildren[--ofsStart[bases[i]]] = i;
+    const refCount = this.refCount;
     const refBaseOids = this.refBaseOids;
-    const refOrder = new Int32Array(this.refCount);
-    for (let k = 0; k < this.refCount; k++) refOrder[k] = k;
+    const refOrder = new Int32Array(refCount);
+    for (let k = 0; k < refCount; k++) refOrder[k] = k;
     refOrder.sort((a, b) => compareOids(refBaseOids, a, refBaseOids, b));
-    const refParent = new Int32Array(n).fill(-1);
-    this.children = { entries: n, ofsStart, ofsChildren, refOrder, refParent };
+    const refParent = new Int32Array(refCount > 0 ? n : 0).fill(-1);
+    let needed: Uint8Array | null = null;
+    if (refCount === 0) {
+      needed = new Uint8Array(n);
+      const types = this.types;
+      for (let i = n - 1; i >= 0; i--) {
+        if (types[i] === 0) needed[i] = 1;
+        if (needed[i] && bases[i] >= 0) needed[bases[i]] = 1;
+      }
+    }
+    this.children = { entries: n, ofsStart, ofsChildren, refOrder, refParent, needed };
     return this.children;
   }
 
@@ -859,7 +996,8 @@ export class PackIngester {
     const bases = this.bases;
     const oids = this.oids;
 
-    const { ofsStart, ofsChildren, refOrder, refParent, entries: listed } = this.childLists();
+    const { ofsStart, ofsChildren, refOrder, refParent, needed, entries: listed } = this.childLists();
+    const types = this.types;
     const refCount = this.refCount;
     const refBaseOids = this.refBaseOids;
     // Bases appended to complete a thin pack come after the listed entries and are never deltas, so
@@ -926,6 +1064,7 @@ export class PackIngester {
 
     let resolved = alreadyResolved;
     let reported = alreadyResolved;
+    let walked = 0;
     const step = Math.max(1, Math.floor(total / 256));
     let lastYield = performance.now();
     let deltaScratch = new Uint8Array(64 * 1024);
@@ -935,6 +1074,7 @@ export class PackIngester {
     for (let root = firstRoot; root < n; root++) {
       const kind = kinds[root];
       if (kind === OBJ_OFS_DELTA || kind === OBJ_REF_DELTA) continue;
+      if (needed && root < listed && !needed[root]) continue;
       if (ofsFirst(root) === ofsLast(root) && refRange(root)[0] === refRange(root)[1]) continue;
       const data = this.inflateAt(root, take(this.entrySizes[root]));
       stack.push(frameFor(root, data)!);
@@ -944,8 +1084,11 @@ export class PackIngester {
       while (stack.length > 0) {
         const top = stack[stack.length - 1];
         let child: number;
-        if (top.ofsNext < top.ofsEnd) child = ofsChildren[top.ofsNext++];
-        else if (top.refNext < top.refEnd) {
+        if (top.ofsNext < top.ofsEnd) {
+          child = ofsChildren[top.ofsNext++];
+          // Resolved as it arrived, and nothing below it was not.
+          if (needed && !needed[child]) continue;
+        } else if (top.refNext < top.refEnd) {
           child = this.refEntries[refOrder[top.refNext++]];
           // Resolved already: a delta whose result has its own base's id (or a base that appears twice)
           // lists it again among that id's children. Walking it again would loop forever.
@@ -983,11 +1126,15 @@ export class PackIngester {
           }
           throw e;
         }
-        if (kinds[child] === OBJ_REF_DELTA) refParent[child] = top.entry;
-        this.types[child] = type;
-        this.objectSizes[child] = result.length;
-        this.hasher.hash(typeName(type), result, oids, child * 20);
         if (lastChild) pool.give(base);
+        // Resolved as it arrived: here only on the way to a descendant that was not.
+        const known = types[child] !== 0;
+        if (!known) {
+          if (kinds[child] === OBJ_REF_DELTA) refParent[child] = top.entry;
+          types[child] = type;
+          this.objectSizes[child] = result.length;
+          this.hasher.hash(typeName(type), result, oids, child * 20);
+        }
 
         const frame = frameFor(child, result);
         if (frame) {
@@ -1006,13 +1153,13 @@ export class PackIngester {
           pool.give(result);
         }
 
-        resolved++;
+        if (!known) resolved++;
         if (resolved - reported >= step) {
           reported = resolved;
           this.onProgress?.({ phase: 'resolving', resolved, total });
         }
         throwIfAborted(this.signal);
-        if ((resolved & 63) === 0) {
+        if ((++walked & 63) === 0) {
           if (performance.now() - lastYield > YIELD_INTERVAL_MS) {
             await yieldToEventLoop();
             throwIfAborted(this.signal);
