@@ -216,11 +216,40 @@ function fixedLength(buf: Uint8Array, length: number): Uint8Array {
   return copy;
 }
 
+type Table = Float64Array | Int32Array | Uint32Array | Uint8Array;
+
 /** Growable array of numbers backed by a typed array. */
-function grow<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(a: T, length: number): T {
+function grow<T extends Table>(a: T, length: number): T {
+  const buffer = a.buffer as ArrayBuffer;
+  const bytes = length * a.BYTES_PER_ELEMENT;
+  if (buffer.resizable && bytes <= buffer.maxByteLength) {
+    // In place: the view made without a length follows the buffer.
+    buffer.resize(bytes);
+    return a;
+  }
   const b = new (a.constructor as new (n: number) => T)(length);
   b.set(a);
   return b;
+}
+
+// Per-object tables reserve room for the header's object count up to this many objects (oids: 20 bytes
+// each, 320 MiB of address space), and then grow in place: growing by copying held the old and the new
+// table at once, 38 MB of large.git's tables for 430,113 objects. A header claiming more grows by copying.
+const TABLE_RESERVE_OBJECTS = 1 << 24;
+
+/** An empty per-object table of `Ctor` (`width` numbers per object) that grows in place up to `objects`. */
+function reservedTable<T extends Table>(
+  Ctor: { new (buffer: ArrayBuffer): T; new (n: number): T; BYTES_PER_ELEMENT: number },
+  objects: number,
+  width = 1,
+): T {
+  try {
+    const buffer = new ArrayBuffer(0, { maxByteLength: objects * width * Ctor.BYTES_PER_ELEMENT });
+    if (buffer.resizable) return new Ctor(buffer);
+  } catch {
+    // No address space to reserve, or no resizable buffers.
+  }
+  return new Ctor(0);
 }
 
 /**
@@ -322,8 +351,9 @@ export class PackIngester {
   private headerLengths = new Uint8Array(0);
   private kinds = new Uint8Array(0); // type code in the entry header
   private types = new Uint8Array(0); // resolved object type (1..4), 0 while unknown
-  private entrySizes = new Float64Array(0); // size in the entry header (delta size for deltas)
-  private objectSizes = new Float64Array(0);
+  // Sizes fit 32 bits: maxObjectSize is capped below 4 GiB (see the constructor).
+  private entrySizes = new Uint32Array(0); // size in the entry header (delta size for deltas)
+  private objectSizes = new Uint32Array(0);
   private crcs = new Uint32Array(0);
   private oids = new Uint8Array(0);
   private bases = new Int32Array(0); // ofs-delta: index of the base entry; else -1
@@ -342,7 +372,9 @@ export class PackIngester {
     this.onProgress = options.onProgress;
     this.signal = options.signal;
     this.deltaBaseCacheLimit = options.deltaBaseCacheLimit ?? 96 * 1024 * 1024;
-    this.limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+    const limits = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+    // Object sizes are kept in 32 bits; no browser holds a 4 GiB object in one ArrayBuffer anyway.
+    this.limits = { ...limits, maxObjectSize: Math.min(limits.maxObjectSize, 2 ** 32 - 1) };
     this.arrivalCache =
       this.limits.arrivalCacheBytes > 0 ? new ArrivalRing(this.limits.arrivalCacheBytes) : null;
     this.externalBase = options.externalBase;
@@ -500,10 +532,23 @@ export class PackIngester {
       throw new PackError('PACK_VERSION', `The pack is version ${this.version}.`);
     }
     this.count = view.getUint32(8);
+    if (this.count <= TABLE_RESERVE_OBJECTS) this.reserveTables(this.count);
     this.ensureCapacity(Math.min(this.count, 1 << 16));
     this.entryStart = 12;
     this.state = S_ENTRY;
     return true;
+  }
+
+  private reserveTables(objects: number): void {
+    this.offsets = reservedTable(Float64Array, objects);
+    this.headerLengths = reservedTable(Uint8Array, objects);
+    this.kinds = reservedTable(Uint8Array, objects);
+    this.types = reservedTable(Uint8Array, objects);
+    this.entrySizes = reservedTable(Uint32Array, objects);
+    this.objectSizes = reservedTable(Uint32Array, objects);
+    this.crcs = reservedTable(Uint32Array, objects);
+    this.oids = reservedTable(Uint8Array, objects, 20);
+    this.bases = reservedTable(Int32Array, objects);
   }
 
   private ensureCapacity(n: number): void {
