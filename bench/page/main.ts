@@ -1,4 +1,5 @@
 import * as Comlink from 'comlink';
+import { startObjectIdWorker } from '../../src/objectIdWorker.ts';
 import type { GitApi } from '../../workers/api.ts';
 import type { EmbedApi } from '../../workers/embedApi.ts';
 import { installTransferHandlers } from '../../workers/rpc.ts';
@@ -16,6 +17,8 @@ const blobless = Comlink.wrap<BenchGitApi>(
   new Worker(new URL('../../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 const workerCreatedMs = performance.now();
+// As the app does (src/gitClient.ts).
+startObjectIdWorker(blobless);
 let firstCall: { sent: number; answered: number } | undefined;
 
 /**

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { PackError } from './errors.ts';
+import { createWasmSha1, toHex } from './objectHash.ts';
+import { RemoteObjectIds, serveObjectIds } from './objectIds.ts';
+import { PackIngester } from './packIngester.ts';
+import { buildPack, objectId } from './testing/packBuilder.ts';
+
+const enc = new TextEncoder();
+
+/** Ids of `objects` computed over a MessageChannel, as the ingester gets them. */
+async function idsOver(objects: { type: number; data: Uint8Array }[]): Promise<string[]> {
+  const { port1, port2 } = new MessageChannel();
+  serveObjectIds(port2, await createWasmSha1());
+  const out = new Uint8Array(objects.length * 20);
+  const remote = new RemoteObjectIds(port1, (entry, ids, at) =>
+    out.set(ids.subarray(at, at + 20), entry * 20),
+  );
+  objects.forEach((o, i) => {
+    remote.add(i, o.type, o.data);
+  });
+  await remote.settle();
+  remote.close();
+  port2.close();
+  return objects.map((_, i) => toHex(out, i * 20, 20));
+}
+
+describe('object ids in another worker', () => {
+  it("answers each object with git's id, across batches, for objects bigger than a batch too", async () => {
+    const objects = [
+      { type: 3, data: enc.encode('') },
+      { type: 3, data: enc.encode('hello\n') },
+      { type: 2, data: new Uint8Array(100) },
+      // Bigger than a batch (256 KiB): sent alone, in a buffer of its own.
+      { type: 3, data: new Uint8Array(300 * 1024).fill(7) },
+      ...Array.from({ length: 2000 }, (_, i) => ({ type: 1, data: enc.encode(`commit ${i}\n`.repeat(20)) })),
+    ];
+    const names = ['', 'commit', 'tree', 'blob', 'tag'];
+    expect(await idsOver(objects)).toEqual(objects.map((o) => objectId(names[o.type], o.data)));
+  });
+
+  it('a hasher that fails is a PackError PACK_HASH_FAILED, not a wrong id', async () => {
+    const { port1, port2 } = new MessageChannel();
+    serveObjectIds(port2, {
+      init() {},
+      update() {
+        throw new Error('out of memory');
+      },
+      digestInto() {},
+    });
+    const ingester = await PackIngester.create({ objectIds: port1 });
+    ingester.push(buildPack([{ type: 'blob', data: enc.encode('x') }]));
+    const error = await ingester.finish().catch((e) => e);
+    port2.close();
+    expect(error).toBeInstanceOf(PackError);
+    expect(error.code).toBe('PACK_HASH_FAILED');
+    expect(error.message).toMatch(/out of memory/);
+  });
+
+  it('a hasher that never answers is not waited for past a cancel', async () => {
+    const { port1, port2 } = new MessageChannel();
+    port2.onmessage = () => {}; // receives, never answers
+    const controller = new AbortController();
+    const ingester = await PackIngester.create({ objectIds: port1, signal: controller.signal });
+    ingester.push(buildPack([{ type: 'blob', data: enc.encode('x') }]));
+    const finished = ingester.finish().catch((e) => e);
+    setTimeout(() => controller.abort(), 50);
+    const error = await finished;
+    port2.close();
+    expect(error.code).toBe('ABORTED');
+  });
+});
