@@ -38,6 +38,29 @@ describe('object ids in another worker', () => {
     expect(await idsOver(objects)).toEqual(objects.map((o) => objectId(names[o.type], o.data)));
   });
 
+  it('holds at most 8 batches for a hasher that is behind, and hashes the rest itself', async () => {
+    const { port1, port2 } = new MessageChannel();
+    const held: MessageEvent[] = [];
+    port2.onmessage = (event) => held.push(event);
+    const blobs = Array.from({ length: 40 }, (_, i) => new Uint8Array(100 * 1024).fill(i));
+    const ingester = await PackIngester.create({ objectIds: port1 });
+    ingester.push(buildPack(blobs.map((data) => ({ type: 'blob' as const, data }))));
+    // 4 MB of objects: 16 batches' worth, of which 8 went over before the hasher fell behind.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(held.length).toBe(8);
+    // The hasher catches up.
+    const sha1 = await createWasmSha1();
+    const answering = new MessageChannel();
+    serveObjectIds(answering.port2, sha1);
+    answering.port1.onmessage = (event) => port2.postMessage(event.data, [event.data.buffer, event.data.ids]);
+    port2.onmessage = (event) => answering.port1.postMessage(event.data, [event.data.buffer]);
+    for (const event of held) answering.port1.postMessage(event.data, [event.data.buffer]);
+    const result = await ingester.finish();
+    expect(result.objects.map((o) => o.oid)).toEqual(blobs.map((data) => objectId('blob', data)));
+    answering.port1.close();
+    port2.close();
+  });
+
   it('a hasher that fails is a PackError PACK_HASH_FAILED, not a wrong id', async () => {
     const { port1, port2 } = new MessageChannel();
     serveObjectIds(port2, {

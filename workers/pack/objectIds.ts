@@ -45,6 +45,8 @@ const BATCH_BYTES = 256 * 1024;
 // Batch buffers kept for reuse. add() cannot wait for one (it is synchronous), so past these it allocates;
 // the hasher is faster than the ingester makes batches, so a few are in flight at most.
 const POOL_BUFFERS = 4;
+// Batches posted and not yet answered, at most: 2 MiB held for the other side.
+const MAX_IN_FLIGHT = 8;
 
 /**
  * The ingester's side: `add` copies an object into the current batch (the caller may reuse its bytes at
@@ -68,9 +70,17 @@ export class RemoteObjectIds {
     port.onmessage = (event) => this.answer(event.data);
   }
 
-  add(entry: number, typeCode: number, data: Uint8Array): void {
+  /**
+   * Takes entry's object to be hashed over there, or answers false when the other side is behind (the
+   * caller then hashes it itself): batches piling up in a starved worker would hold the pack's objects a
+   * second time, and this side's core would sit idle waiting for them.
+   */
+  add(entry: number, typeCode: number, data: Uint8Array): boolean {
     const need = RECORD_HEADER + data.length;
-    if (this.batch && this.used + need > this.batch.length) this.flush();
+    if (this.batch && this.used + need > this.batch.length) {
+      if (this.pending >= MAX_IN_FLIGHT) return false;
+      this.flush();
+    }
     if (!this.batch) this.start(need);
     const view = this.view!;
     const at = this.used;
@@ -79,6 +89,7 @@ export class RemoteObjectIds {
     view.setUint32(at + 5, data.length, true);
     this.batch!.set(data, at + RECORD_HEADER);
     this.used = at + need;
+    return true;
   }
 
   /** Posts what the current batch holds. */
