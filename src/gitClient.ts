@@ -12,6 +12,6 @@ export const gitClient: Comlink.Remote<GitApi> = Comlink.wrap<GitApi>(
   new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 
-startObjectIdWorker(gitClient);
+void startObjectIdWorker(gitClient);
 
 export const proxy = Comlink.proxy;

@@ -114,10 +114,10 @@ export type {
 export const api = {
   /**
    * The git worker's end of a channel to the object-id worker (workers/hash.worker.ts), which the page
-   * starts beside it: big packs then have their objects hashed on another core.
+   * starts beside it: big packs then have their objects hashed on another core. Resolves once it is ready.
    */
-  connectObjectIds(port: MessagePort): void {
-    connectObjectIds(port);
+  connectObjectIds(port: MessagePort): Promise<void> {
+    return connectObjectIds(port);
   },
 
   clone(

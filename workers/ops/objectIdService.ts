@@ -6,14 +6,21 @@ import type { ObjectIdAnswer, ObjectIdBatch, ObjectIdPort } from '../pack/object
 let control: MessagePort | null = null;
 let ready = false;
 
-/** Takes the git worker's end of the page's channel to the object-id worker. */
-export function connectObjectIds(port: MessagePort): void {
+/**
+ * Takes the git worker's end of the page's channel to the object-id worker; resolves once that worker is
+ * ready (its SHA-1 compiled). Packs that start before then are hashed here.
+ */
+export function connectObjectIds(port: MessagePort): Promise<void> {
   control?.close();
   control = port;
   ready = false;
-  port.onmessage = (event) => {
-    if (event.data === 'ready') ready = true;
-  };
+  return new Promise((resolve) => {
+    port.onmessage = (event) => {
+      if (event.data !== 'ready' || control !== port) return;
+      ready = true;
+      resolve();
+    };
+  });
 }
 
 /** A port of its own for one pack's ids, or undefined when no object-id worker is ready. */

@@ -746,7 +746,8 @@ export class PackIngester {
 
   /** Entry `i`'s id from its type and bytes: here, or by the worker of `objectIds` (ready by settleIds). */
   private hashObject(i: number, typeCode: number, data: Uint8Array): void {
-    if (!this.remoteIds?.add(i, typeCode, data)) this.hasher.hash(typeName(typeCode), data, this.oids, i * 20);
+    if (!this.remoteIds?.add(i, typeCode, data))
+      this.hasher.hash(typeName(typeCode), data, this.oids, i * 20);
   }
 
   /**
