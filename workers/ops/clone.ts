@@ -190,6 +190,7 @@ async function cloneInto(
       if (event.type === 'pack') {
         sawPack = true;
         ingester.push(event.data);
+        await ingester.receiveAnswers();
       } else if (event.type === 'shallow-info') {
         shallow = event.shallow;
       } else if (event.type === 'progress' && onProgress) {

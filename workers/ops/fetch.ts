@@ -441,6 +441,7 @@ async function negotiateAndReceive(
         } else if (event.type === 'pack') {
           sawPack = true;
           ingester.push(event.data);
+          await ingester.receiveAnswers();
         } else if (event.type === 'progress' && onProgress) {
           const p = event.progress;
           onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });

@@ -1,8 +1,17 @@
+import { fileURLToPath } from 'node:url';
+import { type MessagePort as NodeMessagePort, Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
 import { createWasmSha1, toHex } from './objectHash.ts';
-import { RemoteObjectIds, serveObjectIds } from './objectIds.ts';
+import {
+  type ObjectIdAnswer,
+  type ObjectIdBatch,
+  type ObjectIdPort,
+  RemoteObjectIds,
+  serveObjectIds,
+} from './objectIds.ts';
 import { PackIngester } from './packIngester.ts';
+import { noise } from './testing/gitPacks.ts';
 import { buildPack, objectId } from './testing/packBuilder.ts';
 
 const enc = new TextEncoder();
@@ -59,6 +68,54 @@ describe('object ids in another worker', () => {
     expect(result.objects.map((o) => o.oid)).toEqual(blobs.map((data) => objectId('blob', data)));
     answering.port1.close();
     port2.close();
+  });
+
+  it('a receive loop that never leaves its microtasks still reads the answers, and the objects keep going over', async () => {
+    // The hasher on a thread of its own, as the object-id worker is in the browser.
+    const thread = new Worker(
+      `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(
+        fileURLToPath(new URL('./testing/objectIdThread.ts', import.meta.url)),
+      )}); })`,
+      { eval: true },
+    );
+    try {
+      const { port1, port2 } = new MessageChannel();
+      thread.postMessage(port2, [port2 as unknown as Transferable & NodeMessagePort]);
+      await new Promise((resolve) => thread.once('message', resolve));
+      const blobs = Array.from({ length: 80 }, (_, i) => noise(100 * 1024, i + 1));
+      const pack = buildPack(blobs.map((data) => ({ type: 'blob' as const, data })));
+      let posted = 0;
+      const port: ObjectIdPort<ObjectIdBatch, ObjectIdAnswer> = {
+        postMessage: (message, transfer) => {
+          posted++;
+          port1.postMessage(message, transfer);
+        },
+        set onmessage(handler) {
+          port1.onmessage = handler;
+        },
+        get onmessage() {
+          return port1.onmessage;
+        },
+        close: () => port1.close(),
+      };
+      const ingester = await PackIngester.create({ objectIds: port });
+      // As a stream whose chunks are already buffered: each read resolves in a microtask. A little work per
+      // chunk, as inflating is, gives the other thread time to answer.
+      for (let at = 0; at < pack.length; at += 16 * 1024) {
+        ingester.push(pack.subarray(at, at + 16 * 1024));
+        const until = performance.now() + 1;
+        while (performance.now() < until) {}
+        await Promise.resolve();
+        await ingester.receiveAnswers();
+      }
+      const result = await ingester.finish();
+      expect(result.objects.map((o) => o.oid)).toEqual(blobs.map((data) => objectId('blob', data)));
+      // 8 MB of objects (incompressible, so that they arrive over 500 chunks), 32 batches: all of them hashed
+      // over there, not the first 8 only.
+      expect(posted).toBeGreaterThanOrEqual(32);
+    } finally {
+      await thread.terminate();
+    }
   });
 
   it('a hasher that fails is a PackError PACK_HASH_FAILED, not a wrong id', async () => {

@@ -429,6 +429,14 @@ export class PackIngester {
   }
 
   /**
+   * For a receive loop to await between chunks: lets the object-id worker's answers in when enough are
+   * out, so that its batches come back and the objects keep going there (RemoteObjectIds.receiveAnswers).
+   */
+  async receiveAnswers(): Promise<void> {
+    await this.remoteIds?.receiveAnswers(this.signal);
+  }
+
+  /**
    * Lets go of what the ingester holds outside itself (the port to the object-id worker) when the pack will
    * not be finished: the response broke off, the operation failed elsewhere. finish() does it itself.
    */
