@@ -27,16 +27,21 @@ export interface PackLimits {
 
 /*
  * Resolving a delta as it arrives, while its base is still at hand, spares inflating it a second time after
- * the last byte, and fills the time spent waiting for the network (a clone of medium.git in Chromium was idle
- * for 150 of its 390 ms of receiving). Bases are kept by recency; a delta whose base is gone is resolved after
- * the last byte, from its chain's root, as before. Share of deltas resolved on arrival (pack order of git 2.39's
- * pack-objects, blob:none packs of the bench fixtures, LRU over the objects' inflated sizes):
+ * the last byte, and fills time spent waiting for the network (a Chromium CPU profile of a medium.git clone
+ * showed the git worker idle for about 65 ms of its ~400 ms of receiving). Recent objects are kept in a ring
+ * (packIngester.ts ArrivalRing); a delta whose base is gone is resolved after the last byte, from its chain's
+ * root, as before. Share of deltas resolved on arrival, and the ingest's CPU time (Node, median of 3, the
+ * bench fixtures' blob:none packs pushed in 64 KiB chunks):
  *
- *   cache       1 MB   2 MB   4 MB   8 MB   16 MB   32 MB
- *   medium.git  83.3   89.6   95.1   98.9   100.0   100.0    (63,727 deltas, 6.8 MB pack)
- *   large.git   50.7   58.3   66.5   75.1    84.7    91.8    (346,783 deltas, 39 MB pack)
+ *   ring              0      1 MiB   2 MiB   4 MiB   8 MiB   16 MiB
+ *   medium.git  %     0.0    81.7    89.0    94.6    98.9    100.0    (63,727 deltas, 6.8 MB pack)
+ *               ms    394    342     337     336     331     336
+ *   large.git   %     0.0    50.1    57.1    65.2    73.6    83.1     (346,783 deltas, 39 MB pack)
+ *               ms    2413   2184    2098    2185    2143    2147
  *
- * The cache lives only while receiving, when the pack is not yet whole, so it does not raise the clone's peak.
+ * On one core the share past 1 MiB barely matters; in the browser, where the receive waits for the network,
+ * resolving more of it on arrival leaves less for after the last byte. The ring (and 8 bytes an object to
+ * find things in it) is held while receiving only.
  */
 export const ARRIVAL_CACHE_BYTES = 8 * 1024 * 1024;
 
