@@ -31,7 +31,7 @@ export interface PackLimits {
  * showed the git worker idle for about 65 ms of its ~400 ms of receiving). Recent objects are kept in a ring
  * (packIngester.ts ArrivalRing); a delta whose base is gone is resolved after the last byte, from its chain's
  * root, as before. Share of deltas resolved on arrival, and the ingest's CPU time (Node, median of 3, the
- * bench fixtures' blob:none packs pushed in 64 KiB chunks):
+ * bench fixtures' blob:none packs pushed in 64 KiB chunks, quiet machine; `npx tsx bench/pack/arrivalRing.bench.ts`):
  *
  *   ring              0      1 MiB   2 MiB   4 MiB   8 MiB   16 MiB
  *   medium.git  %     0.0    81.7    89.0    94.6    98.9    100.0    (63,727 deltas, 6.8 MB pack)
