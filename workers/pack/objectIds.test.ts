@@ -3,14 +3,9 @@ import { type MessagePort as NodeMessagePort, Worker } from 'node:worker_threads
 import { describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
 import { createWasmSha1, toHex } from './objectHash.ts';
-import {
-  type ObjectIdAnswer,
-  type ObjectIdBatch,
-  type ObjectIdPort,
-  RemoteObjectIds,
-  serveObjectIds,
-} from './objectIds.ts';
+import { RemoteObjectIds, serveObjectIds } from './objectIds.ts';
 import { PackIngester } from './packIngester.ts';
+import { countingPort } from './testing/countingPort.ts';
 import { noise } from './testing/gitPacks.ts';
 import { buildPack, objectId } from './testing/packBuilder.ts';
 
@@ -84,20 +79,7 @@ describe('object ids in another worker', () => {
       await new Promise((resolve) => thread.once('message', resolve));
       const blobs = Array.from({ length: 80 }, (_, i) => noise(100 * 1024, i + 1));
       const pack = buildPack(blobs.map((data) => ({ type: 'blob' as const, data })));
-      let posted = 0;
-      const port: ObjectIdPort<ObjectIdBatch, ObjectIdAnswer> = {
-        postMessage: (message, transfer) => {
-          posted++;
-          port1.postMessage(message, transfer);
-        },
-        set onmessage(handler) {
-          port1.onmessage = handler;
-        },
-        get onmessage() {
-          return port1.onmessage;
-        },
-        close: () => port1.close(),
-      };
+      const port = countingPort(port1);
       const ingester = await PackIngester.create({ objectIds: port });
       // As a stream whose chunks are already buffered: each read resolves in a microtask. A little work per
       // chunk, as inflating is, gives the other thread time to answer.
@@ -112,7 +94,7 @@ describe('object ids in another worker', () => {
       expect(result.objects.map((o) => o.oid)).toEqual(blobs.map((data) => objectId('blob', data)));
       // 8 MB of objects (incompressible, so that they arrive over 500 chunks), 32 batches: all of them hashed
       // over there, not the first 8 only.
-      expect(posted).toBeGreaterThanOrEqual(32);
+      expect(port.posted.length).toBeGreaterThanOrEqual(32);
     } finally {
       await thread.terminate();
     }

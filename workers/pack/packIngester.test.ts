@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
 import { createWasmSha1 } from './objectHash.ts';
-import { type ObjectIdAnswer, type ObjectIdBatch, type ObjectIdPort, serveObjectIds } from './objectIds.ts';
+import { serveObjectIds } from './objectIds.ts';
 import {
   type IngestedPack,
   PackIngester,
@@ -11,6 +11,7 @@ import {
   type PackProgress,
 } from './packIngester.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
+import { countingPort } from './testing/countingPort.ts';
 import { gitIndexPack, makeSampleRepo, makeSmallRepo, noise, type SampleRepo } from './testing/gitPacks.ts';
 import { buildPack, entryTypes, makeDelta, objectId, resign } from './testing/packBuilder.ts';
 
@@ -151,25 +152,12 @@ describe('PackIngester against git index-pack', () => {
     for (const [pack, options] of cases) {
       const { port1, port2 } = new MessageChannel();
       serveObjectIds(port2, await createWasmSha1());
-      const posted: number[] = [];
-      const port: ObjectIdPort<ObjectIdBatch, ObjectIdAnswer> = {
-        postMessage: (message, transfer) => {
-          posted.push(message.used);
-          port1.postMessage(message, transfer);
-        },
-        set onmessage(handler) {
-          port1.onmessage = handler;
-        },
-        get onmessage() {
-          return port1.onmessage;
-        },
-        close: () => port1.close(),
-      };
+      const port = countingPort(port1);
       const result = await ingest(pack, 4093, { ...options, objectIds: port });
       port2.close();
       expectSameAsGit(result, gitIndexPack(sample.git, sample.root, result.pack));
       // The ids were computed over there, in batches sent while the pack arrived (the thin pack is small).
-      expect(posted.length).toBeGreaterThan(pack === thin ? 0 : 1);
+      expect(port.posted.length).toBeGreaterThan(pack === thin ? 0 : 1);
     }
   });
 

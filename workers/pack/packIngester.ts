@@ -788,16 +788,7 @@ export class PackIngester {
       if (this.arrivalScratch.length < size) this.arrivalScratch = new Uint8Array(Math.max(size, 64 * 1024));
       return this.arrivalScratch.subarray(0, size);
     };
-    let result: Uint8Array;
-    try {
-      result = this.applyCounted(base, data, take);
-    } catch (e) {
-      if (e instanceof PackError) {
-        const where = `The delta at offset ${this.offsets[i]} does not apply to its base.`;
-        throw new PackError(e.code, `${where} ${e.detail}`, { cause: e, limit: e.limit });
-      }
-      throw e;
-    }
+    const result = this.applyEntry(i, base, data, take);
     const type = this.types[b];
     this.types[i] = type;
     this.objectSizes[i] = result.length;
@@ -828,6 +819,24 @@ export class PackIngester {
     const size = deltaResultSize(delta);
     if (size <= this.limits.maxObjectSize) this.spend(size, this.len);
     return applyDelta(base, delta, take, this.limits.maxObjectSize);
+  }
+
+  /** Entry `i`'s delta applied to its base; a delta that does not apply names the entry's offset. */
+  private applyEntry(
+    i: number,
+    base: Uint8Array,
+    delta: Uint8Array,
+    take: (size: number) => Uint8Array,
+  ): Uint8Array {
+    try {
+      return this.applyCounted(base, delta, take);
+    } catch (e) {
+      if (e instanceof PackError) {
+        const where = `The delta at offset ${this.offsets[i]} does not apply to its base.`;
+        throw new PackError(e.code, `${where} ${e.detail}`, { cause: e, limit: e.limit });
+      }
+      throw e;
+    }
   }
 
   private corrupt(offset: number, detail: string, cause?: unknown): PackError {
@@ -1202,16 +1211,7 @@ export class PackIngester {
         if (deltaScratch.length < deltaSize)
           deltaScratch = new Uint8Array(Math.max(deltaSize, deltaScratch.length * 2));
         const delta = this.inflateAt(child, deltaScratch.subarray(0, deltaSize));
-        let result: Uint8Array;
-        try {
-          result = this.applyCounted(base, delta, take);
-        } catch (e) {
-          if (e instanceof PackError) {
-            const where = `The delta at offset ${this.offsets[child]} does not apply to its base.`;
-            throw new PackError(e.code, `${where} ${e.detail}`, { cause: e, limit: e.limit });
-          }
-          throw e;
-        }
+        const result = this.applyEntry(child, base, delta, take);
         if (lastChild) pool.give(base);
         // Resolved as it arrived: here only on the way to a descendant that was not.
         const known = types[child] !== 0;
