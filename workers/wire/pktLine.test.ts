@@ -286,6 +286,28 @@ describe('readPackets', () => {
     expect(normalise(await collect(readPackets(stream)))).toEqual(normalise(decodeAll([representative])));
   });
 
+  it('decodes lent chunks whole although their source reads each into the same memory', async () => {
+    const stream = concatBytes([representative, maxPacket, encodePktLine('after the longest\n'), FLUSH_PKT]);
+    const expected = normalise(decodeAll([stream]));
+    for (const size of [1, 3, 5, 1000, 40_000, 70_000]) {
+      // One buffer for every chunk, overwritten in place: what a reused read buffer does at worst.
+      const memory = new Uint8Array(size);
+      async function* lend() {
+        for (let at = 0; at < stream.length; at += size) {
+          const piece = stream.subarray(at, at + size);
+          memory.set(piece);
+          yield memory.subarray(0, piece.length);
+        }
+      }
+      const packets: Packet[] = [];
+      for await (const packet of readPackets({ lent: lend() })) {
+        // Copied before the next is asked for, as a consumer of lent packets must.
+        packets.push(packet.type === 'data' ? { type: 'data', data: packet.data.slice() } : packet);
+      }
+      expect(normalise(packets), `chunks of ${size} bytes`).toEqual(expected);
+    }
+  });
+
   it('throws PKT_LINE_TRUNCATED when the stream stops mid-packet', async () => {
     const cut = representative.subarray(0, representative.length - 10);
     await expect(collect(readPackets(asStream([cut])))).rejects.toMatchObject({ code: 'PKT_LINE_TRUNCATED' });

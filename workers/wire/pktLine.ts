@@ -36,7 +36,8 @@ const textDecoder = new TextDecoder('utf-8');
  *
  * Incoming chunks are queued, not appended to a growing buffer, so each byte is copied at most once: a
  * packet that lies inside one chunk comes back as a subarray view of that chunk (no copy), one that spans
- * chunks is assembled once. Callers must therefore not reuse a chunk's memory after pushing it.
+ * chunks is assembled once. Callers must therefore not reuse a chunk's memory after pushing it, unless they
+ * call `keepUnread` first (and are done with the packets already returned).
  *
  * Any malformed length is fatal (`WireError` `PKT_LINE_INVALID`, with the stream offset); the decoder stays
  * failed afterwards, since a pkt-line stream cannot be resynchronised. A push that completed packets before
@@ -76,6 +77,28 @@ export class PktLineDecoder {
       if (packets.length === 0) throw error;
     }
     return packets;
+  }
+
+  /**
+   * The chunks pushed so far are about to be overwritten by their source (`LentChunks`): copies the bytes
+   * not yet read (the start of one packet, under 64 KiB) into memory of the decoder's own, so that the
+   * packet they begin is whole when the rest arrives. Packets returned before stay views of the old chunks.
+   */
+  keepUnread(): void {
+    if (this.#buffered === 0) {
+      this.#chunks = [];
+    } else {
+      const own = new Uint8Array(this.#buffered);
+      let filled = 0;
+      for (let i = this.#first; i < this.#chunks.length; i++) {
+        const from = i === this.#first ? this.#chunks[i].subarray(this.#offset) : this.#chunks[i];
+        own.set(from, filled);
+        filled += from.length;
+      }
+      this.#chunks = [own];
+    }
+    this.#first = 0;
+    this.#offset = 0;
   }
 
   /**
@@ -245,25 +268,45 @@ export function concatBytes(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * A response body whose chunks are lent, not given: each one is valid only until the next is asked for, when
+ * its source reads the following bytes into the same memory (a BYOB reader: the memory moves to a new
+ * ArrayBuffer, so every view of the old chunk is detached and reads as empty, never as other bytes).
+ * Receiving a pack this way allocates nothing per chunk: with a fresh ArrayBuffer per chunk, large.git's
+ * clone held ~37 MB of spent chunks at the end of its receive (V8 collects ArrayBuffers lazily).
+ *
+ * Deliberately not an AsyncIterable: only `readPackets` takes it, which copies what it keeps across reads
+ * (`PktLineDecoder.keepUnread`), and whose packets are then valid only until the next packet is asked for.
+ * So only a consumer that copies each packet's bytes before asking for the next (PackIngester.push does)
+ * may read a lent body; one that collects chunks or packets (`readAllCapped`, ref lists) may not.
+ */
+export interface LentChunks {
+  readonly lent: AsyncIterable<Uint8Array>;
+}
+
 /** A cap on a whole response: `limit` names the setting in messages, `what` the response. */
 export type ResponseCap = { maxBytes: number; limit: string; what: string };
 
 /**
- * Decodes a byte stream into packets as the bytes arrive. Accepts any async iterable of chunks, or a
- * `ReadableStream` (read with a reader where the browser's stream is not async iterable, as in Safari).
+ * Decodes a byte stream into packets as the bytes arrive. Accepts any async iterable of chunks, a
+ * `ReadableStream` (read with a reader where the browser's stream is not async iterable, as in Safari), or
+ * `LentChunks`, whose packets are valid only until the next one is asked for.
  * Throws `PKT_LINE_TRUNCATED` if the stream stops inside a packet, and `LIMIT_EXCEEDED` as soon as more
  * than `cap.maxBytes` have arrived (the rest of the body is then cancelled, not read).
  */
 export async function* readPackets(
-  stream: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  stream: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array> | LentChunks,
   cap?: ResponseCap,
 ): AsyncGenerator<Packet> {
   const decoder = new PktLineDecoder();
+  const lent = 'lent' in stream;
   let received = 0;
-  for await (const chunk of chunksOf(stream)) {
+  for await (const chunk of lent ? stream.lent : chunksOf(stream)) {
     received += chunk.length;
     if (cap && received > cap.maxBytes) throw responseTooLarge(cap);
     yield* decoder.push(chunk);
+    // Every packet of this chunk was taken: before its memory is read into again.
+    if (lent) decoder.keepUnread();
   }
   decoder.end();
 }
