@@ -178,7 +178,7 @@ async function cloneInto(
     throw e;
   };
   const [body, ingester] = await Promise.all([
-    step('clone', 'fetch-response', () => client.post('git-upload-pack', request)),
+    step('clone', 'fetch-response', () => client.postLent('git-upload-pack', request)),
     creating,
   ]).catch(dispose);
   const receiveStart = performance.now();

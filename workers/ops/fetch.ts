@@ -420,7 +420,8 @@ async function negotiateAndReceive(
         filter: input.filter ?? undefined,
         agent: input.agent,
       });
-      const body = await client.post('git-upload-pack', request);
+      // Lent: every packet is consumed before the next (acknowledgment lines parsed, pack bytes copied by push).
+      const body = await client.postLent('git-upload-pack', request);
       let ready = false;
       let sawPack = false;
       let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;

@@ -1,4 +1,4 @@
-import { infoRefsCap, readAllCapped } from '../wire/pktLine.ts';
+import { infoRefsCap, type LentChunks, readAllCapped } from '../wire/pktLine.ts';
 import { DEFAULT_WIRE_LIMITS } from '../wire/wireLimits.ts';
 import { TransportError } from './errors.ts';
 import {
@@ -243,6 +243,20 @@ export class GitHttpClient {
 
   /** POST a command and hand back the response body as it streams. */
   async post(service: UploadService, body: Uint8Array): Promise<AsyncIterable<Uint8Array>> {
+    return this.stream(await this.answer(service, body));
+  }
+
+  /**
+   * POST a command whose answer carries a pack, and lend its body (LentChunks, wire/pktLine.ts): read into
+   * one reused buffer where the body is a byte stream, so receiving allocates nothing per chunk. Only for
+   * `readPackets` feeding a consumer that copies every packet before asking for the next (fetch's pack into
+   * PackIngester); a body read whole or kept in pieces takes `post`.
+   */
+  async postLent(service: UploadService, body: Uint8Array): Promise<LentChunks> {
+    return { lent: this.stream(await this.answer(service, body), true) };
+  }
+
+  private async answer(service: UploadService, body: Uint8Array): Promise<Response> {
     const send = () =>
       this.request(this.endpoint(`/${service}`), {
         method: 'POST',
@@ -280,7 +294,7 @@ export class GitHttpClient {
         res.status,
       );
     }
-    return this.stream(res);
+    return res;
   }
 
   /** Sends again on what retryPolicy.ts deems transient, while no byte of the answer was handed on. */
@@ -299,9 +313,24 @@ export class GitHttpClient {
     return readAllCapped(this.stream(res), infoRefsCap(maxBytes));
   }
 
-  private async *stream(res: Response): AsyncGenerator<Uint8Array> {
+  /**
+   * The body's chunks as they arrive. `lend`: each chunk is read into the memory of the one before, which
+   * the caller must be done with (LentChunks); where the body is not a byte stream, fresh chunks as usual.
+   */
+  private async *stream(res: Response, lend = false): AsyncGenerator<Uint8Array> {
     if (!res.body) return;
-    const reader = res.body.getReader();
+    let byob: ReadableStreamBYOBReader | null = null;
+    if (lend) {
+      try {
+        byob = res.body.getReader({ mode: 'byob' });
+      } catch {
+        // Not a byte stream (a body some fetch implementations build otherwise): default reads.
+      }
+    }
+    const reader = byob ?? res.body.getReader();
+    let into = byob ? new Uint8Array(LENT_CHUNK_BYTES) : null;
+    const read = (): Promise<ReadableStreamReadResult<Uint8Array>> =>
+      byob && into ? byob.read(into) : (reader as ReadableStreamDefaultReader<Uint8Array>).read();
     const signal = this.opts.signal;
     const stallMs = retryPolicy(this.opts.retry).stallTimeoutMs;
     let finished = false;
@@ -322,7 +351,7 @@ export class GitHttpClient {
               stallMs,
             );
           });
-          step = await Promise.race([reader.read(), stalled]);
+          step = await Promise.race([read(), stalled]);
         } catch (err) {
           if (err instanceof TransportError) throw err;
           if (signal?.aborted) throw abortError();
@@ -338,6 +367,8 @@ export class GitHttpClient {
           return;
         }
         this.bytesReceived += step.value.length;
+        // The read moved the memory to the chunk's buffer: the next read takes it back.
+        if (into) into = new Uint8Array(step.value.buffer as ArrayBuffer);
         yield step.value;
       }
     } finally {
@@ -347,6 +378,12 @@ export class GitHttpClient {
     }
   }
 }
+
+/**
+ * The buffer a lent body is read into (LentChunks). A read returns what has arrived, up to this; each read's
+ * last packet, cut at the end, is copied to join the next (up to 64 KiB, pktLine.ts keepUnread).
+ */
+const LENT_CHUNK_BYTES = 1024 * 1024;
 
 /** `navigator.onLine` in a window or a worker; where there is no navigator (Node), online is assumed. */
 export function isOffline(): boolean {
