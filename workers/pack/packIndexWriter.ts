@@ -4,6 +4,7 @@
 // Written exactly as git's pack-write.c does, so the bytes match `git index-pack`'s.
 
 import { oidFromHex, type Sha1, sha1 } from './objectHash.ts';
+import { releaseBuffer } from './releaseBuffer.ts';
 
 export interface PackIndexEntry {
   /** 40 hex digits or 20 bytes. */
@@ -61,6 +62,8 @@ export function sortByOid(oids: Uint8Array, offsets: ArrayLike<number>, n: numbe
     if (end - start > 1) order.subarray(start, end).sort(byFull);
     start = end;
   }
+  // 8 bytes an entry (3.4 MB for large.git) that would otherwise outlive the clone's write step.
+  releaseBuffer(keys);
   return order;
 }
 
@@ -114,6 +117,7 @@ export function writePackIndexV2Tables(
       view.setUint32(offsetTable + k * 4, offset);
     }
   }
+  releaseBuffer(order);
   const trailer = largeTable + large * 8;
   out.set(packChecksum, trailer);
   if (hasher) {

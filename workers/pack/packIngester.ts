@@ -26,6 +26,7 @@ import {
 import { type ObjectIdAnswer, type ObjectIdBatch, type ObjectIdPort, RemoteObjectIds } from './objectIds.ts';
 import { compareOids, writePackIndexV2Tables } from './packIndexWriter.ts';
 import { DEFAULT_PACK_LIMITS, inflateBudget, type PackLimits } from './packLimits.ts';
+import { releaseBuffer } from './releaseBuffer.ts';
 
 export type PackProgress =
   | { phase: 'receiving'; bytes: number; objects: number; totalObjects: number }
@@ -227,17 +228,6 @@ function fixedLength(buf: Uint8Array, length: number): Uint8Array {
 
 type Table = Float64Array | Int32Array | Uint32Array | Uint8Array;
 
-/**
- * Gives a table's memory back now. Dropping the last reference would leave it to a collection, and V8
- * collects ArrayBuffers lazily (tens of MB of them stayed through large.git's clone); detaching frees at once.
- * Where transfer is missing (before ES2024), a resizable buffer shrinks to nothing, a plain one waits.
- */
-function release(table: Table): void {
-  const buffer = table.buffer as ArrayBuffer & { transferToFixedLength?: (length: number) => ArrayBuffer };
-  if (buffer.transferToFixedLength) buffer.transferToFixedLength(0);
-  else if (buffer.resizable) buffer.resize(0);
-}
-
 /** Growable array of numbers backed by a typed array. */
 function grow<T extends Table>(a: T, length: number): T {
   const buffer = a.buffer as ArrayBuffer;
@@ -284,6 +274,12 @@ class ArrivalRing {
 
   constructor(size: number) {
     this.bytes = new Uint8Array(size);
+  }
+
+  /** Gives the ring's memory back at once (a collection could be long in coming): nothing reads it after. */
+  free(): void {
+    releaseBuffer(this.bytes);
+    releaseBuffer(this.starts);
   }
 
   /** The largest object kept: a bigger one would push out everything else for a single child. */
@@ -867,6 +863,7 @@ export class PackIngester {
     this.packSha.digestInto(this.computedChecksum, 0);
     this.state = S_TRAILER;
     // No delta arrives any more: the rest are resolved from the whole pack.
+    this.arrivalCache?.free();
     this.arrivalCache = null;
     this.arrivalScratch = new Uint8Array(0);
     this.reportReceiving();
@@ -1285,10 +1282,10 @@ export class PackIngester {
     this.children = undefined;
     if (children) {
       for (const table of [children.ofsStart, children.ofsChildren, children.refOrder, children.refParent])
-        release(table);
-      if (children.needed) release(children.needed);
+        releaseBuffer(table);
+      if (children.needed) releaseBuffer(children.needed);
     }
-    for (const table of [this.headerLengths, this.kinds, this.entrySizes, this.bases]) release(table);
+    for (const table of [this.headerLengths, this.kinds, this.entrySizes, this.bases]) releaseBuffer(table);
     this.headerLengths = new Uint8Array(0);
     this.kinds = new Uint8Array(0);
     this.entrySizes = new Uint32Array(0);
