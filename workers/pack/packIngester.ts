@@ -184,8 +184,9 @@ class BufferPool {
 const RECEIVE_RESERVE = 2 ** 32;
 // Each resize is a system call: grow by at least this much. What it grows beyond the pack is held at the
 // clone's peak (the end of receiving). Ingesting large.pack (39 MB) in 64 KiB pushes, median of 3 on the
-// shared 2-core machine: 2248 ms with 4 MiB steps, 2259 ms with 1 MiB (noise ±200 ms); medium.pack alike.
-const RECEIVE_STEP = 1024 * 1024;
+// shared 2-core machine (noise ±200 ms, load 3-4): 4 MiB steps 2248 ms, 1 MiB 2259 ms; 1 MiB 2334 ms,
+// 256 KiB 2195 ms. medium.pack alike (403 and 397 ms).
+const RECEIVE_STEP = 256 * 1024;
 
 function receiveBuffer(size: number): Uint8Array {
   try {
