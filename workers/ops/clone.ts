@@ -214,7 +214,7 @@ async function cloneInto(
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
   const pack = await writeAllOrNothing(repoId, async () => {
     await writePackFile(fs, received.checksum, received.pack);
-    const indexed = await step('clone', 'index', () => ingester.finish());
+    const indexed = await step('clone', 'index', () => ingester.finish({ objects: false }));
     throwIfAborted(signal);
     onProgress?.({ phase: 'writing' });
     writeStart = performance.now();

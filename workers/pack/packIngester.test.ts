@@ -96,6 +96,21 @@ describe('PackIngester against git index-pack', () => {
     expect(result.pack).toBe(received.pack);
   });
 
+  it('finish({ objects: false }) indexes as git does and frees the objects, which it then refuses to list', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    const oracle = gitIndexPack(sample.git, sample.root, pack);
+    const ingester = await PackIngester.create();
+    for (let i = 0; i < pack.length; i += 4096) ingester.push(pack.subarray(i, i + 4096));
+    const result = await ingester.finish({ objects: false });
+    expect(Buffer.from(result.idx).equals(Buffer.from(oracle.idx))).toBe(true);
+    expect(result.checksum).toBe(oracle.checksum);
+    expect(result.pack).toEqual(pack);
+    const counts = { commit: 0, tree: 0, blob: 0, tag: 0 };
+    for (const o of oracle.objects) counts[o.type as keyof typeof counts]++;
+    expect(result.counts).toEqual(counts);
+    expect(() => result.objects).toThrow(/kept no objects/);
+  });
+
   it('received() refuses a pack cut short, or one that outside bases would complete', async () => {
     const pack = sample.pack(['--delta-base-offset']);
     const cut = await PackIngester.create();
