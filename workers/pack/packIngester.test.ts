@@ -180,7 +180,7 @@ describe('PackIngester against git index-pack', () => {
     const pack = sample.pack(['--delta-base-offset']);
     const oracle = gitIndexPack(sample.git, sample.root, pack);
     // 0: all after the last byte; 4 KiB: a ring that comes round every few objects (bases lost, and the
-    // bigger blobs' results made outside it); the default: all on arrival.
+    // bigger blobs' results made outside it); the default: nearly all on arrival.
     const shares: number[] = [];
     for (const arrivalCacheBytes of [0, 16384, DEFAULT_PACK_LIMITS.arrivalCacheBytes]) {
       const events: PackProgress[] = [];
@@ -196,7 +196,8 @@ describe('PackIngester against git index-pack', () => {
     expect(shares[0]).toBe(0);
     expect(shares[1]).toBeGreaterThan(0);
     expect(shares[1]).toBeLessThan(shares[2]);
-    expect(shares[2]).toBe(1);
+    // The default keeps objects up to 1 MiB: the deltas of the sample's biggest blobs wait for the walk.
+    expect(shares[2]).toBeGreaterThan(0.9);
   });
 
   it('never resolves on arrival from a base the ring has come round over, nor from one moved ahead', async () => {

@@ -268,13 +268,26 @@ function reservedTable<T extends Table>(
  * typed array per object cost a clone of medium.git more in the collector than it saved in inflating). An
  * entry's bytes stay valid until the ring comes round over them; `written` counts every byte ever placed.
  */
-class ArrivalRing {
+export class ArrivalRing {
   private readonly bytes: Uint8Array;
+  // Bytes placed since the ring last started over; kept under 2^32 so that a start fits 32 bits.
   private written = 0;
-  private starts = new Float64Array(1024).fill(-1);
+  // Per entry: 1 + where it was placed (in `written` terms), 0 for none. 32 bits, not 64: 1.7 MB for
+  // large.git's 430,113 entries, held at the clone's peak (the end of receiving).
+  private starts = new Uint32Array(0);
 
-  constructor(size: number) {
+  /** `wrapAt`: the bound on `written` (2^32; smaller in tests, to see the ring start over). */
+  constructor(
+    size: number,
+    private readonly wrapAt = 2 ** 32,
+  ) {
     this.bytes = new Uint8Array(size);
+  }
+
+  /** Room for the header's count of entries, grown in place (see reservedTable). */
+  reserve(objects: number): void {
+    if (this.starts.length === 0 && objects <= TABLE_RESERVE_OBJECTS)
+      this.starts = reservedTable(Uint32Array, objects);
   }
 
   /** Gives the ring's memory back at once (a collection could be long in coming): nothing reads it after. */
@@ -288,18 +301,28 @@ class ArrivalRing {
     return this.bytes.length / 4;
   }
 
+  /**
+   * Before an entry's reads and placements: near 2^32 bytes placed, the ring starts over empty (once every
+   * 4 GiB of objects), never in the middle of an entry, whose base and result it holds at once.
+   */
+  beginEntry(): void {
+    if (this.written < this.wrapAt - 4 * this.bytes.length) return;
+    this.starts.fill(0);
+    this.written = 0;
+  }
+
   /** Entry `i`'s bytes (`length` of them) if the ring still holds them whole. */
   get(i: number, length: number): Uint8Array | null {
-    if (i >= this.starts.length) return null;
-    const start = this.starts[i];
-    if (start < 0 || start < this.written - this.bytes.length) return null;
+    if (i >= this.starts.length || this.starts[i] === 0) return null;
+    const start = this.starts[i] - 1;
+    if (start < this.written - this.bytes.length) return null;
     const at = start % this.bytes.length;
     return this.bytes.subarray(at, at + length);
   }
 
   /** Whether entry `i` is in the half of the ring that the next objects overwrite first. */
   isOld(i: number): boolean {
-    return this.starts[i] < this.written - this.bytes.length / 2;
+    return this.starts[i] - 1 < this.written - this.bytes.length / 2;
   }
 
   /** Room for entry `i`'s `length` bytes at the head; what it overwrites is no longer valid. */
@@ -311,12 +334,9 @@ class ArrivalRing {
       this.written += size - at;
       at = 0;
     }
-    if (i >= this.starts.length) {
-      const starts = new Float64Array(Math.max(i + 1, this.starts.length * 2)).fill(-1);
-      starts.set(this.starts);
-      this.starts = starts;
-    }
-    this.starts[i] = this.written;
+    if (i >= this.starts.length)
+      this.starts = grow(this.starts, Math.max(i + 1, this.starts.length * 2, 1024));
+    this.starts[i] = this.written + 1;
     this.written += length;
     return this.bytes.subarray(at, at + length);
   }
@@ -580,6 +600,7 @@ export class PackIngester {
     }
     this.count = view.getUint32(8);
     if (this.count <= TABLE_RESERVE_OBJECTS) this.reserveTables(this.count);
+    this.arrivalCache?.reserve(this.count);
     this.ensureCapacity(Math.min(this.count, 1 << 16));
     this.entryStart = 12;
     this.state = S_ENTRY;
@@ -778,6 +799,7 @@ export class PackIngester {
    */
   private keepOnArrival(i: number, data: Uint8Array): void {
     const ring = this.arrivalCache!;
+    ring.beginEntry();
     const kind = this.kinds[i];
     if (kind === OBJ_REF_DELTA) return;
     if (kind !== OBJ_OFS_DELTA) {

@@ -106,7 +106,7 @@ describe('PackIngester holds a pack to its limits', () => {
       maxObjectSize: 512 * MiB,
       inflateRatio: 1024,
       inflateFloor: 1024 * MiB,
-      arrivalCacheBytes: 8 * MiB,
+      arrivalCacheBytes: 4 * MiB,
     });
   });
 });
