@@ -83,15 +83,6 @@ export class HeapSampler {
   }
 
   /**
-   * The peaks of the workers matching each of `urlParts`, added (an upper bound of their peak together: they
-   * need not peak at once); null if none ran. The git worker and the object-id worker it hashes in.
-   */
-  peakSumMB(urlParts: string[]): number | null {
-    const peaks = urlParts.map((part) => this.peakMB(part)).filter((p): p is number => p !== null);
-    return peaks.length === 0 ? null : peaks.reduce((a, b) => a + b, 0);
-  }
-
-  /**
    * Evaluates `expression` (which must produce a string) in the first worker whose script URL contains
    * `urlPart`: how `--profile` reads a worker's User Timing measures without an API for it in the worker.
    */

@@ -36,8 +36,6 @@ import {
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
 /** Where bench/vite.config.ts builds the bench page. */
-/** Blobless's workers during a clone: the git worker and the object-id worker (src/objectIdWorker.ts). */
-const BLOBLESS_WORKERS = ['git.worker', 'hash.worker'];
 const PAGE_DIR = join(ROOT, '.cache', 'bench-page');
 
 /** The default sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. */
@@ -421,7 +419,7 @@ async function measureBlobless(
     });
     const done = cloned;
     await profile.heap.sample();
-    clonePeakHeapMB = profile.heap.peakSumMB(BLOBLESS_WORKERS);
+    clonePeakHeapMB = profile.heap.peakMB('git.worker');
     if (opts.profile && done) profileSample = await readProfile(profile);
     profile.heap.reset();
     if (done && has('checkout', available.checkout)) {
@@ -437,7 +435,7 @@ async function measureBlobless(
     }
     longestMainTaskMs = (await page.evaluate(() => window.bench.mainThreadLongTasks())).longestMs;
     await profile.heap.sample();
-    checkoutPeakHeapMB = profile.heap.peakSumMB(BLOBLESS_WORKERS);
+    checkoutPeakHeapMB = profile.heap.peakMB('git.worker');
     peakHeapMB =
       clonePeakHeapMB === null && checkoutPeakHeapMB === null
         ? null

@@ -1,7 +1,6 @@
 import * as Comlink from 'comlink';
 import type { GitApi } from '../workers/api.ts';
 import { installTransferHandlers, RemoteOperationError } from '../workers/rpc.ts';
-import { startObjectIdWorker } from './objectIdWorker.ts';
 
 export { RemoteOperationError };
 
@@ -11,7 +10,5 @@ installTransferHandlers();
 export const gitClient: Comlink.Remote<GitApi> = Comlink.wrap<GitApi>(
   new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
-
-void startObjectIdWorker(gitClient);
 
 export const proxy = Comlink.proxy;

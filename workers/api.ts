@@ -17,7 +17,6 @@ import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from '
 import { cancelHistoryFill, type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
-import { connectObjectIds } from './ops/objectIdService.ts';
 import { type Presence, presence } from './ops/presence.ts';
 import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/pull.ts';
 import { type PushOptions, type PushProgress, type PushResult, push } from './ops/push.ts';
@@ -112,14 +111,6 @@ export type {
  * AbortSignal; failures are typed errors with a stable `code`.
  */
 export const api = {
-  /**
-   * The git worker's end of a channel to the object-id worker (workers/hash.worker.ts), which the page
-   * starts beside it: big packs then have their objects hashed on another core. Resolves once it is ready.
-   */
-  connectObjectIds(port: MessagePort): Promise<void> {
-    return connectObjectIds(port);
-  },
-
   clone(
     options: CloneOptions,
     onProgress?: (p: CloneProgress) => void,

@@ -1,5 +1,4 @@
 import * as Comlink from 'comlink';
-import { startObjectIdWorker } from '../../src/objectIdWorker.ts';
 import type { GitApi } from '../../workers/api.ts';
 import type { EmbedApi } from '../../workers/embedApi.ts';
 import { installTransferHandlers } from '../../workers/rpc.ts';
@@ -17,8 +16,6 @@ const blobless = Comlink.wrap<BenchGitApi>(
   new Worker(new URL('../../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 const workerCreatedMs = performance.now();
-// As the app does (src/gitClient.ts).
-const objectIdsReady = startObjectIdWorker(blobless);
 let firstCall: { sent: number; answered: number } | undefined;
 
 /**
@@ -52,8 +49,6 @@ const bench: BenchPage = {
     const sent = performance.now();
     await blobless.listRepos();
     firstCall ??= { sent, answered: performance.now() };
-    // Ready by the time a person could have typed a URL; not counted in the first call.
-    await objectIdsReady;
     const [checkout, readFile, fetch] = await Promise.all([
       workerHas('checkout'),
       workerHas('readFile'),

@@ -18,7 +18,6 @@ import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './clon
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
-import { objectIdPort } from './objectIdService.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 import { clearTimeline, measure, step } from './timeline.ts';
@@ -168,41 +167,29 @@ async function cloneInto(
     agent: agentFor(caps),
   });
   // Both wait on something else (the server; the hasher's wasm compile), so they overlap.
-  const creating = step('clone', 'ingester-create', () =>
-    PackIngester.create({ signal, onProgress: (p) => onProgress?.(p), limits, objectIds: objectIdPort() }),
-  );
-  // An ingester left unfinished (the request failed, the response broke off, the pack's write failed) lets
-  // go of its port to the object-id worker; finish() does it itself.
-  const dispose = async (e: unknown): Promise<never> => {
-    await creating.then((ingester) => ingester.dispose()).catch(() => undefined);
-    throw e;
-  };
   const [body, ingester] = await Promise.all([
     step('clone', 'fetch-response', () => client.postLent('git-upload-pack', request)),
-    creating,
-  ]).catch(dispose);
+    step('clone', 'ingester-create', () =>
+      PackIngester.create({ signal, onProgress: (p) => onProgress?.(p), limits }),
+    ),
+  ]);
   const receiveStart = performance.now();
   let shallow: string[] = [];
   let sawPack = false;
   const progressCap = { maxProgressLineBytes: limits.maxProgressLineBytes };
-  try {
-    for await (const event of parseFetchResponse(readPackets(body), progressCap)) {
-      if (event.type === 'pack') {
-        sawPack = true;
-        ingester.push(event.data);
-        await ingester.receiveAnswers();
-      } else if (event.type === 'shallow-info') {
-        shallow = event.shallow;
-      } else if (event.type === 'progress' && onProgress) {
-        const p = event.progress;
-        onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
-      }
+  for await (const event of parseFetchResponse(readPackets(body), progressCap)) {
+    if (event.type === 'pack') {
+      sawPack = true;
+      ingester.push(event.data);
+    } else if (event.type === 'shallow-info') {
+      shallow = event.shallow;
+    } else if (event.type === 'progress' && onProgress) {
+      const p = event.progress;
+      onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
     }
-    if (!sawPack) {
-      throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
-    }
-  } catch (e) {
-    await dispose(e);
+  }
+  if (!sawPack) {
+    throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   }
   measure('clone', 'receive', receiveStart);
   // Final once its trailer checks out: the pack goes to IndexedDB (staged ahead of the batch's commit,
@@ -235,7 +222,7 @@ async function cloneInto(
     });
     await crashPoint('clone:files-written');
     return indexed;
-  }).catch(dispose);
+  });
   measure('clone', 'write', writeStart);
   await step('clone', 'flush', () => flushRepoFs(repoId));
   throwIfAborted(signal);

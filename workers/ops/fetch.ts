@@ -25,7 +25,6 @@ import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
 import { SkippingNegotiator } from './negotiator.ts';
-import { objectIdPort } from './objectIdService.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { maintenanceIdle } from './packMaintenance.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
@@ -393,72 +392,65 @@ async function negotiateAndReceive(
     signal,
     onProgress: (p) => onProgress?.(p),
     externalBase: (oid) => readLocalObject(repo, oid, signal),
-    objectIds: objectIdPort(),
   });
-  // A response that breaks off leaves the ingester unfinished: its port to the object-id worker goes too.
-  try {
-    for (;;) {
-      throwIfAborted(signal);
-      const fresh = await negotiator.next(batch);
-      inVain += fresh.length;
-      const done = fresh.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
-      const haves = [...common, ...fresh];
-      input.negotiation.rounds++;
-      input.negotiation.haves += haves.length;
-      onProgress?.({ phase: 'negotiating', round: input.negotiation.rounds, haves: input.negotiation.haves });
-      const request = buildFetchRequest({
-        wants: input.wants,
-        haves,
-        done,
-        thinPack: true,
-        noProgress: !onProgress,
-        includeTag: input.tags,
-        ofsDelta: true,
-        shallow: input.shallow,
-        deepen: input.deepen,
-        deepenRelative: input.deepenRelative,
-        filter: input.filter ?? undefined,
-        agent: input.agent,
-      });
-      // Lent: every packet is consumed before the next (acknowledgment lines parsed, pack bytes copied by push).
-      const body = await client.postLent('git-upload-pack', request);
-      let ready = false;
-      let sawPack = false;
-      let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
-      for await (const event of parseFetchResponse(readPackets(body))) {
-        if (event.type === 'acknowledgments') {
-          for (const oid of event.acks) {
-            if (commonSet.has(oid)) continue;
-            commonSet.add(oid);
-            common.push(oid);
-            if (!negotiator.ack(oid)) {
-              inVain = 0;
-              seenAck = true;
-            }
+  for (;;) {
+    throwIfAborted(signal);
+    const fresh = await negotiator.next(batch);
+    inVain += fresh.length;
+    const done = fresh.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
+    const haves = [...common, ...fresh];
+    input.negotiation.rounds++;
+    input.negotiation.haves += haves.length;
+    onProgress?.({ phase: 'negotiating', round: input.negotiation.rounds, haves: input.negotiation.haves });
+    const request = buildFetchRequest({
+      wants: input.wants,
+      haves,
+      done,
+      thinPack: true,
+      noProgress: !onProgress,
+      includeTag: input.tags,
+      ofsDelta: true,
+      shallow: input.shallow,
+      deepen: input.deepen,
+      deepenRelative: input.deepenRelative,
+      filter: input.filter ?? undefined,
+      agent: input.agent,
+    });
+    // Lent: every packet is consumed before the next (acknowledgment lines parsed, pack bytes copied by push).
+    const body = await client.postLent('git-upload-pack', request);
+    let ready = false;
+    let sawPack = false;
+    let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
+    for await (const event of parseFetchResponse(readPackets(body))) {
+      if (event.type === 'acknowledgments') {
+        for (const oid of event.acks) {
+          if (commonSet.has(oid)) continue;
+          commonSet.add(oid);
+          common.push(oid);
+          if (!negotiator.ack(oid)) {
+            inVain = 0;
+            seenAck = true;
           }
-          ready = event.ready;
-        } else if (event.type === 'shallow-info') {
-          shallowInfo = event;
-        } else if (event.type === 'pack') {
-          sawPack = true;
-          ingester.push(event.data);
-          await ingester.receiveAnswers();
-        } else if (event.type === 'progress' && onProgress) {
-          const p = event.progress;
-          onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
         }
+        ready = event.ready;
+      } else if (event.type === 'shallow-info') {
+        shallowInfo = event;
+      } else if (event.type === 'pack') {
+        sawPack = true;
+        ingester.push(event.data);
+      } else if (event.type === 'progress' && onProgress) {
+        const p = event.progress;
+        onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
       }
-      if (done || ready) {
-        if (!sawPack) {
-          throw new OperationError('NOT_GIT', `${client.url.href} ended its fetch response without a pack.`);
-        }
-        const pack = await ingester.finish();
-        return { pack, shallowInfo };
-      }
-      batch = batch < LARGE_FLUSH ? batch * 2 : Math.floor((batch * 11) / 10);
     }
-  } finally {
-    ingester.dispose();
+    if (done || ready) {
+      if (!sawPack) {
+        throw new OperationError('NOT_GIT', `${client.url.href} ended its fetch response without a pack.`);
+      }
+      const pack = await ingester.finish();
+      return { pack, shallowInfo };
+    }
+    batch = batch < LARGE_FLUSH ? batch * 2 : Math.floor((batch * 11) / 10);
   }
 }
 

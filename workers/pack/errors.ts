@@ -13,8 +13,6 @@ export type PackErrorCode =
   | 'PACK_OBJECT_TOO_LARGE'
   /** The pack inflates to more than its budget (`inflateRatio` times its size, at least `inflateFloor`). */
   | 'PACK_INFLATE_BUDGET'
-  /** The worker computing object ids failed (objectIds.ts); not the server's fault. */
-  | 'PACK_HASH_FAILED'
   | 'ABORTED';
 
 // What the person should do next, appended to every message of that code.
@@ -34,7 +32,6 @@ const ADVICE: Record<PackErrorCode, string> = {
     'Nothing was stored. If the repository really holds objects this large, raise the limit in the clone options.',
   PACK_INFLATE_BUDGET:
     'Nothing was stored. The server may be hostile; if the repository is genuine, raise the limit in the clone options.',
-  PACK_HASH_FAILED: 'Nothing was stored. Reload the page and try again.',
   ABORTED: 'Nothing was stored.',
 };
 

@@ -2,8 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
-import { createWasmSha1 } from './objectHash.ts';
-import { serveObjectIds } from './objectIds.ts';
 import {
   type IngestedPack,
   PackIngester,
@@ -11,7 +9,6 @@ import {
   type PackProgress,
 } from './packIngester.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
-import { countingPort } from './testing/countingPort.ts';
 import { gitIndexPack, makeSampleRepo, makeSmallRepo, noise, type SampleRepo } from './testing/gitPacks.ts';
 import { buildPack, entryTypes, makeDelta, objectId, resign } from './testing/packBuilder.ts';
 
@@ -148,31 +145,6 @@ describe('PackIngester against git index-pack', () => {
       const r = await ingest(pack, size);
       expect(Buffer.from(r.idx).equals(Buffer.from(whole.idx))).toBe(true);
       expect(r.objects).toEqual(whole.objects);
-    }
-  });
-
-  it('computes ids in another worker (over a MessagePort) exactly as git does: ofs-deltas, ref-deltas, a thin pack', async () => {
-    const head = sample.git(['rev-parse', 'HEAD']).toString().trim();
-    const thin = sample.pack(['--thin'], `${head}\n^${head}~3\n`);
-    const externalBase: PackIngesterOptions['externalBase'] = async (oid) => {
-      const type = sample.git(['cat-file', '-t', oid]).toString().trim() as 'blob';
-      return { type, data: new Uint8Array(sample.git(['cat-file', type, oid])) };
-    };
-    const cases: [Uint8Array, PackIngesterOptions][] = [
-      [sample.pack(['--delta-base-offset']), {}],
-      [sample.pack(['--delta-base-offset']), { limits: { arrivalCacheBytes: 4096 } }],
-      [sample.pack(), {}],
-      [thin, { externalBase }],
-    ];
-    for (const [pack, options] of cases) {
-      const { port1, port2 } = new MessageChannel();
-      serveObjectIds(port2, await createWasmSha1());
-      const port = countingPort(port1);
-      const result = await ingest(pack, 4093, { ...options, objectIds: port });
-      port2.close();
-      expectSameAsGit(result, gitIndexPack(sample.git, sample.root, result.pack));
-      // The ids were computed over there, in batches sent while the pack arrived (the thin pack is small).
-      expect(port.posted.length).toBeGreaterThan(pack === thin ? 0 : 1);
     }
   });
 

@@ -23,7 +23,6 @@ import {
   type Sha1Factory,
   toHex,
 } from './objectHash.ts';
-import { type ObjectIdAnswer, type ObjectIdBatch, type ObjectIdPort, RemoteObjectIds } from './objectIds.ts';
 import { compareOids, writePackIndexV2Tables } from './packIndexWriter.ts';
 import { DEFAULT_PACK_LIMITS, inflateBudget, type PackLimits } from './packLimits.ts';
 import { releaseBuffer } from './releaseBuffer.ts';
@@ -85,12 +84,6 @@ export interface PackIngesterOptions {
   deltaBaseCacheLimit?: number;
   /** Caps on object sizes and on what the pack may inflate to; DEFAULT_PACK_LIMITS where absent. */
   limits?: Partial<PackLimits>;
-  /**
-   * A port to a worker that computes object ids (objectIds.ts `serveObjectIds`), so that hashing runs on
-   * another core while this one inflates; used for this pack only, and closed at the end. Without it, ids are
-   * computed here.
-   */
-  objectIds?: ObjectIdPort<ObjectIdBatch, ObjectIdAnswer>;
   /**
    * For a thin pack (gitprotocol-v2: fetch, `thin-pack`): finds a ref-delta's base that the pack lacks
    * among the repo's own objects (null when it has none). Each base found is appended to the pack as a whole
@@ -356,7 +349,6 @@ export class PackIngester {
   private readonly packSha: Sha1;
   private readonly objSha: Sha1;
   private readonly hasher: ObjectHasher;
-  private readonly remoteIds: RemoteObjectIds | null;
   private readonly inflater: StreamInflater;
 
   // Received bytes: buf[0, len).
@@ -420,11 +412,6 @@ export class PackIngester {
     this.packSha = packSha;
     this.objSha = objSha;
     this.hasher = new ObjectHasher(objSha);
-    this.remoteIds = options.objectIds
-      ? new RemoteObjectIds(options.objectIds, (entry, ids, at) =>
-          this.oids.set(ids.subarray(at, at + 20), entry * 20),
-        )
-      : null;
     this.inflater = options.inflater?.() ?? new Inflater();
     const hint = options.expectedSizeHint;
     this.buf = receiveBuffer(hint && hint > 0 ? Math.min(hint, 2 ** 31) : 1024 * 1024);
@@ -453,25 +440,8 @@ export class PackIngester {
       if (this.len - this.lastProgressBytes >= PROGRESS_BYTES) this.reportReceiving();
     } catch (e) {
       this.failed = e;
-      this.remoteIds?.close();
       throw e;
     }
-  }
-
-  /**
-   * For a receive loop to await between chunks: lets the object-id worker's answers in when enough are
-   * out, so that its batches come back and the objects keep going there (RemoteObjectIds.receiveAnswers).
-   */
-  async receiveAnswers(): Promise<void> {
-    await this.remoteIds?.receiveAnswers(this.signal);
-  }
-
-  /**
-   * Lets go of what the ingester holds outside itself (the port to the object-id worker) when the pack will
-   * not be finished: the response broke off, the operation failed elsewhere. finish() does it itself.
-   */
-  dispose(): void {
-    this.remoteIds?.close();
   }
 
   /** Checks the trailer, resolves deltas and writes the index. */
@@ -491,7 +461,6 @@ export class PackIngester {
       return { pack: this.buf, checksum: toHex(checksum) };
     } catch (e) {
       this.failed = e;
-      this.remoteIds?.close();
       throw e;
     }
   }
@@ -508,7 +477,6 @@ export class PackIngester {
       throwIfAborted(this.signal);
       const checksum = this.checkEnd();
       await this.resolveDeltas();
-      await this.remoteIds?.settle(this.signal);
       throwIfAborted(this.signal);
       return this.result(this.fixedChecksum ?? checksum, options.objects ?? true);
     } catch (e) {
@@ -518,7 +486,6 @@ export class PackIngester {
       this.scratch = new Uint8Array(0);
       this.window = null;
       this.arrivalCache = null;
-      this.remoteIds?.close();
     }
   }
 
@@ -787,10 +754,9 @@ export class PackIngester {
     return true;
   }
 
-  /** Entry `i`'s id from its type and bytes: here, or by the worker of `objectIds` (ready by settleIds). */
+  /** Entry `i`'s id from its type and bytes. */
   private hashObject(i: number, typeCode: number, data: Uint8Array): void {
-    if (!this.remoteIds?.add(i, typeCode, data))
-      this.hasher.hash(typeName(typeCode), data, this.oids, i * 20);
+    this.hasher.hash(typeName(typeCode), data, this.oids, i * 20);
   }
 
   /**
@@ -991,8 +957,6 @@ export class PackIngester {
     const total = this.deltaCount;
     if (total === 0) return;
     this.onProgress?.({ phase: 'resolving', resolved: this.arrivalResolved, total });
-    // A ref-delta's base is found by its id: every id so far must be in.
-    if (this.refCount > 0) await this.remoteIds?.settle(this.signal);
     let resolved = this.arrivalResolved;
     if (resolved < total) resolved = await this.resolveFrom(0, resolved);
     if (resolved < total && this.externalBase) resolved = await this.completeThinPack(resolved);
@@ -1256,9 +1220,7 @@ export class PackIngester {
           if (kinds[child] === OBJ_REF_DELTA) refParent[child] = top.entry;
           types[child] = type;
           this.objectSizes[child] = result.length;
-          // A ref-delta's base is found by id: with ref-deltas about, each id is needed at once.
-          if (refCount > 0) this.hasher.hash(typeName(type), result, oids, child * 20);
-          else this.hashObject(child, type, result);
+          this.hashObject(child, type, result);
         }
 
         const frame = frameFor(child, result);
