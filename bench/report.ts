@@ -44,6 +44,8 @@ export interface ProfileSample {
   workerStart: number | null;
   /** The worker's first call, which opens the registry in IndexedDB (creating it in a fresh profile). */
   firstCall: number;
+  /** The ingester's warm-up at page load, before the clock starts (api.warmUp). */
+  warmUp: number;
   /** The clone's steps in the order they ran: name and ms. Steps may overlap (see clone.ts). */
   steps: { name: string; ms: number }[];
   /** The same steps for the first view's depth-1 clone. */
@@ -127,6 +129,7 @@ export interface RepoResult {
     pageLoad: number | null;
     workerStart: number | null;
     firstCall: number | null;
+    warmUp: number | null;
     steps: Record<string, number | null>;
     firstViewSteps: Record<string, number | null>;
     checkoutSteps: Record<string, number | null>;
@@ -274,6 +277,7 @@ export function summarize(
             pageLoad: round(median(profiles.map((p) => p.pageLoad)), 1),
             workerStart: round(median(profiles.map((p) => p.workerStart)), 1),
             firstCall: round(median(profiles.map((p) => p.firstCall)), 1),
+            warmUp: round(median(profiles.map((p) => p.warmUp)), 1),
             steps: stepMedians(stepNames, (p) => p.steps),
             firstViewSteps: stepMedians(stepNames, (p) => p.firstViewSteps),
             checkoutSteps: stepMedians(checkoutNames, (p) => p.checkoutSteps),
@@ -429,6 +433,10 @@ export function formatProfile(results: RepoResult[]): string {
     ['page load (navigation to script running)', ...withProfile.map((r) => ms(r.profile!.pageLoad))],
     ['worker start (new Worker to modules evaluated)', ...withProfile.map((r) => ms(r.profile!.workerStart))],
     ['first call (registry opened in IndexedDB)', ...withProfile.map((r) => ms(r.profile!.firstCall))],
+    [
+      'warm-up of the ingester (page load, before the clock)',
+      ...withProfile.map((r) => ms(r.profile!.warmUp)),
+    ],
     ...names.map((name) => [`clone: ${name}`, ...withProfile.map((r) => ms(r.profile!.steps[name]))]),
     ...names.map((name) => [
       `first view's depth-1 clone: ${name}`,

@@ -545,6 +545,7 @@ async function readProfile(
     pageLoad: startup.moduleStartMs,
     workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
     firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
+    warmUp: startup.warmUpMs,
     steps: worker.measures
       .filter(([name]) => name.startsWith(`blobless:${op}:`))
       .sort((a, b) => a[1] - b[1])

@@ -11,4 +11,7 @@ export const gitClient: Comlink.Remote<GitApi> = Comlink.wrap<GitApi>(
   new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 
+// The ingester warms up while the page settles; a clone started first stops it.
+void gitClient.warmUp();
+
 export const proxy = Comlink.proxy;

@@ -15,6 +15,7 @@ import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } fr
 import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
 import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
 import { cancelHistoryFill, type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
+import { stopWarmUp, warmUpOnce } from './ops/ingesterWarmUp.ts';
 import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
 import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
 import { type Presence, presence } from './ops/presence.ts';
@@ -111,11 +112,20 @@ export type {
  * AbortSignal; failures are typed errors with a stable `code`.
  */
 export const api = {
+  /**
+   * Warms the pack ingester up at page load (pack/warmUp.ts), so that the first clone does not run it cold;
+   * resolves when done. Any clone or fetch that starts meanwhile stops it.
+   */
+  warmUp(): Promise<'done' | 'stopped'> {
+    return warmUpOnce();
+  },
+
   clone(
     options: CloneOptions,
     onProgress?: (p: CloneProgress) => void,
     signal?: AbortSignal,
   ): Promise<CloneResult> {
+    stopWarmUp();
     return clone(options, { onProgress, signal });
   },
 
@@ -126,6 +136,7 @@ export const api = {
     onProgress?: (p: FetchProgress) => void,
     signal?: AbortSignal,
   ): Promise<FetchResult> {
+    stopWarmUp();
     return withRepoLock(
       repoId,
       'fetch',
@@ -144,6 +155,7 @@ export const api = {
     onProgress?: (p: FillProgress) => void,
     signal?: AbortSignal,
   ): Promise<FillResult> {
+    stopWarmUp();
     return withAuthRequired(repoId, () => fillHistory(repoId, {}, { onProgress, signal }));
   },
 

@@ -63,6 +63,8 @@ export interface StartupTimes {
   /** The worker's first call (opening the registry in IndexedDB) was sent, and when it answered. */
   firstCallSentMs: number;
   firstCallAnsweredMs: number;
+  /** The ingester's warm-up at page load (api.warmUp), waited for before any measurement. */
+  warmUpMs: number;
   /** The page's `performance.timeOrigin`, to place the worker's own clock beside the page's. */
   timeOrigin: number;
 }

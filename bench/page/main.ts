@@ -17,6 +17,7 @@ const blobless = Comlink.wrap<BenchGitApi>(
 );
 const workerCreatedMs = performance.now();
 let firstCall: { sent: number; answered: number } | undefined;
+let warmUpMs: number | undefined;
 
 /**
  * Does the worker's api have this function? A comlink GET of a missing property answers undefined; of a
@@ -49,6 +50,10 @@ const bench: BenchPage = {
     const sent = performance.now();
     await blobless.listRepos();
     firstCall ??= { sent, answered: performance.now() };
+    // As the app does at page load (src/gitClient.ts); a person types a URL after it is done.
+    const warmUpStart = performance.now();
+    await blobless.warmUp();
+    warmUpMs ??= performance.now() - warmUpStart;
     const [checkout, readFile, fetch] = await Promise.all([
       workerHas('checkout'),
       workerHas('readFile'),
@@ -64,6 +69,7 @@ const bench: BenchPage = {
       workerCreatedMs,
       firstCallSentMs: firstCall.sent,
       firstCallAnsweredMs: firstCall.answered,
+      warmUpMs: warmUpMs ?? 0,
       timeOrigin: performance.timeOrigin,
     };
   },
