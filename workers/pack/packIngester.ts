@@ -124,7 +124,7 @@ function yieldToEventLoop(): Promise<void> {
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** gitformat-pack: a non-delta entry's header, the type in bits 4-6 of the first byte and the size after. */
-function entryHeader(code: number, size: number): Uint8Array {
+export function entryHeader(code: number, size: number): Uint8Array {
   const bytes: number[] = [];
   let c = (code << 4) | (size & 15);
   let rest = Math.floor(size / 16);

@@ -6,7 +6,7 @@
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
 import { createWasmSha1 } from './objectHash.ts';
-import { PackIngester } from './packIngester.ts';
+import { entryHeader, PackIngester } from './packIngester.ts';
 
 /**
  * Distinct sets of one whole tree and its chain of deltas, each compressed once (the platform's deflate is
@@ -23,17 +23,6 @@ function varint(n: number, out: number[]): void {
     n = Math.floor(n / 128);
   }
   out.push(n);
-}
-
-function entryHeader(type: number, size: number, out: number[]): void {
-  let c = (type << 4) | (size & 15);
-  let rest = Math.floor(size / 16);
-  while (rest > 0) {
-    out.push(c | 0x80);
-    c = rest & 0x7f;
-    rest = Math.floor(rest / 128);
-  }
-  out.push(c);
 }
 
 function ofsDistance(distance: number, out: number[]): void {
@@ -95,7 +84,7 @@ export async function warmUpPack(): Promise<Uint8Array> {
       const insert = Uint8Array.from({ length: 40 }, () => next() & 0x7f);
       const d = delta(size, insert);
       const header: number[] = [];
-      entryHeader(6, d.length, header);
+      header.push(...entryHeader(6, d.length));
       deltas.push({ header, data: await deflate(d) });
       size += insert.length;
     }
@@ -107,7 +96,7 @@ export async function warmUpPack(): Promise<Uint8Array> {
   for (let r = 0; r < REPEAT; r++) {
     for (const set of sets) {
       let previous = bytes.length;
-      entryHeader(2, set.baseSize, bytes);
+      bytes.push(...entryHeader(2, set.baseSize));
       for (const b of set.base) bytes.push(b);
       for (const d of set.deltas) {
         const start = bytes.length;
