@@ -75,7 +75,8 @@ export async function warmUpPack(): Promise<Uint8Array> {
     return seed >>> 0;
   };
   // Each set: the whole tree, then its deltas, compressed; the distances back are fixed per set.
-  const sets: { base: Uint8Array; baseSize: number; deltas: { header: number[]; data: Uint8Array }[] }[] = [];
+  const sets: { base: Uint8Array; baseSize: number; deltas: { header: Uint8Array; data: Uint8Array }[] }[] =
+    [];
   for (let set = 0; set < SETS; set++) {
     const base = tree(set, next);
     let size = base.length;
@@ -83,9 +84,7 @@ export async function warmUpPack(): Promise<Uint8Array> {
     for (let k = 0; k < CHAIN; k++) {
       const insert = Uint8Array.from({ length: 40 }, () => next() & 0x7f);
       const d = delta(size, insert);
-      const header: number[] = [];
-      header.push(...entryHeader(6, d.length));
-      deltas.push({ header, data: await deflate(d) });
+      deltas.push({ header: entryHeader(6, d.length), data: await deflate(d) });
       size += insert.length;
     }
     sets.push({ base: await deflate(base), baseSize: base.length, deltas });
@@ -126,6 +125,8 @@ export async function warmUpIngester(rounds: number, signal?: AbortSignal): Prom
     const ingester = await PackIngester.create({ signal });
     for (let at = 0; at < pack.length; at += 64 * 1024) {
       ingester.push(pack.subarray(at, at + 64 * 1024));
+      // A task, not scheduler.yield (the ingester's yieldToEventLoop): a yield's continuation runs ahead of
+      // the calls waiting to be answered, and letting them in is the point here.
       await new Promise((resolve) => setTimeout(resolve, 0));
       throwIfAborted(signal);
     }
