@@ -87,7 +87,7 @@ async function ingest(
 }
 
 /** Packs of each verdict (accepted, refused) that `git index-pack` judges after the run. */
-const GIT_SAMPLE = 300;
+const GIT_SAMPLE = 150;
 /** Refusals for our own limits (object size, inflation), which git has not: it may accept those packs. */
 const LIMIT_CODES = new Set(['PACK_OBJECT_TOO_LARGE', 'PACK_INFLATE_BUDGET']);
 
