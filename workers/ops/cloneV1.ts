@@ -1,12 +1,12 @@
 import git, { type GitHttpRequest, type HttpClient } from 'isomorphic-git';
 import http from 'isomorphic-git/http/web';
+import { isValidRefName } from '../model/refName.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
 import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../store/repoFs.ts';
 import { type GitHttpClient, isOffline, offlineError, repoName } from '../transport/gitHttp.ts';
 import { parseInfoRefs } from '../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../wire/pktLine.ts';
-import { isValidRefName } from '../wire/refName.ts';
 import { cloneLimits } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { abortedError, OperationError } from './errors.ts';

@@ -6,6 +6,7 @@
 // "The minimal fetch", for the measurements that chose MINIMAL_STRATEGY.
 
 import git from 'isomorphic-git';
+import { isValidRefName } from '../model/refName.ts';
 import { sha1, toHex } from '../pack/objectHash.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
@@ -31,7 +32,6 @@ import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import type { RemoteRef } from '../wire/lsRefs.ts';
 import { readPackets } from '../wire/pktLine.ts';
-import { isValidRefName } from '../wire/refName.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
 import { lsRefsCall } from './lsRefsCall.ts';

@@ -1,4 +1,4 @@
-import { explainRefNameProblem, refNameProblem } from '../wire/refName.ts';
+import { explainRefNameProblem, refNameProblem } from '../model/refName.ts';
 import { OperationError } from './errors.ts';
 
 /**

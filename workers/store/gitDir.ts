@@ -1,4 +1,4 @@
-import { explainRefNameProblem, refNameProblem } from '../wire/refName.ts';
+import { explainRefNameProblem, refNameProblem } from '../model/refName.ts';
 import { handOver } from './batchedIdb.ts';
 import { StoreError, storageError } from './errors.ts';
 import { type RepoConfig, serializeRepoConfig } from './gitConfig.ts';
