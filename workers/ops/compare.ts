@@ -2,7 +2,7 @@
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
 import git from 'isomorphic-git';
-import { CommitQueue } from './commitQueue.ts';
+import { CommitQueue } from '../model/commitQueue.ts';
 import { type CommitDiff, diffCommits } from './diff.ts';
 import { OperationError, throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';

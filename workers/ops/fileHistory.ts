@@ -1,7 +1,7 @@
 // The commits that changed one path, following renames as `git log --follow` does, computed from trees so
 // that no blob is fetched until a diff is opened.
 
-import { CommitQueue } from './commitQueue.ts';
+import { CommitQueue } from '../model/commitQueue.ts';
 import { throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';
 import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';

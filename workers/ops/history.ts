@@ -1,5 +1,5 @@
 import git from 'isomorphic-git';
-import { CommitQueue } from './commitQueue.ts';
+import { CommitQueue } from '../model/commitQueue.ts';
 import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
 
 export interface Signature {

@@ -2,7 +2,7 @@
 // commits and trees only, walking back until every entry is placed, so it comes after the listing.
 
 import git, { type CommitObject } from 'isomorphic-git';
-import { CommitQueue } from './commitQueue.ts';
+import { CommitQueue } from '../model/commitQueue.ts';
 import { throwIfAborted } from './errors.ts';
 import { openRepo, resolveCommit, shallowCommits } from './repoAccess.ts';
 import { entryAtPath, readTreeEntries } from './treePaths.ts';

@@ -1,5 +1,5 @@
 import git, { type CommitObject } from 'isomorphic-git';
-import type { RepoHandle } from './repoAccess.ts';
+import type { RepoHandle } from '../ops/repoAccess.ts';
 
 export interface QueuedCommit {
   oid: string;
