@@ -1,9 +1,48 @@
-import git, { type CommitObject } from 'isomorphic-git';
-import type { RepoHandle } from '../ops/repoAccess.ts';
+/** What the queue needs of a commit: its committer's date (seconds, as git's commit header has it). */
+export interface DatedCommit {
+  committer: { timestamp: number };
+}
 
-export interface QueuedCommit {
+export interface QueuedCommit<C extends DatedCommit = DatedCommit> {
   oid: string;
-  commit: CommitObject;
+  commit: C;
+}
+
+/**
+ * Items by date, the most recent first, ties in the order they were pushed: git's prio_queue as its
+ * revision walk and blame use it (compare_commits_by_commit_date, stable by insertion).
+ */
+export class DateQueue<T> {
+  // Sorted newest last, so pop() is O(1); binary insertion keeps it sorted.
+  private readonly items: { item: T; time: number; seq: number }[] = [];
+  private seq = 0;
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(item: T, time: number): void {
+    const entry = { item, time, seq: this.seq++ };
+    let lo = 0;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const q = this.items[mid];
+      if (q.time < entry.time || (q.time === entry.time && q.seq > entry.seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.items.splice(lo, 0, entry);
+  }
+
+  /** The most recent item; undefined when the queue is empty. */
+  pop(): T | undefined {
+    return this.items.pop()?.item;
+  }
+
+  /** The first queued item that passes `test`, oldest first. */
+  find(test: (item: T) => boolean): T | undefined {
+    return this.items.find((q) => test(q.item))?.item;
+  }
 }
 
 /**
@@ -11,44 +50,28 @@ export interface QueuedCommit {
  * committer date first, ties in the order they were reached (git's prio_queue is stable the same way).
  * Each commit enters once; `skip` keeps some out altogether (compare's excluded ancestors).
  */
-export class CommitQueue {
-  // Sorted newest last, so pop() is O(1); binary insertion keeps it sorted.
-  private readonly items: (QueuedCommit & { time: number; seq: number })[] = [];
+export class CommitQueue<C extends DatedCommit = DatedCommit> {
+  private readonly queue = new DateQueue<QueuedCommit<C>>();
   private readonly seen = new Set<string>();
-  private seq = 0;
 
   constructor(
-    private readonly repo: RepoHandle,
+    private readonly read: (oid: string) => Promise<C>,
     private readonly skip?: Set<string>,
   ) {}
 
   get size(): number {
-    return this.items.length;
+    return this.queue.size;
   }
 
   async push(oid: string): Promise<void> {
     if (this.seen.has(oid) || this.skip?.has(oid)) return;
     this.seen.add(oid);
-    const { commit } = await git.readCommit({
-      fs: this.repo.fs,
-      gitdir: this.repo.gitdir,
-      oid,
-      cache: this.repo.cache,
-    });
-    const item = { oid, commit, time: commit.committer.timestamp, seq: this.seq++ };
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = this.items[mid];
-      if (q.time < item.time || (q.time === item.time && q.seq > item.seq)) lo = mid + 1;
-      else hi = mid;
-    }
-    this.items.splice(lo, 0, item);
+    const commit = await this.read(oid);
+    this.queue.push({ oid, commit }, commit.committer.timestamp);
   }
 
   /** The newest commit reached; undefined when the queue is empty. */
-  pop(): QueuedCommit | undefined {
-    return this.items.pop();
+  pop(): QueuedCommit<C> | undefined {
+    return this.queue.pop();
   }
 }

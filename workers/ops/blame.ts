@@ -4,12 +4,13 @@
 // a file with n versions costs about log2(n) requests.
 
 import { diffArrays } from 'diff';
-import git, { type CommitObject } from 'isomorphic-git';
+import type { CommitObject } from 'isomorphic-git';
+import { DateQueue } from '../model/commitQueue.ts';
 import { OperationError, throwIfAborted } from './errors.ts';
 import { fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
 import { type BlobFetchHooks, ensureBlobs } from './lazyBlobs.ts';
-import { openRepo, readBlobBytes, resolveCommit, shallowCommits } from './repoAccess.ts';
+import { openRepo, readBlobBytes, readCommitObject, resolveCommit, shallowCommits } from './repoAccess.ts';
 import { blobsByOid, commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
 export interface BlameLine {
@@ -55,8 +56,6 @@ export const BLAME_FIRST_GENERATION = 16;
 /** Lines of `commit`'s version of the file still looking for their origin: final line -> line here. */
 interface Suspect {
   commit: string;
-  time: number;
-  seq: number;
   path: string;
   entry: TreeEntryRef;
   /** Pairs [finalLine, lineInThisVersion], both 0-based. */
@@ -159,7 +158,7 @@ export async function blame(
   const readCommit = async (oid: string): Promise<CommitObject> => {
     let c = commitInfo.get(oid);
     if (!c) {
-      c = (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+      c = await readCommitObject(repo, oid);
       commitInfo.set(oid, c);
     }
     return c;
@@ -167,8 +166,7 @@ export async function blame(
   const shallow = await shallowCommits(repo);
 
   // git's blame walks suspects newest first (its prio_queue by commit date).
-  const queue: Suspect[] = [];
-  let seq = 0;
+  const queue = new DateQueue<Suspect>();
   const enqueue = async (commit: string, path: string, entry: TreeEntryRef, lines: [number, number][]) => {
     const existing = queue.find((s) => s.commit === commit && s.path === path);
     if (existing) {
@@ -176,16 +174,7 @@ export async function blame(
       return;
     }
     const c = await readCommit(commit);
-    const s: Suspect = { commit, time: c.committer.timestamp, seq: seq++, path, entry, lines };
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const q = queue[mid];
-      if (q.time < s.time || (q.time === s.time && q.seq > s.seq)) lo = mid + 1;
-      else hi = mid;
-    }
-    queue.splice(lo, 0, s);
+    queue.push({ commit, path, entry, lines }, c.committer.timestamp);
   };
   const attribute = (s: Suspect, lines: [number, number][]) => {
     for (const [finalLine, here] of lines) {
@@ -206,7 +195,7 @@ export async function blame(
     startEntry,
     finalLines.map((_, i) => [i, i]),
   );
-  while (queue.length) {
+  while (queue.size) {
     throwIfAborted(signal);
     const s = queue.pop()!;
     const commit = await readCommit(s.commit);

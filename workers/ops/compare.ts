@@ -2,11 +2,10 @@
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
 import git from 'isomorphic-git';
-import { CommitQueue } from '../model/commitQueue.ts';
 import { type CommitDiff, diffCommits } from './diff.ts';
 import { OperationError, throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';
-import { openRepo, type RepoHandle, resolveCommit } from './repoAccess.ts';
+import { commitQueue, openRepo, type RepoHandle, readCommitObject, resolveCommit } from './repoAccess.ts';
 
 export interface Comparison {
   base: string;
@@ -21,10 +20,6 @@ export interface Comparison {
   diff: CommitDiff;
 }
 
-async function readCommit(repo: RepoHandle, oid: string) {
-  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
-}
-
 /** Every commit reachable from `from`. */
 async function ancestors(repo: RepoHandle, from: string, signal?: AbortSignal): Promise<Set<string>> {
   const seen = new Set<string>([from]);
@@ -34,7 +29,7 @@ async function ancestors(repo: RepoHandle, from: string, signal?: AbortSignal): 
     const oid = stack.pop()!;
     let parents: string[];
     try {
-      parents = (await readCommit(repo, oid)).parent;
+      parents = (await readCommitObject(repo, oid)).parent;
     } catch {
       // A shallow boundary: its parents are not stored, and the walk ends there.
       continue;
@@ -64,7 +59,7 @@ export async function compareRefs(
 
   // base..head in committer-date order, as `git log` lists it.
   const commits: CommitSummary[] = [];
-  const queue = new CommitQueue(repo, excluded);
+  const queue = commitQueue(repo, excluded);
   await queue.push(head);
   let truncated = false;
   while (queue.size) {

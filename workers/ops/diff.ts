@@ -2,7 +2,6 @@
 // line diff of one file, for which its two blobs are fetched only when it is asked for.
 
 import { structuredPatch } from 'diff';
-import git from 'isomorphic-git';
 import { MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { readCheckedTree } from './checkedTrees.ts';
 import { OperationError } from './errors.ts';
@@ -13,6 +12,7 @@ import {
   openRepo,
   type RepoHandle,
   readBlobBytes,
+  readCommitObject,
   resolveCommit,
   shallowCommits,
 } from './repoAccess.ts';
@@ -83,7 +83,7 @@ export async function diffCommits(
 ): Promise<CommitDiff> {
   const repo = await openRepo(repoId);
   const to = await resolveCommit(repo, commitB);
-  const toCommit = await readCommit(repo, to);
+  const toCommit = await readCommitObject(repo, to);
   const from = opts.againstEmptyTree
     ? null
     : commitA === null
@@ -92,7 +92,7 @@ export async function diffCommits(
   let fromTree: string | null = null;
   if (from !== null) {
     try {
-      fromTree = (await readCommit(repo, from)).tree;
+      fromTree = (await readCommitObject(repo, from)).tree;
     } catch (err) {
       // A shallow repo's boundary commit: its parent comes with a deeper fetch (the history fill's next step).
       if (commitA === null && (await shallowCommits(repo)).has(to)) {
@@ -107,10 +107,6 @@ export async function diffCommits(
   const files: FileChange[] = [];
   await diffTrees(repo, fromTree, toCommit.tree, '', files);
   return { from, to, files };
-}
-
-async function readCommit(repo: RepoHandle, oid: string) {
-  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
 }
 
 interface Entry {

@@ -1,10 +1,11 @@
 // The commits that changed one path, following renames as `git log --follow` does, computed from trees so
 // that no blob is fetched until a diff is opened.
 
-import { CommitQueue } from '../model/commitQueue.ts';
+import type { CommitObject } from 'isomorphic-git';
+import type { CommitQueue } from '../model/commitQueue.ts';
 import { throwIfAborted } from './errors.ts';
 import type { CommitSummary } from './history.ts';
-import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
+import { commitQueue, openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
 import { blobsByOid, commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
 export interface FileHistoryEntry {
@@ -36,7 +37,7 @@ function sameEntry(a: TreeEntryRef | null, b: TreeEntryRef | null): boolean {
  * history there, as an addition.
  */
 class FileHistoryWalk {
-  private readonly queue: CommitQueue;
+  private readonly queue: CommitQueue<CommitObject>;
   emitted = 0;
 
   constructor(
@@ -44,7 +45,7 @@ class FileHistoryWalk {
     private readonly shallow: Set<string>,
     public path: string,
   ) {
-    this.queue = new CommitQueue(repo);
+    this.queue = commitQueue(repo);
   }
 
   get done(): boolean {

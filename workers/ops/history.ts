@@ -1,6 +1,6 @@
-import git from 'isomorphic-git';
-import { CommitQueue } from '../model/commitQueue.ts';
-import { openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
+import git, { type CommitObject } from 'isomorphic-git';
+import type { CommitQueue } from '../model/commitQueue.ts';
+import { commitQueue, openRepo, type RepoHandle, resolveCommit, shallowCommits } from './repoAccess.ts';
 
 export interface Signature {
   name: string;
@@ -25,14 +25,14 @@ export interface LogPage {
 
 /** `git rev-list <start>`, a page at a time. */
 class CommitWalk {
-  private readonly queue: CommitQueue;
+  private readonly queue: CommitQueue<CommitObject>;
   emitted = 0;
 
   constructor(
     repo: RepoHandle,
     private readonly shallow: Set<string>,
   ) {
-    this.queue = new CommitQueue(repo);
+    this.queue = commitQueue(repo);
   }
 
   async start(oid: string): Promise<void> {

@@ -1,10 +1,9 @@
 // The last commit that changed each entry of a folder, as a code host lists beside its files. Read from
 // commits and trees only, walking back until every entry is placed, so it comes after the listing.
 
-import git, { type CommitObject } from 'isomorphic-git';
-import { CommitQueue } from '../model/commitQueue.ts';
+import type { CommitObject } from 'isomorphic-git';
 import { throwIfAborted } from './errors.ts';
-import { openRepo, resolveCommit, shallowCommits } from './repoAccess.ts';
+import { commitQueue, openRepo, readCommitObject, resolveCommit, shallowCommits } from './repoAccess.ts';
 import { entryAtPath, readTreeEntries } from './treePaths.ts';
 
 export interface EntryCommit {
@@ -33,8 +32,7 @@ export async function lastCommits(
   const start = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   const shallow = await shallowCommits(repo);
-  const read = async (oid: string): Promise<CommitObject> =>
-    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+  const read = (oid: string): Promise<CommitObject> => readCommitObject(repo, oid);
   /** The folder's entries in a commit: name -> mode+oid, or null where the folder is absent. */
   const folder = async (c: CommitObject): Promise<{ tree: string; entries: Map<string, string> } | null> => {
     const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
@@ -52,7 +50,7 @@ export async function lastCommits(
   const pending = new Set(head ? head.entries.keys() : []);
   const result: Record<string, EntryCommit> = {};
   // In git log's order, so an entry gets the commit `git log -1 -- <entry>` names, ties included.
-  const queue = new CommitQueue(repo);
+  const queue = commitQueue(repo);
   await queue.push(start);
   let walked = 0;
   const max = hooks.maxCommits ?? LAST_COMMITS_MAX_WALK;

@@ -1,4 +1,5 @@
-import git from 'isomorphic-git';
+import git, { type CommitObject } from 'isomorphic-git';
+import { CommitQueue } from '../model/commitQueue.ts';
 import { getRepo, type RepoRecord } from '../store/registry.ts';
 import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../store/repoFs.ts';
 import { OperationError } from './errors.ts';
@@ -14,6 +15,16 @@ export interface RepoHandle {
   cache: object;
   /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
   checkedTrees: Set<string>;
+}
+
+/** A commit object, read through the repo's object cache. */
+export async function readCommitObject(repo: RepoHandle, oid: string): Promise<CommitObject> {
+  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+}
+
+/** A history walk's queue over `repo` (model/commitQueue.ts): commits are read as they are reached. */
+export function commitQueue(repo: RepoHandle, skip?: Set<string>): CommitQueue<CommitObject> {
+  return new CommitQueue((oid) => readCommitObject(repo, oid), skip);
 }
 
 const caches = new Map<string, object>();
