@@ -1,3 +1,4 @@
+import { isSha1HexAnyCase } from '../model/objectId.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { crashPoint } from '../store/crashPoints.ts';
 import { rememberForSession } from '../store/credentials.ts';
@@ -363,7 +364,7 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
 }
 
 function isOid(s: string): boolean {
-  return /^[0-9a-f]{40}$/i.test(s);
+  return isSha1HexAnyCase(s);
 }
 
 function newRepoId(url: URL): string {

@@ -1,5 +1,6 @@
 import git, { type GitHttpRequest, type HttpClient } from 'isomorphic-git';
 import http from 'isomorphic-git/http/web';
+import { ZERO_OID } from '../model/objectId.ts';
 import { isValidRefName } from '../model/refName.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { putRepo } from '../store/registry.ts';
@@ -166,7 +167,7 @@ export function withCheckedRefNames(body: Uint8Array, url: string): { body: Uint
     refLines.push(`${ref.oid} ${ref.name}`);
     if (ref.peeled) refLines.push(`${ref.peeled} ${ref.name}^{}`);
   }
-  if (refLines.length === 0) refLines.push(`${'0'.repeat(40)} capabilities^{}`);
+  if (refLines.length === 0) refLines.push(`${ZERO_OID} capabilities^{}`);
   refLines[0] += `\0${caps}`;
   const parts = [encodePktLine(lines[0]), FLUSH_PKT];
   for (const line of refLines) parts.push(encodePktLine(`${line}\n`));

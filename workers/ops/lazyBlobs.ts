@@ -3,6 +3,7 @@
 // straight to git-upload-pack (the repo was cloned over v2, so no capability GET first). Each reply is a pack,
 // stored whole as a promisor pack; missing oids are split into batches sent as overlapping requests.
 
+import { isSha1Hex } from '../model/objectId.ts';
 import { PackError } from '../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
@@ -184,8 +185,6 @@ function recordBlobBytes(repoId: string, bytes: number, blobs: number): void {
   seen.blobs += blobs;
   blobBytesByRepo.set(repoId, seen);
 }
-
-const OID = /^[0-9a-f]{40}$/;
 
 interface BatchOutcome {
   objects: IngestedObject[];
@@ -416,7 +415,7 @@ function normalize(oids: string[]): string[] {
   const out = new Set<string>();
   for (const raw of oids) {
     const oid = raw.toLowerCase();
-    if (!OID.test(oid)) {
+    if (!isSha1Hex(oid)) {
       throw new OperationError(
         'INVALID_OBJECT_ID',
         `${JSON.stringify(raw)} is not an object id (40 hexadecimal digits).`,

@@ -7,6 +7,7 @@
 // not store is a promisor object, which the remote has by definition: it is never sent, never fetched.
 
 import git from 'isomorphic-git';
+import { ZERO_OID } from '../model/objectId.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
 import { credentialsFor } from '../store/credentials.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../store/packedRefs.ts';
@@ -17,7 +18,7 @@ import { GitHttpClient } from '../transport/gitHttp.ts';
 import { CLIENT_AGENT, parseInfoRefs } from '../wire/capabilities.ts';
 import { WireError } from '../wire/errors.ts';
 import { readPackets } from '../wire/pktLine.ts';
-import { buildReceivePackRequest, parseReportStatus, ZERO_OID } from '../wire/receivePack.ts';
+import { buildReceivePackRequest, parseReportStatus } from '../wire/receivePack.ts';
 import { OperationError, PushRejectedError, throwIfAborted } from './errors.ts';
 import type { OperationHooks } from './operationHooks.ts';
 import { openRepo, type RepoHandle } from './repoAccess.ts';

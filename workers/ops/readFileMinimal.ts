@@ -6,6 +6,7 @@
 // "The minimal fetch", for the measurements that chose MINIMAL_STRATEGY.
 
 import git from 'isomorphic-git';
+import { isSha1HexAnyCase } from '../model/objectId.ts';
 import { isValidRefName } from '../model/refName.ts';
 import { sha1, toHex } from '../pack/objectHash.ts';
 import { PackIngester } from '../pack/packIngester.ts';
@@ -119,7 +120,6 @@ export interface MinimalRead {
   network: { requests: number; bytes: number };
 }
 
-const OID = /^[0-9a-f]{40}$/i;
 /** A tree and the trees of its folders, no blobs (list-objects-filter.c: depth counts from each root). */
 const TWO_LEVELS = 'combine:blob:none+tree:2';
 
@@ -272,7 +272,7 @@ async function resolveRemoteRef(
   caps: V2Capabilities,
   ref: string,
 ): Promise<{ commit: string; refName: string | null }> {
-  if (OID.test(ref)) return { commit: ref.toLowerCase(), refName: null };
+  if (isSha1HexAnyCase(ref)) return { commit: ref.toLowerCase(), refName: null };
   const short = ref.replace(/^refs\/(heads|tags)\//, '');
   const names =
     ref === '' || ref === 'HEAD'
