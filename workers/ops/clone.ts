@@ -1,4 +1,5 @@
 import { isSha1HexAnyCase } from '../model/objectId.ts';
+import { DEFAULT_FETCH_REFSPEC, formatRefspec } from '../model/refspec.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { crashPoint } from '../store/crashPoints.ts';
 import { rememberForSession } from '../store/credentials.ts';
@@ -25,9 +26,6 @@ import { clearTimeline, measure, step } from './timeline.ts';
 
 export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 export type { OperationHooks } from './operationHooks.ts';
-
-/** `git clone`'s fetch refspec: every branch, as a remote-tracking branch. */
-const ALL_HEADS = '+refs/heads/*:refs/remotes/origin/*';
 
 /** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
 export async function clone(
@@ -139,7 +137,7 @@ async function cloneInto(
   const plan = firstView
     ? {
         ...planRefs(named.kept, { ...opts, singleBranch: true }, false, client.url.href),
-        fetchRefspec: ALL_HEADS,
+        fetchRefspec: DEFAULT_FETCH_REFSPEC,
       }
     : planRefs(named.kept, opts, tags, client.url.href);
 
@@ -359,7 +357,14 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
     looseRefs.push({ name: 'refs/remotes/origin/HEAD', value: `ref: refs/remotes/origin/${remoteDefault}` });
   }
   const fetchRefspec =
-    opts.singleBranch && branch ? `+refs/heads/${branch}:refs/remotes/origin/${branch}` : ALL_HEADS;
+    opts.singleBranch && branch
+      ? formatRefspec({
+          force: true,
+          srcPrefix: `refs/heads/${branch}`,
+          dstPrefix: `refs/remotes/origin/${branch}`,
+          pattern: false,
+        })
+      : DEFAULT_FETCH_REFSPEC;
   return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec };
 }
 

@@ -5,6 +5,7 @@
 // all-or-nothing batch.
 
 import git from 'isomorphic-git';
+import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../model/refspec.ts';
 import type { GitObjectType } from '../pack/objectHash.ts';
 import { type IngestedPack, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
@@ -131,8 +132,7 @@ export async function fetchRepo(
   const tags = opts.tags ?? true;
 
   const config = await readRemoteConfig(repo);
-  const refspecs =
-    config.refspecs.length > 0 ? config.refspecs : [parseRefspec('+refs/heads/*:refs/remotes/origin/*')!];
+  const refspecs = config.refspecs.length > 0 ? config.refspecs : [parseRefspec(DEFAULT_FETCH_REFSPEC)!];
   const branchPrefixes = opts.refs?.length
     ? opts.refs.map((b) => `refs/heads/${b.replace(/^refs\/heads\//, '')}`)
     : refspecs.map((r) => r.srcPrefix);
@@ -543,36 +543,6 @@ async function isAncestor(repo: RepoHandle, ancestor: string, descendant: string
 /** The shallow boundary's commits, sorted: what a fetch sends as `shallow` lines and compares. */
 async function readShallow(repo: RepoHandle): Promise<string[]> {
   return [...(await shallowCommits(repo))].sort();
-}
-
-interface Refspec {
-  force: boolean;
-  /** `refs/heads/` for a pattern, the full name otherwise. */
-  srcPrefix: string;
-  dstPrefix: string;
-  pattern: boolean;
-}
-
-function parseRefspec(spec: string): Refspec | null {
-  const m = /^(\+?)([^:]+):(.+)$/.exec(spec.trim());
-  if (!m) return null;
-  const [, plus, src, dst] = m;
-  const pattern = src.endsWith('/*') && dst.endsWith('/*');
-  if (!pattern && (src.includes('*') || dst.includes('*'))) return null;
-  return {
-    force: plus === '+',
-    srcPrefix: pattern ? src.slice(0, -1) : src,
-    dstPrefix: pattern ? dst.slice(0, -1) : dst,
-    pattern,
-  };
-}
-
-function mapRef(refspecs: Refspec[], name: string): string | null {
-  for (const r of refspecs) {
-    if (r.pattern && name.startsWith(r.srcPrefix)) return r.dstPrefix + name.slice(r.srcPrefix.length);
-    if (!r.pattern && name === r.srcPrefix) return r.dstPrefix;
-  }
-  return null;
 }
 
 async function readRemoteConfig(repo: RepoHandle): Promise<{ refspecs: Refspec[]; filter: string | null }> {

@@ -8,6 +8,7 @@
 import git from 'isomorphic-git';
 import { isSha1HexAnyCase } from '../model/objectId.ts';
 import { isValidRefName } from '../model/refName.ts';
+import { DEFAULT_FETCH_REFSPEC } from '../model/refspec.ts';
 import { sha1, toHex } from '../pack/objectHash.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
@@ -457,7 +458,7 @@ async function ensureGitDir(repo: Store, url: string): Promise<void> {
   await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
   // The config last: it marks the directory as set up (HEAD follows once a commit is stored).
   const config = serializeRepoConfig({
-    remote: { url, fetchRefspec: '+refs/heads/*:refs/remotes/origin/*', partialCloneFilter: 'tree:0' },
+    remote: { url, fetchRefspec: DEFAULT_FETCH_REFSPEC, partialCloneFilter: 'tree:0' },
   });
   await fs.writeFile(`${GITDIR}/config`, config, 'utf8');
 }
