@@ -6,6 +6,7 @@
 
 import git from 'isomorphic-git';
 import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../model/refspec.ts';
+import { serializeShallow } from '../model/shallow.ts';
 import type { GitObjectType } from '../pack/objectHash.ts';
 import { type IngestedPack, PackIngester } from '../pack/packIngester.ts';
 import { credentialsFor } from '../store/credentials.ts';
@@ -284,7 +285,7 @@ export async function fetchRepo(
           }
           if (shallowChanged) {
             if (storedShallow.length > 0)
-              await fs.writeFile(`${GITDIR}/shallow`, `${storedShallow.join('\n')}\n`, 'utf8');
+              await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
             else await fs.unlink(`${GITDIR}/shallow`);
           }
           throwIfAborted(signal);

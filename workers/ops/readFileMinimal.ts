@@ -9,6 +9,7 @@ import git from 'isomorphic-git';
 import { isSha1HexAnyCase } from '../model/objectId.ts';
 import { isValidRefName } from '../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../model/refspec.ts';
+import { parseShallow, serializeShallow } from '../model/shallow.ts';
 import { sha1, toHex } from '../pack/objectHash.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../pack/treeCheck.ts';
@@ -467,12 +468,12 @@ async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
   if (commits.length === 0) return;
   let existing: string[] = [];
   try {
-    existing = ((await fs.readFile(`${GITDIR}/shallow`, 'utf8')) as string).split('\n').filter(Boolean);
+    existing = parseShallow((await fs.readFile(`${GITDIR}/shallow`, 'utf8')) as string);
   } catch {
     // no shallow file yet
   }
   const all = [...new Set([...existing, ...commits])].sort();
-  await fs.writeFile(`${GITDIR}/shallow`, `${all.join('\n')}\n`, 'utf8');
+  await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(all), 'utf8');
 }
 
 /**

@@ -1,6 +1,6 @@
 import git, { type CommitObject } from 'isomorphic-git';
 import { CommitQueue } from '../model/commitQueue.ts';
-import { isSha1Hex } from '../model/objectId.ts';
+import { parseShallow } from '../model/shallow.ts';
 import { getRepo, type RepoRecord } from '../store/registry.ts';
 import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../store/repoFs.ts';
 import { OperationError } from './errors.ts';
@@ -156,7 +156,7 @@ export function isBinary(bytes: Uint8Array): boolean {
 export async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
   try {
     const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
-    return new Set(text.split('\n').filter((l) => isSha1Hex(l)));
+    return new Set(parseShallow(text));
   } catch {
     return new Set();
   }
