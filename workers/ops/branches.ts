@@ -1,29 +1,19 @@
 // Local branches: create and delete. Switching is a checkout (checkout.ts), which fetches what it lacks.
 
 import git from 'isomorphic-git';
+import { isValidRefName } from '../model/refName.ts';
 import { writeAllOrNothing } from '../store/repoFs.ts';
 import { OperationError } from './errors.ts';
 import { openRepo, resolveCommit } from './repoAccess.ts';
 
 /**
- * git check-ref-format's rules for a branch name (refs.c check_refname_component): no `..`, control
- * characters, space, `~^:?*[\`, `@{`, no component starting with `.` or ending with `.lock`, no `//`, not
- * ending in `/` or `.`, and not `@` or `HEAD`.
+ * `git check-ref-format --branch`: `refs/heads/<name>` must be a valid ref name (model/refName.ts), and the
+ * name may not be `HEAD` or begin with `-` (sha1-name.c strbuf_check_branch_ref). `@` is refused too, which
+ * git accepts outside a repository but reads as HEAD within one.
  */
 export function checkBranchName(name: string): string {
   const bad =
-    name === '' ||
-    name === '@' ||
-    name === 'HEAD' ||
-    name.startsWith('-') ||
-    name.includes('..') ||
-    name.includes('@{') ||
-    name.includes('//') ||
-    /[\x00-\x20\x7f~^:?*[\\]/.test(name) ||
-    name.startsWith('/') ||
-    name.endsWith('/') ||
-    name.endsWith('.') ||
-    name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
+    name === '@' || name === 'HEAD' || name.startsWith('-') || !isValidRefName(`refs/heads/${name}`);
   if (bad) throw new OperationError('INVALID_INPUT', `"${name}" is not a valid branch name.`);
   return name;
 }
