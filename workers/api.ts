@@ -112,6 +112,12 @@ export type {
   WorktreeStatus,
 };
 
+/** The history walks kept for the history list and file histories (read/history, read/fileHistory). */
+function forgetHistoryWalks(repoId: string): void {
+  forgetWalks(repoId);
+  forgetFileHistories(repoId);
+}
+
 /**
  * Everything the UI may ask of the git worker. Long operations take a progress callback and an
  * AbortSignal; failures are typed errors with a stable `code`.
@@ -161,7 +167,9 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FillResult> {
     stopWarmUp();
-    return withAuthRequired(repoId, () => fillHistory(repoId, {}, { onProgress, signal }));
+    return withAuthRequired(repoId, () =>
+      fillHistory(repoId, { onStepStored: () => forgetHistoryWalks(repoId) }, { onProgress, signal }),
+    );
   },
 
   /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
@@ -208,8 +216,7 @@ export const api = {
       async () => {
         forgetRepo(repoId);
         forgetCredentials(repoId);
-        forgetWalks(repoId);
-        forgetFileHistories(repoId);
+        forgetHistoryWalks(repoId);
         forgetPackSet(repoId);
         await deleteRepoFs(repoId);
         await removeRepo(repoId);

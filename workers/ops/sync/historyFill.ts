@@ -9,8 +9,6 @@ import { getRepo, type HistoryFillState, updateRepo } from '../../store/registry
 import { tryFillLock } from '../../store/repoLock.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { forgetFileHistories } from '../read/fileHistory.ts';
-import { forgetWalks } from '../read/history.ts';
 import { type FetchProgress, fetchRepo } from './fetch.ts';
 
 /**
@@ -65,6 +63,11 @@ export interface FillOptions {
   depths?: readonly number[];
   /** Stop after this many steps (tests: a fill interrupted between steps). */
   maxSteps?: number;
+  /**
+   * Called once each step is stored, before its `stored` progress: the history walks kept for the list
+   * stopped at the old shallow boundary, and the caller that keeps them forgets them here (api.ts).
+   */
+  onStepStored?: () => void;
 }
 
 /** The fills running in this worker, so that deleting the repo can stop its fill first. */
@@ -168,8 +171,7 @@ async function fillSteps(
     const done = depth === null;
     await updateRepo(repoId, (r) => ({ ...r, historyFill: done ? undefined : next }));
     // The history walks stopped at the old shallow boundary: the next page starts a new walk.
-    forgetWalks(repoId);
-    forgetFileHistories(repoId);
+    opts.onStepStored?.();
     result.commits = next.commits;
     onProgress?.({ phase: 'stored', step, depth, commits: next.commits, bytes: next.bytes });
     if (done) {
