@@ -1,3 +1,5 @@
+import { formatBytes, PackError } from './errors.ts';
+
 /**
  * What a pack from a server may cost us, whatever it declares. A delta of 12 bytes can declare a 1 TiB result,
  * and 265 bytes of delta over a 16 MiB blob of zeros really produce 1 GiB: sizes and amplification are
@@ -56,4 +58,30 @@ export const DEFAULT_PACK_LIMITS: PackLimits = {
 /** The inflate budget for a pack of `packBytes` bytes. */
 export function inflateBudget(limits: PackLimits, packBytes: number): number {
   return Math.max(limits.inflateFloor, limits.inflateRatio * packBytes);
+}
+
+/** Counts what a pack inflates to against its budget, so that the caller can refuse before it allocates. */
+export class InflateMeter {
+  /** Bytes inflated so far: entries as received, then delta results. */
+  private inflated = 0;
+
+  constructor(private readonly limits: PackLimits) {}
+
+  /**
+   * Counts `bytes` more inflated against the budget for a pack of `packBytes` (what has arrived so far while
+   * receiving, the whole pack while resolving); throws PACK_INFLATE_BUDGET, before the caller allocates.
+   */
+  spend(bytes: number, packBytes: number): void {
+    this.inflated += bytes;
+    const budget = inflateBudget(this.limits, packBytes);
+    if (this.inflated > budget) {
+      throw new PackError(
+        'PACK_INFLATE_BUDGET',
+        `The pack inflates to more than ${formatBytes(budget)} from ${formatBytes(packBytes)} received: over the ` +
+          `limit of ${this.limits.inflateRatio} times its size, at least ${formatBytes(this.limits.inflateFloor)} ` +
+          '(inflateRatio, inflateFloor).',
+        { limit: 'inflateRatio' },
+      );
+    }
+  }
 }

@@ -6,7 +6,8 @@
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
 import { createWasmSha1 } from './objectHash.ts';
-import { entryHeader, PackIngester } from './packIngester.ts';
+import { entryHeader } from './packEntries.ts';
+import { PackIngester } from './packIngester.ts';
 
 /**
  * Distinct sets of one whole tree and its chain of deltas, each compressed once (the platform's deflate is
