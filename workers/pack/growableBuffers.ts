@@ -13,7 +13,7 @@ const RECEIVE_RESERVE = 2 ** 32;
 // Each resize is a system call: grow by at least this much. What it grows beyond the pack is held at the
 // clone's peak (the end of receiving). Ingesting large.pack (39 MB) in 64 KiB pushes, median of 3 on the
 // shared 2-core machine (noise ±200 ms, load 3-4): 4 MiB steps 2248 ms, 1 MiB 2259 ms; 1 MiB 2334 ms,
-// 256 KiB 2195 ms. medium.pack alike (403 and 397 ms).
+// 256 KiB 2195 ms. medium.pack alike (403 and 397 ms). docs/decisions/pack-memory.md.
 const RECEIVE_STEP = 256 * 1024;
 
 /** The pack as received so far, `bytes[0, length)`, in a buffer that grows in place as chunks arrive. */

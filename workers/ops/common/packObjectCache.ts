@@ -17,6 +17,8 @@
  * | 8 MB              | 9.7 s         |              |                                | 134 MB                     |
  * | 32 MB             | 7.6 s         | 47.1 s       | 4.6 s                          | 118 MB                     |
  * | 128 MB            | 9.9 s         |              |                                | 131 MB                     |
+ *
+ * docs/decisions/pack-object-cache.md.
  */
 export const PACK_OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
 

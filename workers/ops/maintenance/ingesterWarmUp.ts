@@ -1,7 +1,7 @@
 import { warmUpIngester } from '../../pack/warmUp.ts';
 
 // Three rounds of the synthetic pack: the only count measured (clone of medium.git 484 against 667 ms cold;
-// 482-507 ms of the worker's time at page load). Fewer might do; not measured.
+// 482-507 ms of the worker's time at page load). Fewer might do; not measured. docs/decisions/warm-up.md.
 const ROUNDS = 3;
 
 let warming: { done: Promise<'done' | 'stopped'>; controller: AbortController } | undefined;

@@ -74,10 +74,8 @@ export type MinimalStrategy =
  *   path-trees      4  778.9 KB  1.56 s               4   8.4 KB  0.46 s            4   2.4 KB  0.47 s
  *   all-trees       4  778.9 KB  1.51 s               4   8.4 KB  0.41 s            4   2.4 KB  0.36 s
  *
- * A request costs a round trip and the server's start-up (about 0.1 s of git http-backend here); a tree
- * filter that takes whole levels costs the siblings of the path, which grow with the fan-out: on large.git
- * every tree down to the file's folder is 2 % of a clone, over the 1 % the widget may spend. two-levels
- * halves the requests for a few kilobytes of sibling trees, and stays at 0.07 % of the clone.
+ * two-levels halves the requests for a few kilobytes of sibling trees, and stays at 0.07 % of a clone:
+ * docs/decisions/minimal-fetch-strategy.md.
  */
 export const MINIMAL_STRATEGY: MinimalStrategy = 'two-levels';
 

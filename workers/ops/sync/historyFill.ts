@@ -13,7 +13,7 @@ import { type FetchProgress, fetchRepo } from './fetch.ts';
 
 /**
  * The depths of the steps before the unshallow one (`npx tsx test/measure/fillDepths.ts large …`, one run
- * each, 2 busy cores; plain blob:none clone 4.92 s; docs/ARCHITECTURE.md, "Open first, fill in behind"):
+ * each, 2 busy cores; plain blob:none clone 4.92 s; why these: docs/decisions/fill-depths.md):
  *
  *   depths, then unshallow   large.git (50,000 commits): seconds per step   total     bytes vs plain clone
  *   (unshallow at once)      7.23                                            7.56 s    -1.27 %
@@ -22,9 +22,6 @@ import { type FetchProgress, fetchRepo } from './fetch.ts';
  *   100, 1000, 10000         0.66 + 1.07 + 2.98 + 9.97                       15.32 s   -1.88 %
  *   1000, 10000              0.94 + 2.46 + 7.48                              11.04 s   -1.90 %
  *   500, 5000                0.88 + 1.86 + 7.96                              10.97 s   -1.58 %
- *
- * 100 commits in the list after 0.4 s and 1,000 after 1.2 s (more than a person scrolls in the seconds
- * the rest takes), for 3 s more than one unshallow step; a third step cost 5 s more.
  */
 export const FILL_DEPTHS: readonly number[] = [100, 1_000];
 

@@ -95,14 +95,8 @@ export interface BlobFetchResult {
  *   256/4/1 (chosen)                      5   9.2   4.48 (4.18..5.21)     2.93 (2.62..3.37)
  *   0/4/1                                 4   9.2   4.81 (4.30..5.14)     2.52 (2.18..3.23)
  *
- * (30 Nov 2026, load average above 20 on the 2 cores: seconds from one row to the next are noise of about
- * ±30%; requests and bytes are exact. The earlier table, on an idle machine, had 0.74 s local and 1.58 s
- * remote for fixed 250 × 4.) What holds whatever the load: 12 requests become 5 for the same bytes; one
- * single request is slowest (nothing overlaps the server's packing with the transfer); growing sizes after
- * the first did not help (the biggest request is left alone at the end), so the rest is split evenly. The
- * small first request costs one request more than 0/4/1 and bought nothing measurable here, because the
- * checkout writes nothing before every blob is in; it stays within git's requests plus four, and makes the
- * first progress, pack and write come after one round trip.
+ * Taken on 2 cores at a load above 20: times are noise of about ±30 %, requests and bytes exact. What
+ * held whatever the load, and why the small first request stays: docs/decisions/blob-batches.md.
  *
  * Each request costs a round trip and the server's start-up (http-backend, upload-pack, pack-objects);
  * four overlapping requests hide both behind the others' transfer.
