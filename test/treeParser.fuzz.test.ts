@@ -44,7 +44,7 @@ function gitTruncatesAMode(tree: Uint8Array): boolean {
   return false;
 }
 
-// The checkout, readTree and diff walk trees through workers/ops/checkedTrees.ts: our checkTree
+// The checkout, readTree and diff walk trees through workers/ops/common/checkedTrees.ts: our checkTree
 // (workers/pack/treeCheck.ts) parses and checks the bytes, then isomorphic-git's readTree (its GitTree)
 // reads what passed. Both are fuzzed: ours must never throw, isomorphic-git only with its typed errors.
 const TYPED = Object.keys(git.Errors);
