@@ -15,6 +15,7 @@ import {
   serveCopies,
 } from './support/servedCopies.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { twinClones } from './support/twinClones.ts';
 
 let served: ServedCopies;
 const tmp = useTmpDir('fetch');
@@ -100,11 +101,7 @@ describe('fetch', () => {
   });
 
   it('writes the packed-refs git writes after each fetch: peeled lines, nested and moved annotated tags', async () => {
-    const url = await served.copy('features.git', 'peeled.git');
-    const bare = served.path('peeled.git');
-    const { repoId } = await api.clone({ url });
-    const cli = join(tmp(), 'peeled-cli');
-    await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
+    const { bare, repoId, cli } = await twinClones(served, 'features.git', 'peeled.git', tmp());
     const cliGit = join(cli, '.git');
     // git fetch updates a tag that moved only when forced; Blobless always follows the remote's tags.
     const gitFetch = () => git(['fetch', '-q', '--force', '--tags', 'origin'], { cwd: cli });
@@ -149,11 +146,7 @@ describe('fetch', () => {
   });
 
   it('moves the same bytes as git fetch from an equal clone (within 2 %), completing the thin pack', async () => {
-    const url = await served.copy('basic.git', 'parity.git');
-    const bare = served.path('parity.git');
-    const { repoId } = await api.clone({ url });
-    const cli = join(tmp(), 'parity-cli');
-    await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
+    const { bare, repoId, cli } = await twinClones(served, 'basic.git', 'parity.git', tmp());
 
     // Changes deep in existing folders, so the server sends trees as deltas against ones both clones hold.
     const files: Record<string, string> = {};
