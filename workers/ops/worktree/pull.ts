@@ -4,6 +4,7 @@
 // the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
 
 import git from 'isomorphic-git';
+import { crashPoint } from '../../store/crashPoints.ts';
 import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
@@ -133,6 +134,8 @@ export async function pull(
     }
     throw err;
   }
+  // A crash here leaves a commit nothing names: the branch and the working tree have not moved.
+  await crashPoint('pull:merge-committed');
   const done = await moveBranch(repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
