@@ -155,6 +155,35 @@ test('offline: present files read, a missing one shows the typed error', async (
   await context.setOffline(false);
 });
 
+test("a file opened in a commit's diff stays open while the history arrives", async ({ page }) => {
+  // The clone's first view (depth 1) and the fill's first step go through; the steps after it wait until
+  // a file of the commit is open, so that they land while it is.
+  let deepening = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/small-sized.git/git-upload-pack', async (route) => {
+    const body = route.request().postData() ?? '';
+    if (body.includes('command=fetch') && body.includes('deepen') && ++deepening > 2) await held;
+    await route.continue();
+  });
+  await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  await page.getByTestId('commit-list').locator('li button').first().click();
+  const diff = await openChangedFile(page);
+  const fill = page.getByTestId('history-fill');
+  await expect(fill).toHaveAttribute('data-status', 'filling');
+  release();
+  await expect(fill).toHaveAttribute('data-status', 'complete', { timeout: 90_000 });
+  await expect(diff).toBeVisible();
+  await expect(page.locator('.changed-file').first().getByRole('button').first()).toHaveAttribute(
+    'aria-expanded',
+    'true',
+  );
+});
+
 test('screenshots of home, progress, repo and diff views, light and dark', async ({ browser }) => {
   for (const colorScheme of ['light', 'dark'] as const) {
     const context = await browser.newContext({ colorScheme, viewport: { width: 1200, height: 860 } });
