@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { startCorsProxy } from './corsProxy.ts';
+import { startCorsProxy } from './proxy/nodeProxy.ts';
 
 /**
  *   npx tsx server/proxyCli.ts [--port N] [--host H] [--origin https://your.app]... [--port-allow N]...

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startCorsProxy } from '../server/corsProxy.ts';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { RETRY_ATTEMPTS } from '../workers/transport/retryPolicy.ts';
 import { RemoteError } from '../workers/wire/errors.ts';

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startCorsProxy } from '../server/corsProxy.ts';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { startGitServer } from '../server/gitServer.ts';
 import { api } from '../workers/api.ts';
 import { updateRepo } from '../workers/store/registry.ts';

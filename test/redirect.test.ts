@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startCorsProxy } from '../server/corsProxy.ts';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { git } from './support/git.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import { api } from '../../workers/api.ts';
+import { GitHttpClient } from '../../workers/transport/gitHttp.ts';
 import {
   type CorsProxy,
   isPrivateAddress,
   parseTarget,
   redirectThroughProxy,
   startCorsProxy,
-} from './corsProxy.ts';
+} from './nodeProxy.ts';
 import { ipv6Bytes } from './privateAddress.ts';
 
 const gitServer = inject('gitServerUrl');
