@@ -157,6 +157,12 @@ export async function handleGitProxy(request: Request, options: GitProxyOptions 
     return deny(502, `The proxy could not reach ${target.hostname}: ${errorText(err)}`);
   }
 
+  if (bodyOver) {
+    // workerd ends an errored request body as if it were whole, and the host may have answered it.
+    timer.stop();
+    await upstream.body?.cancel().catch(() => undefined);
+    return tooLarge();
+  }
   const status = upstream.status;
   if (REDIRECTS.has(status)) {
     timer.stop();

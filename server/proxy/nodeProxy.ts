@@ -40,6 +40,9 @@ export interface CorsProxy {
   close(): Promise<void>;
 }
 
+/** A standard fetch handler with the connection's address, as node-fetch-server hands it over. */
+export type NodeFetchHandler = (request: Request, client: { address: string }) => Promise<Response>;
+
 /**
  * The proxy on Node: handleGitProxy behind node:http (node-fetch-server turns Node's request into a
  * standard one), with DNS answers checked. Every address a name resolves to is checked when the upstream
@@ -47,6 +50,19 @@ export interface CorsProxy {
  * elsewhere (DNS rebinding).
  */
 export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsProxy> {
+  const node = nodeProxyOptions(opts);
+  const served = await serveFetchHandler(
+    (request, client) => handleGitProxy(request, { ...node.options, client: client.address }),
+    opts,
+  );
+  return { ...served, close: () => served.close().then(node.close) };
+}
+
+/** The handler's options on Node: DNS checked, upstream connections pinned to the checked address. */
+export function nodeProxyOptions(opts: CorsProxyOptions): {
+  options: GitProxyOptions;
+  close(): Promise<void>;
+} {
   const localNames = new Set((opts.localHosts ?? []).map((h) => new URL(`http://${h}`).hostname));
   const agent = new Agent({
     connections: 32,
@@ -66,13 +82,17 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
       undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>,
     log: opts.log ? (line) => console.error(`[cors-proxy] ${line}`) : undefined,
   };
-  const server = createServer(
-    createRequestListener((request: Request, client: { address: string }) =>
-      handleGitProxy(request, { ...options, client: client.address }),
-    ),
-  );
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, host, resolve));
+  return { options, close: () => agent.close() };
+}
+
+/** Serves a standard fetch handler on node:http. */
+export async function serveFetchHandler(
+  handler: NodeFetchHandler,
+  at: { host?: string; port?: number } = {},
+): Promise<CorsProxy> {
+  const server = createServer(createRequestListener(handler));
+  const host = at.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(at.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}`,
@@ -80,7 +100,7 @@ export async function startCorsProxy(opts: CorsProxyOptions = {}): Promise<CorsP
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
-        server.close(() => void agent.close().then(() => resolve()));
+        server.close(() => resolve());
       }),
   };
 }

@@ -184,6 +184,16 @@ export class GitHttpClient {
     if (!res.ok) {
       if (this.proxy && res.headers.get(PROXY_REFUSAL_HEADER)) {
         const text = (await res.text().catch(() => '')).trim().slice(0, 500);
+        // The proxy's rate limit is a wait, not a refusal: retried as the retry policy says, after Retry-After.
+        if (res.status === 429)
+          throw new TransportError(
+            'HTTP_ERROR',
+            `The CORS proxy is limiting requests (HTTP 429): ${text}`,
+            429,
+            {
+              retryAfterMs: parseRetryAfter(res.headers.get('Retry-After')),
+            },
+          );
         throw new TransportError('PROXY_REFUSED', `The CORS proxy refused the request: ${text}`, res.status);
       }
       // Drain so the connection can be reused.
