@@ -13,6 +13,11 @@ import {
 export interface HttpAuth {
   username: string;
   password: string;
+  /**
+   * The CORS proxy the person agreed to send this token through, having seen its address (the token
+   * dialog, the clone form). A token goes through a proxy only when it is this one.
+   */
+  proxy?: string;
 }
 
 export interface GitHttpOptions {
@@ -123,6 +128,12 @@ export class GitHttpClient {
         throw new TransportError(
           'INSECURE_TRANSPORT',
           `The CORS proxy ${proxyUrl.host} is reached over plain http, which would send the token unencrypted. Use an https:// proxy, or one on this machine.`,
+        );
+      }
+      if (opts.auth && opts.auth.proxy?.replace(/\/+$/, '') !== this.proxy) {
+        throw new TransportError(
+          'PROXY_CONSENT_REQUIRED',
+          `Your token for ${this.url.host} would pass through the CORS proxy at ${proxyUrl.host}, which you have not agreed to for this repository. Give the token again and agree to send it through ${proxyUrl.host}.`,
         );
       }
     }
