@@ -32,6 +32,12 @@ export interface CorsProxyOptions {
   rateLimit?: TokenBucketOptions | false;
   /** Where the proxy is mounted (`/proxy`); the root when absent. */
   basePath?: string;
+  /**
+   * Behind a reverse proxy (TLS in front, deploy/node/Caddyfile): the client's address for the rate limit
+   * is the one it puts in X-Forwarded-For, not the reverse proxy's. Never without one: clients could
+   * pick any address they like.
+   */
+  trustProxy?: boolean;
 }
 
 export interface CorsProxy {
@@ -88,9 +94,9 @@ export function nodeProxyOptions(opts: CorsProxyOptions): {
 /** Serves a standard fetch handler on node:http. */
 export async function serveFetchHandler(
   handler: NodeFetchHandler,
-  at: { host?: string; port?: number } = {},
+  at: { host?: string; port?: number; trustProxy?: boolean } = {},
 ): Promise<CorsProxy> {
-  const server = createServer(createRequestListener(handler));
+  const server = createServer(createRequestListener(handler, { trustProxy: at.trustProxy }));
   const host = at.host ?? '127.0.0.1';
   await new Promise<void>((resolve) => server.listen(at.port ?? 0, host, resolve));
   const { port } = server.address() as AddressInfo;
