@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
+import { bundleWorker } from '../test/support/bundleWorker.ts';
 
 const CONFIG = join(import.meta.dirname, '..', 'deploy', 'cloudflare', 'wrangler.jsonc');
 
@@ -36,16 +36,9 @@ export function readWranglerConfig(): WranglerConfig {
 export async function startWorkerdDeploy(opts: { port: number; vars?: Record<string, string> }) {
   const config = readWranglerConfig();
   const dir = dirname(CONFIG);
-  const bundle = await build({
-    entryPoints: [resolve(dir, config.main)],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    write: false,
-  });
   const mf = new Miniflare({
     modules: true,
-    script: bundle.outputFiles[0].text,
+    script: await bundleWorker(resolve(dir, config.main)),
     compatibilityDate: config.compatibility_date,
     bindings: { ...config.vars, ...opts.vars },
     ratelimits: Object.fromEntries((config.ratelimits ?? []).map((r) => [r.name, { simple: r.simple }])),

@@ -100,29 +100,20 @@ try {
     );
   };
   const v2 = ['-c', 'protocol.version=2'];
-  await cli(`git fetch, a fork with ${LOCAL_COMMITS} commits of its own`, () =>
-    gitAsync(fork, [
+  const fetchInto = (repo: string) => () =>
+    gitAsync(repo, [
       ...v2,
       'fetch',
       '-q',
       '--no-tags',
       `${relay.url}/large.git`,
       `${branch}:refs/remotes/o/m`,
-    ]),
-  );
+    ]);
+  await cli(`git fetch, a fork with ${LOCAL_COMMITS} commits of its own`, fetchInto(fork));
   const small = join(work, 'small.git');
   git(work, ['clone', '-q', '--bare', join(fixtures.dir, 'large.git'), small]);
   git(small, ['fast-import', '--quiet'], commits('refs/heads/own', tip, 1200, 'own'));
-  await cli('git fetch, a fork with 1200 commits of its own', () =>
-    gitAsync(small, [
-      ...v2,
-      'fetch',
-      '-q',
-      '--no-tags',
-      `${relay.url}/large.git`,
-      `${branch}:refs/remotes/o/m`,
-    ]),
-  );
+  await cli('git fetch, a fork with 1200 commits of its own', fetchInto(small));
   await cli(`git clone --filter=blob:none, ${TAGS} tags`, () =>
     gitAsync(work, [...v2, 'clone', '-q', '--bare', '--filter=blob:none', `${relay.url}/large.git`, 'c.git']),
   );

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { nodeProxyOptions, serveFetchHandler } from '../../server/proxy/nodeProxy.ts';
 import { tokenBucket } from '../../server/proxy/tokenBucket.ts';
+import { bundleWorker } from './bundleWorker.ts';
 import { type ProxyProfile, TEST_RATE, TEST_RATE_PERIOD_SECONDS, testProfiles } from './proxyProfiles.ts';
 
 export type ProxyRuntimeName = 'node' | 'deno' | 'workerd';
@@ -46,16 +46,9 @@ export async function startProxyRuntime(name: ProxyRuntimeName, localHosts: stri
     const url = await listeningUrl(child);
     return { name, profile: (p) => `${url}/${p}`, close: () => stop(child) };
   }
-  const bundle = await build({
-    entryPoints: [join(entries, 'worker.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    write: false,
-  });
   const mf = new Miniflare({
     modules: true,
-    script: bundle.outputFiles[0].text,
+    script: await bundleWorker(join(entries, 'worker.ts')),
     compatibilityDate: '2026-04-01',
     bindings: env,
     ratelimits: {
