@@ -177,8 +177,8 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
         if (res.status === 429) retryAfter = res.headers.get('retry-after');
         await res.arrayBuffer();
       }
-      expect(statuses).toContain(429);
-      expect(Number(retryAfter)).toBeGreaterThan(0);
+      expect(statuses, `statuses: ${statuses.join(' ')}`).toContain(429);
+      expect(Number(retryAfter), `Retry-After: ${retryAfter}`).toBeGreaterThan(0);
       const retries: string[] = [];
       const cloned = await withOrigin(APP_ORIGIN, () =>
         api.clone({ url: `${git.url}/basic.git`, corsProxy: proxy.profile('limited') }, (p) => {
