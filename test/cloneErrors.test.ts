@@ -245,7 +245,7 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
   });
 });
 
-describe('the fallback CORS proxy (server/corsProxy.ts, as `npm start` serves it)', () => {
+describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` serves it)', () => {
   const PROXY_AGENT = 'git/blobless-cors-proxy';
 
   /** A git host that cuts every direct request, as a browser sees a host without CORS headers. */

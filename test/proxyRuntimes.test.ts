@@ -11,6 +11,7 @@ import { api } from '../workers/api.ts';
 import { withOrigin } from './support/browserOrigin.ts';
 import { APP_ORIGIN, CAPPED_LIMITS } from './support/proxyProfiles.ts';
 import { PROXY_RUNTIMES, type ProxyRuntime, startProxyRuntime } from './support/proxyRuntimes.ts';
+import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
 import { type Relay, startRelay } from './support/relay.ts';
 
 const fixturesDir = inject('fixturesDir');
@@ -21,15 +22,19 @@ const gitShow = (repo: string, spec: string) =>
 
 let git: GitServer;
 let html: Relay;
+/** Sends private.git to the git server, another host: a token must not follow. */
+let moved: RedirectServer;
 let gitHost: string;
 let htmlHost: string;
 beforeAll(async () => {
   git = await startGitServer({ ...fixtureServerOptions(fixturesDir), cors: false });
   html = await startRelay(git.url, { kind: 'html' });
+  moved = await startRedirectServer([{ from: '/private.git/', to: `${git.url}/private.git/` }]);
   gitHost = new URL(git.url).host;
   htmlHost = new URL(html.url).host;
 });
 afterAll(async () => {
+  await moved?.close();
   await html?.close();
   await git?.close();
 });
@@ -51,7 +56,7 @@ it('the git server behind the proxy sends no CORS headers, and refuses preflight
 describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
   let proxy: ProxyRuntime;
   beforeAll(async () => {
-    proxy = await startProxyRuntime(runtime, [gitHost, htmlHost]);
+    proxy = await startProxyRuntime(runtime, [gitHost, htmlHost, moved.host]);
   });
   afterAll(async () => {
     await proxy?.close();
@@ -94,6 +99,21 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
     const cloned = await api.clone({ url: `${git.url}/renamed.git`, corsProxy: proxy.profile('open') });
     expect(cloned.warnings.join(' ')).toMatch(/redirected to .*basic\.git/);
     await api.deleteRepo(cloned.repoId);
+  });
+
+  it('passes a token to the host it names, never to another host a redirect names', async () => {
+    const authorization = `Basic ${btoa('alice:secret')}`;
+    const direct = await fetch(infoRefs('open', gitHost, 'private.git'), {
+      headers: { Authorization: authorization, 'Git-Protocol': 'version=2' },
+    });
+    expect(direct.status).toBe(200);
+    await direct.arrayBuffer();
+    const elsewhere = await fetch(infoRefs('open', moved.host, 'private.git'), {
+      headers: { Authorization: authorization },
+      redirect: 'manual',
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.text()).toMatch(/does not carry credentials to another host/);
   });
 
   it.each(['127.0.0.1', '[::1]', '[::ffff:7f00:1]', '127.1', '2130706433', 'localhost'])(

@@ -136,7 +136,11 @@ describe('a moved repository through the CORS proxy', () => {
     const moved = await redirecting([{ from: '/private.git/', to: `${elsewhere.url}/private.git/` }]);
     const proxy = await startCorsProxy({ localHosts: [moved.host, elsewhere.host, gitHost] });
     servers.push(proxy);
-    const err = await cloneError({ url: `${moved.url}/private.git`, auth: alice, corsProxy: proxy.url });
+    const err = await cloneError({
+      url: `${moved.url}/private.git`,
+      auth: { ...alice, proxy: proxy.url },
+      corsProxy: proxy.url,
+    });
     expect(err.code).toBe('PROXY_REFUSED');
     expect(err.message).toContain(`redirects to ${elsewhere.host}`);
     expect(elsewhere.seen).toEqual([]);

@@ -86,7 +86,10 @@ export async function handleGitProxy(request: Request, options: GitProxyOptions 
   if (request.method === 'OPTIONS') return new Response(null, { status: 204, headers: base });
 
   if (options.rateLimit && options.client !== undefined) {
-    const wait = await options.rateLimit.take(options.client);
+    // A limiter that fails (a platform binding's outage) counts as a refusal, not as a free pass.
+    const wait = await Promise.resolve()
+      .then(() => options.rateLimit?.take(options.client ?? '') ?? 0)
+      .catch(() => 1);
     if (wait > 0) {
       const seconds = Math.max(1, Math.ceil(wait));
       return deny(429, `This proxy is limiting requests from your address; try again in ${seconds} s.`, {

@@ -41,7 +41,11 @@ export async function startProxyRuntime(name: ProxyRuntimeName, localHosts: stri
     const child = spawn(
       join(root, 'node_modules', '.bin', 'deno'),
       ['serve', '--allow-net', '--allow-env', '--host', '127.0.0.1', '--port', '0', join(entries, 'deno.ts')],
-      { env: { ...process.env, ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        // No update check: the tests reach nothing but this machine.
+        env: { ...process.env, ...env, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', DENO_NO_PROMPT: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     const url = await listeningUrl(child);
     return { name, profile: (p) => `${url}/${p}`, close: () => stop(child) };

@@ -36,7 +36,7 @@ export interface GitHttpOptions {
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
 
-/** What server/corsProxy.ts puts on the answers it makes itself (kept here: transport cannot import server/). */
+/** What server/proxy/gitProxy.ts puts on the answers it makes itself (kept here: transport cannot import server/). */
 const PROXY_REFUSAL_HEADER = 'X-Blobless-Proxy-Refusal';
 
 /** Hosts on this machine: plain http to them does not cross a network. */
