@@ -122,6 +122,10 @@ test('a token goes through a proxy only once the person agreed to it in the toke
     // Cloned with the token for this session, the form's consent ticked.
     await cloneFromForm(page, `${git.url}/private.git`, { proxy: viaRelay, user: 'alice', token: 'secret' });
     await expect(page.getByTestId('repo-proxy')).toHaveText(`via ${new URL(relay.url).host}`);
+    // The history arrives behind the first view, with the session's token.
+    await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
+      timeout: 60_000,
+    });
     expect(seen.some((r) => r.authorized)).toBe(true);
 
     // A reload forgets the session's token; an older file's blob needs it again.
