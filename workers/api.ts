@@ -193,7 +193,8 @@ export const api = {
    */
   setCredentials(
     repoId: string,
-    auth: { username: string; password: string },
+    /** `proxy`: the CORS proxy the person agreed to send it through (required for a proxied repo). */
+    auth: { username: string; password: string; proxy?: string },
     remember = false,
   ): Promise<void> {
     return setCredentials(repoId, auth, remember);

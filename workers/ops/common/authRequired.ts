@@ -15,13 +15,20 @@ export async function withAuthRequired<T>(repoId: string, operation: () => Promi
     if (!isUnauthorized(err)) throw err;
     const record = await getRepo(repoId);
     if (!record) throw err;
-    throw new AuthRequiredError(repoId, new URL(record.url).host, hasCredentials(record));
+    // A token the person has not agreed to send through the repository's proxy was never sent: ask for it
+    // again, with the proxy named, as for a missing one.
+    const rejected = hasCredentials(record) && !isCode(err, 'PROXY_CONSENT_REQUIRED');
+    throw new AuthRequiredError(repoId, new URL(record.url).host, rejected, record.corsProxy);
   }
 }
 
 function isUnauthorized(err: unknown): boolean {
+  return isCode(err, 'HTTP_UNAUTHORIZED') || isCode(err, 'PROXY_CONSENT_REQUIRED');
+}
+
+function isCode(err: unknown, code: TransportError['code']): boolean {
   for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof TransportError && e.code === 'HTTP_UNAUTHORIZED') return true;
+    if (e instanceof TransportError && e.code === code) return true;
   }
   return false;
 }

@@ -195,6 +195,8 @@ export class AuthRequiredError extends OperationError {
     readonly host: string,
     /** Credentials were sent and refused, rather than missing. */
     readonly rejected: boolean,
+    /** The CORS proxy the repository is reached through: a token goes through it only with consent. */
+    readonly proxy?: string,
   ) {
     super(
       'AUTH_REQUIRED',

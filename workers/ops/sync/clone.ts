@@ -234,6 +234,8 @@ async function cloneInto(
     id: repoId,
     url: client.url.href,
     corsProxy: opts.corsProxy,
+    // GitHttpClient sent the token through the proxy only because the person agreed to this one.
+    tokenProxy: opts.auth && opts.corsProxy ? opts.auth.proxy : undefined,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
     name: repoName(client.url),
     branch: plan.branch,

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import { api } from '../../workers/api.ts';
+import { GitHttpClient } from '../../workers/transport/gitHttp.ts';
 import {
   type CorsProxy,
   isPrivateAddress,
   parseTarget,
   redirectThroughProxy,
   startCorsProxy,
-} from './corsProxy.ts';
+} from './nodeProxy.ts';
 import { ipv6Bytes } from './privateAddress.ts';
 
 const gitServer = inject('gitServerUrl');
@@ -283,7 +283,7 @@ describe("the proxy's rules", () => {
       .clone({
         url: `${gitServer}/private.git`,
         corsProxy: plain.url,
-        auth: { username: 'alice', password: 'secret' },
+        auth: { username: 'alice', password: 'secret', proxy: plain.url },
       })
       .catch((e) => e);
     expect(err.code).toBe('PROXY_REFUSED');
@@ -306,7 +306,8 @@ describe('a token never crosses the network in plain http', () => {
   ])('%s through %s: %s', (url, corsProxy, code) => {
     let error: { code?: string } | null = null;
     try {
-      new GitHttpClient(url, { corsProxy, auth });
+      // The person agreed to this proxy: only the transport's own rules are left to say no.
+      new GitHttpClient(url, { corsProxy, auth: { ...auth, proxy: corsProxy } });
     } catch (err) {
       error = err as { code?: string };
     }
@@ -315,6 +316,34 @@ describe('a token never crosses the network in plain http', () => {
     expect(
       () => new GitHttpClient(url, { corsProxy: code === 'INVALID_URL' ? undefined : corsProxy }),
     ).not.toThrow();
+  });
+
+  it('a token goes through a proxy only if the person agreed to that proxy, before any request', async () => {
+    let requests = 0;
+    const counting = (() => {
+      requests++;
+      return Promise.reject(new Error('no request expected'));
+    }) as typeof fetch;
+    const through = (proxy?: string) =>
+      new GitHttpClient('https://github.com/o/r.git', {
+        corsProxy: 'https://proxy.example',
+        auth: { ...auth, proxy },
+        fetch: counting,
+      });
+    for (const proxy of [undefined, 'https://other-proxy.example']) {
+      expect(() => through(proxy)).toThrow(
+        expect.objectContaining({
+          code: 'PROXY_CONSENT_REQUIRED',
+          message: expect.stringMatching(/through the CORS proxy at proxy\.example/),
+        }),
+      );
+    }
+    expect(() => through('https://proxy.example/')).not.toThrow();
+    const err = await api
+      .clone({ url: 'https://github.com/o/r.git', corsProxy: 'https://proxy.example', auth })
+      .catch((e) => e);
+    expect(err.code).toBe('PROXY_CONSENT_REQUIRED');
+    expect(requests).toBe(0);
   });
 
   it('the clone says so before any request', async () => {

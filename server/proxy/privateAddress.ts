@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+// Web-standard only (no node:net): the proxy's core runs on Node, Deno and Cloudflare Workers alike.
 
 /**
  * Whether an IP address is one the CORS proxy must not reach for a stranger: loopback, private,
@@ -7,10 +7,9 @@ import { BlockList, isIP } from 'node:net';
  * 6to4 `2002::/16`). Returns why it is refused, or null for a public address.
  */
 export function privateAddressReason(address: string): string | null {
-  const family = isIP(address);
-  if (family === 4) return ipv4Reason(address);
-  if (family !== 6) return 'not an IP address';
-  const bytes = ipv6Bytes(address);
+  const v4 = ipv4Bytes(address);
+  if (v4) return ipv4Reason(v4);
+  const bytes = address.includes(':') ? ipv6Bytes(address) : null;
   if (!bytes) return 'not an IP address';
   return ipv6Reason(bytes);
 }
@@ -19,8 +18,15 @@ export function isPrivateAddress(address: string): boolean {
   return privateAddressReason(address) !== null;
 }
 
-const ipv4Blocked = new BlockList();
-for (const [net, bits] of [
+/** Dotted-quad IPv4 (`127.0.0.1`), the only spelling DNS answers and URL parsers hand over. */
+export function ipv4Bytes(address: string): Uint8Array | null {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (!m) return null;
+  const bytes = m.slice(1).map(Number);
+  return bytes.every((b) => b <= 255) ? Uint8Array.from(bytes) : null;
+}
+
+const IPV4_REFUSED: [number[], number][] = [
   ['0.0.0.0', 8], // "this network"
   ['10.0.0.0', 8],
   ['100.64.0.0', 10], // carrier-grade NAT
@@ -35,16 +41,16 @@ for (const [net, bits] of [
   ['198.51.100.0', 24],
   ['203.0.113.0', 24],
   ['224.0.0.0', 3], // multicast, reserved, broadcast
-] as const) {
-  ipv4Blocked.addSubnet(net, bits, 'ipv4');
+].map(([net, bits]) => [(net as string).split('.').map(Number), bits as number]);
+
+function ipv4Reason(bytes: Uint8Array): string | null {
+  return IPV4_REFUSED.some(([net, bits]) => hasPrefix(bytes, net, bits))
+    ? `${bytes.join('.')} is loopback, private or reserved`
+    : null;
 }
 
-function ipv4Reason(address: string): string | null {
-  return ipv4Blocked.check(address, 'ipv4') ? `${address} is loopback, private or reserved` : null;
-}
-
-function embeddedIpv4(bytes: Uint8Array, at: number): string {
-  return `${bytes[at]}.${bytes[at + 1]}.${bytes[at + 2]}.${bytes[at + 3]}`;
+function embeddedIpv4(bytes: Uint8Array, at: number): Uint8Array {
+  return bytes.subarray(at, at + 4);
 }
 
 /** Prefixes refused outright, as [first bytes, prefix length in bits]. */
