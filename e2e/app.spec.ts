@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { openChangedFile } from './changedFile.ts';
 import { spaNavigate } from './navigate.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
@@ -104,9 +105,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   const url = new URL(page.url());
   url.searchParams.set('commit', commit);
   await page.goto(url.toString());
-  await page.getByRole('button', { name: /notes\/evolving\.txt/ }).click();
-  const diff = page.getByTestId('diff');
-  await expect(diff).toBeVisible();
+  const diff = await openChangedFile(page, 'notes/evolving.txt');
   for (const line of added)
     await expect(diff.locator('.add', { hasText: line.slice(1) }).first()).toBeVisible();
 });
@@ -156,20 +155,60 @@ test('offline: present files read, a missing one shows the typed error', async (
   await context.setOffline(false);
 });
 
+test("a file opened in a commit's diff stays open while the history arrives", async ({ page }) => {
+  // The clone's first view (depth 1) and the fill's first step go through; the steps after it wait until
+  // a file of the commit is open, so that they land while it is.
+  let deepening = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/small-sized.git/git-upload-pack', async (route) => {
+    const body = route.request().postData() ?? '';
+    if (body.includes('command=fetch') && body.includes('deepen') && ++deepening > 2) await held;
+    await route.continue();
+  });
+  await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  await page.getByTestId('commit-list').locator('li button').first().click();
+  const diff = await openChangedFile(page);
+  const fill = page.getByTestId('history-fill');
+  await expect(fill).toHaveAttribute('data-status', 'filling');
+  release();
+  await expect(fill).toHaveAttribute('data-status', 'complete', { timeout: 90_000 });
+  await expect(diff).toBeVisible();
+  await expect(page.locator('.changed-file').first().getByRole('button').first()).toHaveAttribute(
+    'aria-expanded',
+    'true',
+  );
+});
+
 test('screenshots of home, progress, repo and diff views, light and dark', async ({ browser }) => {
   for (const colorScheme of ['light', 'dark'] as const) {
     const context = await browser.newContext({ colorScheme, viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
     await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
     await page.screenshot({ path: join(shots, `home-${colorScheme}.png`) });
+    // The clone's pack request is held until the progress is on screen: a small clone can otherwise be
+    // over between two looks at the page.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/small-sized.git/git-upload-pack', async (route) => {
+      if (route.request().postData()?.includes('command=fetch')) await held;
+      await route.continue();
+    });
     await page.getByTestId('clone-submit').click();
-    await page.getByTestId('progress').waitFor();
+    await expect(page.getByTestId('progress')).toHaveAttribute('data-phase', /.+/);
     await page.screenshot({ path: join(shots, `progress-${colorScheme}.png`) });
+    release();
     await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+    await page.unrouteAll();
     await page.screenshot({ path: join(shots, `repo-${colorScheme}.png`) });
     await page.getByTestId('commit-list').locator('li button').first().click();
-    await page.locator('.changed-file button').first().click();
-    await expect(page.getByTestId('diff')).toBeVisible();
+    await openChangedFile(page);
     await page.screenshot({ path: join(shots, `diff-${colorScheme}.png`) });
     await context.close();
   }

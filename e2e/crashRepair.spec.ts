@@ -10,7 +10,7 @@ import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { treeOids, unheldFiles } from './fixtureTrees.ts';
 import { spaNavigate } from './navigate.ts';
-import { checkExportedStore, storedFiles } from './storedFiles.ts';
+import { checkExportedStore, settledFiles, storedFiles } from './storedFiles.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -104,8 +104,8 @@ for (const { point, what } of [
       await first.getByTestId('open-working-tree').click();
       await expect(first.getByTestId('branch-select')).toHaveValue('main');
       const repoId = new URL(first.url()).searchParams.get('repo')!;
-      await first.waitForTimeout(1000);
-      const before = await storedFiles(first, repoId);
+      // What is stored once the writes still pending commit, however long a busy machine takes over it.
+      const before = await settledFiles(first, repoId);
 
       const crashed = await armCrash(first, point);
       await first.getByTestId('branch-select').selectOption('v0.1');

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import sirv from 'sirv';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { openChangedFile } from './changedFile.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const dist = join(process.cwd(), 'dist');
@@ -208,9 +209,8 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
 
     // A commit's diff.
     await page.goto(`/?${new URLSearchParams({ repo: repoId, commit: diffCommit!.oid })}`);
-    await page.locator('.changed-file button', { hasText: diffCommit!.path }).click();
-    await expect(page.getByTestId('diff')).toBeVisible();
-    await expect(page.getByTestId('diff').locator('.add, .del').first()).toBeVisible();
+    const diff = await openChangedFile(page, diffCommit!.path);
+    await expect(diff.locator('.add, .del').first()).toBeVisible();
 
     // A file never fetched: the worker says offline, without trying.
     await page.goto(`/?${new URLSearchParams({ repo: repoId, ref: 'v0.1', path: missing })}`);

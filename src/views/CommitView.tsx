@@ -13,18 +13,47 @@ const STATUS: Record<FileChange['status'], string> = {
   'type-changed': 'T',
 };
 
-export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
+/**
+ * A commit and its changed files. `grown` goes up as the history fill stores more: the list is read again
+ * then (a commit whose parent had not arrived shows its diff once it has), in place, so a file the person
+ * opened stays open with its diff.
+ */
+export function CommitView({ repoId, oid, grown = 0 }: { repoId: string; oid: string; grown?: number }) {
   const [commit, setCommit] = useState<CommitSummary | null>(null);
   const [diff, setDiff] = useState<CommitDiff | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [commitError, setCommitError] = useState<string | null>(null);
+  const [diffError, setDiffError] = useState<string | null>(null);
 
   useEffect(() => {
+    let live = true;
     setCommit(null);
     setDiff(null);
-    setError(null);
-    gitClient.readCommit(repoId, oid).then(setCommit, (e: Error) => setError(e.message));
-    gitClient.diffCommits(repoId, null, oid).then(setDiff, (e: Error) => setError(e.message));
+    setCommitError(null);
+    setDiffError(null);
+    gitClient.readCommit(repoId, oid).then(
+      (c) => live && setCommit(c),
+      (e: Error) => live && setCommitError(e.message),
+    );
+    return () => {
+      live = false;
+    };
   }, [repoId, oid]);
+
+  useEffect(() => {
+    let live = true;
+    gitClient.diffCommits(repoId, null, oid).then(
+      (d) => {
+        if (!live) return;
+        setDiff(d);
+        setDiffError(null);
+      },
+      (e: Error) => live && setDiffError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [repoId, oid, grown]);
+  const error = commitError ?? diffError;
 
   return (
     <section class="card commit-view" aria-label="Commit">
@@ -64,7 +93,7 @@ export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
         <ul class="changed-files">
           {diff.files.length === 0 && <li class="muted">No file changes.</li>}
           {diff.files.map((f) => (
-            <ChangedFile key={f.path} repoId={repoId} change={f} />
+            <ChangedFile key={`${f.path} ${f.oldOid} ${f.newOid}`} repoId={repoId} change={f} />
           ))}
         </ul>
       )}

@@ -213,8 +213,9 @@ function StoredRepoView({
         {route.compare ? (
           <CompareView key={fill?.stored ?? 0} repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (
-          // Keyed by the fill's steps: a commit whose parent had not arrived shows its diff once it has.
-          <CommitView key={fill?.stored ?? 0} repoId={repo.id} oid={route.commit} />
+          // Not keyed by the fill's steps, as the others are: it reads its list again in place, so a file
+          // opened in it stays open while the history arrives.
+          <CommitView repoId={repo.id} oid={route.commit} grown={fill?.stored ?? 0} />
         ) : route.view === 'history' && route.path ? (
           <FileHistoryView key={fill?.stored ?? 0} repoId={repo.id} gitRef={ref} path={route.path} />
         ) : route.view === 'blame' && route.path ? (

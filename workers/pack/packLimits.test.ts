@@ -119,7 +119,8 @@ describe('PackIngester terminates on self-referencing deltas', () => {
     const id = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
     const pack = buildPack([
       { type: 'blob', data: empty },
-      { refDelta: id, delta: makeDelta(0, []) },
+      // Sizes 0 and 0 in two bytes each (varints git reads too): the 4 bytes git asks of any delta.
+      { refDelta: id, delta: Uint8Array.of(0x80, 0x00, 0x80, 0x00) },
       { refDelta: id, delta: makeDelta(0, [{ insert: 'x' }]) },
     ]);
     const ingester = await PackIngester.create();

@@ -311,7 +311,7 @@ export class GitHttpClient {
       await res.arrayBuffer().catch(() => undefined);
       throw new TransportError(
         'HTTP_ERROR',
-        `${this.url.href} answered with ${type}, not git data: the address is probably not a git repository.`,
+        `${this.url.href} answered with ${type}, not git data: the address is probably not a git repository. Check it (a repository's address usually ends in .git).`,
         res.status,
       );
     }

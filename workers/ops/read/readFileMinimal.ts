@@ -185,6 +185,13 @@ export async function readFileMinimal(
           // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
           promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
         });
+        // A server may answer with a pack that lacks the very commit it named (a hostile one does).
+        if (!packSet.has(target.commit)) {
+          throw new OperationError(
+            'REF_NOT_FOUND',
+            `${client.url.href} did not send the commit ${target.commit.slice(0, 10)}… it named for ${ref || 'HEAD'}.`,
+          );
+        }
         await addShallow(fs, shallow);
       }
       const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });

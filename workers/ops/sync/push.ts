@@ -9,6 +9,7 @@
 import git from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
+import { crashPoint } from '../../store/crashPoints.ts';
 import { credentialsFor } from '../../store/credentials.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
 import { packSetFor } from '../../store/packSet.ts';
@@ -184,6 +185,9 @@ export async function push(
       reason,
     );
   }
+  // The server has the push; a crash before the remote-tracking ref is stored leaves it behind the
+  // server, as any push by someone else would: the next push (already up to date) or fetch moves it.
+  await crashPoint('push:remote-updated');
   await setRemoteTracking(repoId, repo, remoteBranch, newOid);
   return {
     ref,
@@ -403,5 +407,6 @@ async function setRemoteTracking(
     await fs.writeFile(path, serializePackedRefs(refs), { encoding: 'utf8', mode: 0o666 });
     // A loose ref of the same name would hide the packed one.
     await fs.unlink(`${GITDIR}/${name}`).catch(() => undefined);
+    await crashPoint('push:tracking-written');
   });
 }

@@ -52,6 +52,11 @@ export interface CheckoutOptions {
   paths?: string[];
   /** Throw away local changes to tracked files instead of refusing with WORKTREE_DIRTY, as `git checkout -f`. */
   force?: boolean;
+  /**
+   * Check the commit out on this branch: the branch moves to it and HEAD names the branch, in the same
+   * batch as the working tree (a pull's fast-forward or merge: no crash can leave one moved, not the other).
+   */
+  onBranch?: string;
 }
 
 /** Progress and cancellation; `connection` and `batching` go to the blob fetch (lazyBlobs.ts). */
@@ -105,7 +110,8 @@ export async function checkout(
   clearTimeline('checkout');
   const started = performance.now();
   const repo = await openRepo(repoId);
-  const target = await resolveTarget(repo, ref);
+  const resolved = await resolveTarget(repo, ref);
+  const target = opts.onBranch ? { ...resolved, branch: opts.onBranch } : resolved;
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
   const files = await step('checkout', 'list-files', () => listFiles(repo, target.commit, paths));
   // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
@@ -189,6 +195,7 @@ async function writeCheckout(
       );
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
+      if (opts.onBranch) await moveBranchHere(repo, opts.onBranch, target.commit);
       await crashPoint('checkout:files-written');
       commitStarted = performance.now();
     });
@@ -341,6 +348,13 @@ interface WorktreeChanges {
   /** Working tree paths (relative) written; a file written twice counts once. */
   written: Set<string>;
   deleted: Set<string>;
+}
+
+/** Points `branch` at `commit` and HEAD at the branch (`onBranch`). */
+async function moveBranchHere(repo: RepoHandle, branch: string, commit: string): Promise<void> {
+  const { fs, gitdir } = repo;
+  await git.writeRef({ fs, gitdir, ref: `refs/heads/${branch}`, value: commit, force: true });
+  await git.writeRef({ fs, gitdir, ref: 'HEAD', value: `refs/heads/${branch}`, symbolic: true, force: true });
 }
 
 async function applyCheckout(

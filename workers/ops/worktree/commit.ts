@@ -2,6 +2,7 @@
 // the index's trees as loose objects and moves the branch. The blobs are already stored: staging wrote them.
 
 import git from 'isomorphic-git';
+import { crashPoint } from '../../store/crashPoints.ts';
 import { updateRepo } from '../../store/registry.ts';
 import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
@@ -53,8 +54,8 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
   }
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
-  const oid = await writeAllOrNothing(repoId, () =>
-    git.commit({
+  const oid = await writeAllOrNothing(repoId, async () => {
+    const written = await git.commit({
       fs,
       dir: WORKTREE_DIR,
       gitdir,
@@ -63,8 +64,12 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       author: ident,
       committer: ident,
       amend: opts.amend ?? false,
-    }),
-  );
+    });
+    await crashPoint('commit:files-written');
+    return written;
+  });
+  // The record follows the files: a crash in between leaves it behind HEAD, which startup repair mends.
+  await crashPoint('commit:files-committed');
   await updateRepo(repoId, (r) => ({ ...r, headOid: oid, branch }));
   return { oid, branch };
 }

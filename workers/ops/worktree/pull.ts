@@ -4,8 +4,8 @@
 // the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
 
 import git from 'isomorphic-git';
-import { updateRepo } from '../../store/registry.ts';
-import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
+import { crashPoint } from '../../store/crashPoints.ts';
+import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -134,36 +134,24 @@ export async function pull(
     }
     throw err;
   }
+  // A crash here leaves a commit nothing names: the branch and the working tree have not moved.
+  await crashPoint('pull:merge-committed');
   const done = await moveBranch(repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
 }
 
 /**
- * Brings the working tree to `oid` (a checkout of the commit: it refuses to overwrite local changes and
- * writes all or nothing), then points the branch at it and HEAD back at the branch.
+ * Brings the working tree to `oid` on `branch`: a checkout of the commit (it refuses to overwrite local
+ * changes) that moves the branch and HEAD in the same all-or-nothing batch as the files.
  */
-async function moveBranch(
+function moveBranch(
   repoId: string,
   branch: string,
   oid: string,
   hooks: OperationHooks<PullProgress>,
 ): Promise<CheckoutResult> {
-  const result = await checkout(repoId, oid, {}, hooks);
-  const repo = await openRepo(repoId);
-  await writeAllOrNothing(repoId, async () => {
-    await git.writeRef({ fs: repo.fs, gitdir: GITDIR, ref: `refs/heads/${branch}`, value: oid, force: true });
-    await git.writeRef({
-      fs: repo.fs,
-      gitdir: GITDIR,
-      ref: 'HEAD',
-      value: `refs/heads/${branch}`,
-      symbolic: true,
-      force: true,
-    });
-  });
-  await updateRepo(repoId, (r) => ({ ...r, branch, headOid: oid }));
-  return { ...result, branch };
+  return checkout(repoId, oid, { onBranch: branch }, hooks);
 }
 
 /** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
@@ -204,24 +192,49 @@ async function blobsForMerge(
 }
 
 /**
- * Commits reachable from `tip` and not from `from`: a walk from `tip` that stops at `from` and at commits
- * older than it (less a day of clock skew), which cannot lead back above it.
+ * Commits reachable from `tip` and not from `from` (`git rev-list --count from..tip`). Both are walked at
+ * once, newest first (ties to `from`'s side), until only commits `from` reaches are left to visit and they
+ * are older than every counted one: the way revision.c limits a walk. Dates decide only when to stop, so a
+ * merge of commits dated before `from` (a branch worked on earlier, a clock behind) still counts them.
  */
 async function countCommits(repo: RepoHandle, tip: string, from: string): Promise<number> {
-  const read = (oid: string) =>
-    git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache }).catch(() => null);
-  const floor = ((await read(from))?.commit.committer.timestamp ?? 0) - 86_400;
-  let count = 0;
-  const seen = new Set<string>([from]);
-  const walk = [tip];
-  while (walk.length > 0) {
-    const oid = walk.pop()!;
-    if (seen.has(oid)) continue;
-    seen.add(oid);
-    const c = await read(oid);
-    if (!c || c.commit.committer.timestamp < floor) continue;
-    count++;
-    walk.push(...c.commit.parent);
+  type Entry = { oid: string; time: number; parents: string[]; ours: boolean };
+  const queue: Entry[] = [];
+  const enqueue = async (oid: string, ours: boolean) => {
+    const c = await git
+      .readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })
+      .catch(() => null);
+    // A commit this repo does not hold (past a shallow boundary) ends that line of the walk.
+    if (c) queue.push({ oid, time: c.commit.committer.timestamp, parents: c.commit.parent, ours });
+  };
+  const newest = (): Entry => {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const [a, b] = [queue[i], queue[best]];
+      if (a.time > b.time || (a.time === b.time && a.ours && !b.ours)) best = i;
+    }
+    return queue.splice(best, 1)[0];
+  };
+  /** From `from`. */
+  const ours = new Set<string>();
+  /** From `tip`, with their dates; some may turn out to be `from`'s too. */
+  const theirs = new Map<string, number>();
+  const oldestCounted = () => {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const [oid, time] of theirs) if (!ours.has(oid)) oldest = Math.min(oldest, time);
+    return oldest;
+  };
+  await enqueue(from, true);
+  await enqueue(tip, false);
+  while (queue.length > 0) {
+    if (queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted()) break;
+    const next = newest();
+    if (ours.has(next.oid) || (!next.ours && theirs.has(next.oid))) continue;
+    if (next.ours) ours.add(next.oid);
+    else theirs.set(next.oid, next.time);
+    for (const parent of next.parents) await enqueue(parent, next.ours);
   }
+  let count = 0;
+  for (const oid of theirs.keys()) if (!ours.has(oid)) count++;
   return count;
 }
