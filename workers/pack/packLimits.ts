@@ -23,7 +23,27 @@ export interface PackLimits {
    * arrives while its base is at hand (ARRIVAL_CACHE_BYTES). 0 resolves every delta after the last byte.
    */
   arrivalCacheBytes: number;
+  /**
+   * Entries one tree may hold (TREE_TOO_WIDE). git sets no cap; GitHub recommends 3,000 and lists 1,000. A
+   * tree is parsed and checked in one synchronous step, so this bounds how long the worker is deaf to other
+   * calls while one tree is read. See TREE_ENTRY_LIMIT for the measurements.
+   */
+  maxTreeEntries: number;
+  /**
+   * How many folders deep a tree may sit below the root (TREE_TOO_DEEP): git's core.maxTreeDepth, 4096
+   * (git 2.44 made it its fail-safe against trees that exhaust its stack). Every tree walk and path lookup
+   * stops at it.
+   */
+  maxTreeDepth: number;
+  /**
+   * Bytes of a symbolic link's target (SYMLINK_TOO_LONG): PATH_MAX, 4096 with its NUL, bounds what the file
+   * system gives git, so git never writes a longer one. The link walk costs at most 41 targets per link.
+   */
+  maxSymlinkTargetBytes: number;
 }
+
+/** The limits that bound a tree walk and a checkout's links (pack/treeCheck.ts), not the pack itself. */
+export type TreeLimits = Pick<PackLimits, 'maxTreeEntries' | 'maxTreeDepth' | 'maxSymlinkTargetBytes'>;
 
 /*
  * Resolving a delta as it arrives, while its base is still at hand, spares inflating it a second time after
@@ -46,11 +66,20 @@ export interface PackLimits {
  */
 export const ARRIVAL_CACHE_BYTES = 4 * 1024 * 1024;
 
+export const TREE_ENTRY_LIMIT = 100_000;
+
+export const DEFAULT_TREE_LIMITS: TreeLimits = {
+  maxTreeEntries: TREE_ENTRY_LIMIT,
+  maxTreeDepth: 4096,
+  maxSymlinkTargetBytes: 4095,
+};
+
 export const DEFAULT_PACK_LIMITS: PackLimits = {
   maxObjectSize: 512 * 1024 * 1024,
   inflateRatio: 1024,
   inflateFloor: 1024 * 1024 * 1024,
   arrivalCacheBytes: ARRIVAL_CACHE_BYTES,
+  ...DEFAULT_TREE_LIMITS,
 };
 
 /** The inflate budget for a pack of `packBytes` bytes. */
