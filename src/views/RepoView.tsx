@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
 import { useHistoryFill } from '../historyFill.ts';
 import { askWhoIsBusy, useRepoActivity } from '../repoActivity.ts';
@@ -21,7 +21,7 @@ import { WorkingTree } from './WorkingTree.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
 export function RepoView({ route }: { route: Route }) {
-  const [repo, setRepo] = useState<RepoRecord | null | undefined>(undefined);
+  const [repo, setRepo] = useState<RepoSummary | null | undefined>(undefined);
   // Bumped after a fetch or pull, so every part of the view reads the repo again.
   const [synced, setSynced] = useState(0);
   const key = route.repo!;
@@ -92,7 +92,7 @@ function StoredRepoView({
   synced,
   onSynced,
 }: {
-  repo: RepoRecord;
+  repo: RepoSummary;
   route: Route;
   gitRef: string;
   /** Bumped after each fetch or pull: the parts keyed on it read the repo again. */

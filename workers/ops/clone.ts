@@ -236,6 +236,7 @@ async function cloneInto(
     url: client.url.href,
     corsProxy: opts.corsProxy,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
+    needsToken: opts.auth ? true : undefined,
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,

@@ -118,6 +118,7 @@ export async function cloneWithProtocolV1(
   await putRepo({
     id: repoId,
     url,
+    needsToken: opts.auth ? true : undefined,
     name: repoName(client.url),
     branch,
     headOid,

@@ -26,11 +26,28 @@ export async function setCredentials(repoId: string, auth: HttpAuth, remember: b
   session.set(repoId, auth);
   await updateRepo(repoId, (r) => {
     const { auth: _old, ...rest } = r;
-    return remember ? { ...rest, auth } : rest;
+    return remember ? { ...rest, auth, needsToken: true } : { ...rest, needsToken: true };
   });
 }
 
 /** Whether credentials are at hand for the repo (session or stored). */
 export function hasCredentials(record: RepoRecord): boolean {
   return credentialsFor(record) !== undefined;
+}
+
+/** A repo's record as the page sees it: whether a token is kept, never the token. */
+export type RepoSummary = Omit<RepoRecord, 'auth'> & {
+  /** A token is kept in this browser's storage for the repo (the person asked for that). */
+  hasRememberedToken: boolean;
+  needsToken: boolean;
+};
+
+export function repoSummary(record: RepoRecord): RepoSummary {
+  const { auth, ...rest } = record;
+  // A record from before `needsToken` was kept still says so by its stored token.
+  return {
+    ...rest,
+    hasRememberedToken: auth !== undefined,
+    needsToken: !!record.needsToken || auth !== undefined,
+  };
 }

@@ -6,8 +6,14 @@ export interface RepoRecord {
   url: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
   corsProxy?: string;
-  /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. */
+  /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. Never sent to the page. */
   auth?: { username: string; password: string };
+  /**
+   * The repository needed a token: cloned with one, or one was given for it later. What it shows must not
+   * reach other sites unasked (its README's external images wait for a click).
+   */
+  needsToken?: boolean;
+
   name: string;
   /** The branch HEAD is on, or null when detached. */
   branch: string | null;
