@@ -8,6 +8,7 @@ import { BlameView } from './BlameView.tsx';
 import { CommitList } from './CommitList.tsx';
 import { CommitView } from './CommitView.tsx';
 import { CompareView } from './CompareView.tsx';
+import { CurrentRepo } from './currentRepo.ts';
 import { FileHistoryView } from './FileHistoryView.tsx';
 import { FileTree } from './FileTree.tsx';
 import { FileView } from './FileView.tsx';
@@ -68,14 +69,16 @@ export function RepoView({ route }: { route: Route }) {
         </p>
       )}
       {/* Keyed by the other tabs' changes: every view below reads the repo again. */}
-      <StoredRepoView
-        key={changes}
-        repo={repo}
-        route={route}
-        gitRef={ref}
-        synced={synced}
-        onSynced={() => setSynced((n) => n + 1)}
-      />
+      <CurrentRepo.Provider value={repo}>
+        <StoredRepoView
+          key={changes}
+          repo={repo}
+          route={route}
+          gitRef={ref}
+          synced={synced}
+          onSynced={() => setSynced((n) => n + 1)}
+        />
+      </CurrentRepo.Provider>
     </>
   );
 }
