@@ -13,7 +13,7 @@ import { buildFetchRequest } from '../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../wire/fetchResponse.ts';
 import type { RemoteRef } from '../wire/lsRefs.ts';
 import { readPackets } from '../wire/pktLine.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { abortedError, OperationError, throwIfAborted } from './errors.ts';
@@ -237,6 +237,7 @@ async function cloneInto(
     corsProxy: opts.corsProxy,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
     needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,

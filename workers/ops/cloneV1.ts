@@ -8,7 +8,7 @@ import { type GitHttpClient, isOffline, isRedirect, offlineError, repoName } fro
 import { parseInfoRefs } from '../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../wire/pktLine.ts';
 import { isValidRefName } from '../wire/refName.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { abortedError, OperationError } from './errors.ts';
 import type { OperationHooks } from './operationHooks.ts';
@@ -125,6 +125,7 @@ export async function cloneWithProtocolV1(
     id: repoId,
     url,
     needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch,
     headOid,

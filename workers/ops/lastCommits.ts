@@ -32,6 +32,8 @@ export async function lastCommits(
   const repo = await openRepo(repoId);
   const start = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
+  // How many folders below the root the listed folder sits.
+  const depth = clean ? clean.split('/').length : 0;
   const shallow = await shallowCommits(repo);
   const read = async (oid: string): Promise<CommitObject> =>
     (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
@@ -40,7 +42,7 @@ export async function lastCommits(
     const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
     if (at?.mode !== '040000') return null;
     const entries = new Map(
-      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '')).map((e) => [
+      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '', depth)).map((e) => [
         e.path,
         `${e.mode} ${e.oid}`,
       ]),

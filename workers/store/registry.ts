@@ -1,4 +1,5 @@
 import { createStore, del, get, set, type UseStore, update, values } from 'idb-keyval';
+import type { TreeLimits } from '../pack/packLimits.ts';
 
 /** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
 export interface RepoRecord {
@@ -13,7 +14,8 @@ export interface RepoRecord {
    * reach other sites unasked (its README's external images wait for a click).
    */
   needsToken?: boolean;
-
+  /** The tree limits the clone was given (CloneOptions.limits), for every later walk; defaults where absent. */
+  treeLimits?: Partial<TreeLimits>;
   name: string;
   /** The branch HEAD is on, or null when detached. */
   branch: string | null;
