@@ -84,6 +84,8 @@ export interface CheckedTree {
 const SPACE = 0x20;
 const NUL = 0;
 const decoder = new TextDecoder('utf-8');
+// windows-1252 under this name (WHATWG Encoding), which reads bytes below 0x80 as ASCII: only those are used.
+const latin1 = new TextDecoder('latin1');
 
 /**
  * Parses a tree object's content (no "tree <size>\0" header) and checks it as git fsck does. `verify`
@@ -96,11 +98,20 @@ export function checkTree(
   maxEntries = DEFAULT_TREE_LIMITS.maxTreeEntries,
 ): CheckedTree {
   const entries: ParsedTreeEntry[] = [];
+  // Ids are written as hex into one buffer and decoded once at the end: twenty string joins an entry cost
+  // more than the rest of the parse. ASCII names and modes are slices of the tree read as Latin-1.
+  const text = latin1.decode(bytes);
+  const ids: number[] = [];
   let previous: { mode: string; name: Uint8Array } | null = null;
   const seen = new Set<string>();
   let problem: TreeProblem | null = null;
   const report = (check: TreeCheck, name: string, detail: string) => {
     problem ??= { check, name, detail };
+  };
+  const done = (): CheckedTree => {
+    const hexText = hexOf(bytes, ids);
+    for (let i = 0; i < entries.length; i++) entries[i].oid = hexText.slice(i * 40, i * 40 + 40);
+    return { entries, problem };
   };
   let at = 0;
   while (at < bytes.length) {
@@ -110,27 +121,29 @@ export function checkTree(
         '',
         `The tree holds more than ${maxEntries.toLocaleString('en')} entries (maxTreeEntries).`,
       );
-      return { entries, problem };
+      return done();
     }
     const space = bytes.indexOf(SPACE, at);
     const nul = space === -1 ? -1 : bytes.indexOf(NUL, space + 1);
     if (space === -1 || nul === -1 || nul + 21 > bytes.length) {
       report('BAD_TREE', '', `The tree ends inside an entry (at byte ${at} of ${bytes.length}).`);
-      return { entries, problem };
+      return done();
     }
-    const mode = octal(bytes, at, space);
+    const mode = octal(bytes, text, at, space);
     if (mode === null) {
-      const text = printable(String.fromCharCode(...bytes.subarray(at, Math.min(space, at + 32))));
-      report('BAD_TREE', '', `An entry's mode "${text}" is not octal digits.`);
-      return { entries, problem };
+      const shown = printable(text.slice(at, Math.min(space, at + 32)));
+      report('BAD_TREE', '', `An entry's mode "${shown}" is not octal digits.`);
+      return done();
     }
-    const nameBytes = bytes.subarray(space + 1, nul);
-    const name = decodeName(nameBytes);
-    const oid = hex(bytes, nul + 1);
+    const name = isAscii(bytes, space + 1, nul)
+      ? text.slice(space + 1, nul)
+      : decoder.decode(bytes.subarray(space + 1, nul));
+    ids.push(nul + 1);
     at = nul + 21;
-    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid });
+    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid: '' });
     if (!verify) continue;
 
+    const nameBytes = bytes.subarray(space + 1, nul);
     if (!VALID_MODES.has(mode))
       report('BAD_FILEMODE', name, `${show(name)} has mode ${mode}, which git does not write.`);
     const nameProblem = checkName(name, nameBytes);
@@ -150,7 +163,7 @@ export function checkTree(
     }
     previous = { mode, name: nameBytes };
   }
-  return { entries, problem };
+  return done();
 }
 
 export function isTreeMode(mode: string): boolean {
@@ -427,36 +440,33 @@ export function show(name: string): string {
   return `"${escaped.replace(/"/g, '\\"')}"`;
 }
 
-/** The mode's digits as text, or null when they are not all octal (or none). */
-function octal(bytes: Uint8Array, from: number, to: number): string | null {
+/** The mode's digits as text (a slice of `text`, the tree as Latin-1), or null when not all octal (or none). */
+function octal(bytes: Uint8Array, text: string, from: number, to: number): string | null {
   if (to === from || to - from > 32) return null;
-  let out = '';
-  for (let i = from; i < to; i++) {
-    const c = bytes[i];
-    if (c < 0x30 || c > 0x37) return null;
-    out += String.fromCharCode(c);
-  }
-  return out;
+  for (let i = from; i < to; i++) if (bytes[i] < 0x30 || bytes[i] > 0x37) return null;
+  return text.slice(from, to);
 }
 
-/** UTF-8, with a fast path for the ASCII names most trees hold (TextDecoder costs more per short call). */
-function decodeName(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] >= 0x80) return decoder.decode(bytes);
-    out += String.fromCharCode(bytes[i]);
-  }
-  return out;
+function isAscii(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[i] >= 0x80) return false;
+  return true;
 }
 
 function printable(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, '?');
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
 
-function hex(bytes: Uint8Array, from: number): string {
-  let out = '';
-  for (let i = from; i < from + 20; i++) out += HEX[bytes[i]];
-  return out;
+/** The 20-byte ids at `starts` in `bytes`, as one string of 40 hex digits each. */
+function hexOf(bytes: Uint8Array, starts: number[]): string {
+  const out = new Uint8Array(starts.length * 40);
+  let o = 0;
+  for (const start of starts) {
+    for (let i = start; i < start + 20; i++) {
+      out[o++] = HEX_DIGITS[bytes[i] >> 4];
+      out[o++] = HEX_DIGITS[bytes[i] & 15];
+    }
+  }
+  return latin1.decode(out);
 }
