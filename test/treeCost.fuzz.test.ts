@@ -9,6 +9,7 @@ import {
   show,
 } from '../workers/pack/treeCheck.ts';
 import { walkTree } from '../workers/pack/treeWalk.ts';
+import { concatBytes } from '../workers/wire/pktLine.ts';
 import { growthAtEightfold, LINEAR_GROWTH_BOUND } from './support/cost.ts';
 import { fuzz, fuzzTimeout } from './support/fuzz.ts';
 
@@ -175,17 +176,7 @@ function treeOf(pattern: [string, string][], n: number): Uint8Array {
     const [mode, stem] = pattern[i % pattern.length];
     parts.push(enc.encode(`${mode} ${stem}${i}\0`), new Uint8Array(20).fill(i & 255));
   }
-  return concat(parts);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Trees `depth` levels deep, each level as `pattern` says, read back through checkTree as a repo would. */
@@ -201,7 +192,7 @@ function nestedRepo(pattern: { files: number; name: string }[], depth: number) {
     for (let f = 0; f < files; f++) entries.push(enc.encode(`100644 f${f}\0`), new Uint8Array(20));
     if (below) entries.push(enc.encode(`40000 ${name}\0`), bytesOf(below));
     const id = idOf(d + 1);
-    store.set(id, concat(entries));
+    store.set(id, concatBytes(entries));
     below = id;
   }
   const read = async (oid: string) => checkTree(store.get(oid) as Uint8Array, true, Infinity).entries;
