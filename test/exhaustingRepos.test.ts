@@ -150,6 +150,28 @@ describe.each(CASES)('$repo through the worker API', (c) => {
   });
 });
 
+describe.each([
+  ['hostile-deep.git', DEEP_FILE, 'TREE_TOO_DEEP'],
+  ['hostile-wide.git', 'wide/f000001', 'TREE_TOO_WIDE'],
+])('the history walks of %s end in their typed error', (repo, path, check) => {
+  it('file history, blame, last commits, diffCommits (and so compare), presence', async () => {
+    const { repoId } = await client.clone({ url: `${serverUrl}/${repo}` });
+    const folder = path.slice(0, path.lastIndexOf('/'));
+    const calls: [string, () => Promise<unknown>][] = [
+      ['fileHistory', () => client.fileHistory(repoId, 'HEAD', path)],
+      ['blame', () => client.blame(repoId, 'HEAD', path)],
+      ['lastCommits', () => client.lastCommits(repoId, 'HEAD', folder)],
+      ['diffCommits', () => client.diffCommits(repoId, null, 'HEAD')],
+      ['presence', () => client.presence(repoId, 'HEAD')],
+    ];
+    for (const [name, call] of calls) {
+      const end = await ended(call);
+      expect([name, end.code]).toEqual([name, check]);
+      expect(end.ms, name).toBeLessThan(CALL_BOUND_MS);
+    }
+  });
+});
+
 describe('a second call is answered while a long check runs', () => {
   // Limits raised so that the walks run to the end: 200,000 entries listed, 5,001 trees read.
   it.each([
