@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FillProgress, RepoRecord } from '../workers/api.ts';
+import type { FillProgress, RepoSummary } from '../workers/api.ts';
 import { withToken } from './auth/withToken.ts';
 import { gitClient, proxy, type RemoteOperationError } from './gitClient.ts';
 
@@ -48,7 +48,7 @@ function set(r: Running, change: Partial<FillState>): void {
 }
 
 /** Starts (or resumes) the fill of a repo unless it runs already in this page. */
-export function startHistoryFill(repo: RepoRecord): void {
+export function startHistoryFill(repo: RepoSummary): void {
   const r = entry(repo.id);
   r.stoppedByPerson = false;
   if (r.controller) return;
@@ -92,7 +92,7 @@ export function stopHistoryFill(repoId: string): void {
  * The fill of `repo`, started here when its record says one is pending and none runs; null for a repo
  * that never needed one.
  */
-export function useHistoryFill(repo: RepoRecord): FillState | null {
+export function useHistoryFill(repo: RepoSummary): FillState | null {
   const r = entry(repo.id);
   const [state, setState] = useState(r.state);
   const pending = repo.historyFill !== undefined;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/api.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { gitClient, type RemoteOperationError } from '../gitClient.ts';
 import { CloneError } from './CloneError.tsx';
@@ -13,7 +13,7 @@ export function OpenFromLink({
 }: {
   url: string;
   gitRef: string | null;
-  onReady: (repo: RepoRecord) => void;
+  onReady: (repo: RepoSummary) => void;
 }) {
   const [progress, setProgress] = useState<FlowProgress | null>({ phase: 'connecting' });
   const [error, setError] = useState<{ message: string; code: string } | null>(null);

@@ -1,15 +1,15 @@
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/api.ts';
 import { formatBytes, formatDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 
-export function RepoList({ repos, onChanged }: { repos: RepoRecord[]; onChanged: () => void }) {
+export function RepoList({ repos, onChanged }: { repos: RepoSummary[]; onChanged: () => void }) {
   if (repos.length === 0) {
     return (
       <p class="muted">No repositories yet. Clone one above; it stays in this browser for offline use.</p>
     );
   }
-  async function remove(repo: RepoRecord) {
+  async function remove(repo: RepoSummary) {
     if (!confirm(`Delete ${repo.name} (${formatBytes(repo.sizeBytes)}) from this browser?`)) return;
     await gitClient.deleteRepo(repo.id);
     onChanged();

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/api.ts';
 import { gitClient } from '../gitClient.ts';
 import { useHistoryFill } from '../historyFill.ts';
 import { askWhoIsBusy, useRepoActivity } from '../repoActivity.ts';
@@ -8,6 +8,7 @@ import { BlameView } from './BlameView.tsx';
 import { CommitList } from './CommitList.tsx';
 import { CommitView } from './CommitView.tsx';
 import { CompareView } from './CompareView.tsx';
+import { CurrentRepo } from './currentRepo.ts';
 import { FileHistoryView } from './FileHistoryView.tsx';
 import { FileTree } from './FileTree.tsx';
 import { FileView } from './FileView.tsx';
@@ -21,7 +22,7 @@ import { WorkingTree } from './WorkingTree.tsx';
 
 /** `?repo=` holds a stored repo's id or a repository URL (a deep link): a URL is cloned first if needed. */
 export function RepoView({ route }: { route: Route }) {
-  const [repo, setRepo] = useState<RepoRecord | null | undefined>(undefined);
+  const [repo, setRepo] = useState<RepoSummary | null | undefined>(undefined);
   // Bumped after a fetch or pull, so every part of the view reads the repo again.
   const [synced, setSynced] = useState(0);
   const key = route.repo!;
@@ -68,14 +69,16 @@ export function RepoView({ route }: { route: Route }) {
         </p>
       )}
       {/* Keyed by the other tabs' changes: every view below reads the repo again. */}
-      <StoredRepoView
-        key={changes}
-        repo={repo}
-        route={route}
-        gitRef={ref}
-        synced={synced}
-        onSynced={() => setSynced((n) => n + 1)}
-      />
+      <CurrentRepo.Provider value={repo}>
+        <StoredRepoView
+          key={changes}
+          repo={repo}
+          route={route}
+          gitRef={ref}
+          synced={synced}
+          onSynced={() => setSynced((n) => n + 1)}
+        />
+      </CurrentRepo.Provider>
     </>
   );
 }
@@ -92,7 +95,7 @@ function StoredRepoView({
   synced,
   onSynced,
 }: {
-  repo: RepoRecord;
+  repo: RepoSummary;
   route: Route;
   gitRef: string;
   /** Bumped after each fetch or pull: the parts keyed on it read the repo again. */

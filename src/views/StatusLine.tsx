@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Presence, RepoRecord } from '../../workers/api.ts';
+import type { Presence, RepoSummary } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { type FillState, startHistoryFill, stopHistoryFill } from '../historyFill.ts';
@@ -17,7 +17,7 @@ export function StatusLine({
   fill: FillState | null;
 }) {
   const [presence, setPresence] = useState<Presence | null>(null);
-  const [record, setRecord] = useState<RepoRecord | null>(null);
+  const [record, setRecord] = useState<RepoSummary | null>(null);
   useEffect(() => {
     gitClient.presence(repoId, gitRef).then(setPresence, () => setPresence(null));
     gitClient.listRepos().then((all) => setRecord(all.find((r) => r.id === repoId) ?? null));
@@ -52,7 +52,7 @@ function FillStatus({
 }: {
   repoId: string;
   fill: FillState;
-  record: RepoRecord | null;
+  record: RepoSummary | null;
 }) {
   const so = `${fill.commits.toLocaleString()} commit${fill.commits === 1 ? '' : 's'}, ${formatBytes(fill.bytes)}`;
   const resume = () => record && startHistoryFill(record);

@@ -107,6 +107,9 @@ describe('PackIngester holds a pack to its limits', () => {
       inflateRatio: 1024,
       inflateFloor: 1024 * MiB,
       arrivalCacheBytes: 4 * MiB,
+      maxTreeEntries: 100_000,
+      maxTreeDepth: 4096,
+      maxSymlinkTargetBytes: 4095,
     });
   });
 });

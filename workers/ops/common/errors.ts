@@ -88,9 +88,14 @@ export class HostileTreeError extends OperationError {
   ) {
     super(
       'HOSTILE_TREE',
-      `The repository holds a tree git refuses, at ${show(path)}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
+      `The repository holds a tree git refuses, at ${show(shortened(path))}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
     );
   }
+}
+
+/** A path of a hostile tree can be thousands of folders long: its message shows both ends. */
+function shortened(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 80)}…${path.slice(-60)}`;
 }
 
 /**

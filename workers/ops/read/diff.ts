@@ -2,6 +2,7 @@
 // line diff of one file, for which its two blobs are fetched only when it is asked for.
 
 import { structuredPatch } from 'diff';
+import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { OperationError } from '../common/errors.ts';
@@ -105,7 +106,7 @@ export async function diffCommits(
     }
   }
   const files: FileChange[] = [];
-  await diffTrees(repo, fromTree, toCommit.tree, '', files);
+  await diffTrees(repo, fromTree, toCommit.tree, files);
   return { from, to, files };
 }
 
@@ -116,59 +117,80 @@ interface Entry {
 }
 
 /** A checked tree's entries (checkedTrees.ts: HostileTreeError for one git refuses), in git's order. */
-async function readEntries(repo: RepoHandle, oid: string | null, prefix: string): Promise<Entry[]> {
+async function readEntries(
+  repo: RepoHandle,
+  oid: string | null,
+  prefix: string,
+  depth: number,
+): Promise<Entry[]> {
   if (oid === null) return [];
   // A checked tree is in git's order already, where a folder sorts as "name/".
-  return readCheckedTree(repo, oid, prefix);
+  return readCheckedTree(repo, oid, prefix, depth);
 }
 
-/** Walks two trees in step, in git's entry order, the way tree-diff.c does. */
+/** Two trees' entries being walked in step, and where in each the walk is. */
+interface DiffFrame {
+  olds: Entry[];
+  news: Entry[];
+  i: number;
+  j: number;
+  prefix: string;
+  depth: number;
+}
+
+/**
+ * Walks two trees in step, in git's entry order, the way tree-diff.c does; a subtree on either side is
+ * walked before the entries after it, with a stack of its own rather than recursion (a server chooses the
+ * depth), letting other calls in when a slice of time has run out.
+ */
 async function diffTrees(
   repo: RepoHandle,
   oldTree: string | null,
   newTree: string | null,
-  prefix: string,
   out: FileChange[],
 ): Promise<void> {
-  if (oldTree === newTree) return;
-  const [olds, news] = await Promise.all([
-    readEntries(repo, oldTree, prefix),
-    readEntries(repo, newTree, prefix),
-  ]);
-  let i = 0;
-  let j = 0;
-  while (i < olds.length || j < news.length) {
-    const a = olds[i];
-    const b = news[j];
+  const frames: DiffFrame[] = [];
+  const slice = new TimeSlice();
+  const open = async (a: string | null, b: string | null, prefix: string, depth: number) => {
+    if (a === b) return;
+    await slice.pause();
+    const [olds, news] = await Promise.all([
+      readEntries(repo, a, prefix, depth),
+      readEntries(repo, b, prefix, depth),
+    ]);
+    frames.push({ olds, news, i: 0, j: 0, prefix, depth });
+  };
+  await open(oldTree, newTree, '', 0);
+  while (frames.length > 0) {
+    const f = frames[frames.length - 1];
+    const a = f.olds[f.i];
+    const b = f.news[f.j];
+    if (a === undefined && b === undefined) {
+      frames.pop();
+      continue;
+    }
     const order = a === undefined ? 1 : b === undefined ? -1 : compareEntries(a, b);
+    const below = (e: Entry) => `${f.prefix}${e.name}/`;
     if (order < 0) {
-      await removed(repo, a, prefix, out);
-      i++;
+      f.i++;
+      if (a.mode === MODE_TREE) await open(a.oid, null, below(a), f.depth + 1);
+      else out.push({ path: f.prefix + a.name, status: 'deleted', oldOid: a.oid, oldMode: a.mode });
     } else if (order > 0) {
-      await added(repo, b, prefix, out);
-      j++;
+      f.j++;
+      if (b.mode === MODE_TREE) await open(null, b.oid, below(b), f.depth + 1);
+      else out.push({ path: f.prefix + b.name, status: 'added', newOid: b.oid, newMode: b.mode });
     } else {
-      const path = prefix + a.name;
+      f.i++;
+      f.j++;
+      const path = f.prefix + a.name;
       if (a.mode === MODE_TREE && b.mode === MODE_TREE) {
-        await diffTrees(repo, a.oid, b.oid, `${path}/`, out);
+        await open(a.oid, b.oid, `${path}/`, f.depth + 1);
       } else if (a.oid !== b.oid || a.mode !== b.mode) {
         const status = kindOf(a.mode) === kindOf(b.mode) ? 'modified' : 'type-changed';
         out.push({ path, status, oldOid: a.oid, newOid: b.oid, oldMode: a.mode, newMode: b.mode });
       }
-      i++;
-      j++;
     }
   }
-}
-
-async function removed(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, e.oid, null, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'deleted', oldOid: e.oid, oldMode: e.mode });
-}
-
-async function added(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, null, e.oid, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'added', newOid: e.oid, newMode: e.mode });
 }
 
 /** Regular files (644 and 755) are one kind: a mode change between them is a modification. */

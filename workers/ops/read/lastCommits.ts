@@ -37,6 +37,8 @@ export async function lastCommits(
   const repo = await openRepo(repoId);
   const start = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
+  // How many folders below the root the listed folder sits.
+  const depth = clean ? clean.split('/').length : 0;
   const shallow = await shallowCommits(repo);
   const read = (oid: string): Promise<CommitObject> => readCommitObject(repo, oid);
   /** The folder's entries in a commit: name -> mode+oid, or null where the folder is absent. */
@@ -44,7 +46,7 @@ export async function lastCommits(
     const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
     if (at?.mode !== '040000') return null;
     const entries = new Map(
-      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '')).map((e) => [
+      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '', depth)).map((e) => [
         e.path,
         `${e.mode} ${e.oid}`,
       ]),

@@ -18,7 +18,7 @@ import { readPackets } from '../../wire/pktLine.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { clearTimeline, measure, step } from '../common/timeline.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
@@ -237,6 +237,8 @@ async function cloneInto(
     // GitHttpClient sent the token through the proxy only because the person agreed to this one.
     tokenProxy: opts.auth && opts.corsProxy ? opts.auth.proxy : undefined,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
+    needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,

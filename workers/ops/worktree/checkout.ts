@@ -11,7 +11,7 @@ import { forgetPackSet } from '../../store/packSet.ts';
 import { updateRepo } from '../../store/registry.ts';
 import { GITDIR, type PromiseFs, writeAllOrNothing } from '../../store/repoFs.ts';
 import { heldInThisWorker } from '../../store/repoLock.ts';
-import { assertSafeSymlinks, commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { assertSafeSymlinks, commitTree, linkTarget, walkCheckedTree } from '../common/checkedTrees.ts';
 import {
   abortedError,
   HostileTreeError,
@@ -76,7 +76,6 @@ export interface CheckoutResult {
   bytes: number;
 }
 
-const utf8 = new TextDecoder('utf-8');
 const PROGRESS_INTERVAL_MS = 50;
 
 interface Target {
@@ -139,9 +138,10 @@ export async function checkout(
     // A link's target is its blob: only now can it be checked, and still before anything is written.
     const links = new Map<string, string>();
     for (const [path, f] of files) {
-      if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
+      if (f.mode === MODE_SYMLINK)
+        links.set(path, linkTarget(path, await readBlobBytes(repo, f.oid), repo.treeLimits));
     }
-    assertSafeSymlinks(links);
+    await assertSafeSymlinks(links, repo.treeLimits);
     const result = await writeCheckout(repoId, repo, target, files, paths, opts, hooks, fetched);
     measure('checkout', 'total', started);
     return result;
@@ -304,19 +304,12 @@ async function listFiles(
   const all = paths === undefined || paths.length === 0;
   const matched = new Set<string>();
   const files = new Map<string, TreeFile>();
-  const walk = async (treeOid: string, prefix: string): Promise<void> => {
-    for (const entry of await readCheckedTree(repo, treeOid, prefix)) {
-      const path = prefix + entry.name;
-      const inside = all || paths.some((p) => isUnder(path, p));
-      if (!all) for (const p of paths) if (isUnder(path, p)) matched.add(p);
-      if (entry.mode === MODE_TREE) {
-        if (inside || paths?.some((p) => p.startsWith(`${path}/`))) await walk(entry.oid, `${path}/`);
-      } else if (inside) {
-        files.set(path, { oid: entry.oid, mode: entry.mode });
-      }
-    }
-  };
-  await walk(await commitTree(repo, commit), '');
+  await walkCheckedTree(repo, await commitTree(repo, commit), (entry, path) => {
+    const inside = all || paths.some((p) => isUnder(path, p));
+    if (!all) for (const p of paths) if (isUnder(path, p)) matched.add(p);
+    if (entry.mode === MODE_TREE) return inside || paths?.some((p) => p.startsWith(`${path}/`));
+    if (inside) files.set(path, { oid: entry.oid, mode: entry.mode });
+  });
   const unmatched = all || opts.strict === false ? [] : paths.filter((p) => !matched.has(p));
   if (unmatched.length > 0) {
     throw new OperationError(

@@ -4,6 +4,7 @@
 // the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
 
 import git from 'isomorphic-git';
+import { TimeSlice } from '../../pack/timeSlice.ts';
 import { crashPoint } from '../../store/crashPoints.ts';
 import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
@@ -165,29 +166,40 @@ async function blobsForMerge(
     (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
   const out = new Set<string>();
   // Through the tree checks every op uses: a hostile tree stops the merge before anything is fetched.
-  const entries = async (tree: string | null, path: string) => {
+  const entries = async (tree: string | null, path: string, depth: number) => {
     const map = new Map<string, { oid: string; type: string }>();
     if (!tree) return map;
-    for (const e of await readCheckedTree(repo, tree, path)) {
+    for (const e of await readCheckedTree(repo, tree, path, depth)) {
       const type = e.mode === '040000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
       map.set(e.name, { oid: e.oid, type });
     }
     return map;
   };
-  const visit = async (b: string | null, o: string | null, t: string | null, path: string): Promise<void> => {
-    const [eb, eo, et] = await Promise.all([entries(b, path), entries(o, path), entries(t, path)]);
+  // The three trees of a folder at a time, folders left to visit on a stack (a server chooses the depth).
+  type Trees = { b: string | null; o: string | null; t: string | null; path: string; depth: number };
+  const pending: Trees[] = [
+    { b: await treeOf(base), o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 },
+  ];
+  const slice = new TimeSlice();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { b, o, t, path, depth } = next;
+    await slice.pause();
+    const [eb, eo, et] = await Promise.all([
+      entries(b, path, depth),
+      entries(o, path, depth),
+      entries(t, path, depth),
+    ]);
     for (const name of new Set([...eb.keys(), ...eo.keys(), ...et.keys()])) {
       const [xb, xo, xt] = [eb.get(name), eo.get(name), et.get(name)];
       if (xo?.oid === xt?.oid || xo?.oid === xb?.oid || xt?.oid === xb?.oid) continue;
       const sub = (x?: { oid: string; type: string }) => (x?.type === 'tree' ? x.oid : null);
       if (xo?.type === 'tree' || xt?.type === 'tree') {
-        await visit(sub(xb), sub(xo), sub(xt), `${path}${name}/`);
+        pending.push({ b: sub(xb), o: sub(xo), t: sub(xt), path: `${path}${name}/`, depth: depth + 1 });
         continue;
       }
       for (const x of [xb, xo, xt]) if (x?.type === 'blob') out.add(x.oid);
     }
-  };
-  await visit(await treeOf(base), await treeOf(ours), await treeOf(theirs), '');
+  }
   return [...out];
 }
 
