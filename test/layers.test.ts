@@ -6,7 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..');
-const LAYERS = ['wire', 'transport', 'pack', 'store', 'ops'] as const;
+const LAYERS = ['wire', 'transport', 'pack', 'diff', 'commitgraph', 'store', 'ops'] as const;
 
 function sources(dir: string): string[] {
   const out: string[] = [];
