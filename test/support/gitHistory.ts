@@ -15,6 +15,8 @@ export function gitBytes(gitDir: string, args: string[], input = ''): Promise<Bu
       err += c.toString();
     });
     child.on('error', reject);
+    // A command that does not read its input may exit before taking it.
+    child.stdin.on('error', () => {});
     child.on('close', (code) =>
       code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args.join(' ')}: ${code}\n${err}`)),
     );
@@ -135,4 +137,36 @@ export async function readObjects(gitDir: string, oids: Iterable<string>): Promi
     at = eol + 1 + length + 1;
   }
   return objects;
+}
+
+/**
+ * `git diff-tree -r --name-status <args>` of each [commit, parent] pair, as "R087 old new" / "M path"
+ * lines, in one process.
+ */
+export async function nameStatuses(
+  gitDir: string,
+  pairs: [string, string][],
+  args: string[],
+): Promise<string[][]> {
+  // diff-tree --stdin takes ids, not names: a "commit parent" line diffs the commit against that parent.
+  const input = pairs.map(([c, p]) => `${c} ${p}\n`).join('');
+  const out = (
+    await gitBytes(gitDir, ['diff-tree', '--stdin', '-r', '--name-status', '-z', ...args], input)
+  ).toString();
+  const byId = new Map<string, string[]>();
+  const fields = out.split('\0');
+  let current: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    if (/^[0-9a-f]{40}$/.test(f)) {
+      current = [];
+      byId.set(f, current);
+    } else if (/^[RC]\d{3}$/.test(f)) {
+      current.push(`${f} ${fields[i + 1]} ${fields[i + 2]}`);
+      i += 2;
+    } else if (/^[ADMT]$/.test(f)) {
+      current.push(`${f} ${fields[++i]}`);
+    }
+  }
+  return pairs.map(([c]) => byId.get(c) ?? []);
 }
