@@ -9,7 +9,7 @@ import { bloomFilterFor, pathKeys, pathMaybeChanged } from '../workers/commitgra
 import { CommitGraph } from '../workers/commitgraph/commitGraph.ts';
 import { writeSplitLayer } from '../workers/commitgraph/commitGraphChain.ts';
 import { type GraphCommit, writeCommitGraph } from '../workers/commitgraph/commitGraphWriter.ts';
-import { gitBytes } from './support/gitHistory.ts';
+import { fieldsByCommit, gitBytes } from './support/gitHistory.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const fixturesDir = inject('fixturesDir');
@@ -46,11 +46,7 @@ async function graphInput(gitDir: string): Promise<Map<string, GraphCommit & { c
       input.join(''),
     )
   ).toString();
-  let current: string[] = [];
-  for (const field of out.split('\0')) {
-    if (/^[0-9a-f]{40}$/.test(field) && commits.has(field)) current = commits.get(field)!.changed;
-    else if (field) current.push(field);
-  }
+  for (const [oid, paths] of fieldsByCommit(out)) commits.get(oid)!.changed = paths;
   for (const c of commits.values()) c.bloom = bloomFilterFor(c.changed);
   return commits;
 }

@@ -4,10 +4,19 @@ import { spawn } from 'node:child_process';
 
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 
-/** Runs git with `input` on stdin and returns stdout's bytes. */
-export function gitBytes(gitDir: string, args: string[], input = ''): Promise<Buffer> {
+export interface RunGitOptions {
+  cwd?: string;
+  /** Written to git's stdin. */
+  input?: string | Uint8Array;
+  env?: NodeJS.ProcessEnv;
+  /** Exit codes that mean success besides 0 (`git diff --no-index` exits 1 when the files differ). */
+  okCodes?: number[];
+}
+
+/** Runs git and returns stdout's bytes; another exit code than 0 (or `okCodes`) rejects with stderr. */
+export function runGit(args: string[], opts: RunGitOptions = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('git', args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
@@ -18,10 +27,35 @@ export function gitBytes(gitDir: string, args: string[], input = ''): Promise<Bu
     // A command that does not read its input may exit before taking it.
     child.stdin.on('error', () => {});
     child.on('close', (code) =>
-      code === 0 ? resolve(Buffer.concat(out)) : reject(new Error(`git ${args.join(' ')}: ${code}\n${err}`)),
+      code === 0 || opts.okCodes?.includes(code ?? -1)
+        ? resolve(Buffer.concat(out))
+        : reject(new Error(`git ${args.join(' ')}: ${code}\n${err}`)),
     );
-    child.stdin.end(input);
+    child.stdin.end(opts.input ?? '');
   });
+}
+
+/** Runs git on `gitDir` with `input` on stdin and returns stdout's bytes. */
+export function gitBytes(gitDir: string, args: string[], input = ''): Promise<Buffer> {
+  return runGit(['--git-dir', gitDir, ...args], { input });
+}
+
+/**
+ * The NUL-separated fields of `diff-tree --stdin -z` output, grouped under the commit id that starts each
+ * commit's part.
+ */
+export function fieldsByCommit(out: string): Map<string, string[]> {
+  const byCommit = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const field of out.split('\0')) {
+    if (/^[0-9a-f]{40}$/.test(field)) {
+      current = [];
+      byCommit.set(field, current);
+    } else if (field) {
+      current.push(field);
+    }
+  }
+  return byCommit;
 }
 
 export interface HistoryCommit {
@@ -70,18 +104,14 @@ export async function rawChanges(
       stdinPairs(commits),
     )
   ).toString('utf8');
-  const fields = out.split('\0');
   const byCommit = new Map<string, RawChange[]>();
-  let current: RawChange[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    if (/^[0-9a-f]{40}$/.test(f)) {
-      current = [];
-      byCommit.set(f, current);
-    } else if (f.startsWith(':')) {
-      const [oldMode, newMode, oldOid, newOid, status] = f.slice(1).split(' ');
-      current.push({ status, oldMode, newMode, oldOid, newOid, path: fields[++i] });
+  for (const [oid, fields] of fieldsByCommit(out)) {
+    const changes: RawChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const [oldMode, newMode, oldOid, newOid, status] = fields[i].slice(1).split(' ');
+      changes.push({ status, oldMode, newMode, oldOid, newOid, path: fields[i + 1] });
     }
+    byCommit.set(oid, changes);
   }
   for (const c of commits) if (!byCommit.has(c.oid)) byCommit.set(c.oid, []);
   return byCommit;
@@ -154,19 +184,14 @@ export async function nameStatuses(
     await gitBytes(gitDir, ['diff-tree', '--stdin', '-r', '--name-status', '-z', ...args], input)
   ).toString();
   const byId = new Map<string, string[]>();
-  const fields = out.split('\0');
-  let current: string[] = [];
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i];
-    if (/^[0-9a-f]{40}$/.test(f)) {
-      current = [];
-      byId.set(f, current);
-    } else if (/^[RC]\d{3}$/.test(f)) {
-      current.push(`${f} ${fields[i + 1]} ${fields[i + 2]}`);
-      i += 2;
-    } else if (/^[ADMT]$/.test(f)) {
-      current.push(`${f} ${fields[++i]}`);
+  for (const [oid, fields] of fieldsByCommit(out)) {
+    const lines: string[] = [];
+    for (let i = 0; i < fields.length; ) {
+      const renamed = /^[RC]\d{3}$/.test(fields[i]);
+      lines.push(fields.slice(i, i + (renamed ? 3 : 2)).join(' '));
+      i += renamed ? 3 : 2;
     }
+    byId.set(oid, lines);
   }
   return pairs.map(([c]) => byId.get(c) ?? []);
 }

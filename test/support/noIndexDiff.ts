@@ -1,8 +1,8 @@
 // `git diff --no-index` over many file pairs in one process: each pair is written as old/<i> and new/<i>,
 // git compares the two folders, and its output is cut back into one patch per pair.
-import { spawn } from 'node:child_process';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { runGit } from './gitHistory.ts';
 
 /** git deaf to the machine's configuration: the oracle must run with git's defaults. */
 const GIT_ENV = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
@@ -26,21 +26,11 @@ export async function noIndexHunks(
       writeFile(join(dir, 'new', String(i)), b),
     ]),
   );
-  const out = await new Promise<Buffer>((resolve, reject) => {
-    const child = spawn('git', ['diff', '--no-index', ...args, 'old', 'new'], { cwd: dir, env: GIT_ENV });
-    const chunks: Buffer[] = [];
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => chunks.push(c));
-    child.stderr.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    child.on('error', reject);
-    // Exit code 1 means "there were differences".
-    child.on('close', (code) =>
-      code === 0 || code === 1
-        ? resolve(Buffer.concat(chunks))
-        : reject(new Error(`git diff: ${code} ${err}`)),
-    );
+  // Exit code 1 means "there were differences".
+  const out = await runGit(['diff', '--no-index', ...args, 'old', 'new'], {
+    cwd: dir,
+    env: GIT_ENV,
+    okCodes: [1],
   });
   const result: Buffer[] = pairs.map(() => Buffer.alloc(0));
   const text = out.toString('latin1');
