@@ -36,7 +36,7 @@ export function runGit(args: string[], opts: RunGitOptions = {}): Promise<Buffer
 }
 
 /** Runs git on `gitDir` with `input` on stdin and returns stdout's bytes. */
-export function gitBytes(gitDir: string, args: string[], input = ''): Promise<Buffer> {
+export function gitBytes(gitDir: string, args: string[], input: string | Uint8Array = ''): Promise<Buffer> {
   return runGit(['--git-dir', gitDir, ...args], { input });
 }
 

@@ -10,10 +10,15 @@ export interface LineRecords {
   count: number;
 }
 
-export function splitRecords(bytes: Uint8Array): LineRecords {
+/** The number of lines: line feeds, plus one for text after the last. */
+export function countRecords(bytes: Uint8Array): number {
   let count = 0;
   for (let at = bytes.indexOf(LF); at >= 0; at = bytes.indexOf(LF, at + 1)) count++;
-  if (bytes.length > 0 && bytes[bytes.length - 1] !== LF) count++;
+  return bytes.length > 0 && bytes[bytes.length - 1] !== LF ? count + 1 : count;
+}
+
+export function splitRecords(bytes: Uint8Array): LineRecords {
+  const count = countRecords(bytes);
   const starts = new Int32Array(count + 1);
   let k = 1;
   for (let at = bytes.indexOf(LF); at >= 0 && k < count; at = bytes.indexOf(LF, at + 1)) starts[k++] = at + 1;
