@@ -1,12 +1,13 @@
 // What changed between two commits, from their trees alone (a blob:none clone holds every tree), and the
 // line diff of one file, for which its two blobs are fetched only when it is asked for.
 
-import { structuredPatch } from 'diff';
+import { isBinary } from '../../diff/binaryContent.ts';
+import { diffLines } from '../../diff/lineDiff.ts';
+import { unifiedHunks } from '../../diff/unifiedDiff.ts';
 import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { OperationError } from '../common/errors.ts';
 import {
-  isBinary,
   openRepo,
   type RepoHandle,
   readBlobBytes,
@@ -52,6 +53,8 @@ export interface DiffHunk {
   oldLines: number;
   newStart: number;
   newLines: number;
+  /** The function line `git diff` prints after the hunk's `@@` (git's default rule), or "". */
+  funcName: string;
   lines: DiffLine[];
 }
 
@@ -59,16 +62,12 @@ export interface FileDiff {
   /** Either side is binary by git's rule (a NUL in the first 8000 bytes): no hunks then. */
   binary: boolean;
   hunks: DiffHunk[];
-  /** The line diff took too long and the hunk replaces every line; still a correct patch, just not minimal. */
-  approximate?: true;
 }
 
 export type DiffFileHooks = Pick<BlobFetchHooks, 'onProgress' | 'signal' | 'connection'>;
 
 // git diff's default context (diff.context).
 const CONTEXT_LINES = 3;
-// Longer and the hunks become one replacement: a line diff of two large, very different files is O(N·D).
-const LINE_DIFF_TIMEOUT_MS = 3000;
 
 /**
  * The files that differ between `commitA` and `commitB` (branch, tag or commit ids), in git's path order.
@@ -220,59 +219,37 @@ export async function diffFile(
   const newBytes = newOid === null ? empty : await readBlobBytes(repo, newOid);
   if (isBinary(oldBytes) || isBinary(newBytes)) return { binary: true, hunks: [] };
   if (oldOid === newOid) return { binary: false, hunks: [] };
+  return lineDiff(oldBytes, newBytes);
+}
+
+const UTF8 = new TextEncoder();
+
+/**
+ * The hunks `git diff -U3` prints for two texts (workers/diff: git's own alignment, hunk sliding and indent
+ * heuristic), with each line as text; exported for tests.
+ */
+export function lineDiff(oldText: Uint8Array | string, newText: Uint8Array | string): FileDiff {
+  const diff = diffLines(
+    typeof oldText === 'string' ? UTF8.encode(oldText) : oldText,
+    typeof newText === 'string' ? UTF8.encode(newText) : newText,
+  );
   const decoder = new TextDecoder('utf-8');
-  return lineDiff(decoder.decode(oldBytes), decoder.decode(newBytes));
-}
-
-/** Unified-diff hunks of two texts; exported for tests. */
-export function lineDiff(oldText: string, newText: string): FileDiff {
-  const patch = structuredPatch('a', 'b', oldText, newText, undefined, undefined, {
-    context: CONTEXT_LINES,
-    timeout: LINE_DIFF_TIMEOUT_MS,
-  });
-  if (!patch) return { binary: false, hunks: replaceAll(oldText, newText), approximate: true };
-  const hunks = patch.hunks.map((h) => {
-    const lines: DiffLine[] = [];
-    for (const raw of h.lines) {
-      if (raw.startsWith('\\')) {
-        // "\ No newline at end of file" belongs to the line before it.
-        const last = lines[lines.length - 1];
-        if (last) last.noNewlineAtEnd = true;
-        continue;
-      }
-      lines.push({ kind: raw[0] as DiffLine['kind'], text: raw.slice(1) });
-    }
-    // jsdiff numbers an empty side's range from 1; git (and its own formatPatch) from the line before.
-    return {
-      oldStart: h.oldLines === 0 ? h.oldStart - 1 : h.oldStart,
-      oldLines: h.oldLines,
-      newStart: h.newLines === 0 ? h.newStart - 1 : h.newStart,
-      newLines: h.newLines,
-      lines,
-    };
-  });
+  const hunks = unifiedHunks(diff, { context: CONTEXT_LINES }).map(
+    (h): DiffHunk => ({
+      oldStart: h.oldStart,
+      oldLines: h.oldCount,
+      newStart: h.newStart,
+      newLines: h.newCount,
+      funcName: decoder.decode(h.funcName),
+      lines: h.lines.map((l) => {
+        const file = l.kind === '+' ? diff.new : diff.old;
+        let end = file.starts[l.record + 1];
+        const finalNewline = file.bytes[end - 1] === 0x0a;
+        if (finalNewline) end--;
+        const text = decoder.decode(file.bytes.subarray(file.starts[l.record], end));
+        return finalNewline ? { kind: l.kind, text } : { kind: l.kind, text, noNewlineAtEnd: true };
+      }),
+    }),
+  );
   return { binary: false, hunks };
-}
-
-function replaceAll(oldText: string, newText: string): DiffHunk[] {
-  const split = (text: string, kind: '+' | '-'): DiffLine[] => {
-    if (text === '') return [];
-    const parts = text.split('\n');
-    const last = parts.pop();
-    const lines: DiffLine[] = parts.map((t) => ({ kind, text: t }));
-    if (last !== '') lines.push({ kind, text: last as string, noNewlineAtEnd: true });
-    return lines;
-  };
-  const removed = split(oldText, '-');
-  const addedLines = split(newText, '+');
-  if (removed.length + addedLines.length === 0) return [];
-  return [
-    {
-      oldStart: removed.length === 0 ? 0 : 1,
-      oldLines: removed.length,
-      newStart: addedLines.length === 0 ? 0 : 1,
-      newLines: addedLines.length,
-      lines: [...removed, ...addedLines],
-    },
-  ];
 }
