@@ -151,17 +151,28 @@ function record(d: Destination, s: Source, score: number): void {
   d.score = score;
 }
 
-/** The blobs inexact detection reads: every destination and source left after exact matches. */
+/**
+ * The blobs inexact detection reads: every destination and source left after exact matches (for `-M`, a
+ * superset: the same-base-name pass may leave fewer). With `-C --find-copies-harder`, unchanged sources
+ * are left out when git's rename limit would leave them out.
+ */
 export function renameBlobsNeeded(pairs: FilePair[], opts: RenameOptions = {}): string[] {
   const { srcs, dsts } = candidates(pairs, opts);
   if (!srcs.length || !dsts.length) return [];
-  exactRenames(srcs, dsts, opts.detect === 'copies');
-  if ((opts.minimumScore ?? DEFAULT_RENAME_SCORE) >= MAX_SCORE) return [];
+  const copies = opts.detect === 'copies';
+  const found = exactRenames(srcs, dsts, copies);
+  if ((opts.minimumScore || DEFAULT_RENAME_SCORE) >= MAX_SCORE || found === dsts.length) return [];
+  let sources = copies ? srcs : srcs.filter((s) => !s.used);
+  if (copies) {
+    const limit = opts.renameLimit ?? DEFAULT_RENAME_LIMIT;
+    const verdict = tooManyCandidates(dsts.length - found, sources, limit, opts.findCopiesHarder === true);
+    if (verdict === 'skip') return [];
+    if (verdict === 'skip-unmodified') sources = sources.filter((s) => !s.unmodified);
+  }
   const needed = new Set<string>();
-  const open = dsts.filter((d) => !d.source);
-  if (!open.length) return [];
-  for (const d of open) needed.add(d.side.oid);
-  for (const s of srcs) if (opts.detect === 'copies' || !s.used) needed.add(s.side.oid);
+  for (const d of dsts) if (!d.source) needed.add(d.side.oid);
+  for (const s of sources) needed.add(s.side.oid);
+  needed.delete(EMPTY_BLOB);
   return [...needed];
 }
 

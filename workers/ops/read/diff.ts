@@ -3,6 +3,7 @@
 
 import { isBinary } from '../../diff/binaryContent.ts';
 import { diffLines } from '../../diff/lineDiff.ts';
+import type { FilePair } from '../../diff/renames.ts';
 import { unifiedHunks } from '../../diff/unifiedDiff.ts';
 import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
@@ -121,19 +122,34 @@ async function readEntries(repo: RepoHandle, oid: string | null, prefix: string)
   return readCheckedTree(repo, oid, prefix);
 }
 
-/** Walks two trees in step, in git's entry order, the way tree-diff.c does. */
-async function diffTrees(
+type Leaf = { oid: string; mode: string } | null;
+
+/**
+ * Walks two trees in step, in git's entry order, the way tree-diff.c does, and calls `visit` for each file
+ * (blob, symlink or submodule) path on either side. Subtrees with the same id on both sides are skipped,
+ * unless `unchanged` asks for their files too (what --find-copies-harder looks among).
+ */
+async function walkTreePair(
   repo: RepoHandle,
   oldTree: string | null,
   newTree: string | null,
   prefix: string,
-  out: FileChange[],
+  visit: (path: string, a: Leaf, b: Leaf) => void,
+  unchanged: boolean,
 ): Promise<void> {
-  if (oldTree === newTree) return;
+  if (oldTree === newTree && !unchanged) return;
   const [olds, news] = await Promise.all([
     readEntries(repo, oldTree, prefix),
     readEntries(repo, newTree, prefix),
   ]);
+  const side = async (e: Entry, isOld: boolean) => {
+    const path = prefix + e.name;
+    if (e.mode === MODE_TREE) {
+      await walkTreePair(repo, isOld ? e.oid : null, isOld ? null : e.oid, `${path}/`, visit, unchanged);
+    } else {
+      visit(path, isOld ? e : null, isOld ? null : e);
+    }
+  };
   let i = 0;
   let j = 0;
   while (i < olds.length || j < news.length) {
@@ -141,18 +157,17 @@ async function diffTrees(
     const b = news[j];
     const order = a === undefined ? 1 : b === undefined ? -1 : compareEntries(a, b);
     if (order < 0) {
-      await removed(repo, a, prefix, out);
+      await side(a, true);
       i++;
     } else if (order > 0) {
-      await added(repo, b, prefix, out);
+      await side(b, false);
       j++;
     } else {
       const path = prefix + a.name;
       if (a.mode === MODE_TREE && b.mode === MODE_TREE) {
-        await diffTrees(repo, a.oid, b.oid, `${path}/`, out);
-      } else if (a.oid !== b.oid || a.mode !== b.mode) {
-        const status = kindOf(a.mode) === kindOf(b.mode) ? 'modified' : 'type-changed';
-        out.push({ path, status, oldOid: a.oid, newOid: b.oid, oldMode: a.mode, newMode: b.mode });
+        await walkTreePair(repo, a.oid, b.oid, `${path}/`, visit, unchanged);
+      } else if (a.oid !== b.oid || a.mode !== b.mode || unchanged) {
+        visit(path, a, b);
       }
       i++;
       j++;
@@ -160,14 +175,54 @@ async function diffTrees(
   }
 }
 
-async function removed(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, e.oid, null, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'deleted', oldOid: e.oid, oldMode: e.mode });
+async function diffTrees(
+  repo: RepoHandle,
+  oldTree: string | null,
+  newTree: string | null,
+  prefix: string,
+  out: FileChange[],
+): Promise<void> {
+  await walkTreePair(
+    repo,
+    oldTree,
+    newTree,
+    prefix,
+    (path, a, b) => {
+      if (a && b) {
+        const status = kindOf(a.mode) === kindOf(b.mode) ? 'modified' : 'type-changed';
+        out.push({ path, status, oldOid: a.oid, newOid: b.oid, oldMode: a.mode, newMode: b.mode });
+      } else if (a) out.push({ path, status: 'deleted', oldOid: a.oid, oldMode: a.mode });
+      else if (b) out.push({ path, status: 'added', newOid: b.oid, newMode: b.mode });
+    },
+    false,
+  );
 }
 
-async function added(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, null, e.oid, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'added', newOid: e.oid, newMode: e.mode });
+/**
+ * The file pairs of a tree diff, as rename detection takes them (renames.ts): changed files, and with
+ * `unchanged` every other file too. Trees only.
+ */
+export async function treeFilePairs(
+  repo: RepoHandle,
+  oldTree: string | null,
+  newTree: string | null,
+  unchanged: boolean,
+): Promise<FilePair[]> {
+  const pairs: FilePair[] = [];
+  await walkTreePair(
+    repo,
+    oldTree,
+    newTree,
+    '',
+    (path, a, b) => {
+      pairs.push({
+        old: a && { path, mode: a.mode, oid: a.oid },
+        new: b && { path, mode: b.mode, oid: b.oid },
+      });
+    },
+    unchanged,
+  );
+  return pairs;
 }
 
 /** Regular files (644 and 755) are one kind: a mode change between them is a modification. */
