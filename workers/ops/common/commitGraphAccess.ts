@@ -58,3 +58,30 @@ export async function commitGraphFor(repo: RepoHandle): Promise<CommitGraph | nu
 export function forgetCommitGraph(repoId: string): void {
   graphs.delete(repoId);
 }
+
+/** What a history walk needs of a commit: its parents, its tree and its committer's date. */
+export interface CommitHeader {
+  parent: string[];
+  tree: string;
+  committer: { timestamp: number };
+}
+
+/**
+ * Reads commits' headers from the commit-graph where it holds them (no object to inflate and parse), else
+ * from the object itself.
+ */
+export function commitHeaders(
+  graph: CommitGraph | null,
+  readObject: (oid: string) => Promise<CommitHeader>,
+): (oid: string) => Promise<CommitHeader> {
+  if (!graph) return readObject;
+  return async (oid) => {
+    const p = graph.position(oid);
+    if (p < 0) return readObject(oid);
+    return {
+      parent: graph.parents(p).map((q) => graph.oid(q)),
+      tree: graph.tree(p),
+      committer: { timestamp: graph.commitTime(p) },
+    };
+  };
+}

@@ -3,10 +3,11 @@
 // from trees alone, and their blobs are fetched ahead of the walk in generations that double in size, so
 // a file with n versions costs about log2(n) requests.
 
-import type { CommitObject } from 'isomorphic-git';
+import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
 import { blameLineMap } from '../../diff/blameLineMap.ts';
 import { detectRenames, renameBlobsNeeded } from '../../diff/renames.ts';
 import { DateQueue } from '../../model/commitQueue.ts';
+import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import {
   openRepo,
@@ -163,16 +164,24 @@ export async function blame(
   const finalLines = splitLines(final);
   totalLines = finalLines.length;
   const result: BlameLine[] = new Array(finalLines.length);
-  const commitInfo = new Map<string, CommitObject>();
-  const readCommit = async (oid: string): Promise<CommitObject> => {
-    let c = commitInfo.get(oid);
+  const graph = await commitGraphFor(repo);
+  const headers = new Map<string, CommitHeader>();
+  const header = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
+  const readCommit = async (oid: string): Promise<CommitHeader> => {
+    let c = headers.get(oid);
     if (!c) {
-      c = await readCommitObject(repo, oid);
-      commitInfo.set(oid, c);
+      c = await header(oid);
+      headers.set(oid, c);
     }
     return c;
   };
   const shallow = await shallowCommits(repo);
+  /** maybe_changed_path: the commit-graph's Bloom filter says the commit left the path as its first parent had it. */
+  const unchangedByFilter = (commit: string, path: string): boolean => {
+    const position = graph ? graph.position(commit) : -1;
+    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, pathKeys(path));
+  };
 
   // The scoreboard: origins by commit and path, and the commits with suspects, newest first (git's
   // prio_queue by commit date, stable); a commit that gets suspects again is queued again.
@@ -198,15 +207,17 @@ export async function blame(
   };
 
   /** find_origin: the same path in the parent, unless it is absent there or of another kind. */
-  const sameOrigin = async (parent: string, o: Origin): Promise<Origin | null> => {
+  const sameOrigin = async (parent: string, o: Origin, first: boolean): Promise<Origin | null> => {
     const known = origins.get(parent)?.get(o.path);
     if (known) return known;
-    const entry = await entryAtPath(repo, await commitTree(repo, parent), o.path);
+    // As git does for the first parent: a filter that rules a change out means the same blob, unread.
+    if (first && unchangedByFilter(o.commit, o.path)) return origin(parent, o.path, o.entry);
+    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path);
     return entry && kindOf(entry.mode) === kindOf(o.entry.mode) ? origin(parent, o.path, entry) : null;
   };
   /** find_rename: the file of the parent the path was renamed from (git diff -M, for this path only). */
   const renamedOrigin = async (parent: string, o: Origin, tree: string): Promise<Origin | null> => {
-    const pairs = await treeFilePairs(repo, await commitTree(repo, parent), tree, false);
+    const pairs = await treeFilePairs(repo, (await readCommit(parent)).tree, tree, false);
     const opts = { singleFollow: o.path } as const;
     const needed = renameBlobsNeeded(pairs, opts);
     const missing = needed.filter((oid) => !contents.has(oid));
@@ -228,7 +239,9 @@ export async function blame(
       for (let i = 0; i < parents.length; i++) {
         if (scapegoats[i]) continue;
         const p =
-          pass === 0 ? await sameOrigin(parents[i], o) : await renamedOrigin(parents[i], o, commit.tree);
+          pass === 0
+            ? await sameOrigin(parents[i], o, i === 0)
+            : await renamedOrigin(parents[i], o, commit.tree);
         if (!p) continue;
         if (p.entry.oid === o.entry.oid) {
           // The same content: every line passes to this parent (pass_whole_blame).
@@ -282,7 +295,7 @@ export async function blame(
   const commits: Record<string, CommitSummary> = {};
   for (const line of result) {
     if (commits[line.commit]) continue;
-    const c = await readCommit(line.commit);
+    const c = await readCommitObject(repo, line.commit);
     commits[line.commit] = {
       oid: line.commit,
       parents: c.parent,

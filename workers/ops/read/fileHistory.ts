@@ -1,22 +1,24 @@
 // The commits that changed one path, following renames as `git log --follow` does: from trees, but for
 // the blobs a rename with edits must be scored by, fetched in one request where the path was added.
 
-import type { CommitObject } from 'isomorphic-git';
+import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
+import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
 import { detectRenames, type RenamedPair, renameBlobsNeeded } from '../../diff/renames.ts';
-import type { CommitQueue } from '../../model/commitQueue.ts';
+import { CommitQueue } from '../../model/commitQueue.ts';
+import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import {
-  commitQueue,
   openRepo,
   type RepoHandle,
   readBlobBytes,
+  readCommitObject,
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
 import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
-import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
 export interface FileHistoryEntry {
   commit: CommitSummary;
@@ -60,16 +62,29 @@ function sameEntry(a: TreeEntryRef | null, b: TreeEntryRef | null): boolean {
  * copies from every file of the parent, by similarity), whose blobs are fetched in one request.
  */
 class FileHistoryWalk {
-  private readonly queue: CommitQueue<CommitObject>;
+  private readonly queue: CommitQueue<CommitHeader>;
+  private readonly header: (oid: string) => Promise<CommitHeader>;
+  /** The followed path's Bloom keys (the path and its folders). */
+  private keys: Uint32Array[];
   emitted = 0;
 
   constructor(
     private readonly repoId: string,
     private readonly repo: RepoHandle,
     private readonly shallow: Set<string>,
+    private readonly graph: CommitGraph | null,
     public path: string,
   ) {
-    this.queue = commitQueue(repo);
+    this.header = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
+    this.queue = new CommitQueue(this.header);
+    this.keys = pathKeys(path);
+  }
+
+  /** The commit-graph's Bloom filter says the commit's diff against its first parent leaves the path alone. */
+  private unchangedByFilter(oid: string): boolean {
+    const position = this.graph ? this.graph.position(oid) : -1;
+    const filter = position >= 0 ? this.graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, this.keys);
   }
 
   get done(): boolean {
@@ -89,16 +104,19 @@ class FileHistoryWalk {
       const parents = this.shallow.has(oid) ? [] : commit.parent;
       for (const p of parents) await this.push(p);
       if (parents.length > 1) continue;
-      const parentTree = parents.length ? await commitTree(this.repo, parents[0]) : null;
+      // Most commits leave the path alone: the Bloom filter says so without reading a tree.
+      if (parents.length === 1 && this.unchangedByFilter(oid)) continue;
+      const parentTree = parents.length ? (await this.header(parents[0])).tree : null;
       const mine = await entryAtPath(this.repo, commit.tree, this.path);
       const theirs = parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path);
       if (sameEntry(mine, theirs)) continue;
+      const full = await readCommitObject(this.repo, oid);
       const summary: CommitSummary = {
         oid,
-        parents: commit.parent,
-        message: commit.message,
-        author: commit.author,
-        committer: commit.committer,
+        parents: full.parent,
+        message: full.message,
+        author: full.author,
+        committer: full.committer,
       };
       const path = this.path;
       if (mine === null) {
@@ -115,6 +133,7 @@ class FileHistoryWalk {
             status,
           });
           this.path = source.old!.path;
+          this.keys = pathKeys(this.path);
         } else {
           out.push({ commit: summary, path, status: 'added' });
         }
@@ -180,7 +199,7 @@ export async function fileHistory(
   const kept = walks.get(repoId);
   let walk = kept?.key === key ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
-    walk = new FileHistoryWalk(repoId, repo, await shallowCommits(repo), clean);
+    walk = new FileHistoryWalk(repoId, repo, await shallowCommits(repo), await commitGraphFor(repo), clean);
     await walk.push(start);
     walks.set(repoId, { key, walk });
   }
