@@ -70,6 +70,60 @@ describe('blame.git against git', () => {
     }
   });
 
+  it("each folder's last commits equal git log -1 -- <entry> for every entry", {
+    timeout: 300_000,
+  }, async () => {
+    const folders = ['', ...new Set(files.map((f) => f.split('/').slice(0, -1).join('/')).filter(Boolean))];
+    for (const folder of folders) {
+      const result = await api.lastCommits(repoId, 'main', folder);
+      expect(result.unresolved).toEqual([]);
+      const names = (await gitBytes(bare, ['ls-tree', '--name-only', '-z', `main:${folder}`]))
+        .toString()
+        .split('\0')
+        .filter(Boolean);
+      for (const name of names) {
+        const path = folder ? `${folder}/${name}` : name;
+        const expected = (await gitBytes(bare, ['log', '-1', '--format=%H', 'main', '--', path]))
+          .toString()
+          .trim();
+        expect({ path, commit: result.entries[name]?.oid }).toEqual({ path, commit: expected });
+      }
+    }
+  });
+
+  it('compare equals git log a..b, git merge-base and git diff a...b across every merge', {
+    timeout: 300_000,
+  }, async () => {
+    const merges = (await gitBytes(bare, ['log', '--merges', '--format=%P', 'main']))
+      .toString()
+      .trim()
+      .split('\n');
+    const pairs = merges.flatMap((m) => {
+      const [first, ...others] = m.split(' ');
+      return others.flatMap((o) => [
+        [first, o],
+        [o, first],
+      ]);
+    });
+    const older = (await gitBytes(bare, ['rev-parse', 'main~40'])).toString().trim();
+    pairs.push([older, 'main'], ['wip', 'main'], ['main', 'wip']);
+    const lines = async (args: string[]) =>
+      (await gitBytes(bare, args)).toString().split('\n').filter(Boolean);
+    for (const [a, b] of pairs) {
+      const result = await api.compare(repoId, a, b);
+      const status = { added: 'A', deleted: 'D', modified: 'M', 'type-changed': 'T' } as const;
+      expect({ a, b, base: result.mergeBase }).toEqual({
+        a,
+        b,
+        base: (await gitBytes(bare, ['merge-base', a, b])).toString().trim(),
+      });
+      expect(result.commits.map((c) => c.oid)).toEqual(await lines(['log', '--format=%H', `${a}..${b}`]));
+      expect(result.diff.files.map((f) => `${status[f.status]}\t${f.path}`)).toEqual(
+        await lines(['-c', 'core.quotePath=false', 'diff', '--no-renames', '--name-status', `${a}...${b}`]),
+      );
+    }
+  });
+
   it("each commit's diffFile hunks equal git diff -U3's", { timeout: 300_000 }, async () => {
     const commits = await allCommits(bare);
     const [raw, expected] = await Promise.all([rawChanges(bare, commits), patches(bare, commits)]);
