@@ -55,10 +55,6 @@ export async function commitGraphFor(repo: RepoHandle): Promise<CommitGraph | nu
   return graph;
 }
 
-export function forgetCommitGraph(repoId: string): void {
-  graphs.delete(repoId);
-}
-
 /** What a history walk needs of a commit: its parents, its tree and its committer's date. */
 export interface CommitHeader {
   parent: string[];
