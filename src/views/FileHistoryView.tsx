@@ -58,9 +58,9 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
             <span class="muted">
               {e.commit.author.name} · {formatCommitDate(e.commit.author.timestamp)} ·{' '}
               <code>{e.commit.oid.slice(0, 10)}</code>
-              {e.status === 'renamed' && (
-                <span class="badge" title={`Renamed from ${e.renamedFrom}`}>
-                  renamed from {e.renamedFrom}
+              {(e.status === 'renamed' || e.status === 'copied') && (
+                <span class="badge" title={`${e.similarity} % similar to ${e.renamedFrom}`}>
+                  {e.status} from {e.renamedFrom} ({e.similarity} %)
                 </span>
               )}
               {e.status === 'added' && <span class="badge">added</span>}

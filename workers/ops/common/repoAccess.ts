@@ -157,11 +157,6 @@ export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint
   return new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
 }
 
-/** git's test for binary content (xdiff-interface.c buffer_is_binary): a NUL in the first 8000 bytes. */
-export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
-}
-
 /** The commits `.git/shallow` names: their parents are not stored, and history walks end there. */
 export async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
   try {

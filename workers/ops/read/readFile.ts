@@ -1,10 +1,11 @@
 // Reads one file of a commit. The path is resolved through the trees, which a blob:none clone holds; only
 // the file's own blob may have to come from the server, and only that one is fetched.
 
+import { isBinary } from '../../diff/binaryContent.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { commitTree, lookupParts, readCheckedTree } from '../common/checkedTrees.ts';
 import { MissingObjectError, OperationError } from '../common/errors.ts';
-import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
+import { openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
 import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
 export interface FileContent {

@@ -6,6 +6,7 @@
 // "The minimal fetch", for the measurements that chose MINIMAL_STRATEGY.
 
 import git from 'isomorphic-git';
+import { isBinary } from '../../diff/binaryContent.ts';
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
@@ -37,7 +38,6 @@ import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { readPackets } from '../../wire/pktLine.ts';
 import { lookupParts, readCheckedTree, type TreeReader } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
-import { isBinary } from '../common/repoAccess.ts';
 import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
 import type { FileContent } from './readFile.ts';

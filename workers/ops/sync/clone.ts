@@ -18,6 +18,7 @@ import { readPackets } from '../../wire/pktLine.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { clearTimeline, measure, step } from '../common/timeline.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
@@ -252,6 +253,7 @@ async function cloneInto(
   });
   measure('clone', 'record', recordStart);
   if (opts.auth) rememberForSession(repoId, opts.auth);
+  if (shallow.length === 0) await step('clone', 'commit-graph', () => commitGraphAfterStore(repoId));
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },

@@ -26,6 +26,7 @@ import { readPackets } from '../../wire/pktLine.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { forgetRepo, openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
@@ -311,6 +312,9 @@ export async function fetchRepo(
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
     }));
+    // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.
+    if (storedShallow.length === 0 && (pack?.counts.commit || shallowChanged))
+      await commitGraphAfterStore(repoId);
   };
   if (storing.lockToStore) {
     await withRepoLock(
