@@ -34,6 +34,7 @@ import { forgetRepo } from './ops/repoAccess.ts';
 import { readTree, type TreeListing } from './ops/tree.ts';
 import { listPaths } from './ops/treePaths.ts';
 import {
+  abortMerge,
   deleteWorktreeFile,
   readWorktreeFile,
   renameWorktreeFile,
@@ -390,6 +391,11 @@ export const api = {
 
   commit(repoId: string, options: CommitOptions): Promise<CommitResult> {
     return withRepoLock(repoId, 'commit', () => commit(repoId, options));
+  },
+
+  /** `git merge --abort` for a merge a conflicting pull left in progress. */
+  abortMerge(repoId: string): Promise<void> {
+    return withRepoLock(repoId, 'aborting the merge', () => abortMerge(repoId));
   },
 
   createBranch(repoId: string, name: string, start?: string): Promise<string> {
