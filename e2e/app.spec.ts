@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { spaNavigate } from './navigate.ts';
+import { openTab, switchRef } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -62,9 +63,9 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
     timeout: 60_000,
   });
-  await page.getByTestId('open-working-tree').click();
+  await page.getByTestId('tab-code').click();
   // A file's content is git show's.
-  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  await page.getByTestId('file-tree').getByRole('treeitem', { name: 'File README.md' }).click();
   // Markdown shows rendered first; its source is one toggle away.
   await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect(page.getByTestId('file-content')).toBeVisible();
@@ -77,7 +78,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
       .filter((l) => l.split(' ')[1] === 'blob')
       .map((l) => l.split(/\s+/)[2]),
   ).size;
-  await expect(page.getByTestId('status-line')).toContainText(
+  await expect(page.getByTestId('status-bar')).toContainText(
     `${blobs} of ${blobs} file contents of main stored`,
   );
 
@@ -93,7 +94,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   expect(after).not.toBe(before);
   await spaNavigate(page, { path: changed! });
   await expect.poll(() => sourceShown(page)).toBe(before);
-  await page.getByTestId('branch-select').selectOption(branch);
+  await switchRef(page, branch);
   await expect(page).toHaveURL(/ref=feature%2Fx/);
   await expect.poll(() => sourceShown(page)).toBe(after);
 
@@ -104,8 +105,8 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   const url = new URL(page.url());
   url.searchParams.set('commit', commit);
   await page.goto(url.toString());
-  await page.getByRole('button', { name: /notes\/evolving\.txt/ }).click();
-  const diff = page.getByTestId('diff');
+  // Every file's diff is shown inline, with its line numbers.
+  const diff = page.locator('.file-diff[data-path="notes/evolving.txt"]').getByTestId('diff');
   await expect(diff).toBeVisible();
   for (const line of added)
     await expect(diff.locator('.add', { hasText: line.slice(1) }).first()).toBeVisible();
@@ -167,9 +168,9 @@ test('screenshots of home, progress, repo and diff views, light and dark', async
     await page.screenshot({ path: join(shots, `progress-${colorScheme}.png`) });
     await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
     await page.screenshot({ path: join(shots, `repo-${colorScheme}.png`) });
-    await page.getByTestId('commit-list').locator('li button').first().click();
-    await page.locator('.changed-file button').first().click();
-    await expect(page.getByTestId('diff')).toBeVisible();
+    await openTab(page, 'history');
+    await page.getByTestId('commit-list').locator('li a').first().click();
+    await expect(page.getByTestId('diff').first()).toBeVisible();
     await page.screenshot({ path: join(shots, `diff-${colorScheme}.png`) });
     await context.close();
   }

@@ -147,9 +147,11 @@ export function createEditor(
       EditorView.updateListener.of((update) => {
         if (update.docChanged) onChange();
       }),
+      // tabindex: the text is focusable (contenteditable) but says so, for checkers of scrolling regions.
       EditorView.contentAttributes.of({
         'aria-label': `Contents of ${path}`,
         'data-testid': 'editor-content',
+        tabindex: '0',
       }),
     ],
   });

@@ -22,14 +22,23 @@ export function refLabel(current: string, refs: RefList | null): { kind: string;
  * The header's ref: a button naming the branch, tag or commit shown, which opens the ref picker (its
  * code loaded on first use). The picker stays mounted while a switch it started runs, to show its progress.
  */
-export function RefButton({ repo, current }: { repo: RepoRecord; current: string }) {
+export function RefButton({
+  repo,
+  current,
+  grown,
+}: {
+  repo: RepoRecord;
+  current: string;
+  /** Changes when a fetch or the history fill brought refs: they are read again (the picker stays open). */
+  grown: string;
+}) {
   const [refs, setRefs] = useState<RefList | null>(null);
   const [open, setOpen] = useState(false);
   const [used, setUsed] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     gitClient.listRefs(repo.id).then(setRefs, () => setRefs(null));
-  }, [repo.id]);
+  }, [repo.id, grown]);
   const { kind, name } = refLabel(current, refs);
   return (
     <div class="ref-switcher">

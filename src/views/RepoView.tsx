@@ -194,7 +194,7 @@ function StoredRepoView({
         <div class="repo-title">
           <h1>{repo.name}</h1>
           {/* Read again as the history fill brings the other branches and tags. */}
-          <RefButton key={`${synced}-${grown}`} repo={repo} current={ref} />
+          <RefButton repo={repo} current={ref} grown={`${synced}-${grown}`} />
           <SyncButtons repoId={repo.id} onUpdated={onSynced} />
         </div>
         <p class="muted repo-url">
@@ -239,7 +239,7 @@ function StoredRepoView({
           </button>
           <button
             type="button"
-            class="secondary small"
+            class="secondary small shortcuts-button"
             onClick={() => {
               opener.current = document.activeElement as HTMLElement | null;
               setDialog('keys');
@@ -251,7 +251,8 @@ function StoredRepoView({
         </span>
       </nav>
       {/* The views that walk history read it again each time the fill stored more of it. */}
-      <div class="repo-content" key={`${version}-${synced}`}>
+      {/* The working tree keeps its own state (a notice, a result) through the commits it makes itself. */}
+      <div class="repo-content" key={route.view === 'changes' ? 'changes' : `${version}-${synced}`}>
         {route.compare ? (
           <CompareView key={grown} repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (

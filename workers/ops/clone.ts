@@ -71,7 +71,9 @@ export async function clone(
     // which of the two it was, and never about a proxy they did not choose.
     const diagnose = async (proxyErr?: unknown) => {
       if (signal?.aborted) return abortedError();
-      const why = await diagnoseUnreachable(client.url, err.message, { signal });
+      // The browser's own words, the last parenthesis of the transport's message ("Failed to fetch").
+      const said = /\(([^()]*)\)$/.exec(err.message)?.[1] ?? err.message;
+      const why = await diagnoseUnreachable(client.url, said, { signal });
       return signal?.aborted ? abortedError() : Object.assign(why, { cause: proxyErr ?? err });
     };
     if (!canFallBack) throw await diagnose();

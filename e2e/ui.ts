@@ -1,0 +1,32 @@
+import { expect, type Locator, type Page } from '@playwright/test';
+
+/**
+ * How the tests drive the app's controls that are more than a click: the ref picker, the repository's
+ * tabs, and the stored id of the repository shown (the address names its remote URL, not the id).
+ */
+
+/** The id of the stored repository the page shows (its IndexedDB database is named after it). */
+export async function repoIdOf(page: Page): Promise<string> {
+  const id = await page.locator('.repo-view[data-repo-id]').getAttribute('data-repo-id');
+  if (!id) throw new Error('No repository is shown');
+  return id;
+}
+
+/** Switches branch or tag through the ref picker: opens it, finds `ref` by typing, picks it. */
+export async function switchRef(page: Page, ref: string): Promise<void> {
+  await page.getByTestId('branch-select').click();
+  await page.getByTestId('ref-search').fill(ref);
+  await page.getByTestId('ref-picker').locator(`[role="option"][data-ref="${ref}"]`).click();
+}
+
+/** The name the header shows for the ref (a branch, a tag, or a short commit id). */
+export function refShown(page: Page): Locator {
+  return page.getByTestId('ref-name');
+}
+
+/** Opens one of the repository's tabs: the files, its history, a comparison, the working tree. */
+export async function openTab(page: Page, tab: 'code' | 'history' | 'compare' | 'changes'): Promise<void> {
+  await page.getByTestId(tab === 'changes' ? 'open-working-tree' : `tab-${tab}`).click();
+  if (tab === 'history') await expect(page.getByTestId('commit-list')).toBeVisible();
+  if (tab === 'changes') await expect(page.getByTestId('working-tree')).toBeVisible();
+}
