@@ -24,14 +24,14 @@ import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { startGitServer } from '../server/gitServer.ts';
 import { api } from '../workers/api.ts';
+import { forgetRepo } from '../workers/ops/common/repoAccess.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import {
   BLOB_BATCH_POLICY,
   type BlobBatchPolicy,
   type BlobFetchHooks,
   ensureBlobs,
-} from '../workers/ops/lazyBlobs.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
-import { forgetRepo } from '../workers/ops/repoAccess.ts';
+} from '../workers/ops/sync/lazyBlobs.ts';
 import { removePackFiles } from '../workers/store/gitDir.ts';
 import { forgetPackSet, packSetFor } from '../workers/store/packSet.ts';
 import { openRepoFs } from '../workers/store/repoFs.ts';

@@ -15,7 +15,7 @@ import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { startGitServer } from '../server/gitServer.ts';
 import { api } from '../workers/api.ts';
-import { type MinimalStrategy, minimalRepoId, readFileMinimal } from '../workers/ops/readFileMinimal.ts';
+import { type MinimalStrategy, minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
 
 (globalThis as { navigator?: unknown }).navigator ??= {};
 

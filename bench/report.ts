@@ -35,7 +35,7 @@ export interface RunSample {
 
 /**
  * `--profile`: the fixed costs of a clone in a fresh profile, in ms. Startup is the page's clock (from
- * navigation); the clone's steps are the worker's User Timing measures (workers/ops/timeline.ts).
+ * navigation); the clone's steps are the worker's User Timing measures (workers/ops/common/timeline.ts).
  */
 export interface ProfileSample {
   /** Navigation to the page's module running (HTML, the bench script's download, parse and evaluation). */
@@ -50,7 +50,7 @@ export interface ProfileSample {
   steps: { name: string; ms: number }[];
   /** The same steps for the first view's depth-1 clone. */
   firstViewSteps?: { name: string; ms: number }[];
-  /** The checkout of the clone's result, step by step (workers/ops/checkout.ts). */
+  /** The checkout of the clone's result, step by step (workers/ops/worktree/checkout.ts). */
   checkoutSteps?: { name: string; ms: number }[];
 }
 

@@ -39,7 +39,7 @@ test('the main bundle holds no git code, by its source maps: of workers/ only rp
   ).toEqual([]);
   const workerSources = readFileSync(join(assets, `${worker[0]}.map`), 'utf8');
   for (const file of [
-    'workers/ops/clone.ts',
+    'workers/ops/sync/clone.ts',
     'workers/pack/packIngester.ts',
     'node_modules/isomorphic-git/',
   ]) {

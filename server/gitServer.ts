@@ -54,6 +54,11 @@ export interface GitServerOptions {
    * old name gets a 301 to the same path under the new one, as a host answers for a renamed repository.
    */
   moved?: Record<string, string>;
+  /**
+   * false: no CORS headers at all, and preflights answered 405, as GitHub's and GitLab's smart-HTTP
+   * endpoints do; a page reaches such a server only through the CORS proxy. Default true.
+   */
+  cors?: boolean;
 }
 
 export interface GitServer {
@@ -112,7 +117,8 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse, countSent: (n: number) => void) {
-    setGitCorsHeaders(req, res);
+    const cors = opts.cors ?? true;
+    if (cors) setGitCorsHeaders(req, res);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === STATS_PATH || url.pathname === STATS_RESET_PATH) {
       handleStats(req, res, url.pathname);
@@ -122,6 +128,11 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
     const path = decodePath(url.pathname);
     const named = path === undefined ? undefined : repoOf(path);
     const repo = named !== undefined && (await isBareRepo(join(root, named))) ? named : undefined;
+    if (req.method === 'OPTIONS' && !cors) {
+      req.resume();
+      res.writeHead(405, { Allow: 'GET, POST' }).end();
+      return;
+    }
     if (req.method === 'OPTIONS') {
       // Preflights pass even for missing repositories: a failed preflight reaches the page as a bare
       // network error, and the client should see the 404 of the real request instead.

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { startCorsProxy } from './corsProxy.ts';
+import { startCorsProxy } from './proxy/nodeProxy.ts';
 
 /**
  *   npx tsx server/proxyCli.ts [--port N] [--host H] [--origin https://your.app]... [--port-allow N]...
- *                              [--allow-private] [--http] [--log]
+ *                              [--allow-private] [--http] [--log] [--trust-proxy] [--no-rate-limit]
  */
 const { values } = parseArgs({
   options: {
@@ -14,6 +14,8 @@ const { values } = parseArgs({
     log: { type: 'boolean', default: false },
     origin: { type: 'string', multiple: true },
     'port-allow': { type: 'string', multiple: true },
+    'trust-proxy': { type: 'boolean', default: false },
+    'no-rate-limit': { type: 'boolean', default: false },
   },
 });
 
@@ -34,6 +36,8 @@ const proxy = await startCorsProxy({
   log: values.log,
   allowedOrigins: values.origin,
   allowedPorts,
+  trustProxy: values['trust-proxy'],
+  rateLimit: values['no-rate-limit'] ? false : undefined,
 });
 console.log(`CORS proxy for git smart-HTTP: ${proxy.url}/<host>/<repo path>`);
 console.log(`Upstream ports: 443, 80${allowedPorts.map((p) => `, ${p}`).join('')}.`);

@@ -6,11 +6,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import sirv from 'sirv';
-import { startCorsProxy } from './corsProxy.ts';
 import { contentSecurityPolicy, LOCAL_HTTP } from './csp.ts';
 import { fixtureServerOptions } from './fixtures/fixtureServerOptions.ts';
 import { ensureFixtures } from './fixtures/index.ts';
 import { startGitServer } from './gitServer.ts';
+import { startCorsProxy } from './proxy/nodeProxy.ts';
 
 /**
  * `npm start`: the built app and a git server with the generated demo repos, on two localhost origins

@@ -80,6 +80,7 @@ export const NEXT_STEP: Record<string, string> = {
   INSECURE_TRANSPORT: 'Use the https:// address of the repository and of the CORS proxy.',
   REDIRECT_REFUSED: 'Clone the address the repository moved to.',
   PROXY_REFUSED: "Check the CORS proxy's settings, or clone without it.",
+  PROXY_CONSENT_REQUIRED: 'Agree to send the token through the CORS proxy, or clone without the proxy.',
   EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
   REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
   STORAGE_FULL: 'Delete repositories you no longer need.',

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startCorsProxy } from '../server/corsProxy.ts';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { RETRY_ATTEMPTS } from '../workers/transport/retryPolicy.ts';
 import { RemoteError } from '../workers/wire/errors.ts';
@@ -250,7 +250,7 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
   });
 });
 
-describe('the fallback CORS proxy (server/corsProxy.ts, as `npm start` serves it)', () => {
+describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` serves it)', () => {
   const PROXY_AGENT = 'git/blobless-cors-proxy';
 
   /** A git host that cuts every direct request, as a browser sees a host without CORS headers. */

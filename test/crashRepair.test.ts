@@ -4,8 +4,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { maybeRepack } from '../workers/ops/packMaintenance.ts';
-import { readFile } from '../workers/ops/readFile.ts';
+import { maybeRepack } from '../workers/ops/maintenance/packMaintenance.ts';
+import { readFile } from '../workers/ops/read/readFile.ts';
 import { setCrashHook } from '../workers/store/crashPoints.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';

@@ -1,4 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { forgetCredentials } from '../workers/store/credentials.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
@@ -80,7 +81,39 @@ describe('credentials of a private repo', () => {
       () => new GitHttpClient('https://git.example.com/r.git', { corsProxy: 'http://proxy.example.com' }),
     ).not.toThrow();
     expect(
-      () => new GitHttpClient('http://127.0.0.1:9/r.git', { auth: token, corsProxy: 'http://localhost:8' }),
+      () =>
+        new GitHttpClient('http://127.0.0.1:9/r.git', {
+          auth: { ...token, proxy: 'http://localhost:8' },
+          corsProxy: 'http://localhost:8',
+        }),
     ).not.toThrow();
+  });
+});
+
+describe('a token for a repository reached through a CORS proxy', () => {
+  it('is refused until the person agrees to that proxy, and the record then names it', async () => {
+    const proxy = await startCorsProxy({ localHosts: [new URL(url).host], rateLimit: false });
+    try {
+      const { repoId } = await api.clone({ url, corsProxy: proxy.url, auth: { ...auth, proxy: proxy.url } });
+      const record = async () => (await api.listRepos()).find((r) => r.id === repoId)!;
+      expect((await record()).tokenProxy).toBe(proxy.url);
+      forgetCredentials(repoId);
+      const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
+      // Asked for with the proxy named, so the dialog can show it.
+      const asked = await failure(api.readFile(repoId, older, 'src/greet.js'));
+      expect(asked).toMatchObject({ code: 'AUTH_REQUIRED', rejected: false, proxy: proxy.url });
+      // A token without the agreement, or agreeing to another proxy, is refused and not kept.
+      for (const given of [auth, { ...auth, proxy: 'https://other.example' }]) {
+        expect((await failure(api.setCredentials(repoId, given))).code).toBe('PROXY_CONSENT_REQUIRED');
+        expect((await failure(api.readFile(repoId, older, 'src/greet.js'))).code).toBe('AUTH_REQUIRED');
+      }
+      await api.setCredentials(repoId, { ...auth, proxy: proxy.url });
+      const file = await api.readFile(repoId, older, 'src/greet.js');
+      expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
+      expect((await record()).tokenProxy).toBe(proxy.url);
+      await api.deleteRepo(repoId);
+    } finally {
+      await proxy.close();
+    }
   });
 });

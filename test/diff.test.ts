@@ -5,8 +5,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
 import { api } from '../workers/api.ts';
-import { type CommitDiff, diffCommits, diffFile, type FileChange, lineDiff } from '../workers/ops/diff.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import {
+  type CommitDiff,
+  diffCommits,
+  diffFile,
+  type FileChange,
+  lineDiff,
+} from '../workers/ops/read/diff.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';

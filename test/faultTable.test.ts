@@ -8,7 +8,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { configureRetryPolicy } from '../workers/transport/retryPolicy.ts';
 import { checkedExport, exportRepo } from './support/cloneOracle.ts';
 import { git as gitCli } from './support/git.ts';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { api } from '../workers/api.ts';
-import { fillHistory } from '../workers/ops/historyFill.ts';
+import { fillHistory } from '../workers/ops/sync/historyFill.ts';
 import { getRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportRepo, lsRemoteLines, storedObjects } from './support/cloneOracle.ts';

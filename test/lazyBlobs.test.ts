@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { MissingObjectError } from '../workers/ops/errors.ts';
+import { MissingObjectError } from '../workers/ops/common/errors.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import {
   type BlobFetchProgress,
   blobBytesEstimate,
   ensureBlobs,
   planBlobBatches,
-} from '../workers/ops/lazyBlobs.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+} from '../workers/ops/sync/lazyBlobs.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';

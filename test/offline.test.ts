@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { MissingObjectError } from '../workers/ops/errors.ts';
-import { readFile } from '../workers/ops/readFile.ts';
+import { MissingObjectError } from '../workers/ops/common/errors.ts';
+import { readFile } from '../workers/ops/read/readFile.ts';
 import { git as gitCli } from './support/git.ts';
 import { whileOffline } from './support/offline.ts';
 import { failure, packFiles } from './support/repoChecks.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { packObjectCacheLimit, usePackObjectCache } from '../workers/ops/packObjectCache.ts';
+import { packObjectCacheLimit, usePackObjectCache } from '../workers/ops/common/packObjectCache.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { git as gitCli } from './support/git.ts';
 

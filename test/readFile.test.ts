@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { MissingObjectError } from '../workers/ops/errors.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
-import { readFile } from '../workers/ops/readFile.ts';
+import { MissingObjectError } from '../workers/ops/common/errors.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import { readFile } from '../workers/ops/read/readFile.ts';
 import { packSetFor } from '../workers/store/packSet.ts';
 import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { minimalRepoId, readFileMinimal } from '../workers/ops/readFileMinimal.ts';
+import { minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
 import { getRepo } from '../workers/store/registry.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';

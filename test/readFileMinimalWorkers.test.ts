@@ -8,12 +8,12 @@ const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'small-sized.git');
 const url = `${serverUrl}/small-sized.git`;
 
-type Module = typeof import('../workers/ops/readFileMinimal.ts');
+type Module = typeof import('../workers/ops/read/readFileMinimal.ts');
 
 /** A fresh copy of every module of ours: what a second widget's worker would run, on the same storage. */
 async function worker(): Promise<Module> {
   vi.resetModules();
-  return import('../workers/ops/readFileMinimal.ts');
+  return import('../workers/ops/read/readFileMinimal.ts');
 }
 
 describe('readFileMinimal from two workers of one profile (two widgets of one page)', () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startCorsProxy } from '../server/corsProxy.ts';
+import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { git } from './support/git.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
@@ -136,7 +136,11 @@ describe('a moved repository through the CORS proxy', () => {
     const moved = await redirecting([{ from: '/private.git/', to: `${elsewhere.url}/private.git/` }]);
     const proxy = await startCorsProxy({ localHosts: [moved.host, elsewhere.host, gitHost] });
     servers.push(proxy);
-    const err = await cloneError({ url: `${moved.url}/private.git`, auth: alice, corsProxy: proxy.url });
+    const err = await cloneError({
+      url: `${moved.url}/private.git`,
+      auth: { ...alice, proxy: proxy.url },
+      corsProxy: proxy.url,
+    });
     expect(err.code).toBe('PROXY_REFUSED');
     expect(err.message).toContain(`redirects to ${elsewhere.host}`);
     expect(elsewhere.seen).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import type { CloneProgress } from '../workers/ops/cloneTypes.ts';
+import type { CloneProgress } from '../workers/ops/sync/cloneTypes.ts';
 import { TransportError } from '../workers/transport/errors.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
 import { configureRetryPolicy, parseRetryAfter, retryDelay } from '../workers/transport/retryPolicy.ts';

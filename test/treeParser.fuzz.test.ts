@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkSymlinkTargets, checkTree, isDotGit } from '../workers/pack/treeCheck.ts';
 import { expectTypedError, fuzz, fuzzTimeout, mutated } from './support/fuzz.ts';
 
-// The checkout, readTree and diff walk trees through workers/ops/checkedTrees.ts: our checkTree
+// The checkout, readTree and diff walk trees through workers/ops/common/checkedTrees.ts: our checkTree
 // (workers/pack/treeCheck.ts) parses and checks the bytes, then isomorphic-git's readTree (its GitTree)
 // reads what passed. Both are fuzzed: ours must never throw, isomorphic-git only with its typed errors.
 const TYPED = Object.keys(git.Errors);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
-import { checkout } from '../workers/ops/checkout.ts';
-import { maintenanceIdle } from '../workers/ops/packMaintenance.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import { checkout } from '../workers/ops/worktree/checkout.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { api, type StatusEntry } from '../workers/api.ts';
-import { classify } from '../workers/ops/worktree.ts';
+import { classify } from '../workers/ops/worktree/workingTree.ts';
 import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';

@@ -1,38 +1,43 @@
-import { withAuthRequired } from './ops/authRequired.ts';
-import { type BlameProgress, type BlameResult, blame } from './ops/blame.ts';
-import { createBranch, deleteBranch } from './ops/branches.ts';
-import {
-  type CheckoutOptions,
-  type CheckoutProgress,
-  type CheckoutResult,
-  checkout,
-} from './ops/checkout.ts';
-import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/clone.ts';
-import { type CommitOptions, type CommitResult, commit } from './ops/commit.ts';
-import { type Comparison, compareRefs } from './ops/compare.ts';
-import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/diff.ts';
-import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/fetch.ts';
-import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/fileHistory.ts';
-import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/history.ts';
-import { cancelHistoryFill, type FillProgress, type FillResult, fillHistory } from './ops/historyFill.ts';
-import { stopWarmUp, warmUpOnce } from './ops/ingesterWarmUp.ts';
-import { type LastCommits, lastCommits } from './ops/lastCommits.ts';
-import { type BlobFetchProgress, cancelBlobFetches } from './ops/lazyBlobs.ts';
-import { type Presence, presence } from './ops/presence.ts';
-import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/pull.ts';
-import { type PushOptions, type PushProgress, type PushResult, push } from './ops/push.ts';
-import { type FileContent, readFile } from './ops/readFile.ts';
+import { withAuthRequired } from './ops/common/authRequired.ts';
+import { forgetRepo } from './ops/common/repoAccess.ts';
+import { stopWarmUp, warmUpOnce } from './ops/maintenance/ingesterWarmUp.ts';
+import { type BlameProgress, type BlameResult, blame } from './ops/read/blame.ts';
+import { type Comparison, compareRefs } from './ops/read/compare.ts';
+import { type CommitDiff, diffCommits, diffFile, type FileDiff } from './ops/read/diff.ts';
+import { type FileHistoryPage, fileHistory, forgetFileHistories } from './ops/read/fileHistory.ts';
+import { type CommitSummary, forgetWalks, type LogPage, log, readCommit } from './ops/read/history.ts';
+import { type LastCommits, lastCommits } from './ops/read/lastCommits.ts';
+import { type Presence, presence } from './ops/read/presence.ts';
+import { type FileContent, readFile } from './ops/read/readFile.ts';
 import {
   type MinimalEntry,
   type MinimalProgress,
   type MinimalRead,
   type ReadMinimalOptions,
   readFileMinimal,
-} from './ops/readFileMinimal.ts';
-import { listRefs, type RefList } from './ops/refs.ts';
-import { forgetRepo } from './ops/repoAccess.ts';
-import { readTree, type TreeListing } from './ops/tree.ts';
-import { listPaths } from './ops/treePaths.ts';
+} from './ops/read/readFileMinimal.ts';
+import { listRefs, type RefList } from './ops/read/refs.ts';
+import { readTree, type TreeListing } from './ops/read/tree.ts';
+import { listPaths } from './ops/read/treePaths.ts';
+import { type CloneOptions, type CloneProgress, type CloneResult, clone } from './ops/sync/clone.ts';
+import { type FetchOptions, type FetchProgress, type FetchResult, fetchRepo } from './ops/sync/fetch.ts';
+import {
+  cancelHistoryFill,
+  type FillProgress,
+  type FillResult,
+  fillHistory,
+} from './ops/sync/historyFill.ts';
+import { type BlobFetchProgress, cancelBlobFetches } from './ops/sync/lazyBlobs.ts';
+import { type PushOptions, type PushProgress, type PushResult, push } from './ops/sync/push.ts';
+import { createBranch, deleteBranch } from './ops/worktree/branches.ts';
+import {
+  type CheckoutOptions,
+  type CheckoutProgress,
+  type CheckoutResult,
+  checkout,
+} from './ops/worktree/checkout.ts';
+import { type CommitOptions, type CommitResult, commit } from './ops/worktree/commit.ts';
+import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/worktree/pull.ts';
 import {
   abortMerge,
   deleteWorktreeFile,
@@ -45,7 +50,7 @@ import {
   unstage,
   type WorktreeStatus,
   writeWorktreeFile,
-} from './ops/worktree.ts';
+} from './ops/worktree/workingTree.ts';
 import { forgetCredentials, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
 import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
@@ -56,12 +61,12 @@ import { type LockWait, WORKER_ORIGIN, withRepoLock } from './store/repoLock.ts'
 
 let repairing: Promise<RepairReport> | undefined;
 
-export type { BlameLine } from './ops/blame.ts';
-export type { Author } from './ops/commit.ts';
-export type { FileChange } from './ops/diff.ts';
-export type { RefUpdate } from './ops/fetch.ts';
-export type { FileHistoryEntry } from './ops/fileHistory.ts';
-export type { TreeEntry } from './ops/tree.ts';
+export type { BlameLine } from './ops/read/blame.ts';
+export type { FileChange } from './ops/read/diff.ts';
+export type { FileHistoryEntry } from './ops/read/fileHistory.ts';
+export type { TreeEntry } from './ops/read/tree.ts';
+export type { RefUpdate } from './ops/sync/fetch.ts';
+export type { Author } from './ops/worktree/commit.ts';
 export type { RepoEvent } from './store/repoEvents.ts';
 export type {
   BlameProgress,
@@ -107,6 +112,12 @@ export type {
   TreeListing,
   WorktreeStatus,
 };
+
+/** The history walks kept for the history list and file histories (read/history, read/fileHistory). */
+function forgetHistoryWalks(repoId: string): void {
+  forgetWalks(repoId);
+  forgetFileHistories(repoId);
+}
 
 /**
  * Everything the UI may ask of the git worker. Long operations take a progress callback and an
@@ -157,7 +168,9 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<FillResult> {
     stopWarmUp();
-    return withAuthRequired(repoId, () => fillHistory(repoId, {}, { onProgress, signal }));
+    return withAuthRequired(repoId, () =>
+      fillHistory(repoId, { onStepStored: () => forgetHistoryWalks(repoId) }, { onProgress, signal }),
+    );
   },
 
   /** Fetches, then fast-forwards or merges the current branch; conflicts are reported, never half-applied. */
@@ -181,7 +194,8 @@ export const api = {
    */
   setCredentials(
     repoId: string,
-    auth: { username: string; password: string },
+    /** `proxy`: the CORS proxy the person agreed to send it through (required for a proxied repo). */
+    auth: { username: string; password: string; proxy?: string },
     remember = false,
   ): Promise<void> {
     return setCredentials(repoId, auth, remember);
@@ -204,8 +218,7 @@ export const api = {
       async () => {
         forgetRepo(repoId);
         forgetCredentials(repoId);
-        forgetWalks(repoId);
-        forgetFileHistories(repoId);
+        forgetHistoryWalks(repoId);
         forgetPackSet(repoId);
         await deleteRepoFs(repoId);
         await removeRepo(repoId);

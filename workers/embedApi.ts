@@ -3,11 +3,11 @@ import {
   type MinimalRead,
   type ReadMinimalOptions,
   readFileMinimal,
-} from './ops/readFileMinimal.ts';
+} from './ops/read/readFileMinimal.ts';
 
 import type { StorageMode } from './storageFallback.ts';
 
-export type { MinimalEntry, MinimalProgress, MinimalRead } from './ops/readFileMinimal.ts';
+export type { MinimalEntry, MinimalProgress, MinimalRead } from './ops/read/readFileMinimal.ts';
 
 /**
  * What the widget (embed.html) may ask of its worker: reads only. No clone, no write, no credentials, so

@@ -1,7 +1,7 @@
 import './bufferPolyfill.ts';
 import * as Comlink from 'comlink';
 import { api } from './api.ts';
-import { stopWarmUp } from './ops/ingesterWarmUp.ts';
+import { stopWarmUp } from './ops/maintenance/ingesterWarmUp.ts';
 import { installTransferHandlers, releasingSignals } from './rpc.ts';
 
 installTransferHandlers();

@@ -1,6 +1,6 @@
 import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HostileTreeError } from './ops/errors.ts';
+import { HostileTreeError } from './ops/common/errors.ts';
 import { installTransferHandlers, RemoteOperationError, releasingSignals } from './rpc.ts';
 
 installTransferHandlers();

@@ -37,6 +37,7 @@ function serializeError(value: unknown): SerializedError {
     'repoId',
     'host',
     'rejected',
+    'proxy',
   ]) {
     if (err && err[key] !== undefined) details[key] = err[key];
   }

@@ -3,8 +3,8 @@
 // from IndexedDB, for checkout.bench.ts to compare with the git CLI's checkout.
 import '../../workers/bufferPolyfill.ts';
 import git from 'isomorphic-git';
-import { type CheckoutResult, checkout } from '../../workers/ops/checkout.ts';
-import { clone } from '../../workers/ops/clone.ts';
+import { clone } from '../../workers/ops/sync/clone.ts';
+import { type CheckoutResult, checkout } from '../../workers/ops/worktree/checkout.ts';
 import { listRepoRecords } from '../../workers/store/registry.ts';
 import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
 

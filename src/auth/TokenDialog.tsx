@@ -2,13 +2,16 @@ import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 export interface TokenAnswer {
-  auth: { username: string; password: string };
+  /** `proxy`: the CORS proxy the person agreed to send the token through (the one the dialog named). */
+  auth: { username: string; password: string; proxy?: string };
   remember: boolean;
 }
 
 interface Request {
   host: string;
   rejected: boolean;
+  /** The CORS proxy the repository is reached through: the token goes through it only if they agree. */
+  proxy?: string;
 }
 
 // One dialog at a time: calls made while it is open wait for the same answer.
@@ -36,6 +39,9 @@ function TokenDialog({ request, onClose }: { request: Request; onClose: (a: Toke
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [remember, setRemember] = useState(false);
+  const [viaProxy, setViaProxy] = useState(false);
+  const [needsConsent, setNeedsConsent] = useState(false);
+  const proxy = request.proxy;
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
@@ -54,7 +60,11 @@ function TokenDialog({ request, onClose }: { request: Request; onClose: (a: Toke
         onSubmit={(e) => {
           e.preventDefault();
           if (!password) return;
-          onClose({ auth: { username: username || 'git', password }, remember });
+          if (proxy && !viaProxy) {
+            setNeedsConsent(true);
+            return;
+          }
+          onClose({ auth: { username: username || 'git', password, ...(proxy && { proxy }) }, remember });
         }}
       >
         <h3 id="token-title">Token for {request.host}</h3>
@@ -88,9 +98,30 @@ function TokenDialog({ request, onClose }: { request: Request; onClose: (a: Toke
           <input type="checkbox" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} />
           Remember it in this browser (kept unencrypted in IndexedDB, with this repository)
         </label>
-        <p class="muted">
-          It is sent only to {request.host}, or through the CORS proxy you chose for this repository.
-        </p>
+        {proxy ? (
+          <>
+            <p class="warning">
+              This repository is reached through the CORS proxy at <strong>{proxy}</strong>. Your token would
+              pass through it: whoever runs that proxy can read it.
+            </p>
+            <label class="check">
+              <input
+                type="checkbox"
+                data-testid="token-proxy-consent"
+                checked={viaProxy}
+                onChange={(e) => setViaProxy(e.currentTarget.checked)}
+              />
+              Send my token to {request.host} through {proxy}
+            </label>
+            {needsConsent && !viaProxy && (
+              <p role="alert" class="error">
+                Tick the box to send the token through {proxy}, or cancel: it is not sent otherwise.
+              </p>
+            )}
+          </>
+        ) : (
+          <p class="muted">It is sent only to {request.host}.</p>
+        )}
         <div class="actions">
           <button type="submit">Continue</button>
           <button type="button" class="secondary" onClick={() => onClose(null)}>

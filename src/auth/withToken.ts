@@ -13,9 +13,18 @@ export async function withToken<T>(operation: () => Promise<T>): Promise<T> {
     } catch (err) {
       const e = err as RemoteOperationError;
       if (e?.code !== 'AUTH_REQUIRED') throw err;
-      const details = (e.details ?? {}) as { repoId?: string; host?: string; rejected?: boolean };
+      const details = (e.details ?? {}) as {
+        repoId?: string;
+        host?: string;
+        rejected?: boolean;
+        proxy?: string;
+      };
       if (!details.repoId) throw err;
-      const answer = await askForToken({ host: details.host ?? 'the server', rejected: !!details.rejected });
+      const answer = await askForToken({
+        host: details.host ?? 'the server',
+        rejected: !!details.rejected,
+        proxy: details.proxy,
+      });
       if (!answer) throw err;
       await gitClient.setCredentials(details.repoId, answer.auth, answer.remember);
     }

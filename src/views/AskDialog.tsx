@@ -1,7 +1,24 @@
 import { render } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { AskConfirm, AskText } from '../ask.ts';
 import { Modal } from './Modal.tsx';
+
+/** The questions src/ask.ts puts (its callers import them from there). */
+export interface AskText {
+  title: string;
+  label: string;
+  initial?: string;
+  confirm: string;
+  /** Why the answer cannot be used, or null when it can. */
+  check?: (value: string) => string | null;
+}
+
+export interface AskConfirm {
+  title: string;
+  message: string;
+  confirm: string;
+  /** The action destroys something: the button says so in its colour. */
+  danger?: boolean;
+}
 
 type Question = ({ kind: 'text' } & AskText) | ({ kind: 'confirm' } & AskConfirm);
 

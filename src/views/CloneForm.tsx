@@ -17,6 +17,8 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [username, setUsername] = useState('');
   const [token, setToken] = useState('');
   const [rememberToken, setRememberToken] = useState(false);
+  const [tokenViaProxy, setTokenViaProxy] = useState(false);
+  const proxy = corsProxy.trim();
   const [progress, setProgress] = useState<FlowProgress | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
@@ -39,8 +41,10 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
           ref: branch.trim() || undefined,
           depth: depth ? Number(depth) : undefined,
           filter: partial ? 'blob:none' : null,
-          corsProxy: corsProxy.trim() || undefined,
-          auth: token ? { username: username || 'git', password: token } : undefined,
+          corsProxy: proxy || undefined,
+          auth: token
+            ? { username: username || 'git', password: token, ...(proxy && tokenViaProxy && { proxy }) }
+            : undefined,
           rememberCredentials: rememberToken,
         },
         setProgress,
@@ -148,6 +152,19 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
             />
             Remember the token in this browser, for fetching files later (stored unencrypted in IndexedDB)
           </label>
+          {token && proxy && (
+            <label class="check">
+              <input
+                type="checkbox"
+                data-testid="clone-token-proxy-consent"
+                required
+                checked={tokenViaProxy}
+                onChange={(e) => setTokenViaProxy(e.currentTarget.checked)}
+                disabled={busy}
+              />
+              Send my token through the CORS proxy at {proxy} (whoever runs it can read the token)
+            </label>
+          )}
         </details>
         <div class="actions wide">
           <button type="submit" data-testid="clone-submit" disabled={busy || !online}>

@@ -201,6 +201,11 @@ function StoredRepoView({
           {repo.url}
           <span class="repo-meta">
             <span>{repo.filter ? `partial clone (${repo.filter})` : 'full clone'}</span>
+            {repo.corsProxy && (
+              <span data-testid="repo-proxy" title={`Reached through the CORS proxy at ${repo.corsProxy}`}>
+                via {proxyHost(repo.corsProxy)}
+              </span>
+            )}
             {repo.shallow && fill?.status !== 'complete' && (
               <span>{fill && fill.status !== 'failed' ? 'shallow for now' : 'shallow'}</span>
             )}
@@ -348,4 +353,13 @@ function PathView({
   ) : (
     <FileView repoId={repoId} repoUrl={repoUrl} gitRef={gitRef} path={path} commit={commit} />
   );
+}
+
+/** The proxy's host as a person reads it; the address as given if it is not a URL. */
+function proxyHost(proxy: string): string {
+  try {
+    return new URL(proxy).host;
+  } catch {
+    return proxy;
+  }
 }

@@ -1,4 +1,4 @@
-// Measures the history fill's step schedules (FILL_DEPTHS in workers/ops/historyFill.ts): the time and
+// Measures the history fill's step schedules (FILL_DEPTHS in workers/ops/sync/historyFill.ts): the time and
 // response bytes of a first-view clone plus its fill, for each schedule, against a plain blob:none clone,
 // in Node against the real git http-backend. A measurement, not a test:
 //   npx tsx test/measure/fillDepths.ts medium "|100,1000|1000,10000|100,1000,10000"
@@ -6,8 +6,8 @@ import '../nodeBrowserEnv.ts';
 import { fixtureServerOptions } from '../../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../../server/fixtures/index.ts';
 import { startGitServer } from '../../server/gitServer.ts';
-import { clone } from '../../workers/ops/clone.ts';
-import { fillHistory } from '../../workers/ops/historyFill.ts';
+import { clone } from '../../workers/ops/sync/clone.ts';
+import { fillHistory } from '../../workers/ops/sync/historyFill.ts';
 
 const [name = 'medium', schedulesArg = '|100,1000,10000'] = process.argv.slice(2);
 const sized = name in SIZED_PRESETS ? [SIZED_PRESETS[name as keyof typeof SIZED_PRESETS]] : [];

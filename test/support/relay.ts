@@ -41,8 +41,8 @@ export type RelayMode =
    * request caught in the middle, for as long as a test needs.
    */
   | { kind: 'hold'; post: number; afterBytes: number }
-  /** Break nothing: pass everything through and keep each request's path and body in `requests`. */
-  | { kind: 'record'; requests: { path: string; body: Buffer }[] }
+  /** Break nothing: pass everything through; keep each request's path, body, and whether it had a token. */
+  | { kind: 'record'; requests: { path: string; body: Buffer; authorized?: boolean }[] }
 
   /**
    * One fault of the fault table (see `Fault`), on the requests `on` names, the first `times` of them
@@ -96,7 +96,7 @@ const encodeControl = (p: Packet): Uint8Array =>
   p.type === 'flush' ? FLUSH_PKT : p.type === 'delim' ? DELIM_PKT : RESPONSE_END_PKT;
 
 /** A misbehaving server for failure tests: relays to the real git server and breaks one thing. */
-export async function startRelay(target: string, initialMode: RelayMode): Promise<Relay> {
+export async function startRelay(target: string, initialMode: RelayMode, listenOn = 0): Promise<Relay> {
   let mode = initialMode;
   const currentMode = () => mode;
   const upstream = new URL(target);
@@ -244,7 +244,12 @@ export async function startRelay(target: string, initialMode: RelayMode): Promis
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (mode.kind === 'record') mode.requests.push({ path: req.url ?? '', body });
+      if (mode.kind === 'record')
+        mode.requests.push({
+          path: req.url ?? '',
+          body,
+          authorized: req.headers.authorization !== undefined,
+        });
       const isFetch = body.includes('command=fetch');
       let faulted: Fault | null = null;
       if (mode.kind === 'fault') {
@@ -302,7 +307,7 @@ export async function startRelay(target: string, initialMode: RelayMode): Promis
       up.end(body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalRing } from './packIngester.ts';
+import { ArrivalRing } from './arrivalRing.ts';
 
 describe('ArrivalRing', () => {
   it('never gives back bytes other than those placed for the entry, across laps and restarts', () => {

@@ -1,4 +1,5 @@
 import { createSHA1 } from 'hash-wasm';
+import { isSha1HexAnyCase } from '../model/objectId.ts';
 
 export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -229,7 +230,7 @@ export function toHex(bytes: Uint8Array, offset = 0, length = bytes.length - off
 
 /** Parses a 40-digit hex object id; throws TypeError if it is not one. */
 export function oidFromHex(hex: string): Uint8Array {
-  if (!/^[0-9a-fA-F]{40}$/.test(hex)) throw new TypeError(`Not a SHA-1 object id: ${JSON.stringify(hex)}`);
+  if (!isSha1HexAnyCase(hex)) throw new TypeError(`Not a SHA-1 object id: ${JSON.stringify(hex)}`);
   const out = new Uint8Array(20);
   for (let i = 0; i < 20; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;

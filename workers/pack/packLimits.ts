@@ -1,7 +1,9 @@
+import { formatBytes, PackError } from './errors.ts';
+
 /**
  * What a pack from a server may cost us, whatever it declares. A delta of 12 bytes can declare a 1 TiB result,
  * and 265 bytes of delta over a 16 MiB blob of zeros really produce 1 GiB: sizes and amplification are
- * checked before anything is allocated. See docs/ARCHITECTURE.md, "Limits", for where the figures come from.
+ * checked before anything is allocated. Where the figures come from: docs/decisions/pack-limits.md.
  */
 export interface PackLimits {
   /**
@@ -29,7 +31,7 @@ export interface PackLimits {
  * Resolving a delta as it arrives, while its base is still at hand, spares inflating it a second time after
  * the last byte, and fills time spent waiting for the network (a Chromium CPU profile of a medium.git clone
  * showed the git worker idle for about 65 ms of its ~400 ms of receiving). Recent objects are kept in a ring
- * (packIngester.ts ArrivalRing); a delta whose base is gone is resolved after the last byte, from its chain's
+ * (arrivalRing.ts); a delta whose base is gone is resolved after the last byte, from its chain's
  * root, as before. Share of deltas resolved on arrival, and the ingest's CPU time (Node, median of 3, the
  * bench fixtures' blob:none packs pushed in 64 KiB chunks, quiet machine; `npx tsx bench/pack/arrivalRing.bench.ts`):
  *
@@ -43,6 +45,7 @@ export interface PackLimits {
  * resolving more of it on arrival leaves less for after the last byte. But the ring (and 4 bytes an object to
  * find things in it) is held at the clone's peak heap, the end of receiving: 4 MiB, not 8, kept large.git's
  * clone under twice its pack (issue 12: the peak, pack 37.4 MB + tables 19.3 + ring + the rest, was 76 MB).
+ * What it changed in a clone: docs/decisions/arrival-ring.md.
  */
 export const ARRIVAL_CACHE_BYTES = 4 * 1024 * 1024;
 
@@ -56,4 +59,30 @@ export const DEFAULT_PACK_LIMITS: PackLimits = {
 /** The inflate budget for a pack of `packBytes` bytes. */
 export function inflateBudget(limits: PackLimits, packBytes: number): number {
   return Math.max(limits.inflateFloor, limits.inflateRatio * packBytes);
+}
+
+/** Counts what a pack inflates to against its budget, so that the caller can refuse before it allocates. */
+export class InflateMeter {
+  /** Bytes inflated so far: entries as received, then delta results. */
+  private inflated = 0;
+
+  constructor(private readonly limits: PackLimits) {}
+
+  /**
+   * Counts `bytes` more inflated against the budget for a pack of `packBytes` (what has arrived so far while
+   * receiving, the whole pack while resolving); throws PACK_INFLATE_BUDGET, before the caller allocates.
+   */
+  spend(bytes: number, packBytes: number): void {
+    this.inflated += bytes;
+    const budget = inflateBudget(this.limits, packBytes);
+    if (this.inflated > budget) {
+      throw new PackError(
+        'PACK_INFLATE_BUDGET',
+        `The pack inflates to more than ${formatBytes(budget)} from ${formatBytes(packBytes)} received: over the ` +
+          `limit of ${this.limits.inflateRatio} times its size, at least ${formatBytes(this.limits.inflateFloor)} ` +
+          '(inflateRatio, inflateFloor).',
+        { limit: 'inflateRatio' },
+      );
+    }
+  }
 }

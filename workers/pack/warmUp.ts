@@ -1,12 +1,13 @@
 // Warming the ingester before the first clone. A fresh browser profile runs the inflater, the delta code
-// and the hashing cold: in one profile the first clone of medium.git took 626-653 ms, the second 441-490 ms
-// (bench fixtures, 2026-11-30). So the worker ingests a synthetic pack of tree-like objects and delta chains
-// at page load, in slices that an operation stops (`signal`), and V8 has compiled the hot paths by then.
+// and the hashing cold: about a quarter of a first clone of medium.git (docs/decisions/warm-up.md). So the
+// worker ingests a synthetic pack of tree-like objects and delta chains at page load, in slices that an
+// operation stops (`signal`), and V8 has compiled the hot paths by then.
 
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
 import { createWasmSha1 } from './objectHash.ts';
-import { entryHeader, PackIngester } from './packIngester.ts';
+import { entryHeader } from './packEntries.ts';
+import { PackIngester } from './packIngester.ts';
 
 /**
  * Distinct sets of one whole tree and its chain of deltas, each compressed once (the platform's deflate is

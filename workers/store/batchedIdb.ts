@@ -44,10 +44,8 @@ const GENERATION_KEY = '!generation';
  * | none, quiet              | 4,177 ms    | 2,621 ms | 11.0 s         | 615 MB           | 2.1          |
  * | 4 MB, quiet              | 4,204 ms    | 2,564 ms | 11.1 s         | 562 MB           | 2.1          |
  *
- * On the quiet machine (the last four rows, taken in turn) staging is within the noise: IndexedDB's
- * writing (6.7 s of staging transactions in a 4 MB run) bounds the checkout either way, and the commit
- * still waits for it. Kept because it does no harm there and holds less in memory until the commit; a
- * candidate for removal if a browser shows no gain either.
+ * Kept: within the noise on a quiet machine, and it holds less in memory until the commit
+ * (docs/decisions/working-tree-storage.md).
  *
  * Staged contents are not named by any stored superblock until the commit, so a crash leaves them as
  * unnamed records, which startup repair deletes (repair.ts); a discard deletes them at once.

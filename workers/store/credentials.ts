@@ -1,5 +1,6 @@
+import { TransportError } from '../transport/errors.ts';
 import type { HttpAuth } from '../transport/gitHttp.ts';
-import { type RepoRecord, updateRepo } from './registry.ts';
+import { getRepo, type RepoRecord, updateRepo } from './registry.ts';
 
 // Credentials given for a clone are needed again by every lazy blob fetch. They live in the worker's
 // memory for the session; they reach IndexedDB (the repo's record) only when the person asked for that.
@@ -20,13 +21,22 @@ export function credentialsFor(record: RepoRecord): HttpAuth | undefined {
 /**
  * Credentials given again for a stored repo (after a reload, or when the old ones were refused): kept for
  * the session, and in the repo's record only when `remember` is true; otherwise a stored pair is removed,
- * so the person's latest choice is what stays.
+ * so the person's latest choice is what stays. A repository reached through a CORS proxy takes a token
+ * only with the person's agreement to that proxy (`auth.proxy`, its address as the dialog showed it),
+ * which its record then names (`tokenProxy`).
  */
 export async function setCredentials(repoId: string, auth: HttpAuth, remember: boolean): Promise<void> {
+  const record = await getRepo(repoId);
+  const proxy = record?.corsProxy?.replace(/\/+$/, '');
+  if (proxy && auth.proxy?.replace(/\/+$/, '') !== proxy)
+    throw new TransportError(
+      'PROXY_CONSENT_REQUIRED',
+      `This repository is reached through the CORS proxy at ${proxy}; a token is sent through it only once you agree to that.`,
+    );
   session.set(repoId, auth);
   await updateRepo(repoId, (r) => {
-    const { auth: _old, ...rest } = r;
-    return remember ? { ...rest, auth } : rest;
+    const { auth: _old, tokenProxy: _before, ...rest } = r;
+    return { ...rest, ...(remember ? { auth } : {}), ...(proxy ? { tokenProxy: proxy } : {}) };
   });
 }
 

@@ -1,4 +1,5 @@
-import { explainRefNameProblem, refNameProblem } from '../wire/refName.ts';
+import { explainRefNameProblem, refNameProblem } from '../model/refName.ts';
+import { serializeShallow } from '../model/shallow.ts';
 import { handOver } from './batchedIdb.ts';
 import { StoreError, storageError } from './errors.ts';
 import { type RepoConfig, serializeRepoConfig } from './gitConfig.ts';
@@ -115,7 +116,7 @@ export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void>
     await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs(d.packedRefs), 'utf8');
     for (const ref of d.looseRefs) await writeFileDeep(fs, `${GITDIR}/${ref.name}`, `${ref.value}\n`);
     if (d.shallow.length)
-      await fs.writeFile(`${GITDIR}/shallow`, `${[...d.shallow].sort().join('\n')}\n`, 'utf8');
+      await fs.writeFile(`${GITDIR}/shallow`, serializeShallow([...d.shallow].sort()), 'utf8');
     // HEAD last: a directory without HEAD is not a repository to git, so an interrupted write is inert.
     const head = 'branch' in d.head ? `ref: refs/heads/${d.head.branch}` : d.head.oid;
     await fs.writeFile(`${GITDIR}/HEAD`, `${head}\n`, 'utf8');

@@ -1,7 +1,7 @@
 // The paths and modes of the git index (`/.git/index`), read straight from its bytes. isomorphic-git
 // keeps its index parser to itself, and walking its STAGE took 1.0 to 1.9 s for 20,000 entries in Node
 // where this parse takes 8 to 21 ms (an index `git update-index --index-info` wrote, 7 runs, 2 shared
-// cores); a checkout asks it before every switch (ops/typeChanges.ts).
+// cores); a checkout asks it before every switch (ops/worktree/typeChanges.ts).
 
 /** Path to mode as git prints it ("100644", "100755", "120000", "160000"), or null for a format not read here. */
 export function parseIndexModes(bytes: Uint8Array): Map<string, string> | null {

@@ -3,12 +3,15 @@
 // object here?" by binary search in each .idx (gitformat-pack: the fan-out narrows it to one first byte), so
 // it keeps no per-object state beyond the index bytes themselves.
 
+import { SHA1_HEX } from '../model/objectId.ts';
 import { oidFromHex } from '../pack/objectHash.ts';
 import { type PackIndex, parsePackIndexV2 } from '../pack/packIndex.ts';
 import { storageError } from './errors.ts';
 import { GITDIR, onRepoFsReloaded, openRepoFs, type PromiseFs } from './repoFs.ts';
 
 export const PACK_DIR = `${GITDIR}/objects/pack`;
+
+const PACK_INDEX_NAME = new RegExp(`^pack-(${SHA1_HEX})\\.idx$`);
 
 export interface PackInfo {
   /** Hex SHA-1 of the pack: the files are `pack-<checksum>.pack|.idx|.promisor`. */
@@ -128,7 +131,7 @@ async function loadPackSet(fs: PromiseFs): Promise<PackSet> {
   }
   const present = new Set(names);
   for (const name of names) {
-    const match = /^pack-([0-9a-f]{40})\.idx$/.exec(name);
+    const match = PACK_INDEX_NAME.exec(name);
     if (!match) continue;
     // A .pack without its .idx is invisible (an interrupted write); an .idx without its .pack cannot be:
     // writers put the .pack first and delete it last.

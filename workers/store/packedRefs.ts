@@ -1,3 +1,5 @@
+import { isSha1Hex, SHA1_HEX } from '../model/objectId.ts';
+
 export interface PackedRef {
   name: string;
   oid: string;
@@ -21,16 +23,18 @@ export function serializePackedRefs(refs: PackedRef[]): string {
  * line with the tag's peeled value; `#` lines are the header. Lines that fit neither are skipped, as git
  * would refuse them rather than guess.
  */
+const REF_LINE = new RegExp(`^(${SHA1_HEX}) (refs/\\S+)$`);
+
 export function parsePackedRefs(text: string): PackedRef[] {
   const refs: PackedRef[] = [];
   for (const line of text.split('\n')) {
     if (line === '' || line.startsWith('#')) continue;
     if (line.startsWith('^')) {
       const last = refs.at(-1);
-      if (last && /^[0-9a-f]{40}$/.test(line.slice(1))) last.peeled = line.slice(1);
+      if (last && isSha1Hex(line.slice(1))) last.peeled = line.slice(1);
       continue;
     }
-    const m = /^([0-9a-f]{40}) (refs\/\S+)$/.exec(line);
+    const m = REF_LINE.exec(line);
     if (m) refs.push({ oid: m[1], name: m[2] });
   }
   return refs;

@@ -6,6 +6,11 @@ export interface RepoRecord {
   url: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
   corsProxy?: string;
+  /**
+   * The CORS proxy the person agreed, having seen its address, to send this repository's token through
+   * (the token dialog, the clone form). Without it, no token goes through `corsProxy`.
+   */
+  tokenProxy?: string;
   /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. */
   auth?: { username: string; password: string };
   name: string;

@@ -6,6 +6,7 @@
 // and, from older versions or other writers, pack files without their partners or files whose contents
 // are missing. Repos whose lock is held (an operation, or a clone in progress, in another tab) are skipped.
 
+import { isSha1Hex, SHA1_HEX } from '../model/objectId.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { removePackFiles } from './gitDir.ts';
 import { forgetPackSet, PACK_DIR } from './packSet.ts';
@@ -21,6 +22,9 @@ export interface RepairReport {
 }
 
 const DB_NAME = /^blobless-repo-(.+?)(_lock)?$/;
+/** A pack's files in objects/pack (gitrepository-layout): `pack-<id>.pack|.idx|.promisor|.keep`. */
+const PACK_FILE_NAME = new RegExp(`^pack-(${SHA1_HEX})\\.(pack|idx|promisor|keep)$`);
+const PACK_FILE_PATH = new RegExp(`^/\\.git/objects/pack/pack-(${SHA1_HEX})\\.(pack|idx|promisor|keep)$`);
 
 /** Looks at every stored repo once; see the file comment. Never throws: a failure is reported. */
 export async function repairStores(): Promise<RepairReport> {
@@ -108,7 +112,7 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
   }
 
   for (const path of missing) {
-    const pack = /^\/\.git\/objects\/pack\/pack-([0-9a-f]{40})\.(pack|idx|promisor|keep)$/.exec(path);
+    const pack = PACK_FILE_PATH.exec(path);
     if (pack?.[2] === 'idx' && (await rebuildIndex(fs, pack[1]))) {
       report.removed.push(`${label}: ${path} was missing its contents; rebuilt it from its pack.`);
       packsChanged = true;
@@ -141,7 +145,7 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
   }
   const byPack = new Map<string, Set<string>>();
   for (const name of names) {
-    const m = /^pack-([0-9a-f]{40})\.(pack|idx|promisor|keep)$/.exec(name);
+    const m = PACK_FILE_NAME.exec(name);
     if (!m) continue;
     const exts = byPack.get(m[1]) ?? new Set<string>();
     exts.add(m[2]);
@@ -206,8 +210,7 @@ async function rebuildIndex(fs: PromiseFs, checksum: string): Promise<boolean> {
 async function readHead(fs: PromiseFs): Promise<{ branch: string | null; oid: string } | undefined> {
   try {
     const head = ((await fs.readFile(`${GITDIR}/HEAD`, 'utf8')) as string).trim();
-    if (!head.startsWith('ref: '))
-      return /^[0-9a-f]{40}$/.test(head) ? { branch: null, oid: head } : undefined;
+    if (!head.startsWith('ref: ')) return isSha1Hex(head) ? { branch: null, oid: head } : undefined;
     const ref = head.slice(5);
     const branch = ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
     const loose = await fs.readFile(`${GITDIR}/${ref}`, 'utf8').catch(() => undefined);
@@ -219,7 +222,7 @@ async function readHead(fs: PromiseFs): Promise<{ branch: string | null; oid: st
         .map((l) => l.split(' '))
         .find(([, name]) => name === ref)?.[0];
     }
-    return oid && /^[0-9a-f]{40}$/.test(oid) ? { branch, oid } : undefined;
+    return oid && isSha1Hex(oid) ? { branch, oid } : undefined;
   } catch {
     return undefined;
   }

@@ -22,6 +22,11 @@ export type TransportErrorCode =
   | 'REDIRECT_REFUSED'
   /** The CORS proxy itself said no (its rules, not the git host's answer); the message is the proxy's. */
   | 'PROXY_REFUSED'
+  /**
+   * The token would go through a CORS proxy the person has not agreed to for this repository (in the
+   * token dialog, which names the proxy): nothing was sent.
+   */
+  | 'PROXY_CONSENT_REQUIRED'
   | 'ABORTED';
 
 export interface TransportErrorDetail {

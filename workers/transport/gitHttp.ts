@@ -13,6 +13,11 @@ import {
 export interface HttpAuth {
   username: string;
   password: string;
+  /**
+   * The CORS proxy the person agreed to send this token through, having seen its address (the token
+   * dialog, the clone form). A token goes through a proxy only when it is this one.
+   */
+  proxy?: string;
 }
 
 export interface GitHttpOptions {
@@ -31,7 +36,7 @@ export interface GitHttpOptions {
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
 
-/** What server/corsProxy.ts puts on the answers it makes itself (kept here: transport cannot import server/). */
+/** What server/proxy/gitProxy.ts puts on the answers it makes itself (kept here: transport cannot import server/). */
 const PROXY_REFUSAL_HEADER = 'X-Blobless-Proxy-Refusal';
 
 /** Hosts on this machine: plain http to them does not cross a network. */
@@ -125,6 +130,12 @@ export class GitHttpClient {
           `The CORS proxy ${proxyUrl.host} is reached over plain http, which would send the token unencrypted. Use an https:// proxy, or one on this machine.`,
         );
       }
+      if (opts.auth && opts.auth.proxy?.replace(/\/+$/, '') !== this.proxy) {
+        throw new TransportError(
+          'PROXY_CONSENT_REQUIRED',
+          `Your token for ${this.url.host} would pass through the CORS proxy at ${proxyUrl.host}, which you have not agreed to for this repository. Give the token again and agree to send it through ${proxyUrl.host}.`,
+        );
+      }
     }
   }
 
@@ -184,6 +195,16 @@ export class GitHttpClient {
     if (!res.ok) {
       if (this.proxy && res.headers.get(PROXY_REFUSAL_HEADER)) {
         const text = (await res.text().catch(() => '')).trim().slice(0, 500);
+        // The proxy's rate limit is a wait, not a refusal: retried as the retry policy says, after Retry-After.
+        if (res.status === 429)
+          throw new TransportError(
+            'HTTP_ERROR',
+            `The CORS proxy is limiting requests (HTTP 429): ${text}`,
+            429,
+            {
+              retryAfterMs: parseRetryAfter(res.headers.get('Retry-After')),
+            },
+          );
         throw new TransportError('PROXY_REFUSED', `The CORS proxy refused the request: ${text}`, res.status);
       }
       // Drain so the connection can be reused.

@@ -1,7 +1,7 @@
 // When a request to a git server is sent again. Only reads are retried (info/refs, upload-pack POSTs: ls-refs,
 // a clone's fetch, lazy blob batches), and only while nothing of the answer reached the caller: a 5xx, a 429,
 // or a connection reset before the response began. A pack that was half received is never retried here: the
-// lazy blob fetcher resumes by asking again for the blobs still not stored (ops/lazyBlobs.ts). Pushes
+// lazy blob fetcher resumes by asking again for the blobs still not stored (ops/sync/lazyBlobs.ts). Pushes
 // (receive-pack POSTs) are never retried: a reset does not say whether the server applied them.
 
 import { TransportError } from './errors.ts';

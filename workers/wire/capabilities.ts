@@ -3,6 +3,7 @@
  * or, from a server that ignored our `Git-Protocol: version=2` header, a v0/v1 ref advertisement.
  */
 
+import { isObjectIdHex, OBJECT_ID_HEX } from '../model/objectId.ts';
 import { WireError } from './errors.ts';
 import { flushSectionLines } from './flushSection.ts';
 import { describePacket, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
@@ -42,8 +43,7 @@ export type InfoRefs =
       shallow: string[];
     };
 
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-const DUMB_SERVER_LINE = /^[0-9a-f]{40}(?:[0-9a-f]{24})?\t/;
+const DUMB_SERVER_LINE = new RegExp(`^${OBJECT_ID_HEX}\t`);
 
 /**
  * Parses a complete info/refs response body. `service` is the one asked for: receive-pack always answers
@@ -204,7 +204,7 @@ function parseRefAdvertisement(packets: Packet[], start: number, version: 0 | 1)
 }
 
 function expectOid(text: string, line: string): string {
-  if (!OID.test(text)) {
+  if (!isObjectIdHex(text)) {
     throw new WireError(
       'PROTOCOL_UNEXPECTED',
       `The server sent ${JSON.stringify(line)} where a line starting with an object id was expected`,

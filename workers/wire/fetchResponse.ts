@@ -10,6 +10,7 @@
  * multiplexed like side-band-64k: every packet's first byte is its band (1 pack data, 2 progress, 3 fatal).
  */
 
+import { isObjectIdHex } from '../model/objectId.ts';
 import { RemoteError, WireError } from './errors.ts';
 import { describePacket, errPacketMessage, type Packet, packetText } from './pktLine.ts';
 import { DEFAULT_WIRE_LIMITS } from './wireLimits.ts';
@@ -34,8 +35,6 @@ export type ProgressLine = { text: string; progress: RemoteProgress | null };
 
 const SECTIONS = ['acknowledgments', 'shallow-info', 'wanted-refs', 'packfile-uris', 'packfile'] as const;
 type SectionName = (typeof SECTIONS)[number];
-
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 const BAND_PACK = 1;
 const BAND_PROGRESS = 2;
@@ -215,7 +214,7 @@ function sectionEvent(section: Exclude<SectionName, 'packfile'>, lines: string[]
 
 function oidIn(line: string, start: number, section: string): string {
   const oid = line.slice(start);
-  if (!OID.test(oid)) throw badLine(line, section);
+  if (!isObjectIdHex(oid)) throw badLine(line, section);
   return oid;
 }
 

@@ -2,6 +2,7 @@
  * The v2 `ls-refs` command (gitprotocol-v2: ls-refs): asks which refs the server has.
  */
 
+import { isObjectIdHex } from '../model/objectId.ts';
 import { WireError } from './errors.ts';
 import { flushSectionLines } from './flushSection.ts';
 import { type Packet, packetText } from './pktLine.ts';
@@ -27,8 +28,6 @@ export type RemoteRef = {
   peeled?: string;
   unborn?: boolean;
 };
-
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /**
  * Builds the POST body for `ls-refs`. Arguments go in the order git's own client sends them (peel, symrefs,
@@ -60,7 +59,7 @@ export function parseLsRefsResponse(packets: Packet[]): RemoteRef[] {
 
 function parseRefLine(line: string): RemoteRef {
   const [id, name, ...attributes] = line.split(' ');
-  if (name === undefined || name === '' || (id !== 'unborn' && !OID.test(id))) {
+  if (name === undefined || name === '' || (id !== 'unborn' && !isObjectIdHex(id))) {
     throw new WireError(
       'PROTOCOL_UNEXPECTED',
       `The server sent the ls-refs line ${JSON.stringify(line)}, which is not "<oid> <refname> [attributes]"`,
@@ -73,7 +72,7 @@ function parseRefLine(line: string): RemoteRef {
       ref.symrefTarget = attribute.slice('symref-target:'.length);
     } else if (attribute.startsWith('peeled:')) {
       const peeled = attribute.slice('peeled:'.length);
-      if (!OID.test(peeled)) {
+      if (!isObjectIdHex(peeled)) {
         throw new WireError(
           'PROTOCOL_UNEXPECTED',
           `The server sent the ls-refs line ${JSON.stringify(line)}, whose peeled object id is malformed`,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ZERO_OID } from '../model/objectId.ts';
 import { RemoteError, WireError } from './errors.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, type Packet, PktLineDecoder } from './pktLine.ts';
-import { buildReceivePackRequest, parseReportStatus, ZERO_OID } from './receivePack.ts';
+import { buildReceivePackRequest, parseReportStatus } from './receivePack.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);

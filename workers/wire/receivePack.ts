@@ -5,10 +5,9 @@
  * sideband 1 when `side-band-64k` was asked for.
  */
 
+import { isSha1Hex, ZERO_OID } from '../model/objectId.ts';
 import { RemoteError, WireError } from './errors.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
-
-export const ZERO_OID = '0000000000000000000000000000000000000000';
 
 export interface RefUpdate {
   /** What the client believes the ref is now on the server; ZERO_OID to create it. */
@@ -27,7 +26,6 @@ export interface ReportStatus {
   messages: string;
 }
 
-const OID = /^[0-9a-f]{40}$/;
 const BAND_DATA = 1;
 const BAND_PROGRESS = 2;
 const BAND_ERROR = 3;
@@ -46,7 +44,7 @@ export function buildReceivePackRequest(
   const parts: Uint8Array[] = [];
   for (const [i, u] of updates.entries()) {
     for (const oid of [u.oldOid, u.newOid]) {
-      if (!OID.test(oid)) throw new WireError('REQUEST_INVALID', `"${oid}" is not an object id`);
+      if (!isSha1Hex(oid)) throw new WireError('REQUEST_INVALID', `"${oid}" is not an object id`);
     }
     if (!u.name.startsWith('refs/') || /[\s\0]/.test(u.name)) {
       throw new WireError('REQUEST_INVALID', `"${u.name}" is not a ref name a push can update`);

@@ -4,6 +4,7 @@
  *   command-request = command capability-list delim-pkt command-args flush-pkt
  */
 
+import { isObjectIdHex } from '../model/objectId.ts';
 import { WireError } from './errors.ts';
 import { concatBytes, DELIM_PKT, encodePktLine, FLUSH_PKT } from './pktLine.ts';
 
@@ -13,8 +14,6 @@ export type CommandCapabilities = {
   /** `object-format=`; git sends it whenever the server advertised object-format. */
   objectFormat?: string;
 };
-
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** Frames a v2 command request from its command name, capabilities and argument lines. */
 export function encodeCommandRequest(command: string, caps: CommandCapabilities, args: string[]): Uint8Array {
@@ -54,7 +53,7 @@ export function checkArgument(text: string): string {
 }
 
 export function checkOid(oid: string, role: string): string {
-  if (!OID.test(oid)) {
+  if (!isObjectIdHex(oid)) {
     throw new WireError(
       'REQUEST_INVALID',
       `The ${role} ${JSON.stringify(oid)} is not a full lowercase hexadecimal object id`,

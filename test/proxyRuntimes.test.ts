@@ -1,0 +1,213 @@
+// One suite, the CORS proxy's handler in each runtime it ships for: Node (server/proxy/nodeProxy.ts),
+// Deno (denoProxy.ts, under `deno serve`) and Cloudflare's workerd (workerProxy.ts, through miniflare).
+// Every clone goes through the proxy to a git server that sends no CORS headers, as GitHub's does.
+
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
+import { type GitServer, startGitServer } from '../server/gitServer.ts';
+import { api } from '../workers/api.ts';
+import { withOrigin } from './support/browserOrigin.ts';
+import { APP_ORIGIN, CAPPED_LIMITS } from './support/proxyProfiles.ts';
+import { PROXY_RUNTIMES, type ProxyRuntime, startProxyRuntime } from './support/proxyRuntimes.ts';
+import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
+import { type Relay, startRelay } from './support/relay.ts';
+
+const fixturesDir = inject('fixturesDir');
+/** What a client makes of an answer cut short: a broken transfer, or git data that stops mid-way. */
+const CUT_ANSWER_CODES = ['NETWORK_ERROR', 'PKT_LINE_TRUNCATED', 'RESPONSE_TRUNCATED', 'PACK_TRUNCATED'];
+const gitShow = (repo: string, spec: string) =>
+  execFileSync('git', ['show', spec], { cwd: join(fixturesDir, repo), encoding: 'utf8' });
+
+let git: GitServer;
+let html: Relay;
+/** Sends private.git to the git server, another host: a token must not follow. */
+let moved: RedirectServer;
+let gitHost: string;
+let htmlHost: string;
+beforeAll(async () => {
+  git = await startGitServer({ ...fixtureServerOptions(fixturesDir), cors: false });
+  html = await startRelay(git.url, { kind: 'html' });
+  moved = await startRedirectServer([{ from: '/private.git/', to: `${git.url}/private.git/` }]);
+  gitHost = new URL(git.url).host;
+  htmlHost = new URL(html.url).host;
+});
+afterAll(async () => {
+  await moved?.close();
+  await html?.close();
+  await git?.close();
+});
+
+it('the git server behind the proxy sends no CORS headers, and refuses preflights', async () => {
+  const refs = await fetch(`${git.url}/basic.git/info/refs?service=git-upload-pack`, {
+    headers: { Origin: APP_ORIGIN, 'Git-Protocol': 'version=2' },
+  });
+  expect(refs.status).toBe(200);
+  await refs.arrayBuffer();
+  expect([...refs.headers.keys()].filter((h) => h.startsWith('access-control-'))).toEqual([]);
+  const preflight = await fetch(`${git.url}/basic.git/git-upload-pack`, {
+    method: 'OPTIONS',
+    headers: { Origin: APP_ORIGIN, 'Access-Control-Request-Method': 'POST' },
+  });
+  expect(preflight.status).toBe(405);
+});
+
+describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
+  let proxy: ProxyRuntime;
+  beforeAll(async () => {
+    proxy = await startProxyRuntime(runtime, [gitHost, htmlHost, moved.host]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+  });
+  const infoRefs = (profile: Parameters<ProxyRuntime['profile']>[0], host: string, repo = 'basic.git') =>
+    `${proxy.profile(profile)}/${host}/${repo}/info/refs?service=git-upload-pack`;
+
+  it('carries a blob:none clone and a lazy blob from a server without CORS headers', async () => {
+    const cloned = await api.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('open') });
+    try {
+      expect(cloned.protocol).toBe(2);
+      expect(cloned.filter).toBe('blob:none');
+      const file = await api.readFile(cloned.repoId, 'HEAD', 'README.md');
+      expect(new TextDecoder().decode(file.bytes)).toBe(gitShow('features.git', 'HEAD:README.md'));
+    } finally {
+      await api.deleteRepo(cloned.repoId);
+    }
+  });
+
+  it("answers with git's type, CORS for the page, and headers that keep it inert as a page", async () => {
+    const res = await fetch(infoRefs('open', gitHost), {
+      headers: { Origin: APP_ORIGIN, 'Git-Protocol': 'version=2' },
+    });
+    expect(res.status).toBe(200);
+    // Git-Protocol went through: a v2 advertisement.
+    expect(await res.text()).toMatch(/version 2/);
+    expect(res.headers.get('content-type')).toBe('application/x-git-upload-pack-advertisement');
+    expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toMatch(/\bsandbox\b/);
+    expect(res.headers.get('content-disposition')).toBe('attachment');
+  });
+
+  it("follows a moved repository's redirect, rewritten onto the proxy", async () => {
+    const res = await fetch(infoRefs('open', gitHost, 'renamed.git'), { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    expect(res.headers.get('location')).toBe(
+      `${new URL(proxy.profile('open')).pathname}/${gitHost}/basic.git/info/refs?service=git-upload-pack`,
+    );
+    const cloned = await api.clone({ url: `${git.url}/renamed.git`, corsProxy: proxy.profile('open') });
+    expect(cloned.warnings.join(' ')).toMatch(/redirected to .*basic\.git/);
+    await api.deleteRepo(cloned.repoId);
+  });
+
+  it('passes a token to the host it names, never to another host a redirect names', async () => {
+    const authorization = `Basic ${btoa('alice:secret')}`;
+    const direct = await fetch(infoRefs('open', gitHost, 'private.git'), {
+      headers: { Authorization: authorization, 'Git-Protocol': 'version=2' },
+    });
+    expect(direct.status).toBe(200);
+    await direct.arrayBuffer();
+    const elsewhere = await fetch(infoRefs('open', moved.host, 'private.git'), {
+      headers: { Authorization: authorization },
+      redirect: 'manual',
+    });
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.text()).toMatch(/does not carry credentials to another host/);
+  });
+
+  it.each(['127.0.0.1', '[::1]', '[::ffff:7f00:1]', '127.1', '2130706433', 'localhost'])(
+    'refuses %s: loopback, in any spelling',
+    async (host) => {
+      const res = await fetch(infoRefs('closed', `${host}:${new URL(git.url).port}`));
+      expect(res.status).toBe(403);
+      expect(await res.text()).toMatch(/loopback or private/);
+    },
+  );
+
+  describe('hardening', () => {
+    it('a spoofed Origin gets past the Origin check, and still hits the body cap (413)', async () => {
+      const target = `${proxy.profile('capped')}/${gitHost}/basic.git/git-upload-pack`;
+      const headers = {
+        'Content-Type': 'application/x-git-upload-pack-request',
+        'Git-Protocol': 'version=2',
+      };
+      const big = new Uint8Array(CAPPED_LIMITS.maxRequestBytes + 1);
+      // A page of another site is kept out; curl, which says it is the app, is not.
+      const foreign = await fetch(target, {
+        method: 'POST',
+        headers: { ...headers, Origin: 'http://evil.test' },
+      });
+      expect(foreign.status).toBe(403);
+      const declared = await fetch(target, {
+        method: 'POST',
+        headers: { ...headers, Origin: APP_ORIGIN },
+        body: big,
+      });
+      expect(declared.status).toBe(413);
+      expect(declared.headers.get('x-blobless-proxy-refusal')).toBe('1');
+      // Sent in chunks, without Content-Length: counted as it arrives.
+      const chunked = await fetch(target, {
+        method: 'POST',
+        headers: { ...headers, Origin: APP_ORIGIN },
+        body: new ReadableStream({
+          start(c) {
+            for (let i = 0; i < 4; i++) c.enqueue(big.subarray(0, big.length / 2));
+            c.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(chunked.status).toBe(413);
+    });
+
+    it('an upstream answering text/html gets a typed 502, never the page', async () => {
+      const res = await fetch(infoRefs('open', htmlHost), { headers: { 'Git-Protocol': 'version=2' } });
+      expect(res.status).toBe(502);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
+      const text = await res.text();
+      expect(text).toMatch(/text\/html, not git data/);
+      expect(text).not.toMatch(/<html/i);
+      const err = await api
+        .clone({ url: `${html.url}/basic.git`, corsProxy: proxy.profile('open') })
+        .catch((e) => e);
+      expect(err.code).toBe('PROXY_REFUSED');
+      expect(err.message).toMatch(/not git data/);
+    });
+
+    it('an answer past the response cap is cut, and the client sees a typed error', async () => {
+      // basic.git's advertisement and ref list fit the cap; features.git's pack (40 KB) does not.
+      const err = await withOrigin(APP_ORIGIN, () =>
+        api.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('capped') }),
+      ).catch((e) => e);
+      // Node and Deno break the connection; workerd ends the cut answer as if whole, which the client's
+      // pkt-line reader finds short. Typed either way, and nothing of the clone is kept.
+      expect(CUT_ANSWER_CODES).toContain(err.code);
+      expect((await api.listRepos()).filter((r) => r.url === `${git.url}/features.git`)).toEqual([]);
+    });
+
+    it("a burst gets 429 with Retry-After, and the client's retry then succeeds", async () => {
+      const statuses: number[] = [];
+      let retryAfter: string | null = null;
+      for (let i = 0; i < 12 && !statuses.includes(429); i++) {
+        const res = await fetch(infoRefs('limited', gitHost), {
+          headers: { Origin: APP_ORIGIN, 'Git-Protocol': 'version=2' },
+        });
+        statuses.push(res.status);
+        if (res.status === 429) retryAfter = res.headers.get('retry-after');
+        await res.arrayBuffer();
+      }
+      expect(statuses, `statuses: ${statuses.join(' ')}`).toContain(429);
+      expect(Number(retryAfter), `Retry-After: ${retryAfter}`).toBeGreaterThan(0);
+      const retries: string[] = [];
+      const cloned = await withOrigin(APP_ORIGIN, () =>
+        api.clone({ url: `${git.url}/basic.git`, corsProxy: proxy.profile('limited') }, (p) => {
+          if (p.phase === 'retrying') retries.push(p.text);
+        }),
+      );
+      expect(retries.length).toBeGreaterThan(0);
+      expect(retries[0]).toMatch(/429/);
+      await api.deleteRepo(cloned.repoId);
+    });
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_FETCH_REFSPEC, formatRefspec, mapRef, parseRefspec, type Refspec } from './refspec.ts';
+
+describe('refspecs', () => {
+  it('parses the clone default, and formats it back as git writes it', () => {
+    const r = parseRefspec(DEFAULT_FETCH_REFSPEC);
+    expect(r).toEqual({
+      force: true,
+      srcPrefix: 'refs/heads/',
+      dstPrefix: 'refs/remotes/origin/',
+      pattern: true,
+    });
+    expect(formatRefspec(r!)).toBe(DEFAULT_FETCH_REFSPEC);
+  });
+
+  it('round-trips exact and unforced refspecs', () => {
+    for (const spec of ['+refs/heads/main:refs/remotes/origin/main', 'refs/tags/*:refs/tags/*'])
+      expect(formatRefspec(parseRefspec(spec)!)).toBe(spec);
+  });
+
+  it('refuses what it does not handle: a one-sided, a star on one side, a star inside a name', () => {
+    for (const spec of [
+      'refs/heads/main',
+      'refs/heads/*:refs/remotes/origin/main',
+      'refs/heads/a*:refs/x/a*',
+      '',
+    ])
+      expect(parseRefspec(spec), spec).toBeNull();
+  });
+
+  it('maps a remote ref through the first refspec that matches it', () => {
+    const specs = ['+refs/heads/main:refs/remotes/up/main', DEFAULT_FETCH_REFSPEC].map(
+      (s) => parseRefspec(s) as Refspec,
+    );
+    expect(mapRef(specs, 'refs/heads/main')).toBe('refs/remotes/up/main');
+    expect(mapRef(specs, 'refs/heads/topic/x')).toBe('refs/remotes/origin/topic/x');
+    expect(mapRef(specs, 'refs/tags/v1')).toBeNull();
+  });
+});

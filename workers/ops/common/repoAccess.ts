@@ -1,0 +1,163 @@
+import git, { type CommitObject } from 'isomorphic-git';
+import { CommitQueue } from '../../model/commitQueue.ts';
+import { parseShallow } from '../../model/shallow.ts';
+import { getRepo, type RepoRecord } from '../../store/registry.ts';
+import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../../store/repoFs.ts';
+import { OperationError } from './errors.ts';
+import { usePackObjectCache } from './packObjectCache.ts';
+
+type Fs = ReturnType<typeof openRepoFs>;
+
+export interface RepoHandle {
+  record: RepoRecord;
+  fs: Fs;
+  gitdir: string;
+  /** isomorphic-git's object cache: reused so a pack is loaded once, not once per call. */
+  cache: object;
+  /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
+  checkedTrees: Set<string>;
+}
+
+/** A commit object, read through the repo's object cache. */
+export async function readCommitObject(repo: RepoHandle, oid: string): Promise<CommitObject> {
+  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+}
+
+/** A history walk's queue over `repo` (model/commitQueue.ts): commits are read as they are reached. */
+export function commitQueue(repo: RepoHandle, skip?: Set<string>): CommitQueue<CommitObject> {
+  return new CommitQueue((oid) => readCommitObject(repo, oid), skip);
+}
+
+const caches = new Map<string, object>();
+const checkedTrees = new Map<string, Set<string>>();
+
+export async function openRepo(repoId: string): Promise<RepoHandle> {
+  // Another tab may have committed since: read its tree, not the one this worker last saw.
+  await syncRepoFs(repoId);
+  const record = await getRepo(repoId);
+  if (!record)
+    throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
+  let cache = caches.get(repoId);
+  if (!cache) {
+    cache = {};
+    caches.set(repoId, cache);
+  }
+  let checked = checkedTrees.get(repoId);
+  if (!checked) {
+    checked = new Set();
+    checkedTrees.set(repoId, checked);
+  }
+  // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
+  await usePackObjectCache(cache);
+  return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache, checkedTrees: checked };
+}
+
+export function forgetRepo(repoId: string): void {
+  caches.delete(repoId);
+  checkedTrees.delete(repoId);
+}
+
+// isomorphic-git caches packs it read; another tab may have merged them away.
+onRepoFsReloaded(forgetRepo);
+
+/**
+ * Drops deleted packs from isomorphic-git's cache, which would otherwise hold their bytes for as long as
+ * the repo is open. isomorphic-git keeps packs in a Map under a private symbol named `PackfileCache`, keyed
+ * by the .idx path; if a version of it stores them otherwise, nothing is dropped and only memory is lost.
+ */
+export function evictPacksFromCache(repoId: string, checksums: string[]): void {
+  const cache = caches.get(repoId) as Record<symbol, unknown> | undefined;
+  if (!cache) return;
+  for (const key of Object.getOwnPropertySymbols(cache)) {
+    const packs = cache[key];
+    if (key.description !== 'PackfileCache' || !(packs instanceof Map)) continue;
+    for (const checksum of checksums) packs.delete(`${GITDIR}/objects/pack/pack-${checksum}.idx`);
+  }
+}
+
+/** Branch, tag, remote branch or (abbreviated) commit id to a commit id. */
+export async function resolveCommit(repo: RepoHandle, ref: string): Promise<string> {
+  const { fs, gitdir, cache } = repo;
+  const candidates = [ref, `refs/heads/${ref}`, `refs/remotes/origin/${ref}`, `refs/tags/${ref}`];
+  for (const candidate of candidates) {
+    try {
+      const oid = await git.resolveRef({ fs, gitdir, ref: candidate });
+      return await peelToCommit(repo, oid);
+    } catch {
+      // try the next spelling
+    }
+  }
+  if (/^[0-9a-f]{4,40}$/i.test(ref)) {
+    try {
+      const oid =
+        ref.length === 40 ? ref.toLowerCase() : await git.expandOid({ fs, gitdir, oid: ref, cache });
+      return await peelToCommit(repo, oid);
+    } catch {
+      // fall through to the error below
+    }
+  }
+  throw new OperationError(
+    'REF_NOT_FOUND',
+    `"${ref}" is not a branch, tag or commit of ${repo.record.name}.`,
+  );
+}
+
+/**
+ * Follows annotated tags (at most 10 deep) to the commit they name; null when they lead to another kind
+ * of object. Errors reading an object (a missing one) are the caller's.
+ */
+export async function peelTags(repo: RepoHandle, oid: string): Promise<string | null> {
+  let current = oid;
+  for (let i = 0; i < 10; i++) {
+    const { type, object } = await git.readObject({
+      fs: repo.fs,
+      gitdir: repo.gitdir,
+      oid: current,
+      cache: repo.cache,
+    });
+    if (type === 'commit') return current;
+    if (type !== 'tag') return null;
+    current = (object as { object: string }).object;
+  }
+  return null;
+}
+
+async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
+  const commit = await peelTags(repo, oid);
+  if (commit) return commit;
+  throw new OperationError('REF_NOT_FOUND', `${oid} does not lead to a commit.`);
+}
+
+/**
+ * A blob's bytes from the packs. isomorphic-git lists objects/pack on every read, so packs added since the
+ * cache was made are found; a pack deleted by maintenance between that listing and the read of its .pack
+ * makes the read fail once, and the retry finds the object in the merged pack.
+ */
+export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint8Array> {
+  const read = () => git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+  let result: Awaited<ReturnType<typeof git.readBlob>>;
+  try {
+    result = await read();
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code !== 'NotFoundError' && code !== 'InternalError') throw err;
+    result = await read();
+  }
+  const blob = result.blob;
+  return new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
+}
+
+/** git's test for binary content (xdiff-interface.c buffer_is_binary): a NUL in the first 8000 bytes. */
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8000).includes(0);
+}
+
+/** The commits `.git/shallow` names: their parents are not stored, and history walks end there. */
+export async function shallowCommits(repo: RepoHandle): Promise<Set<string>> {
+  try {
+    const text = (await repo.fs.promises.readFile(`${repo.gitdir}/shallow`, 'utf8')) as string;
+    return new Set(parseShallow(text));
+  } catch {
+    return new Set();
+  }
+}

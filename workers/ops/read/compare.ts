@@ -1,0 +1,100 @@
+// `?compare=a...b`: the commits on b that a lacks (`git log a..b`) and the files b changed since the
+// merge base (`git diff --name-status a...b`), from commits and trees alone.
+
+import git from 'isomorphic-git';
+import { OperationError, throwIfAborted } from '../common/errors.ts';
+import {
+  commitQueue,
+  openRepo,
+  type RepoHandle,
+  readCommitObject,
+  resolveCommit,
+} from '../common/repoAccess.ts';
+import { type CommitDiff, diffCommits } from './diff.ts';
+import type { CommitSummary } from './history.ts';
+
+export interface Comparison {
+  base: string;
+  head: string;
+  /** The best common ancestor, or null for unrelated histories (then every file of head is new). */
+  mergeBase: string | null;
+  /** `git log base..head`, newest first. */
+  commits: CommitSummary[];
+  /** True when the list stopped at `limit`. */
+  truncated: boolean;
+  /** `git diff --name-status base...head` (renames as a deletion and an addition, as from trees alone). */
+  diff: CommitDiff;
+}
+
+/** Every commit reachable from `from`. */
+async function ancestors(repo: RepoHandle, from: string, signal?: AbortSignal): Promise<Set<string>> {
+  const seen = new Set<string>([from]);
+  const stack = [from];
+  while (stack.length) {
+    throwIfAborted(signal);
+    const oid = stack.pop()!;
+    let parents: string[];
+    try {
+      parents = (await readCommitObject(repo, oid)).parent;
+    } catch {
+      // A shallow boundary: its parents are not stored, and the walk ends there.
+      continue;
+    }
+    for (const p of parents) {
+      if (!seen.has(p)) {
+        seen.add(p);
+        stack.push(p);
+      }
+    }
+  }
+  return seen;
+}
+
+export async function compareRefs(
+  repoId: string,
+  baseRef: string,
+  headRef: string,
+  opts: { limit?: number } = {},
+  hooks: { signal?: AbortSignal } = {},
+): Promise<Comparison> {
+  const limit = opts.limit ?? 250;
+  const repo = await openRepo(repoId);
+  const base = await resolveCommit(repo, baseRef);
+  const head = await resolveCommit(repo, headRef);
+  const excluded = await ancestors(repo, base, hooks.signal);
+
+  // base..head in committer-date order, as `git log` lists it.
+  const commits: CommitSummary[] = [];
+  const queue = commitQueue(repo, excluded);
+  await queue.push(head);
+  let truncated = false;
+  while (queue.size) {
+    throwIfAborted(hooks.signal);
+    if (commits.length >= limit) {
+      truncated = true;
+      break;
+    }
+    const { oid, commit: c } = queue.pop()!;
+    commits.push({ oid, parents: c.parent, message: c.message, author: c.author, committer: c.committer });
+    for (const p of c.parent) await queue.push(p);
+  }
+
+  let mergeBase: string | null = null;
+  try {
+    const bases = await git.findMergeBase({
+      fs: repo.fs,
+      gitdir: repo.gitdir,
+      oids: [base, head],
+      cache: repo.cache,
+    });
+    mergeBase = (bases as string[])[0] ?? null;
+  } catch (err) {
+    throw new OperationError(
+      'INTERNAL',
+      `Could not find where ${baseRef} and ${headRef} diverged: ${(err as Error).message}`,
+    );
+  }
+  // Unrelated histories have no merge base: then every file of head is new, as git diff shows it.
+  const diff = await diffCommits(repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
+  return { base, head, mergeBase, commits, truncated, diff };
+}

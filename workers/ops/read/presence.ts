@@ -1,0 +1,34 @@
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
+import { packSetFor } from '../../store/packSet.ts';
+import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { openRepo, resolveCommit } from '../common/repoAccess.ts';
+
+export interface Presence {
+  commit: string;
+  /** Distinct file contents (blobs) the commit's tree names: what a full checkout would need. */
+  blobs: number;
+  /** Of those, the ones stored in this browser; the rest the server has promised to send when asked. */
+  present: number;
+  packs: number;
+}
+
+/** How much of a commit's content is here: walks its trees (all local), asks the pack indexes. */
+export async function presence(repoId: string, ref: string): Promise<Presence> {
+  const repo = await openRepo(repoId);
+  const commit = await resolveCommit(repo, ref);
+  const blobs = new Set<string>();
+  const seenTrees = new Set<string>();
+  const stack = [{ oid: await commitTree(repo, commit), path: '' }];
+  while (stack.length) {
+    const { oid, path } = stack.pop()!;
+    if (seenTrees.has(oid)) continue;
+    seenTrees.add(oid);
+    for (const e of await readCheckedTree(repo, oid, path)) {
+      if (e.mode === MODE_TREE) stack.push({ oid: e.oid, path: `${path}${e.name}/` });
+      else if (e.mode !== MODE_GITLINK) blobs.add(e.oid);
+    }
+  }
+  const packSet = await packSetFor(repoId);
+  const missing = packSet.missing(blobs).length;
+  return { commit, blobs: blobs.size, present: blobs.size - missing, packs: packSet.packs.length };
+}

@@ -1,0 +1,65 @@
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
+import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { OperationError } from '../common/errors.ts';
+import { openRepo, resolveCommit } from '../common/repoAccess.ts';
+
+export type EntryKind = 'tree' | 'blob' | 'commit';
+
+export interface TreeEntry {
+  name: string;
+  path: string;
+  oid: string;
+  /** Octal mode as git stores it: 040000, 100644, 100755, 120000 (symlink), 160000 (submodule). */
+  mode: string;
+  type: EntryKind;
+}
+
+export interface TreeListing {
+  commit: string;
+  oid: string;
+  path: string;
+  entries: TreeEntry[];
+}
+
+/**
+ * Lists one directory of a commit, read from the trees alone: no blob is needed. Every tree on the way
+ * is checked (checkedTrees.ts): HostileTreeError for one git would refuse, PATH_NOT_FOUND for a path
+ * that is not a folder.
+ */
+export async function readTree(repoId: string, ref: string, path = ''): Promise<TreeListing> {
+  const repo = await openRepo(repoId);
+  const commit = await resolveCommit(repo, ref);
+  const clean = path.replace(/^\/+|\/+$/g, '');
+  const notFound = () => new OperationError('PATH_NOT_FOUND', `"${clean}" is not a directory in ${ref}.`);
+  let oid = await commitTree(repo, commit);
+  let tree = await readCheckedTree(repo, oid, '');
+  let prefix = '';
+  for (const name of clean ? clean.split('/') : []) {
+    const entry = tree.find((e) => e.name === name);
+    if (!entry || entry.mode !== MODE_TREE) throw notFound();
+    prefix += `${name}/`;
+    oid = entry.oid;
+    tree = await readCheckedTree(repo, oid, prefix);
+  }
+  const entries = tree
+    .map((e) => ({
+      name: e.name,
+      path: clean ? `${clean}/${e.name}` : e.name,
+      oid: e.oid,
+      mode: e.mode,
+      type: typeOf(e.mode),
+    }))
+    // Directories first, then by name, as file browsers show them.
+    .sort((a, b) =>
+      a.type === 'tree' && b.type !== 'tree'
+        ? -1
+        : b.type === 'tree' && a.type !== 'tree'
+          ? 1
+          : a.name.localeCompare(b.name),
+    );
+  return { commit, oid, path: clean, entries };
+}
+
+function typeOf(mode: string): EntryKind {
+  return mode === MODE_TREE ? 'tree' : mode === MODE_GITLINK ? 'commit' : 'blob';
+}

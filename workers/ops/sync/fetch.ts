@@ -1,0 +1,559 @@
+// Brings a stored repo up to date with its remote (gitprotocol-v2: ls-refs, fetch), as `git fetch origin`
+// does for a partial clone: only the refs the fetch refspec and tags track, `have` lines in growing rounds
+// chosen by the skipping negotiator, the clone's filter again ("sticky", partial-clone), a thin pack
+// completed from local objects, and remote-tracking refs, tags, `shallow` and the pack stored in one
+// all-or-nothing batch.
+
+import git from 'isomorphic-git';
+import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../../model/refspec.ts';
+import { serializeShallow } from '../../model/shallow.ts';
+import type { GitObjectType } from '../../pack/objectHash.ts';
+import { type IngestedPack, PackIngester } from '../../pack/packIngester.ts';
+import { credentialsFor } from '../../store/credentials.ts';
+import { writePack } from '../../store/gitDir.ts';
+import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
+import { forgetPackSet, packSetFor } from '../../store/packSet.ts';
+import { updateRepo } from '../../store/registry.ts';
+import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
+import { heldInThisWorker, withRepoLock } from '../../store/repoLock.ts';
+import { GitHttpClient } from '../../transport/gitHttp.ts';
+import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
+import { buildFetchRequest, INFINITE_DEPTH } from '../../wire/fetchCommand.ts';
+import { parseFetchResponse } from '../../wire/fetchResponse.ts';
+import type { RemoteRef } from '../../wire/lsRefs.ts';
+import { readPackets } from '../../wire/pktLine.ts';
+import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
+import type { OperationHooks } from '../common/operationHooks.ts';
+import { forgetRepo, openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
+import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import type { CloneProgress } from './cloneTypes.ts';
+import { ensureBlobs } from './lazyBlobs.ts';
+import { lsRefsCall } from './lsRefsCall.ts';
+import { SkippingNegotiator } from './negotiator.ts';
+import { checkRemoteRefNames } from './remoteRefNames.ts';
+
+export interface FetchOptions {
+  /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
+  refs?: string[];
+  /** Also fetch and update tags (refs/tags/*). Default true, as the clone kept them. */
+  tags?: boolean;
+  /** Make the history this many commits deep from the remote's tips (`git fetch --depth`). */
+  depth?: number;
+  /** Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`). */
+  deepen?: number;
+  /** Fetch the whole history of a shallow clone (`git fetch --unshallow`). */
+  unshallow?: boolean;
+}
+
+export type FetchProgress = CloneProgress | { phase: 'negotiating'; round: number; haves: number };
+
+export interface RefUpdate {
+  /** The local ref: `refs/remotes/origin/main`, `refs/tags/v1`. */
+  name: string;
+  /** Its value before the fetch, null for a new ref. */
+  old: string | null;
+  new: string;
+  /** `forced`: the old value is not an ancestor of the new one (history was rewritten on the remote). */
+  kind: 'new' | 'fast-forward' | 'forced' | 'tag-moved';
+}
+
+export interface FetchResult {
+  /** Every local ref the fetch changed. */
+  updated: RefUpdate[];
+  /** The updates that dropped commits: forced branch updates and tags that moved. */
+  forced: RefUpdate[];
+  /** Commits received (new to this repo). */
+  newCommits: number;
+  objects: Record<GitObjectType, number>;
+  /** Objects the thin pack needed from this repo, appended to the stored pack. */
+  completedFromLocal: number;
+  bytesReceived: number;
+  requests: number;
+  negotiation: {
+    rounds: number;
+    /** `have` lines sent in all rounds, the common ones repeated in each round as git does. */
+    haves: number;
+  };
+  /** Whether the repo is still shallow afterwards. */
+  shallow: boolean;
+  filter: string | null;
+  warnings: string[];
+}
+
+/*
+ * Haves per round: 16 first, doubling (fetch-pack.c: INITIAL_FLUSH 16, next_flush doubles below
+ * LARGE_FLUSH 16384 for stateless HTTP, then grows by 10 %). After 256 haves in a row without a new ACK,
+ * once something was ACKed, git gives up and sends `done` (MAX_IN_VAIN); we do the same.
+ */
+const INITIAL_HAVES = 16;
+const LARGE_FLUSH = 16384;
+const MAX_IN_VAIN = 256;
+
+/**
+ * How the fetch stores what it received. By default the caller holds the repo's lock for the whole fetch
+ * (the API's fetch). With `lockToStore`, the fetch receives without the lock and takes it only to store:
+ * a long background fetch (the history fill) then never holds up a lazy blob fetch or an edit for more
+ * than its commit. Under the lock it checks `shallow` is what the request was built on; if another
+ * writer changed it meanwhile, nothing is stored and the fetch ends in `FETCH_STALE` (ask again).
+ */
+export interface FetchStoring {
+  lockToStore?: { what: string };
+}
+
+export async function fetchRepo(
+  repoId: string,
+  opts: FetchOptions = {},
+  hooks: OperationHooks<FetchProgress> = {},
+  storing: FetchStoring = {},
+): Promise<FetchResult> {
+  const { signal, onProgress } = hooks;
+  const repo = await openRepo(repoId);
+  const { record } = repo;
+  const client = new GitHttpClient(record.url, {
+    corsProxy: record.corsProxy,
+    auth: credentialsFor(record),
+    signal,
+    protocol: 'version=2',
+    onRetry: ({ text, attempt, attempts, delayMs }) =>
+      onProgress?.({ phase: 'retrying', text, attempt, attempts, delayMs }),
+  });
+  onProgress?.({ phase: 'connecting' });
+  const advertisement = parseInfoRefs(await client.infoRefs('git-upload-pack'));
+  throwIfAborted(signal);
+  if (advertisement.version !== 2) {
+    throw new OperationError(
+      'UNSUPPORTED_PROTOCOL',
+      `${client.url.href} no longer speaks git protocol v2, which Blobless fetches with. Clone it again to get its latest state.`,
+    );
+  }
+  const caps = advertisement.capabilities;
+  const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
+  const agent = agentFor(caps);
+  const warnings: string[] = [];
+  const tags = opts.tags ?? true;
+
+  const config = await readRemoteConfig(repo);
+  const refspecs = config.refspecs.length > 0 ? config.refspecs : [parseRefspec(DEFAULT_FETCH_REFSPEC)!];
+  const branchPrefixes = opts.refs?.length
+    ? opts.refs.map((b) => `refs/heads/${b.replace(/^refs\/heads\//, '')}`)
+    : refspecs.map((r) => r.srcPrefix);
+  const prefixes = tags ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
+  // Ref names become paths under .git/: one git would refuse is skipped with a warning, as at clone.
+  const listed = checkRemoteRefNames(
+    await lsRefsCall(client, caps, prefixes, { agent }),
+    undefined,
+    client.url.href,
+  );
+  const remoteRefs = listed.kept;
+  warnings.push(...listed.warnings);
+  throwIfAborted(signal);
+
+  // What each remote ref becomes locally.
+  const planned: { remote: RemoteRef & { oid: string }; local: string }[] = [];
+  for (const ref of remoteRefs) {
+    if (ref.oid === null) continue;
+    if (ref.name.startsWith('refs/tags/')) {
+      if (tags) planned.push({ remote: { ...ref, oid: ref.oid }, local: ref.name });
+      continue;
+    }
+    if (opts.refs?.length && !branchPrefixes.includes(ref.name)) continue;
+    const local = mapRef(refspecs, ref.name);
+    if (local) planned.push({ remote: { ...ref, oid: ref.oid }, local });
+  }
+  if (opts.refs?.length) {
+    const missing = branchPrefixes.filter((p) => !planned.some((r) => r.remote.name === p));
+    if (missing.length > 0) {
+      throw new OperationError(
+        'REF_NOT_FOUND',
+        `The remote has no branch ${missing.map((m) => m.slice('refs/heads/'.length)).join(', ')}.`,
+      );
+    }
+  }
+
+  const packSet = await packSetFor(repoId);
+  const shallowBefore = await readShallow(repo);
+  const isShallow = shallowBefore.length > 0;
+  let deepen: number | undefined;
+  let deepenRelative = false;
+  if (opts.unshallow && isShallow) deepen = INFINITE_DEPTH;
+  else if (opts.deepen && opts.deepen > 0) {
+    deepen = opts.deepen;
+    deepenRelative = true;
+  } else if (opts.depth && opts.depth > 0) deepen = opts.depth;
+  if (deepen !== undefined && !fetchCaps.has('shallow')) {
+    warnings.push('The server does not support shallow fetches; fetched without changing the depth.');
+    deepen = undefined;
+    deepenRelative = false;
+  }
+  if (deepenRelative && !isShallow) {
+    // Nothing to deepen: the history is complete already.
+    deepen = undefined;
+    deepenRelative = false;
+  }
+
+  // git wants every ref it lacks; when deepening, every tip, since the history below them changes too.
+  const wants = [
+    ...new Set(planned.map((p) => p.remote.oid).filter((oid) => deepen !== undefined || !packSet.has(oid))),
+  ];
+
+  let filter: string | null = config.filter;
+  if (filter && !fetchCaps.has('filter')) {
+    warnings.push(
+      'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
+    );
+    filter = null;
+  }
+
+  let pack: IngestedPack | null = null;
+  let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
+  const negotiation = { rounds: 0, haves: 0 };
+  if (wants.length > 0) {
+    const result = await negotiateAndReceive(repo, client, {
+      wants,
+      remoteOids: planned.map((p) => p.remote.peeled ?? p.remote.oid),
+      shallow: shallowBefore,
+      deepen,
+      deepenRelative,
+      filter,
+      tags,
+      agent,
+      negotiation,
+      hooks,
+    });
+    pack = result.pack;
+    shallowInfo = result.shallowInfo;
+  }
+
+  let updates: { name: string; old: string | null; value: PackedRef }[] = [];
+  let shallowAfter = shallowBefore;
+  const store = async (target: RepoHandle) => {
+    // Refs as they are now, then as they will be.
+    const fs = target.fs.promises;
+    const packedText = await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '');
+    const packed = new Map(parsePackedRefs(packedText as string).map((r) => [r.name, r]));
+    updates = [];
+    for (const { remote, local } of planned) {
+      const old = await resolveLocal(target, local);
+      if (old === remote.oid) continue;
+      updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
+    }
+    const looseToDrop: string[] = [];
+    for (const u of updates) {
+      packed.set(u.name, u.value);
+      if (
+        await fs.stat(`${GITDIR}/${u.name}`).then(
+          () => true,
+          () => false,
+        )
+      )
+        looseToDrop.push(u.name);
+    }
+    shallowAfter = shallowBefore;
+    if (shallowInfo) {
+      const gone = new Set(shallowInfo.unshallow);
+      shallowAfter = [
+        ...new Set([...shallowBefore.filter((s) => !gone.has(s)), ...shallowInfo.shallow]),
+      ].sort();
+    }
+    const shallowChanged = shallowAfter.join() !== shallowBefore.join();
+    const storedShallow = shallowAfter;
+
+    throwIfAborted(signal);
+    onProgress?.({ phase: 'writing' });
+    const promisorNote = filter
+      ? planned.map((p) => `${p.remote.oid} ${p.remote.name}\n`).join('')
+      : undefined;
+    if (pack || updates.length > 0 || shallowChanged) {
+      // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
+      // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.
+      if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
+      const stored = pack;
+      try {
+        await writeAllOrNothing(repoId, async () => {
+          if (stored) {
+            await writePack(fs, {
+              checksum: stored.checksum,
+              pack: stored.pack,
+              idx: stored.idx,
+              promisor: promisorNote,
+            });
+          }
+          if (updates.length > 0) {
+            await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...packed.values()]), 'utf8');
+            // A loose ref hides its packed value: the updated value must be the only one.
+            for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
+          }
+          if (shallowChanged) {
+            if (storedShallow.length > 0)
+              await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
+            else await fs.unlink(`${GITDIR}/shallow`);
+          }
+          throwIfAborted(signal);
+        });
+      } catch (err) {
+        // The discard dropped whatever else was written meanwhile: reread what is stored.
+        forgetPackSet(repoId);
+        forgetRepo(repoId);
+        if (signal?.aborted) throw abortedError();
+        throw err;
+      }
+      if (stored) (await packSetFor(repoId)).add(stored.checksum, stored.idx, filter !== null);
+    }
+    await updateRepo(repoId, (r) => ({
+      ...r,
+      shallow: storedShallow.length > 0,
+      bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
+      sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
+      lastFetchedAt: Date.now(),
+    }));
+  };
+  if (storing.lockToStore) {
+    await withRepoLock(
+      repoId,
+      storing.lockToStore.what,
+      async () => {
+        const target = await openRepo(repoId);
+        const now = await readShallow(target);
+        if (now.join() !== shallowBefore.join()) {
+          throw new OperationError(
+            'FETCH_STALE',
+            'The repository changed while its history was fetched; nothing was stored, and the next fetch asks again.',
+          );
+        }
+        await store(target);
+      },
+      { signal },
+    );
+  } else {
+    await store(repo);
+  }
+
+  const updated: RefUpdate[] = [];
+  for (const u of updates) {
+    let kind: RefUpdate['kind'] = 'new';
+    if (u.old !== null) {
+      if (u.name.startsWith('refs/tags/')) kind = 'tag-moved';
+      else kind = (await isAncestor(repo, u.old, u.value.oid)) ? 'fast-forward' : 'forced';
+    }
+    updated.push({ name: u.name, old: u.old, new: u.value.oid, kind });
+  }
+  return {
+    updated,
+    forced: updated.filter((u) => u.kind === 'forced' || u.kind === 'tag-moved'),
+    newCommits: pack?.counts.commit ?? 0,
+    objects: pack?.counts ?? { commit: 0, tree: 0, blob: 0, tag: 0 },
+    completedFromLocal: pack?.appendedBases ?? 0,
+    bytesReceived: client.bytesReceived,
+    requests: client.requests,
+    negotiation,
+    shallow: shallowAfter.length > 0,
+    filter,
+    warnings,
+  };
+}
+
+interface NegotiationInput {
+  wants: string[];
+  /** Every commit or tag the remote's refs name: the ones we hold are known to be common. */
+  remoteOids: string[];
+  shallow: string[];
+  deepen?: number;
+  deepenRelative: boolean;
+  filter: string | null;
+  tags: boolean;
+  agent?: string;
+  negotiation: { rounds: number; haves: number };
+  hooks: OperationHooks<FetchProgress>;
+}
+
+/**
+ * The fetch rounds (gitprotocol-v2: fetch): each request repeats the wants, the haves the server already
+ * ACKed, and the next batch of haves; the server answers with acknowledgments only, until it says `ready`
+ * (or we send `done`), and then with the pack in the same response.
+ */
+async function negotiateAndReceive(
+  repo: RepoHandle,
+  client: GitHttpClient,
+  input: NegotiationInput,
+): Promise<{ pack: IngestedPack; shallowInfo: { shallow: string[]; unshallow: string[] } | null }> {
+  const { signal, onProgress } = input.hooks;
+  const negotiator = new SkippingNegotiator(commitReader(repo), input.shallow);
+  const packSet = await packSetFor(repo.record.id);
+  for (const oid of new Set(input.remoteOids)) {
+    if (packSet.has(oid)) await negotiator.knownCommon(oid);
+  }
+  for (const tip of await localTips(repo)) await negotiator.addTip(tip);
+
+  const common: string[] = [];
+  const commonSet = new Set<string>();
+  let batch = INITIAL_HAVES;
+  let inVain = 0;
+  let seenAck = false;
+  const ingester = await PackIngester.create({
+    signal,
+    onProgress: (p) => onProgress?.(p),
+    externalBase: (oid) => readLocalObject(repo, oid, signal),
+  });
+  for (;;) {
+    throwIfAborted(signal);
+    const fresh = await negotiator.next(batch);
+    inVain += fresh.length;
+    const done = fresh.length === 0 || (seenAck && inVain >= MAX_IN_VAIN);
+    const haves = [...common, ...fresh];
+    input.negotiation.rounds++;
+    input.negotiation.haves += haves.length;
+    onProgress?.({ phase: 'negotiating', round: input.negotiation.rounds, haves: input.negotiation.haves });
+    const request = buildFetchRequest({
+      wants: input.wants,
+      haves,
+      done,
+      thinPack: true,
+      noProgress: !onProgress,
+      includeTag: input.tags,
+      ofsDelta: true,
+      shallow: input.shallow,
+      deepen: input.deepen,
+      deepenRelative: input.deepenRelative,
+      filter: input.filter ?? undefined,
+      agent: input.agent,
+    });
+    // Lent: every packet is consumed before the next (acknowledgment lines parsed, pack bytes copied by push).
+    const body = await client.postLent('git-upload-pack', request);
+    let ready = false;
+    let sawPack = false;
+    let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
+    for await (const event of parseFetchResponse(readPackets(body))) {
+      if (event.type === 'acknowledgments') {
+        for (const oid of event.acks) {
+          if (commonSet.has(oid)) continue;
+          commonSet.add(oid);
+          common.push(oid);
+          if (!negotiator.ack(oid)) {
+            inVain = 0;
+            seenAck = true;
+          }
+        }
+        ready = event.ready;
+      } else if (event.type === 'shallow-info') {
+        shallowInfo = event;
+      } else if (event.type === 'pack') {
+        sawPack = true;
+        ingester.push(event.data);
+      } else if (event.type === 'progress' && onProgress) {
+        const p = event.progress;
+        onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
+      }
+    }
+    if (done || ready) {
+      if (!sawPack) {
+        throw new OperationError('NOT_GIT', `${client.url.href} ended its fetch response without a pack.`);
+      }
+      const pack = await ingester.finish();
+      return { pack, shallowInfo };
+    }
+    batch = batch < LARGE_FLUSH ? batch * 2 : Math.floor((batch * 11) / 10);
+  }
+}
+
+function commitReader(repo: RepoHandle) {
+  return async (oid: string) => {
+    try {
+      const { commit } = await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+      return { parents: commit.parent, time: commit.committer.timestamp };
+    } catch {
+      // Not stored (beyond a shallow boundary) or not a commit: no line of history to walk.
+      return null;
+    }
+  };
+}
+
+/** Every local ref's commit: branches, remote-tracking branches, tags (peeled) and HEAD. */
+async function localTips(repo: RepoHandle): Promise<string[]> {
+  const { fs, gitdir } = repo;
+  const oids = new Set<string>();
+  const head = await git.resolveRef({ fs, gitdir, ref: 'HEAD' }).catch(() => null);
+  if (head) oids.add(head);
+  for (const dir of ['refs/heads', 'refs/remotes', 'refs/tags']) {
+    const names = await git.listRefs({ fs, gitdir, filepath: dir }).catch(() => [] as string[]);
+    for (const name of names) {
+      const oid = await git.resolveRef({ fs, gitdir, ref: `${dir}/${name}` }).catch(() => null);
+      if (oid) oids.add(oid);
+    }
+  }
+  const tips: string[] = [];
+  for (const oid of oids) {
+    const commit = await peel(repo, oid);
+    if (commit) tips.push(commit);
+  }
+  return tips;
+}
+
+async function peel(repo: RepoHandle, oid: string): Promise<string | null> {
+  // Not stored (beyond a shallow boundary, say) counts as no commit, as another kind of object does.
+  return peelTags(repo, oid).catch(() => null);
+}
+
+/** A thin pack's delta base, from this repo; a promisor repo fetches it first if a filter left it out. */
+async function readLocalObject(repo: RepoHandle, oid: string, signal?: AbortSignal) {
+  const read = async () => {
+    const { type, object } = await git.readObject({
+      fs: repo.fs,
+      gitdir: repo.gitdir,
+      oid,
+      format: 'content',
+      cache: repo.cache,
+    });
+    return { type: type as GitObjectType, data: object as Uint8Array };
+  };
+  try {
+    return await read();
+  } catch {
+    if (!repo.record.filter) return null;
+  }
+  await ensureBlobs(repo.record.id, [oid], { signal });
+  return read().catch(() => null);
+}
+
+async function resolveLocal(repo: RepoHandle, ref: string): Promise<string | null> {
+  return git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref, depth: 1 }).catch(() => null);
+}
+
+/** Whether `ancestor` is reachable from `descendant` through stored commits. */
+async function isAncestor(repo: RepoHandle, ancestor: string, descendant: string): Promise<boolean> {
+  const read = commitReader(repo);
+  const seen = new Set<string>([descendant]);
+  const queue = [descendant];
+  const limit = (await read(ancestor))?.time;
+  while (queue.length > 0) {
+    const oid = queue.pop()!;
+    if (oid === ancestor) return true;
+    const commit = await read(oid);
+    if (!commit) continue;
+    // Commits older than the ancestor (with a day for clock skew) cannot lead to it.
+    if (limit !== undefined && commit.time < limit - 86_400) continue;
+    for (const p of commit.parents) {
+      if (!seen.has(p)) {
+        seen.add(p);
+        queue.push(p);
+      }
+    }
+  }
+  return false;
+}
+
+/** The shallow boundary's commits, sorted: what a fetch sends as `shallow` lines and compares. */
+async function readShallow(repo: RepoHandle): Promise<string[]> {
+  return [...(await shallowCommits(repo))].sort();
+}
+
+async function readRemoteConfig(repo: RepoHandle): Promise<{ refspecs: Refspec[]; filter: string | null }> {
+  const { fs, gitdir } = repo;
+  const specs = (await git.getConfigAll({ fs, gitdir, path: 'remote.origin.fetch' })) as string[];
+  const filter = (await git.getConfig({ fs, gitdir, path: 'remote.origin.partialclonefilter' })) as
+    | string
+    | undefined;
+  return {
+    refspecs: specs.map((s) => parseRefspec(String(s))).filter((r): r is Refspec => r !== null),
+    filter: filter ? String(filter) : null,
+  };
+}

@@ -1,0 +1,301 @@
+// `git pull` for the branch HEAD is on: fetch, then fast-forward, or merge (isomorphic-git's merge) when
+// both sides moved. The working tree follows through the lazy checkout, which fetches only the blobs the
+// new tree lacks. A merge with conflicts stops as git's does (mergeState.ts): MERGE_HEAD, the conflicted
+// files with markers and their stages in the index, the clean part staged; the person resolves and commits,
+// or aborts. With local changes in the way it changes nothing and names the files.
+
+import git from 'isomorphic-git';
+import { updateRepo } from '../../store/registry.ts';
+import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
+import { readCheckedTree } from '../common/checkedTrees.ts';
+import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
+import type { OperationHooks } from '../common/operationHooks.ts';
+import { forgetRepo, openRepo, type RepoHandle } from '../common/repoAccess.ts';
+import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.ts';
+import { ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
+import { writeConflictedMerge } from './mergeState.ts';
+import { ensureWorktree, status } from './workingTree.ts';
+
+export interface PullOptions {
+  /** Author and committer of a merge commit; a neutral identity when absent. */
+  author?: { name: string; email: string };
+}
+
+export type PullProgress = FetchProgress | CheckoutProgress | { phase: 'merging' };
+
+export interface PullResult {
+  fetch: FetchResult;
+  branch: string;
+  /** `conflict`: `conflicts` names the files both sides changed incompatibly. */
+  status: 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
+  /**
+   * With a conflict: true when the merge was left in progress for the person to resolve (MERGE_HEAD and
+   * the rest, as git leaves it); false when local changes were in the way and nothing was changed.
+   */
+  merging?: boolean;
+  /** The branch's commit before and after. */
+  from: string;
+  to: string;
+  /** Commits the branch gained (the remote's, plus the merge commit). */
+  newCommits: number;
+  conflicts: string[];
+  checkout: CheckoutResult | null;
+}
+
+const DEFAULT_AUTHOR = { name: 'Blobless', email: 'blobless@localhost' };
+
+export async function pull(
+  repoId: string,
+  opts: PullOptions = {},
+  hooks: OperationHooks<PullProgress> = {},
+): Promise<PullResult> {
+  const { signal, onProgress } = hooks;
+  let repo = await openRepo(repoId);
+  const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir });
+  if (!branch) {
+    throw new OperationError(
+      'DETACHED_HEAD',
+      'HEAD is not on a branch, so there is nothing to pull into. Switch to a branch first.',
+    );
+  }
+  const merge = (await git.getConfig({ fs: repo.fs, gitdir: repo.gitdir, path: `branch.${branch}.merge` })) as
+    | string
+    | undefined;
+  const upstreamBranch = merge ? String(merge).replace(/^refs\/heads\//, '') : branch;
+  const upstream = `refs/remotes/origin/${upstreamBranch}`;
+
+  const fetched = await fetchRepo(repoId, {}, { signal, onProgress });
+  throwIfAborted(signal);
+  repo = await openRepo(repoId);
+  const ours = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}` });
+  const theirs = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: upstream }).catch(() => null);
+  if (!theirs) {
+    throw new OperationError(
+      'REF_NOT_FOUND',
+      `The remote has no branch "${upstreamBranch}" to pull into ${branch}.`,
+    );
+  }
+  const base = { fetch: fetched, branch, from: ours, conflicts: [] as string[] };
+  if (ours === theirs) return { ...base, status: 'up-to-date', to: ours, newCommits: 0, checkout: null };
+
+  const bases = await git.findMergeBase({
+    fs: repo.fs,
+    gitdir: repo.gitdir,
+    oids: [ours, theirs],
+    cache: repo.cache,
+  });
+  if (bases.includes(theirs)) {
+    return { ...base, status: 'up-to-date', to: ours, newCommits: 0, checkout: null };
+  }
+  if (bases.includes(ours)) {
+    const done = await moveBranch(repoId, branch, theirs, hooks);
+    const newCommits = await countCommits(repo, theirs, ours);
+    return { ...base, status: 'fast-forward', to: theirs, newCommits, checkout: done };
+  }
+  if (bases.length === 0) {
+    throw new OperationError(
+      'UNRELATED_HISTORIES',
+      `${branch} and origin/${upstreamBranch} share no history (or a shallow clone stops before it): fetch more of it, then pull again.`,
+    );
+  }
+
+  // Both moved: a merge. Only the files both sides changed need their blobs (base, ours, theirs).
+  onProgress?.({ phase: 'merging' });
+  const needed = await blobsForMerge(repo, bases[0], ours, theirs);
+  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  throwIfAborted(signal);
+  const who = { ...(opts.author ?? DEFAULT_AUTHOR), timestamp: Math.floor(Date.now() / 1000) };
+  let mergeOid: string;
+  try {
+    mergeOid = await writeAllOrNothing(repoId, async () => {
+      const result = await git.merge({
+        fs: repo.fs,
+        dir: '/',
+        gitdir: repo.gitdir,
+        cache: repo.cache,
+        ours: `refs/heads/${branch}`,
+        theirs: upstream,
+        // The branch moves only once the working tree has followed (moveBranch).
+        noUpdateBranch: true,
+        abortOnConflict: true,
+        message: `Merge branch '${upstreamBranch}' of ${repo.record.url} into ${branch}`,
+        author: who,
+        committer: who,
+      });
+      throwIfAborted(signal);
+      return result.oid!;
+    });
+  } catch (err) {
+    forgetRepo(repoId);
+    if (signal?.aborted) throw abortedError();
+    const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
+    if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
+      const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
+      // git refuses to start a merge that would overwrite local changes; so does this.
+      const local = (await status(repoId)).entries;
+      if (local.length > 0) return { ...conflict, conflicts: [...data.filepaths].sort(), merging: false };
+      const conflicts = await startConflictedMerge(repoId, {
+        ours,
+        theirs,
+        base: bases[0],
+        branch,
+        upstream,
+        message: `Merge branch '${upstreamBranch}' of ${repo.record.url} into ${branch}`,
+        hooks,
+      });
+      return { ...conflict, conflicts, merging: true };
+    }
+    throw err;
+  }
+  const done = await moveBranch(repoId, branch, mergeOid, hooks);
+  const newCommits = await countCommits(repo, mergeOid, ours);
+  return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
+}
+
+/**
+ * Leaves the merge in progress, as git does on a conflict: the working tree (checked out first if the
+ * repo has none) gets the merged files, conflicts marked; the blobs of every file they changed are
+ * fetched first, and the trees they come from pass the tree checks every checkout passes.
+ */
+async function startConflictedMerge(
+  repoId: string,
+  o: {
+    ours: string;
+    theirs: string;
+    base: string;
+    branch: string;
+    upstream: string;
+    message: string;
+    hooks: OperationHooks<PullProgress>;
+  },
+): Promise<string[]> {
+  const { signal, onProgress } = o.hooks;
+  await ensureWorktree(repoId, { signal });
+  let repo = await openRepo(repoId);
+  const needed = await blobsToTake(repo, o.ours, o.theirs);
+  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  throwIfAborted(signal);
+  repo = await openRepo(repoId);
+  const conflicts = await writeAllOrNothing(repoId, () =>
+    writeConflictedMerge(repo, {
+      ours: o.ours,
+      theirs: o.theirs,
+      base: o.base,
+      oursRef: `refs/heads/${o.branch}`,
+      theirsRef: o.upstream,
+      message: o.message,
+    }),
+  );
+  forgetRepo(repoId);
+  return conflicts;
+}
+
+/**
+ * The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes into the
+ * working tree. Read through the tree checks, so a hostile tree stops it before anything is fetched.
+ */
+async function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
+  const treeOf = async (commit: string) =>
+    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
+  const out = new Set<string>();
+  const visit = async (o: string | null, t: string, path: string): Promise<void> => {
+    const mine = new Map<string, { oid: string; mode: string }>();
+    if (o) for (const e of await readCheckedTree(repo, o, path)) mine.set(e.name, e);
+    for (const e of await readCheckedTree(repo, t, path)) {
+      const m = mine.get(e.name);
+      if (m?.oid === e.oid) continue;
+      if (e.mode === '040000') await visit(m?.mode === '040000' ? m.oid : null, e.oid, `${path}${e.name}/`);
+      else if (e.mode !== '160000') out.add(e.oid);
+    }
+  };
+  await visit(await treeOf(ours), await treeOf(theirs), '');
+  return [...out];
+}
+
+/**
+ * Brings the working tree to `oid` (a checkout of the commit: it refuses to overwrite local changes and
+ * writes all or nothing), then points the branch at it and HEAD back at the branch.
+ */
+async function moveBranch(
+  repoId: string,
+  branch: string,
+  oid: string,
+  hooks: OperationHooks<PullProgress>,
+): Promise<CheckoutResult> {
+  const result = await checkout(repoId, oid, {}, hooks);
+  const repo = await openRepo(repoId);
+  await writeAllOrNothing(repoId, async () => {
+    await git.writeRef({ fs: repo.fs, gitdir: GITDIR, ref: `refs/heads/${branch}`, value: oid, force: true });
+    await git.writeRef({
+      fs: repo.fs,
+      gitdir: GITDIR,
+      ref: 'HEAD',
+      value: `refs/heads/${branch}`,
+      symbolic: true,
+      force: true,
+    });
+  });
+  await updateRepo(repoId, (r) => ({ ...r, branch, headOid: oid }));
+  return { ...result, branch };
+}
+
+/** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
+async function blobsForMerge(
+  repo: RepoHandle,
+  base: string,
+  ours: string,
+  theirs: string,
+): Promise<string[]> {
+  const treeOf = async (commit: string) =>
+    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
+  const out = new Set<string>();
+  // Through the tree checks every op uses: a hostile tree stops the merge before anything is fetched.
+  const entries = async (tree: string | null, path: string) => {
+    const map = new Map<string, { oid: string; type: string }>();
+    if (!tree) return map;
+    for (const e of await readCheckedTree(repo, tree, path)) {
+      const type = e.mode === '040000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
+      map.set(e.name, { oid: e.oid, type });
+    }
+    return map;
+  };
+  const visit = async (b: string | null, o: string | null, t: string | null, path: string): Promise<void> => {
+    const [eb, eo, et] = await Promise.all([entries(b, path), entries(o, path), entries(t, path)]);
+    for (const name of new Set([...eb.keys(), ...eo.keys(), ...et.keys()])) {
+      const [xb, xo, xt] = [eb.get(name), eo.get(name), et.get(name)];
+      if (xo?.oid === xt?.oid || xo?.oid === xb?.oid || xt?.oid === xb?.oid) continue;
+      const sub = (x?: { oid: string; type: string }) => (x?.type === 'tree' ? x.oid : null);
+      if (xo?.type === 'tree' || xt?.type === 'tree') {
+        await visit(sub(xb), sub(xo), sub(xt), `${path}${name}/`);
+        continue;
+      }
+      for (const x of [xb, xo, xt]) if (x?.type === 'blob') out.add(x.oid);
+    }
+  };
+  await visit(await treeOf(base), await treeOf(ours), await treeOf(theirs), '');
+  return [...out];
+}
+
+/**
+ * Commits reachable from `tip` and not from `from`: a walk from `tip` that stops at `from` and at commits
+ * older than it (less a day of clock skew), which cannot lead back above it.
+ */
+async function countCommits(repo: RepoHandle, tip: string, from: string): Promise<number> {
+  const read = (oid: string) =>
+    git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache }).catch(() => null);
+  const floor = ((await read(from))?.commit.committer.timestamp ?? 0) - 86_400;
+  let count = 0;
+  const seen = new Set<string>([from]);
+  const walk = [tip];
+  while (walk.length > 0) {
+    const oid = walk.pop()!;
+    if (seen.has(oid)) continue;
+    seen.add(oid);
+    const c = await read(oid);
+    if (!c || c.commit.committer.timestamp < floor) continue;
+    count++;
+    walk.push(...c.commit.parent);
+  }
+  return count;
+}

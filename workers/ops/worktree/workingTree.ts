@@ -1,0 +1,259 @@
+// The working tree as a person edits it: status with per-file staging, and file writes, renames and deletes.
+// It is the tree checkout.ts writes at `/` of the repo's lightning-fs, with isomorphic-git's index at
+// `/.git/index`. Every change reaches IndexedDB in one transaction (writeAllOrNothing), or not at all.
+// Nothing here reads a blob of HEAD: statusMatrix compares hashes of working files with the ids in trees
+// and the index, so editing a blob:none clone fetches nothing beyond what its checkout fetched.
+
+import git from 'isomorphic-git';
+import { GITDIR, mkdirp, writeAllOrNothing } from '../../store/repoFs.ts';
+import { OperationError } from '../common/errors.ts';
+import type { OperationHooks } from '../common/operationHooks.ts';
+import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
+import type { FileDiff } from '../read/diff.ts';
+import { diffFile } from '../read/diff.ts';
+import { checkout, WORKTREE_DIR } from './checkout.ts';
+import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
+
+/** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
+export interface StatusEntry {
+  path: string;
+  /** Index against HEAD: what a commit would record. */
+  staged: 'added' | 'modified' | 'deleted' | null;
+  /** Working file against the index: what `stage` would take. */
+  unstaged: 'modified' | 'deleted' | 'untracked' | null;
+  /** Unmerged (a merge's conflict not resolved yet): stages 1-3 in the index; staging resolves it. */
+  conflict?: boolean;
+}
+
+export interface WorktreeStatus {
+  /** The branch HEAD names, or null when detached. */
+  branch: string | null;
+  head: string;
+  entries: StatusEntry[];
+  /** A merge left in progress by a conflicting pull, or null. */
+  merging: MergeState | null;
+}
+
+/**
+ * Makes sure the repo has a working tree (a clone leaves none until something checks out), checking out
+ * HEAD when it has none: editing starts from the files of the current commit.
+ */
+export async function ensureWorktree(
+  repoId: string,
+  hooks: OperationHooks<unknown> = {},
+): Promise<RepoHandle> {
+  const repo = await openRepo(repoId);
+  const hasIndex = await repo.fs.promises.stat(`${GITDIR}/index`).then(
+    () => true,
+    () => false,
+  );
+  if (!hasIndex) await checkout(repoId, 'HEAD', {}, { signal: hooks.signal });
+  return repo;
+}
+
+export async function status(repoId: string): Promise<WorktreeStatus> {
+  const repo = await ensureWorktree(repoId);
+  const { fs, gitdir, cache } = repo;
+  const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
+  const merging = await readMergeState(repo);
+  const unmerged = new Set(merging?.conflicts ?? []);
+  const entries: StatusEntry[] = [];
+  for (const [path, head, workdir, stage] of matrix) {
+    // An unmerged path has no one index version to compare: `git status` says "both modified".
+    if (unmerged.delete(path)) entries.push({ path, staged: null, unstaged: 'modified', conflict: true });
+    else {
+      const entry = { path, ...classify(head, workdir, stage) };
+      if (entry.staged || entry.unstaged) entries.push(entry);
+    }
+  }
+  // Deleted on one side and conflicted: in the index only.
+  for (const path of unmerged) entries.push({ path, staged: null, unstaged: 'deleted', conflict: true });
+  const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
+  const headOid = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+  return { branch, head: headOid, entries: entries.sort((a, b) => (a.path < b.path ? -1 : 1)), merging };
+}
+
+/**
+ * statusMatrix's numbers to git's two columns. head: 0 absent, 1 present. workdir: 0 absent, 1 same as
+ * HEAD, 2 different from HEAD. stage: 0 absent, 1 same as HEAD, 2 same as workdir, 3 different from both.
+ */
+export function classify(head: number, workdir: number, stage: number): Omit<StatusEntry, 'path'> {
+  let staged: StatusEntry['staged'] = null;
+  if (head === 0 && stage !== 0) staged = 'added';
+  else if (head === 1 && stage === 0) staged = 'deleted';
+  else if (head === 1 && (stage === 3 || (stage === 2 && workdir === 2))) staged = 'modified';
+
+  let unstaged: StatusEntry['unstaged'] = null;
+  if (stage === 0) {
+    if (workdir !== 0) unstaged = 'untracked';
+  } else if (workdir === 0) unstaged = 'deleted';
+  else if (stage === 1 && workdir === 2) unstaged = 'modified';
+  else if (stage === 3) unstaged = workdir === 1 && head === 0 ? null : 'modified';
+  else if (stage === 2 && workdir === 1) unstaged = 'modified';
+  return { staged, unstaged };
+}
+
+/** Takes each path's working file into the index (`git add`), or its deletion (`git rm --cached`). */
+export async function stage(repoId: string, paths: string[]): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  const { fs, gitdir, cache } = repo;
+  const clean = paths.map(checkPath);
+  await writeAllOrNothing(repoId, async () => {
+    for (const path of clean) {
+      if (await exists(repo, path)) await git.add({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
+      else await git.remove({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
+    }
+  });
+}
+
+/** `git merge --abort`: the files the merge touched back to HEAD's, MERGE_HEAD and the rest removed. */
+export async function abortMerge(repoId: string): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  await writeAllOrNothing(repoId, () => abortMergeState(repo));
+}
+
+/** Puts each path's index entry back to HEAD's (`git restore --staged`); the working file stays. */
+export async function unstage(repoId: string, paths: string[]): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  const { fs, gitdir, cache } = repo;
+  const clean = paths.map(checkPath);
+  await writeAllOrNothing(repoId, async () => {
+    for (const path of clean) await git.resetIndex({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
+  });
+}
+
+/** A working file's bytes (not HEAD's: what the editor opens). */
+export async function readWorktreeFile(repoId: string, path: string): Promise<Uint8Array> {
+  const repo = await ensureWorktree(repoId);
+  const clean = checkPath(path);
+  try {
+    return (await repo.fs.promises.readFile(`/${clean}`)) as Uint8Array;
+  } catch {
+    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not in the working tree.`);
+  }
+}
+
+/** Writes (or creates, with its folders) a working file. Refuses a path where a folder is. */
+export async function writeWorktreeFile(
+  repoId: string,
+  path: string,
+  content: Uint8Array | string,
+): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  const fs = repo.fs.promises;
+  const clean = checkPath(path);
+  const st = await fs.lstat(`/${clean}`).catch(() => null);
+  if (st?.isDirectory()) throw new OperationError('INVALID_PATH', `"${clean}" is a folder.`);
+  await writeAllOrNothing(repoId, async () => {
+    await makeParents(repo, clean);
+    const mode = st && st.mode & 0o111 ? 0o777 : 0o666;
+    await fs.writeFile(`/${clean}`, content, { mode });
+  });
+}
+
+/** Renames a working file (not a folder); the change is staged like any other, by `stage`. */
+export async function renameWorktreeFile(repoId: string, from: string, to: string): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  const fs = repo.fs.promises;
+  const src = checkPath(from);
+  const dest = checkPath(to);
+  const st = await fs.lstat(`/${src}`).catch(() => null);
+  if (!st || st.isDirectory())
+    throw new OperationError('PATH_NOT_FOUND', `"${src}" is not a file of the working tree.`);
+  if (await exists(repo, dest)) throw new OperationError('INVALID_PATH', `"${dest}" already exists.`);
+  await writeAllOrNothing(repoId, async () => {
+    await makeParents(repo, dest);
+    await fs.rename(`/${src}`, `/${dest}`);
+    await removeEmptyParents(repo, src);
+  });
+}
+
+/** Deletes a working file; the deletion is staged like any other change, by `stage`. */
+export async function deleteWorktreeFile(repoId: string, path: string): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  const fs = repo.fs.promises;
+  const clean = checkPath(path);
+  const st = await fs.lstat(`/${clean}`).catch(() => null);
+  if (!st || st.isDirectory())
+    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
+  await writeAllOrNothing(repoId, async () => {
+    await fs.unlink(`/${clean}`);
+    await removeEmptyParents(repo, clean);
+  });
+}
+
+/**
+ * What a commit of the index would change in one file: HEAD's blob against the index's (`git diff
+ * --cached -- path`). HEAD's blob is fetched if a sparse checkout never did.
+ */
+export async function stagedDiff(
+  repoId: string,
+  path: string,
+  hooks: OperationHooks<unknown> = {},
+): Promise<FileDiff> {
+  const repo = await ensureWorktree(repoId);
+  const { fs, gitdir, cache } = repo;
+  const clean = checkPath(path);
+  const found = (await git.walk({
+    fs,
+    dir: WORKTREE_DIR,
+    gitdir,
+    cache,
+    trees: [git.TREE({ ref: 'HEAD' }), git.STAGE()],
+    // null skips a folder that cannot hold the path; undefined walks on without a result.
+    map: async (filepath, [head, index]) => {
+      if (filepath !== '.' && filepath !== clean && !clean.startsWith(`${filepath}/`)) return null;
+      if (filepath !== clean) return undefined;
+      const oidOf = async (e: typeof head) => (e && (await e.type()) === 'blob' ? await e.oid() : null);
+      return { oldOid: await oidOf(head), newOid: await oidOf(index) };
+    },
+  })) as { oldOid: string | null; newOid: string | null }[];
+  const pair = found.find((f) => f.oldOid || f.newOid);
+  if (!pair) throw new OperationError('PATH_NOT_FOUND', `"${clean}" is neither in HEAD nor staged.`);
+  return diffFile(repoId, pair.oldOid, pair.newOid, { signal: hooks.signal });
+}
+
+/**
+ * A path inside the working tree, as git stores it: relative, `/`-separated, no empty, `.` or `..`
+ * segment, nothing inside `.git` (git's verify_path refuses the same).
+ */
+export function checkPath(path: string): string {
+  const clean = path.replace(/^\/+|\/+$/g, '');
+  const parts = clean.split('/');
+  if (
+    clean === '' ||
+    parts.some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git') ||
+    /[\0\\]/.test(clean)
+  ) {
+    throw new OperationError('INVALID_PATH', `"${path}" is not a path git can store in this working tree.`);
+  }
+  return clean;
+}
+
+async function exists(repo: RepoHandle, path: string): Promise<boolean> {
+  return repo.fs.promises.lstat(`/${path}`).then(
+    () => true,
+    () => false,
+  );
+}
+
+async function makeParents(repo: RepoHandle, path: string): Promise<void> {
+  const slash = path.lastIndexOf('/');
+  if (slash <= 0) return;
+  const dir = `/${path.slice(0, slash)}`;
+  const st = await repo.fs.promises.lstat(dir).catch(() => null);
+  if (st && !st.isDirectory())
+    throw new OperationError('INVALID_PATH', `"${dir.slice(1)}" is a file, not a folder.`);
+  await mkdirp(repo.fs.promises, dir);
+}
+
+/** git leaves no empty folder behind when it removes a file. */
+async function removeEmptyParents(repo: RepoHandle, path: string): Promise<void> {
+  const fs = repo.fs.promises;
+  let dir = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+  while (dir) {
+    if ((await fs.readdir(`/${dir}`).catch(() => ['?'])).length > 0) return;
+    await fs.rmdir(`/${dir}`);
+    dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/')));
+  }
+}
