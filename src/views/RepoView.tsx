@@ -257,7 +257,7 @@ function StoredRepoView({
       </nav>
       {/* The views that walk history read it again each time the fill stored more of it. */}
       {/* The working tree keeps its own state (a notice, a result) through the commits it makes itself. */}
-      <div class="repo-content" key={route.view === 'changes' ? 'changes' : `${version}-${synced}`}>
+      <div class="repo-content" key={route.view === 'changes' ? `changes-${synced}` : `${version}-${synced}`}>
         {route.compare ? (
           <CompareView key={grown} repoId={repo.id} spec={route.compare} />
         ) : route.commit ? (
