@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import type { RepoStats, ServerStats } from '../server/repoStats.ts';
-import { openTab } from './ui.ts';
+import { commitStaged, editFile, openTab } from './ui.ts';
 
 // The push server (server/start.ts --push-port/--push-root) serves the repositories in PUSH_ROOT.
 const pushServer = process.env.PUSH_SERVER_URL ?? 'http://127.0.0.1:4176';
@@ -58,14 +58,11 @@ test('edit a file, stage, commit and push it; the push fetches no blob', async (
   await expect(page.getByTestId('file-content')).toContainText('Getting started');
 
   // Edit from the file view: the editor takes the window's width.
-  await page.getByTestId('edit-file').click();
-  const editor = page.getByTestId('file-editor').locator('.cm-content');
-  await expect(editor).toContainText('Getting started', { timeout: 60_000 });
-  await editor.click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type('Edited in the browser.');
-  await page.keyboard.press('Enter');
-  await page.getByTestId('editor-save').click();
+  const editor = await editFile(page, 'Getting started', async () => {
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('Edited in the browser.');
+    await page.keyboard.press('Enter');
+  });
   await expect(page.getByTestId('editor-stage')).toBeVisible();
 
   await openTab(page, 'changes');
@@ -170,24 +167,17 @@ test('a conflicting pull resolved in the editor makes the merge commit git makes
   await expect(page.getByTestId('file-content')).toContainText('Getting started', { timeout: 60_000 });
 
   // Ours: the guide's first line.
-  await page.getByTestId('edit-file').click();
-  const editor = page.getByTestId('file-editor').locator('.cm-content');
-  await expect(editor).toContainText('Getting started', { timeout: 60_000 });
-  await editor.click();
-  await page.keyboard.press('Control+Home');
-  await page.keyboard.press('End');
-  await page.keyboard.type(' in the browser');
-  await page.getByTestId('editor-save').click();
+  const editor = await editFile(page, 'Getting started', async () => {
+    await page.keyboard.press('Control+Home');
+    await page.keyboard.press('End');
+    await page.keyboard.type(' in the browser');
+  });
   await openTab(page, 'changes');
   const panel = page.getByTestId('working-tree');
   await panel.getByTestId('stage-all').click();
-  await panel.getByTestId('commit-open').click();
-  const dialog = panel.getByTestId('commit-dialog');
-  await dialog.getByTestId('commit-message').fill('Ours: the guide, from the browser');
-  await dialog.getByTestId('author-name').fill('Ada Lovelace');
-  await dialog.getByTestId('author-email').fill('ada@example.com');
-  await dialog.getByTestId('commit-submit').click();
+  await commitStaged(page, 'Ours: the guide, from the browser');
   await expect(panel.getByTestId('ahead')).toHaveText('1 commit to push');
+  const dialog = panel.getByTestId('commit-dialog');
 
   // Theirs: the same line, another file changed, a file added.
   otherPushes((work) => {

@@ -30,3 +30,30 @@ export async function openTab(page: Page, tab: 'code' | 'history' | 'compare' | 
   if (tab === 'history') await expect(page.getByTestId('commit-list')).toBeVisible();
   if (tab === 'changes') await expect(page.getByTestId('working-tree')).toBeVisible();
 }
+
+/**
+ * Edits the file shown, as a person does: Edit, wait for `before` in the editor, click into it, `type`
+ * (keyboard steps), Save. Resolves once the editor says it saved.
+ */
+export async function editFile(page: Page, before: string, type: () => Promise<void>): Promise<Locator> {
+  await page.getByTestId('edit-file').click();
+  const editor = page.getByTestId('file-editor').locator('.cm-content');
+  await expect(editor).toContainText(before, { timeout: 60_000 });
+  await editor.click();
+  await type();
+  await page.getByTestId('editor-save').click();
+  await expect(page.getByTestId('file-editor')).toContainText('Saved');
+  return editor;
+}
+
+/** Commits what is staged from the Changes tab's dialog, as Ada Lovelace. */
+export async function commitStaged(page: Page, message: string): Promise<void> {
+  const panel = page.getByTestId('working-tree');
+  await panel.getByTestId('commit-open').click();
+  const dialog = panel.getByTestId('commit-dialog');
+  await dialog.getByTestId('commit-message').fill(message);
+  await dialog.getByTestId('author-name').fill('Ada Lovelace');
+  await dialog.getByTestId('author-email').fill('ada@example.com');
+  await dialog.getByTestId('commit-submit').click();
+  await expect(dialog).toBeHidden();
+}

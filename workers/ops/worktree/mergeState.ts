@@ -99,29 +99,8 @@ export async function writeConflictedMerge(
   const unmerged = new Set(conflicts);
   for (const change of await theirChanges(repo, opts.base, opts.ours, opts.theirs)) {
     if (!change.onlyTheirs || unmerged.has(change.path)) continue;
-    if (change.theirs) {
-      await git.updateIndex({
-        fs,
-        dir: WORKTREE_DIR,
-        gitdir,
-        cache,
-        filepath: change.path,
-        oid: change.theirs.oid,
-        mode: change.theirs.mode,
-        add: true,
-      });
-    } else {
-      await git.updateIndex({
-        fs,
-        dir: WORKTREE_DIR,
-        gitdir,
-        cache,
-        filepath: change.path,
-        remove: true,
-        force: true,
-      });
-      await fs.promises.unlink(`/${change.path}`).catch(() => undefined);
-    }
+    await setIndexEntry(repo, change.path, change.theirs);
+    if (!change.theirs) await fs.promises.unlink(`/${change.path}`).catch(() => undefined);
   }
   await fs.promises.writeFile(`${GITDIR}/MERGE_HEAD`, `${opts.theirs}\n`, 'utf8');
   await fs.promises.writeFile(`${GITDIR}/MERGE_MSG`, `${opts.message}\n`, 'utf8');
@@ -202,30 +181,23 @@ export async function abortMergeState(repo: RepoHandle): Promise<void> {
     if (side) {
       const { blob } = await git.readBlob({ fs, gitdir, cache, oid: side.oid });
       await writeWorkingFile(repo, path, blob, side.mode);
-      await git.updateIndex({
-        fs,
-        dir: WORKTREE_DIR,
-        gitdir,
-        cache,
-        filepath: path,
-        oid: side.oid,
-        mode: side.mode,
-        add: true,
-      });
-    } else {
-      await fs.promises.unlink(`/${path}`).catch(() => undefined);
-      await git.updateIndex({
-        fs,
-        dir: WORKTREE_DIR,
-        gitdir,
-        cache,
-        filepath: path,
-        remove: true,
-        force: true,
-      });
-    }
+    } else await fs.promises.unlink(`/${path}`).catch(() => undefined);
+    await setIndexEntry(repo, path, side);
   }
   await clearMergeState(repo);
+}
+
+/** The index's stage-0 entry of a path (resolving any conflict stages), or none when `side` is null. */
+async function setIndexEntry(repo: RepoHandle, filepath: string, side: Side | null): Promise<void> {
+  const { fs, gitdir, cache } = repo;
+  await git.updateIndex({
+    fs,
+    dir: WORKTREE_DIR,
+    gitdir,
+    cache,
+    filepath,
+    ...(side ? { oid: side.oid, mode: side.mode, add: true } : { remove: true, force: true }),
+  });
 }
 
 async function entryAt(repo: RepoHandle, commit: string, path: string): Promise<Side | null> {
