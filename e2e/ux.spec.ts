@@ -173,7 +173,7 @@ test('the ref picker finds 4.19 by typing and switches only on Enter', async ({ 
  */
 async function watchStatusBar(page: Page): Promise<void> {
   await page.addInitScript(() => {
-    const seen: { inside: boolean; kind: string }[] = [];
+    const seen: { inside: boolean; kind: string; moved: string }[] = [];
     (window as unknown as { statusBars: typeof seen }).statusBars = seen;
     const look = () => {
       const bar = document.querySelector('[data-testid="status-bar"]');
@@ -186,7 +186,12 @@ async function watchStatusBar(page: Page): Promise<void> {
         r.left >= 0 &&
         r.right <= window.innerWidth + 0.5;
       const fill = bar.querySelector('[data-testid="history-fill"]')?.getAttribute('data-status');
-      seen.push({ inside, kind: bar.classList.contains('clone-status') ? 'clone' : `repo:${fill ?? ''}` });
+      const moved = bar.querySelector('[data-testid="bytes-moved"]')?.textContent ?? '';
+      seen.push({
+        inside,
+        kind: bar.classList.contains('clone-status') ? 'clone' : `repo:${fill ?? ''}`,
+        moved,
+      });
     };
     new MutationObserver(look).observe(document, {
       subtree: true,
@@ -215,11 +220,17 @@ for (const width of [1280, 390]) {
     });
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight / 2));
     const seen = await page.evaluate(
-      () => (window as unknown as { statusBars: { inside: boolean; kind: string }[] }).statusBars,
+      () =>
+        (window as unknown as { statusBars: { inside: boolean; kind: string; moved: string }[] }).statusBars,
     );
     expect(seen.some((s) => s.kind === 'clone')).toBe(true);
     expect(seen.some((s) => s.kind === 'repo:filling')).toBe(true);
     expect(seen.filter((s) => !s.inside)).toEqual([]);
+    // Nothing said the history was incomplete before the fill started (it never stopped here).
+    expect(seen.filter((s) => s.kind === 'repo:stopped' || s.kind === 'repo:failed')).toEqual([]);
+    // The bytes moved grew while the history arrived, not only once it was stored.
+    const moved = [...new Set(seen.filter((s) => s.kind.startsWith('repo:')).map((s) => s.moved))];
+    expect(moved.length).toBeGreaterThan(1);
     await expect(page.getByTestId('status-bar')).toBeInViewport({ ratio: 1 });
     expect(await page.evaluate(() => document.documentElement.scrollHeight > innerHeight)).toBe(true);
     await context.close();
@@ -324,6 +335,30 @@ test('a .git-less address and the owner/repo shorthand are accepted', async ({ p
   await page.getByTestId('clone-url').fill('expressjs/express');
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('clone-error')).toContainText('github.com', { timeout: 60_000 });
+});
+
+test('deleting a stored repository asks in the app’s own dialog', async ({ page }) => {
+  page.on('dialog', (d) => {
+    throw new Error(`A native dialog opened: ${d.message()}`);
+  });
+  await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/basic.git`)}`);
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 60_000 });
+  await page.goto('/');
+  const list = page.getByTestId('repo-list');
+  const row = list.locator('li', { hasText: `${gitServer}/basic.git` });
+  await expect(row).toHaveCount(1);
+  // The name links to the remote's address, not this browser's id.
+  const href = (await row.locator('a.repo-name').getAttribute('href')) ?? '';
+  expect(new URL(href, 'http://x').searchParams.get('repo')).toBe(`${gitServer}/basic.git`);
+  await row.getByRole('button', { name: /^Delete/ }).click();
+  const dialog = page.getByRole('dialog', { name: /Delete basic/ });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(row).toHaveCount(1);
+  await row.getByRole('button', { name: /^Delete/ }).click();
+  await page.getByTestId('ask-confirm').click();
+  await expect(row).toHaveCount(0);
 });
 
 test('Install appears when the browser offers it, and goes once installed', async ({ page }) => {
