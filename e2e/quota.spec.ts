@@ -4,6 +4,7 @@
 // untouched to the byte.
 import { expect, type Page, test } from '@playwright/test';
 import { settledFiles, storedFiles } from './storedFiles.ts';
+import { repoIdOf } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -66,7 +67,7 @@ test('a clone past the quota ends in STORAGE_FULL with the figures, and a repo s
   const page = await context.newPage();
   await clone(page, 'basic.git');
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
-  const kept = new URL(page.url()).searchParams.get('repo')!;
+  const kept = await repoIdOf(page);
   // The clone opened at its first view: its history (and the README's blob) arrive behind it. Snapshot
   // the repo once they have.
   await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,37 +101,130 @@ describe('pull', () => {
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   });
 
-  it('shows a conflict and leaves the branch and working tree exactly as they were', async () => {
-    const url = await served.copy('basic.git', 'conflict.git');
-    const bare = served.path('conflict.git');
+  /** A clone with three local commits and a remote commit that conflicts with one of them (src/greet.js). */
+  async function conflicted(name: string) {
+    const url = await served.copy('basic.git', name);
+    const bare = served.path(name);
     const { repoId } = await api.clone({ url });
     await api.checkout(repoId, 'HEAD');
-    const ours = await commitLocally(repoId, 'src/greet.js', 'ours\n', 'Local greeting');
+    await commitLocally(repoId, 'src/greet.js', 'ours\n', 'Local greeting');
     await commitLocally(repoId, 'README.md', '# mine\n', 'Local readme');
     const local = await commitLocally(repoId, 'docs/guide.txt', 'mine\n', 'Local guide');
     const theirs = await commitOnServer(bare, {
       branch: 'main',
-      files: { 'src/greet.js': 'theirs\n', 'docs/guide.txt': 'mine\n', 'other.txt': 'x\n' },
+      files: {
+        'src/greet.js': 'theirs\n',
+        'docs/guide.txt': 'mine\n',
+        'other.txt': 'x\n',
+        'src/main.js': null,
+      },
       message: 'Remote greeting',
     });
-    const worktree = await readLightningWorktree(openRepoFs(repoId));
+    return { url, bare, repoId, local, theirs };
+  }
 
+  it('stops on a conflict as git does: MERGE_HEAD, stages 1-3, the clean part staged, markers in the file', async () => {
+    const { repoId, local, theirs } = await conflicted('conflict.git');
     const result = await api.pull(repoId);
     expect(result.status).toBe('conflict');
+    expect(result.merging).toBe(true);
     expect(result.conflicts).toEqual(['src/greet.js']);
-    expect(result.to).toBe(local);
-    expect(ours).not.toBe(local);
-    // The fetch itself is kept: origin/main moved.
+    // The fetch itself is kept: origin/main moved; the branch has not moved yet.
     expect(result.fetch.updated.map((u) => u.new)).toEqual([theirs]);
-    // Nothing else changed: no markers, no half-merged index, HEAD on main at the local commit.
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
+    const status = await api.status(repoId);
+    expect(status.merging).toMatchObject({ head: theirs, conflicts: ['src/greet.js'] });
+    expect(status.entries.find((e) => e.path === 'src/greet.js')).toMatchObject({ conflict: true });
+
+    // git's view of the exported repository is git's own merge state, stage for stage. Our local commits
+    // are only here: git's merge runs on the export's objects.
     const dir = await exportAll(repoId);
-    expect((await gitCli(['rev-parse', 'HEAD', 'origin/main'], { cwd: dir })).trim().split('\n')).toEqual([
+    const oracle = join(tmp(), 'conflict-oracle');
+    await gitCli(['clone', '-q', '--no-checkout', dir, oracle]);
+    await gitCli(['checkout', '-q', local], { cwd: oracle });
+    await gitCli(['merge', '--no-edit', theirs], { cwd: oracle }).catch(() => undefined);
+    const same = async (args: string[]) =>
+      expect(await gitCli(args, { cwd: dir }), args.join(' ')).toBe(await gitCli(args, { cwd: oracle }));
+    await same(['ls-files', '--stage']);
+    await same(['diff', '--cached', '--name-status']);
+    await same(['status', '--porcelain', '--untracked-files=all']);
+    expect((await gitCli(['rev-parse', 'HEAD', 'MERGE_HEAD'], { cwd: dir })).trim().split('\n')).toEqual([
       local,
       theirs,
     ]);
+    const marked = await read(repoId, 'src/greet.js');
+    expect(marked).toMatch(/^<<<<<<< .*\nours\n=======\ntheirs\n>>>>>>> .*\n$/);
+    // Every other file is what git's merge left.
+    for (const path of ['README.md', 'docs/guide.txt', 'other.txt']) {
+      expect(await read(repoId, path), path).toBe(await readFile(join(oracle, path), 'utf8'));
+    }
+    expect(
+      await openRepoFs(repoId)
+        .promises.stat('/src/main.js')
+        .catch(() => null),
+    ).toBeNull();
+  });
+
+  it('commits the resolution as the merge commit git makes for it; refuses before it is resolved', async () => {
+    const { repoId, local, theirs } = await conflicted('resolve.git');
+    await api.pull(repoId);
+    const author = { name: 'Local Person', email: 'local@example.test' };
+    const early = await api.commit(repoId, { message: 'Merge', author }).catch((e) => e);
+    expect(early).toMatchObject({ code: 'UNRESOLVED_CONFLICTS' });
+
+    await api.writeWorktreeFile(repoId, 'src/greet.js', 'ours and theirs\n');
+    await api.stage(repoId, ['src/greet.js']);
+    const state = (await api.status(repoId)).merging!;
+    expect(state.conflicts).toEqual([]);
+    const made = await api.commit(repoId, { message: state.message, author });
+    expect((await api.status(repoId)).merging).toBeNull();
+
+    const dir = await exportAll(repoId);
+    const oracle = join(tmp(), 'resolve-oracle');
+    await gitCli(['clone', '-q', '--no-checkout', dir, oracle]);
+    await gitCli(['checkout', '-q', local], { cwd: oracle });
+    await gitCli(['merge', '--no-edit', theirs], { cwd: oracle }).catch(() => undefined);
+    await writeFile(join(oracle, 'src/greet.js'), 'ours and theirs\n');
+    await gitCli(['add', 'src/greet.js'], { cwd: oracle });
+    await gitCli(['-c', 'user.name=Git', '-c', 'user.email=git@example.test', 'commit', '-q', '--no-edit'], {
+      cwd: oracle,
+    });
+    // The same tree and parents (the messages differ: git's names the commit it was given).
+    const show = (cwd: string, rev: string) => gitCli(['log', '-1', '--format=%T %P', rev], { cwd });
+    expect(await show(dir, made.oid)).toBe(await show(oracle, 'HEAD'));
+    expect((await gitCli(['log', '-1', '--format=%s', made.oid], { cwd: dir })).trim()).toMatch(
+      /^Merge branch 'main' of .*resolve\.git into main$/,
+    );
     expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
-    expect(await readDiskWorktree(dir)).toEqual(worktree);
+    await gitCli(['fsck', '--no-progress'], { cwd: dir });
+  });
+
+  it('aborts the merge: every file, the index and HEAD as before the pull', async () => {
+    const { repoId, local } = await conflicted('abort.git');
+    const worktree = await readLightningWorktree(openRepoFs(repoId));
+    await api.pull(repoId);
+    await api.writeWorktreeFile(repoId, 'src/greet.js', 'half resolved\n');
+    await api.abortMerge(repoId);
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
+    expect((await api.status(repoId)).merging).toBeNull();
+    const dir = await exportAll(repoId);
+    expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(local);
+    expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
+    expect(await api.abortMerge(repoId).catch((e) => e)).toMatchObject({ code: 'NO_MERGE' });
+  });
+
+  it('with local changes in the way, changes nothing and names the conflicting files', async () => {
+    const { repoId, local } = await conflicted('dirty.git');
+    await api.writeWorktreeFile(repoId, 'README.md', 'not committed\n');
+    const worktree = await readLightningWorktree(openRepoFs(repoId));
+    const result = await api.pull(repoId);
+    expect(result).toMatchObject({
+      status: 'conflict',
+      merging: false,
+      conflicts: ['src/greet.js'],
+      to: local,
+    });
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
+    expect((await api.status(repoId)).merging).toBeNull();
   });
 });
 

@@ -39,6 +39,7 @@ import {
 import { type CommitOptions, type CommitResult, commit } from './ops/worktree/commit.ts';
 import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/worktree/pull.ts';
 import {
+  abortMerge,
   deleteWorktreeFile,
   readWorktreeFile,
   renameWorktreeFile,
@@ -406,6 +407,11 @@ export const api = {
 
   commit(repoId: string, options: CommitOptions): Promise<CommitResult> {
     return withRepoLock(repoId, 'commit', () => commit(repoId, options));
+  },
+
+  /** `git merge --abort` for a merge a conflicting pull left in progress. */
+  abortMerge(repoId: string): Promise<void> {
+    return withRepoLock(repoId, 'aborting the merge', () => abortMerge(repoId));
   },
 
   createBranch(repoId: string, name: string, start?: string): Promise<string> {

@@ -73,6 +73,15 @@ export function MarkdownView({
         })
         .catch(() => img.setAttribute('data-missing', 'true'));
     }
+    // The page has its own h1 (the repository's name): the document's headings sit one level below it, for
+    // a screen reader's outline, while keeping their tags (and so their look and their anchors).
+    for (const h of root.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6')) {
+      h.setAttribute('aria-level', String(Math.min(6, Number(h.tagName[1]) + 1)));
+    }
+    // A task list's boxes are named by their item's text.
+    for (const box of root.querySelectorAll<HTMLInputElement>('li > input[type="checkbox"]')) {
+      box.setAttribute('aria-label', box.parentElement?.textContent?.trim() || 'Task');
+    }
     const blocks = root.querySelectorAll<HTMLElement>('pre code[class*="language-"]');
     if (blocks.length) {
       loadHighlighter().then((hljs) => {

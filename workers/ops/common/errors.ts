@@ -27,6 +27,10 @@ export type OperationErrorCode =
   | 'INVALID_INPUT'
   /** Nothing is staged: the commit would record the same tree as HEAD. */
   | 'NOTHING_TO_COMMIT'
+  /** A merge's commit asked for while files still have conflicts (unmerged stages in the index). */
+  | 'UNRESOLVED_CONFLICTS'
+  /** A merge abort asked for when no merge is in progress (no MERGE_HEAD). */
+  | 'NO_MERGE'
   | 'BRANCH_EXISTS'
   /** An operation that needs a branch (commit's target, push's source) found HEAD detached, or the reverse. */
   | 'DETACHED_HEAD'

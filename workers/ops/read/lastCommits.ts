@@ -20,6 +20,11 @@ export interface LastCommits {
   entries: Record<string, EntryCommit>;
   /** Entries the walk did not place within `maxCommits` (or before the shallow boundary). */
   unresolved: string[];
+  /**
+   * The walk reached a shallow boundary (a commit whose parents are not stored yet) with entries left:
+   * their last commit is in history this repository does not hold yet, so it is not known.
+   */
+  shallowStop: boolean;
 }
 
 /** Commits walked at most: past this a very old file is shown without its last commit. */
@@ -76,10 +81,18 @@ export async function lastCommits(
   await queue.push(start);
   let walked = 0;
   const max = hooks.maxCommits ?? LAST_COMMITS_MAX_WALK;
+  let shallowStop = false;
   while (pending.size && queue.size && walked++ < max) {
     throwIfAborted(hooks.signal);
     const { oid, commit } = queue.pop()!;
-    const parents = shallow.has(oid) ? [] : commit.parent;
+    // A shallow commit's parents are missing, so what changed in it is unknown: every entry would look
+    // added there. And its unseen ancestors may be newer than the commits still queued, so no entry left
+    // can be placed from here on without risking a commit `git log -1 -- <entry>` would not name.
+    if (shallow.has(oid) && commit.parent.length > 0) {
+      shallowStop = true;
+      break;
+    }
+    const parents = commit.parent;
     if (!(parents.length === 1 && untouched(oid))) {
       const mine = await folder(commit);
       const theirs = await Promise.all(parents.map(async (p) => folder(await read(p))));
@@ -100,5 +113,5 @@ export async function lastCommits(
     }
     for (const p of parents) await queue.push(p);
   }
-  return { entries: result, unresolved: [...pending] };
+  return { entries: result, unresolved: [...pending], shallowStop };
 }

@@ -7,6 +7,7 @@ import { updateRepo } from '../../store/registry.ts';
 import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import { WORKTREE_DIR } from './checkout.ts';
+import { clearMergeState, readMergeState } from './mergeState.ts';
 import { classify, ensureWorktree } from './workingTree.ts';
 
 export interface Author {
@@ -28,7 +29,9 @@ export interface CommitResult {
 
 /**
  * Commits what is staged. Throws INVALID_INPUT for an empty message or an author git would refuse,
- * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword).
+ * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword). During a
+ * merge (MERGE_HEAD) the commit is the merge commit, with HEAD and MERGE_HEAD as its parents, once every
+ * conflict is resolved (UNRESOLVED_CONFLICTS before); its tree may equal HEAD's (all of ours kept).
  */
 export async function commit(repoId: string, opts: CommitOptions): Promise<CommitResult> {
   const message = opts.message.trim();
@@ -46,7 +49,19 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
   const repo = await ensureWorktree(repoId);
   const { fs, gitdir, cache } = repo;
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
-  if (!opts.amend) {
+  const merging = await readMergeState(repo);
+  if (merging && opts.amend)
+    throw new OperationError(
+      'INVALID_INPUT',
+      'A merge is in progress: commit it (or abort it) before amending.',
+    );
+  if (merging && merging.conflicts.length > 0) {
+    throw new OperationError(
+      'UNRESOLVED_CONFLICTS',
+      `Resolve ${merging.conflicts.join(', ')} first: edit out the conflict markers, then stage ${merging.conflicts.length === 1 ? 'it' : 'them'}.`,
+    );
+  }
+  if (!opts.amend && !merging) {
     const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
     const staged = matrix.some(([, head, workdir, stage]) => classify(head, workdir, stage).staged !== null);
     if (!staged)
@@ -54,8 +69,9 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
   }
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
+  const head = merging ? await git.resolveRef({ fs, gitdir, ref: 'HEAD' }) : null;
   const oid = await writeAllOrNothing(repoId, async () => {
-    const written = await git.commit({
+    const made = await git.commit({
       fs,
       dir: WORKTREE_DIR,
       gitdir,
@@ -64,9 +80,11 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       author: ident,
       committer: ident,
       amend: opts.amend ?? false,
+      ...(merging && head ? { parent: [head, merging.head] } : {}),
     });
+    if (merging) await clearMergeState(repo);
     await crashPoint('commit:files-written');
-    return written;
+    return made;
   });
   // The record follows the files: a crash in between leaves it behind HEAD, which startup repair mends.
   await crashPoint('commit:files-committed');

@@ -1,7 +1,8 @@
 // `git pull` for the branch HEAD is on: fetch, then fast-forward, or merge (isomorphic-git's merge) when
 // both sides moved. The working tree follows through the lazy checkout, which fetches only the blobs the
-// new tree lacks. A merge with conflicts changes nothing but the remote-tracking refs the fetch updated:
-// the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
+// new tree lacks. A merge with conflicts stops as git's does (mergeState.ts): MERGE_HEAD, the conflicted
+// files with markers and their stages in the index, the clean part staged; the person resolves and commits,
+// or aborts. With local changes in the way it changes nothing and names the files.
 
 import git from 'isomorphic-git';
 import { TimeSlice } from '../../pack/timeSlice.ts';
@@ -14,6 +15,8 @@ import { forgetRepo, openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.ts';
 import { ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
+import { writeConflictedMerge } from './mergeState.ts';
+import { ensureWorktree, status } from './workingTree.ts';
 
 export interface PullOptions {
   /** Author and committer of a merge commit; a neutral identity when absent. */
@@ -25,8 +28,13 @@ export type PullProgress = FetchProgress | CheckoutProgress | { phase: 'merging'
 export interface PullResult {
   fetch: FetchResult;
   branch: string;
-  /** `conflict`: nothing was merged; `conflicts` names the files both sides changed incompatibly. */
+  /** `conflict`: `conflicts` names the files both sides changed incompatibly. */
   status: 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
+  /**
+   * With a conflict: true when the merge was left in progress for the person to resolve (MERGE_HEAD and
+   * the rest, as git leaves it); false when local changes were in the way and nothing was changed.
+   */
+  merging?: boolean;
   /** The branch's commit before and after. */
   from: string;
   to: string;
@@ -124,14 +132,20 @@ export async function pull(
     if (signal?.aborted) throw abortedError();
     const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
     if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
-      return {
-        ...base,
-        status: 'conflict',
-        to: ours,
-        newCommits: 0,
-        conflicts: [...data.filepaths].sort(),
-        checkout: null,
-      };
+      const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
+      // git refuses to start a merge that would overwrite local changes; so does this.
+      const local = (await status(repoId)).entries;
+      if (local.length > 0) return { ...conflict, conflicts: [...data.filepaths].sort(), merging: false };
+      const conflicts = await startConflictedMerge(repoId, {
+        ours,
+        theirs,
+        base: bases[0],
+        branch,
+        upstream,
+        message: `Merge branch '${upstreamBranch}' of ${repo.record.url} into ${branch}`,
+        hooks,
+      });
+      return { ...conflict, conflicts, merging: true };
     }
     throw err;
   }
@@ -140,6 +154,77 @@ export async function pull(
   const done = await moveBranch(repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
+}
+
+/**
+ * Leaves the merge in progress, as git does on a conflict: the working tree (checked out first if the
+ * repo has none) gets the merged files, conflicts marked; the blobs of every file they changed are
+ * fetched first, and the trees they come from pass the tree checks every checkout passes.
+ */
+async function startConflictedMerge(
+  repoId: string,
+  o: {
+    ours: string;
+    theirs: string;
+    base: string;
+    branch: string;
+    upstream: string;
+    message: string;
+    hooks: OperationHooks<PullProgress>;
+  },
+): Promise<string[]> {
+  const { signal, onProgress } = o.hooks;
+  await ensureWorktree(repoId, { signal });
+  let repo = await openRepo(repoId);
+  const needed = await blobsToTake(repo, o.ours, o.theirs);
+  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  throwIfAborted(signal);
+  repo = await openRepo(repoId);
+  const conflicts = await writeAllOrNothing(repoId, () =>
+    writeConflictedMerge(repo, {
+      ours: o.ours,
+      theirs: o.theirs,
+      base: o.base,
+      oursRef: `refs/heads/${o.branch}`,
+      theirsRef: o.upstream,
+      message: o.message,
+    }),
+  );
+  forgetRepo(repoId);
+  return conflicts;
+}
+
+/**
+ * The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes into the
+ * working tree. Read through the tree checks, so a hostile tree stops it before anything is fetched.
+ */
+async function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
+  const treeOf = async (commit: string) =>
+    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
+  const out = new Set<string>();
+  // Folders left to visit on a stack, not by recursion: a server chooses the depth.
+  type Trees = { o: string | null; t: string; path: string; depth: number };
+  const pending: Trees[] = [{ o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 }];
+  const slice = new TimeSlice();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { o, t, path, depth } = next;
+    await slice.pause();
+    const mine = new Map<string, { oid: string; mode: string }>();
+    if (o) for (const e of await readCheckedTree(repo, o, path, depth)) mine.set(e.name, e);
+    for (const e of await readCheckedTree(repo, t, path, depth)) {
+      const m = mine.get(e.name);
+      if (m?.oid === e.oid) continue;
+      if (e.mode === '040000') {
+        pending.push({
+          o: m?.mode === '040000' ? m.oid : null,
+          t: e.oid,
+          path: `${path}${e.name}/`,
+          depth: depth + 1,
+        });
+      } else if (e.mode !== '160000') out.add(e.oid);
+    }
+  }
+  return [...out];
 }
 
 /**
