@@ -62,11 +62,11 @@ test.afterAll(async () => {
 test('the repo home shows the tree, then the README rendered with GitHub’s flavour', async () => {
   await open({});
   const md = page.getByTestId('markdown');
-  await expect(md.locator('h1')).toHaveText(/Reading fixture/);
+  await expect(md.locator('.md-h1')).toHaveText(/Reading fixture/);
   await expect(md.locator('table td').first()).toHaveText('Tables');
   await expect(md.locator('input[type="checkbox"]')).toHaveCount(2);
   await expect(md.locator('input[type="checkbox"]').first()).toBeChecked();
-  await expect(md.locator('h2#user-content-second-heading')).toBeVisible();
+  await expect(md.locator('.md-h2#user-content-second-heading')).toBeVisible();
   // Fenced code is highlighted.
   await expect(md.locator('pre code.hljs .hljs-keyword').first()).toHaveText('const');
   // The relative image is read from the repo and shown.
@@ -84,7 +84,7 @@ test('relative links open inside the repo at the same commit, headings included'
   await page.getByTestId('markdown').getByRole('link', { name: 'its install part' }).click();
   await expect(page).toHaveURL(/path=docs%2Fguide\.md/);
   await expect(page).toHaveURL(/#user-content-install$/);
-  await expect(page.getByTestId('markdown').locator('h2')).toHaveText(/Install/);
+  await expect(page.getByTestId('markdown').locator('.md-h2')).toHaveText(/Install/);
   // A Markdown file opened on its own shows rendered, with a toggle to its source.
   await page.getByRole('button', { name: 'Code' }).click();
   expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
