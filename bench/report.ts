@@ -484,6 +484,8 @@ export function mergeHistoryCells(existing: unknown, fresh: ReportLike): unknown
       continue;
     }
     old.historyFile = repo.historyFile;
+    // Sizes may be measured in separate runs: each says when its cells were taken.
+    (old as { historyDate?: string }).historyDate = fresh.date;
     for (const group of HISTORY_GROUPS) {
       const from = repo[group] as Record<string, unknown>;
       const to = old[group] as Record<string, unknown>;
