@@ -181,7 +181,16 @@ test('blame equals git blame --porcelain line by line, in at most one blob reque
     });
     const before = blobRequests;
     const id = await repoIdOf(p);
+    // Blame's second blob request is held back: the lines attributed before it are on screen meanwhile.
+    let posts = 0;
+    await p.route(/\/reading\.git\/git-upload-pack$/, async (route) => {
+      if (route.request().method() === 'POST' && ++posts === 2) await new Promise((r) => setTimeout(r, 2000));
+      await route.continue();
+    });
     await p.goto(`/?${new URLSearchParams({ repo: id, path, view: 'blame' })}`);
+    const partial = p.getByTestId('blame-partial');
+    await expect(partial.locator('tr:not([data-commit=""])').first()).toBeVisible();
+    await expect(partial.locator('tr[data-commit=""]').first()).toBeVisible();
     const rows = p.getByTestId('blame').locator('tr');
     const porcelain = gitIn(['blame', '--porcelain', 'main', '--', path]);
     const expected = [...porcelain.matchAll(/^([0-9a-f]{40}) (\d+) (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
