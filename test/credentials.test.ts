@@ -2,16 +2,20 @@ import { describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { api } from '../workers/api.ts';
 import { forgetCredentials } from '../workers/store/credentials.ts';
+import { getRepo } from '../workers/store/registry.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
 import { failure } from './support/repoChecks.ts';
+import { linkedGitClient } from './support/workerBoundary.ts';
 
 const url = `${inject('gitServerUrl')}/private.git`;
 const auth = { username: 'alice', password: 'secret' };
+/** The token kept in the repo's record, which stays in the worker. */
+const storedAuth = async (repoId: string) => (await getRepo(repoId))?.auth;
 
 describe('credentials of a private repo', () => {
   it('serve the lazy fetches of the session without being stored', async () => {
     const { repoId } = await api.clone({ url, auth });
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
     const checkout = await api.checkout(repoId, 'HEAD');
     expect(checkout.blobsFetched).toBeGreaterThan(0);
 
@@ -27,7 +31,7 @@ describe('credentials of a private repo', () => {
 
   it('are kept in the repo record when asked, and used after a restart', async () => {
     const { repoId } = await api.clone({ url, auth, rememberCredentials: true });
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    expect(await storedAuth(repoId)).toEqual(auth);
     forgetCredentials(repoId);
     const checkout = await api.checkout(repoId, 'HEAD');
     expect(checkout.blobsFetched).toBeGreaterThan(0);
@@ -52,18 +56,38 @@ describe('credentials of a private repo', () => {
     const file = await api.readFile(repoId, older, 'src/greet.js');
     expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
     // Given for the session only: not in storage.
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
     // Fetch and checkout go through the same door.
     forgetCredentials(repoId);
     expect((await failure(api.fetch(repoId))).code).toBe('AUTH_REQUIRED');
     expect((await failure(api.checkout(repoId, 'HEAD'))).code).toBe('AUTH_REQUIRED');
     await api.setCredentials(repoId, auth, true);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    expect(await storedAuth(repoId)).toEqual(auth);
     forgetCredentials(repoId);
     expect((await api.fetch(repoId)).updated).toEqual([]);
     // Asked to forget it again: the stored pair goes.
     await api.setCredentials(repoId, auth, false);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
+  });
+
+  it('listRepos tells the page whether a token is kept, never the token', async () => {
+    const { client } = linkedGitClient();
+    const kept = await api.clone({ url, auth, rememberCredentials: true });
+    const session = await api.clone({ url, auth });
+    const { repoId: open } = await api.clone({ url: `${inject('gitServerUrl')}/basic.git` });
+    expect(await storedAuth(kept.repoId)).toEqual(auth);
+    // What crossed the worker boundary, as the page receives it.
+    const repos = await client.listRepos();
+    const crossed = JSON.stringify(repos);
+    expect(crossed).not.toContain(auth.password);
+    expect(crossed).not.toContain('"auth"');
+    const summary = (id: string) => {
+      const r = repos.find((x) => x.id === id);
+      return { hasRememberedToken: r?.hasRememberedToken, needsToken: r?.needsToken };
+    };
+    expect(summary(kept.repoId)).toEqual({ hasRememberedToken: true, needsToken: true });
+    expect(summary(session.repoId)).toEqual({ hasRememberedToken: false, needsToken: true });
+    expect(summary(open)).toEqual({ hasRememberedToken: false, needsToken: false });
   });
 
   it('are never sent in clear text to another machine, directly or through a proxy', () => {

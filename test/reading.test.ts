@@ -138,4 +138,14 @@ describe('last commit of each entry', () => {
     }
     expect((await repoStats('reading.git')).requests).toBe(0);
   });
+
+  it('in a first-view clone (depth 1) names no commit: the history that would date the entries is not here', async () => {
+    const shallowId = (await api.clone({ url: `${serverUrl}/reading.git`, firstView: true })).repoId;
+    const result = await api.lastCommits(shallowId, 'main', '');
+    expect(result.shallowStop).toBe(true);
+    expect(result.entries).toEqual({});
+    const names = lines(await gitCli(['ls-tree', '--name-only', 'main'], { cwd: bare }));
+    expect(result.unresolved.sort()).toEqual(names.sort());
+    await api.deleteRepo(shallowId);
+  });
 });

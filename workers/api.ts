@@ -39,6 +39,7 @@ import {
 import { type CommitOptions, type CommitResult, commit } from './ops/worktree/commit.ts';
 import { type PullOptions, type PullProgress, type PullResult, pull } from './ops/worktree/pull.ts';
 import {
+  abortMerge,
   deleteWorktreeFile,
   readWorktreeFile,
   renameWorktreeFile,
@@ -50,9 +51,9 @@ import {
   type WorktreeStatus,
   writeWorktreeFile,
 } from './ops/worktree/workingTree.ts';
-import { forgetCredentials, setCredentials } from './store/credentials.ts';
+import { forgetCredentials, type RepoSummary, repoSummary, setCredentials } from './store/credentials.ts';
 import { forgetPackSet } from './store/packSet.ts';
-import { listRepoRecords, type RepoRecord, removeRepo } from './store/registry.ts';
+import { listRepoRecords, removeRepo } from './store/registry.ts';
 import { type RepairReport, repairStores } from './store/repair.ts';
 import { REPO_EVENTS_CHANNEL } from './store/repoEvents.ts';
 import { deleteRepoFs } from './store/repoFs.ts';
@@ -106,7 +107,7 @@ export type {
   ReadMinimalOptions,
   RefList,
   RepairReport,
-  RepoRecord,
+  RepoSummary,
   StatusEntry,
   TreeListing,
   WorktreeStatus,
@@ -200,9 +201,12 @@ export const api = {
     return setCredentials(repoId, auth, remember);
   },
 
-  /** The repos the app browses; the widget's minimal repos hold too few trees for its views. */
-  async listRepos(): Promise<RepoRecord[]> {
-    return (await listRepoRecords()).filter((r) => !r.minimal);
+  /**
+   * The repos the app browses; the widget's minimal repos hold too few trees for its views. Whether a token
+   * is kept, never the token: the page needs no token, and anything it holds a script injected there reads.
+   */
+  async listRepos(): Promise<RepoSummary[]> {
+    return (await listRepoRecords()).filter((r) => !r.minimal).map(repoSummary);
   },
 
   async deleteRepo(repoId: string, onWait?: (w: LockWait) => void, signal?: AbortSignal): Promise<void> {
@@ -403,6 +407,11 @@ export const api = {
 
   commit(repoId: string, options: CommitOptions): Promise<CommitResult> {
     return withRepoLock(repoId, 'commit', () => commit(repoId, options));
+  },
+
+  /** `git merge --abort` for a merge a conflicting pull left in progress. */
+  abortMerge(repoId: string): Promise<void> {
+    return withRepoLock(repoId, 'aborting the merge', () => abortMerge(repoId));
   },
 
   createBranch(repoId: string, name: string, start?: string): Promise<string> {

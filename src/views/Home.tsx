@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, startup } from '../gitClient.ts';
 import { useRepoActivity } from '../repoActivity.ts';
@@ -10,14 +10,14 @@ import { RepoList } from './RepoList.tsx';
 let startupListTaken = false;
 
 /** The page load's list (a start-up call) the first time Home shows, a fresh one every time after. */
-function listRepos(): Promise<RepoRecord[]> {
+function listRepos(): Promise<RepoSummary[]> {
   if (startupListTaken) return gitClient.listRepos();
   startupListTaken = true;
   return startup.listRepos;
 }
 
 export function Home() {
-  const [repos, setRepos] = useState<RepoRecord[] | null>(null);
+  const [repos, setRepos] = useState<RepoSummary[] | null>(null);
   const [storage, setStorage] = useState<StorageState | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 

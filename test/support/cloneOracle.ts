@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
 import { exportDir } from './exportGitDir.ts';
 import { git } from './git.ts';
+import { exportWorktree } from './worktree.ts';
 
 /** `git ls-remote <options> <url> <patterns>` as sorted `oid name` lines: what a clone must report as its refs. */
 export async function lsRemoteLines(
@@ -54,6 +55,14 @@ export async function reachableObjects(bare: string, args: string[]): Promise<st
 export async function exportRepo(repoId: string, scratch: string, name: string): Promise<string> {
   const dest = join(scratch, `${name}-${repoId}`);
   await exportDir(openRepoFs(repoId), GITDIR, dest);
+  return dest;
+}
+
+/** The repo's working tree with its git directory in `.git`, copied out for git: `git status` runs there. */
+export async function exportCheckout(repoId: string, scratch: string, name: string): Promise<string> {
+  const dest = join(scratch, `${name}-${repoId}`);
+  await exportWorktree(openRepoFs(repoId), dest);
+  await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
   return dest;
 }
 

@@ -36,11 +36,33 @@ export async function setCredentials(repoId: string, auth: HttpAuth, remember: b
   session.set(repoId, auth);
   await updateRepo(repoId, (r) => {
     const { auth: _old, tokenProxy: _before, ...rest } = r;
-    return { ...rest, ...(remember ? { auth } : {}), ...(proxy ? { tokenProxy: proxy } : {}) };
+    return {
+      ...rest,
+      ...(remember ? { auth } : {}),
+      ...(proxy ? { tokenProxy: proxy } : {}),
+      needsToken: true,
+    };
   });
 }
 
 /** Whether credentials are at hand for the repo (session or stored). */
 export function hasCredentials(record: RepoRecord): boolean {
   return credentialsFor(record) !== undefined;
+}
+
+/** A repo's record as the page sees it: whether a token is kept, never the token. */
+export type RepoSummary = Omit<RepoRecord, 'auth'> & {
+  /** A token is kept in this browser's storage for the repo (the person asked for that). */
+  hasRememberedToken: boolean;
+  needsToken: boolean;
+};
+
+export function repoSummary(record: RepoRecord): RepoSummary {
+  const { auth, ...rest } = record;
+  // A record from before `needsToken` was kept still says so by its stored token.
+  return {
+    ...rest,
+    hasRememberedToken: auth !== undefined,
+    needsToken: !!record.needsToken || auth !== undefined,
+  };
 }

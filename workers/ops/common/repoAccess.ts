@@ -1,6 +1,7 @@
 import git, { type CommitObject } from 'isomorphic-git';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { parseShallow } from '../../model/shallow.ts';
+import { DEFAULT_TREE_LIMITS, type TreeLimits } from '../../pack/packLimits.ts';
 import { getRepo, type RepoRecord } from '../../store/registry.ts';
 import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../../store/repoFs.ts';
 import { OperationError } from './errors.ts';
@@ -16,6 +17,8 @@ export interface RepoHandle {
   cache: object;
   /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
   checkedTrees: Set<string>;
+  /** What a tree of this repo may hold and how deep it may sit: the clone's limits, defaults for the rest. */
+  treeLimits: TreeLimits;
 }
 
 /** A commit object, read through the repo's object cache. */
@@ -49,7 +52,14 @@ export async function openRepo(repoId: string): Promise<RepoHandle> {
   }
   // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
   await usePackObjectCache(cache);
-  return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache, checkedTrees: checked };
+  return {
+    record,
+    fs: openRepoFs(repoId),
+    gitdir: GITDIR,
+    cache,
+    checkedTrees: checked,
+    treeLimits: { ...DEFAULT_TREE_LIMITS, ...record.treeLimits },
+  };
 }
 
 export function forgetRepo(repoId: string): void {
@@ -174,11 +184,6 @@ export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint
   }
   const blob = result.blob;
   return new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
-}
-
-/** git's test for binary content (xdiff-interface.c buffer_is_binary): a NUL in the first 8000 bytes. */
-export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
 }
 
 /** The commits `.git/shallow` names: their parents are not stored, and history walks end there. */

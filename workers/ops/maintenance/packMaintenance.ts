@@ -72,24 +72,34 @@ const deferred = new Map<string, Promise<void>>();
  * merge then waits, outside `running`, for the lock to be let go, and starts again.
  */
 export function scheduleRepack(repoId: string): void {
-  if (scheduled.has(repoId) || deferred.has(repoId)) return;
-  scheduled.add(repoId);
+  scheduleUnderLock(repoId, 'merging packs', () => repack(repoId, {}));
+}
+
+/**
+ * Runs `task` in the background, after the repo's other maintenance and under its lock taken only when free
+ * (see scheduleRepack), unless the same `what` is already waiting to run. Failures are logged: a task must
+ * leave the repo whole when it fails.
+ */
+export function scheduleUnderLock(repoId: string, what: string, task: () => Promise<unknown>): void {
+  const key = `${what}\0${repoId}`;
+  if (scheduled.has(key) || deferred.has(key)) return;
+  scheduled.add(key);
   serialized(repoId, async () => {
-    scheduled.delete(repoId);
-    const outcome = await tryRepoLock(repoId, 'merging packs', () => repack(repoId, {}));
-    if (outcome === 'busy') deferUntilLockFree(repoId);
+    scheduled.delete(key);
+    const outcome = await tryRepoLock(repoId, what, task);
+    if (outcome === 'busy') deferUntilLockFree(repoId, key, what, task);
     return outcome;
   }).catch((err) => {
-    console.warn(`Pack maintenance of ${repoId} failed; it will be tried again later.`, err);
+    console.warn(`Maintenance of ${repoId} (${what}) failed; it will be tried again later.`, err);
   });
 }
 
-function deferUntilLockFree(repoId: string): void {
+function deferUntilLockFree(repoId: string, key: string, what: string, task: () => Promise<unknown>): void {
   const wait = repoLockFree(repoId).then(() => {
-    deferred.delete(repoId);
-    scheduleRepack(repoId);
+    deferred.delete(key);
+    scheduleUnderLock(repoId, what, task);
   });
-  deferred.set(repoId, wait);
+  deferred.set(key, wait);
 }
 
 /**
@@ -98,7 +108,8 @@ function deferUntilLockFree(repoId: string): void {
  */
 export async function maintenanceIdle(repoId: string): Promise<void> {
   for (;;) {
-    const p = running.get(repoId) ?? deferred.get(repoId);
+    const waiting = [...deferred.entries()].find(([key]) => key.endsWith(`\0${repoId}`))?.[1];
+    const p = running.get(repoId) ?? waiting;
     if (!p) return;
     await p.catch(() => undefined);
   }

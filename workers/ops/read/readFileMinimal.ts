@@ -6,6 +6,7 @@
 // "The minimal fetch", for the measurements that chose MINIMAL_STRATEGY.
 
 import git from 'isomorphic-git';
+import { isBinary } from '../../diff/binaryContent.ts';
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
@@ -35,9 +36,9 @@ import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { readPackets } from '../../wire/pktLine.ts';
-import { readCheckedTree } from '../common/checkedTrees.ts';
+import { lookupParts, readCheckedTree, type TreeReader } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
-import { isBinary } from '../common/repoAccess.ts';
+import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
 import type { FileContent } from './readFile.ts';
 
@@ -83,6 +84,8 @@ export interface ReadMinimalOptions {
   corsProxy?: string;
   /** Overrides MINIMAL_STRATEGY; for the benchmark. */
   strategy?: MinimalStrategy;
+  /** Caps on what the server may make the read cost (pack, trees), as a clone's; defaults where absent. */
+  limits?: Partial<CloneLimits>;
 }
 
 export type MinimalProgress =
@@ -148,7 +151,8 @@ export async function readFileMinimal(
 ): Promise<MinimalRead> {
   const { signal, onProgress } = hooks;
   throwIfAborted(signal);
-  const parts = pathParts(path);
+  const limits = cloneLimits(options);
+  const parts = pathParts(path, limits);
   const client = new GitHttpClient(url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
@@ -171,7 +175,14 @@ export async function readFileMinimal(
         fs,
         cache: {},
         // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
-        trees: { fs: openRepoFs(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
+        trees: {
+          fs: openRepoFs(repoId),
+          gitdir: GITDIR,
+          cache: {},
+          checkedTrees: new Set<string>(),
+          treeLimits: limits,
+        },
+        limits,
         client,
         caps,
         hooks,
@@ -185,6 +196,13 @@ export async function readFileMinimal(
           // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
           promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
         });
+        // A server may answer with a pack that lacks the very commit it named (a hostile one does).
+        if (!packSet.has(target.commit)) {
+          throw new OperationError(
+            'REF_NOT_FOUND',
+            `${client.url.href} did not send the commit ${target.commit.slice(0, 10)}… it named for ${ref || 'HEAD'}.`,
+          );
+        }
         await addShallow(fs, shallow);
       }
       const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });
@@ -214,16 +232,18 @@ interface Store {
   repoId: string;
   fs: PromiseFs;
   cache: object;
-  trees: Parameters<typeof readCheckedTree>[0];
+  trees: TreeReader;
+  limits: CloneLimits;
   client: GitHttpClient;
   caps: V2Capabilities;
   hooks: MinimalHooks;
 }
 
-function pathParts(path: string): string[] {
+function pathParts(path: string, limits: CloneLimits): string[] {
   const clean = path.replace(/^\/+|\/+$/g, '');
   if (clean === '') return [];
-  const parts = clean.split('/');
+  // Before any request: no tree that deep is read, so there is nothing to fetch for it.
+  const parts = lookupParts(clean, limits);
   if (parts.some((p) => p === '' || p === '.' || p === '..')) {
     throw new OperationError('PATH_NOT_FOUND', `"${path}" is not a path inside a repository.`);
   }
@@ -314,16 +334,17 @@ async function walk(
     new OperationError('PATH_NOT_FOUND', `There is no file or folder "${shown}" in ${ref}.`);
   let current = { oid: rootTree, mode: MODE_TREE };
   let prefix = '';
-  for (const name of parts) {
+  for (let depth = 0; depth < parts.length; depth++) {
+    const name = parts[depth];
     if (current.mode !== MODE_TREE) throw notFound();
-    const tree = await readTree(repo, current.oid, prefix, treeFilter);
+    const tree = await readTree(repo, current.oid, prefix, depth, treeFilter);
     const entry = tree.find((e) => e.name === name);
     if (!entry) throw notFound();
     current = { oid: entry.oid, mode: entry.mode };
     prefix += `${name}/`;
   }
   if (current.mode === MODE_TREE) {
-    const tree = await readTree(repo, current.oid, prefix, treeFilter);
+    const tree = await readTree(repo, current.oid, prefix, parts.length, treeFilter);
     return {
       kind: 'folder',
       entries: tree.map((e) => ({
@@ -349,9 +370,11 @@ async function walk(
   };
 }
 
-async function readTree(repo: Store, oid: string, path: string, treeFilter: string | null) {
+async function readTree(repo: Store, oid: string, path: string, depth: number, treeFilter: string | null) {
+  // Too deep is refused before the tree is fetched.
+  if (depth > repo.limits.maxTreeDepth) return readCheckedTree(repo.trees, oid, path, depth);
   if (treeFilter) await ensureObject(repo, 'tree', oid, treeFilter);
-  return readCheckedTree(repo.trees, oid, path);
+  return readCheckedTree(repo.trees, oid, path, depth);
 }
 
 async function ensureObject(
@@ -394,7 +417,7 @@ async function fetchPack(
     filter: args.filter,
     agent: agentFor(repo.caps),
   });
-  const ingester = await PackIngester.create({ signal, onProgress: report });
+  const ingester = await PackIngester.create({ signal, onProgress: report, limits: repo.limits });
   let shallow: string[] = [];
   let sawPack = false;
   try {

@@ -10,6 +10,7 @@ import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs, writeAllOrNothing } 
 import { withRepoLock } from '../../store/repoLock.ts';
 import { TransportError } from '../../transport/errors.ts';
 import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
+import { diagnoseUnreachable } from '../../transport/reachability.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../../wire/fetchResponse.ts';
@@ -18,7 +19,8 @@ import { readPackets } from '../../wire/pktLine.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { clearTimeline, measure, step } from '../common/timeline.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
@@ -59,13 +61,39 @@ export async function clone(
       client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
     );
   } catch (err) {
-    if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
+    if (
+      !(err instanceof TransportError && err.code === 'NETWORK_ERROR' && err.beforeResponse) ||
+      opts.corsProxy
+    )
+      throw err;
+    // A browser reports a missing host and a host without CORS headers alike ("Failed to fetch"). The
+    // deployment's proxy is tried first, when there is one; when it cannot help either, the person hears
+    // which of the two it was, and never about a proxy they did not choose.
+    const diagnose = async (proxyErr?: unknown) => {
+      if (signal?.aborted) return abortedError();
+      // The browser's own words, the last parenthesis of the transport's message ("Failed to fetch").
+      const said = /\(([^()]*)\)$/.exec(err.message)?.[1] ?? err.message;
+      const why = await diagnoseUnreachable(client.url, said, { signal });
+      return signal?.aborted ? abortedError() : Object.assign(why, { cause: proxyErr ?? err });
+    };
+    if (!canFallBack) throw await diagnose();
+    const direct = client;
     client = connect(fallback);
     effective = { ...opts, corsProxy: fallback };
     notes.push(
       `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
     );
-    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    try {
+      advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    } catch (proxyErr) {
+      // The host's own answer, through the proxy (no such repository, a token needed): that is the news.
+      const proxyFailed =
+        proxyErr instanceof TransportError &&
+        ['PROXY_REFUSED', 'NETWORK_ERROR', 'TIMEOUT'].includes(proxyErr.code);
+      if (!proxyFailed) throw proxyErr;
+      client = direct;
+      throw await diagnose(proxyErr);
+    }
   }
   // git says "warning: redirecting to …" and keeps the address given; so do we.
   if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
@@ -237,6 +265,8 @@ async function cloneInto(
     // GitHttpClient sent the token through the proxy only because the person agreed to this one.
     tokenProxy: opts.auth && opts.corsProxy ? opts.auth.proxy : undefined,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
+    needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,
@@ -250,6 +280,7 @@ async function cloneInto(
   });
   measure('clone', 'record', recordStart);
   if (opts.auth) rememberForSession(repoId, opts.auth);
+  if (shallow.length === 0) await step('clone', 'commit-graph', () => commitGraphAfterStore(repoId));
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },

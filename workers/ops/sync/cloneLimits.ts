@@ -1,4 +1,9 @@
-import { DEFAULT_PACK_LIMITS, type PackLimits } from '../../pack/packLimits.ts';
+import {
+  DEFAULT_PACK_LIMITS,
+  DEFAULT_TREE_LIMITS,
+  type PackLimits,
+  type TreeLimits,
+} from '../../pack/packLimits.ts';
 import { DEFAULT_WIRE_LIMITS, type WireLimits } from '../../wire/wireLimits.ts';
 
 /** Every cap a clone applies: the wire's on responses, the pack's on objects and inflation. */
@@ -7,4 +12,13 @@ export type CloneLimits = WireLimits & PackLimits;
 /** The clone's caps: the given ones, defaults for the rest. */
 export function cloneLimits(opts: { limits?: Partial<CloneLimits> }): CloneLimits {
   return { ...DEFAULT_WIRE_LIMITS, ...DEFAULT_PACK_LIMITS, ...opts.limits };
+}
+
+/** The tree limits among `limits`, to keep in the repo's record for later walks; undefined when none was given. */
+export function treeLimitsGiven(limits: Partial<CloneLimits> | undefined): Partial<TreeLimits> | undefined {
+  const given: Partial<TreeLimits> = {};
+  for (const key of Object.keys(DEFAULT_TREE_LIMITS) as (keyof TreeLimits)[]) {
+    if (limits?.[key] !== undefined) given[key] = limits[key];
+  }
+  return Object.keys(given).length > 0 ? given : undefined;
 }

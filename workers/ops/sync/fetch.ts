@@ -9,6 +9,7 @@ import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../..
 import { serializeShallow } from '../../model/shallow.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
 import { type IngestedPack, PackIngester } from '../../pack/packIngester.ts';
+import { crashPoint } from '../../store/crashPoints.ts';
 import { credentialsFor } from '../../store/credentials.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
@@ -25,6 +26,7 @@ import { readPackets } from '../../wire/pktLine.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { forgetRepo, openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
 import { ensureBlobs } from './lazyBlobs.ts';
@@ -288,6 +290,7 @@ export async function fetchRepo(
               await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
             else await fs.unlink(`${GITDIR}/shallow`);
           }
+          await crashPoint('fetch:files-written');
           throwIfAborted(signal);
         });
       } catch (err) {
@@ -297,6 +300,9 @@ export async function fetchRepo(
         if (signal?.aborted) throw abortedError();
         throw err;
       }
+      // The record follows the files: a crash in between leaves its `shallow` behind, which startup
+      // repair (store/repair.ts) brings in line with the shallow file.
+      await crashPoint('fetch:files-committed');
       if (stored) (await packSetFor(repoId)).add(stored.checksum, stored.idx, filter !== null);
     }
     await updateRepo(repoId, (r) => ({
@@ -306,6 +312,9 @@ export async function fetchRepo(
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
     }));
+    // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.
+    if (storedShallow.length === 0 && (pack?.counts.commit || shallowChanged))
+      await commitGraphAfterStore(repoId);
   };
   if (storing.lockToStore) {
     await withRepoLock(

@@ -2,10 +2,12 @@
 // the index's trees as loose objects and moves the branch. The blobs are already stored: staging wrote them.
 
 import git from 'isomorphic-git';
+import { crashPoint } from '../../store/crashPoints.ts';
 import { updateRepo } from '../../store/registry.ts';
 import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import { WORKTREE_DIR } from './checkout.ts';
+import { clearMergeState, readMergeState } from './mergeState.ts';
 import { classify, ensureWorktree } from './workingTree.ts';
 
 export interface Author {
@@ -27,7 +29,9 @@ export interface CommitResult {
 
 /**
  * Commits what is staged. Throws INVALID_INPUT for an empty message or an author git would refuse,
- * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword).
+ * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword). During a
+ * merge (MERGE_HEAD) the commit is the merge commit, with HEAD and MERGE_HEAD as its parents, once every
+ * conflict is resolved (UNRESOLVED_CONFLICTS before); its tree may equal HEAD's (all of ours kept).
  */
 export async function commit(repoId: string, opts: CommitOptions): Promise<CommitResult> {
   const message = opts.message.trim();
@@ -45,7 +49,19 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
   const repo = await ensureWorktree(repoId);
   const { fs, gitdir, cache } = repo;
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
-  if (!opts.amend) {
+  const merging = await readMergeState(repo);
+  if (merging && opts.amend)
+    throw new OperationError(
+      'INVALID_INPUT',
+      'A merge is in progress: commit it (or abort it) before amending.',
+    );
+  if (merging && merging.conflicts.length > 0) {
+    throw new OperationError(
+      'UNRESOLVED_CONFLICTS',
+      `Resolve ${merging.conflicts.join(', ')} first: edit out the conflict markers, then stage ${merging.conflicts.length === 1 ? 'it' : 'them'}.`,
+    );
+  }
+  if (!opts.amend && !merging) {
     const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
     const staged = matrix.some(([, head, workdir, stage]) => classify(head, workdir, stage).staged !== null);
     if (!staged)
@@ -53,8 +69,9 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
   }
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
-  const oid = await writeAllOrNothing(repoId, () =>
-    git.commit({
+  const head = merging ? await git.resolveRef({ fs, gitdir, ref: 'HEAD' }) : null;
+  const oid = await writeAllOrNothing(repoId, async () => {
+    const made = await git.commit({
       fs,
       dir: WORKTREE_DIR,
       gitdir,
@@ -63,8 +80,14 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       author: ident,
       committer: ident,
       amend: opts.amend ?? false,
-    }),
-  );
+      ...(merging && head ? { parent: [head, merging.head] } : {}),
+    });
+    if (merging) await clearMergeState(repo);
+    await crashPoint('commit:files-written');
+    return made;
+  });
+  // The record follows the files: a crash in between leaves it behind HEAD, which startup repair mends.
+  await crashPoint('commit:files-committed');
   await updateRepo(repoId, (r) => ({ ...r, headOid: oid, branch }));
   return { oid, branch };
 }

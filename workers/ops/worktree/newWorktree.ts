@@ -18,6 +18,7 @@ import {
   type StagedFile,
   stageFileAhead,
 } from '../../store/repoFs.ts';
+import { linkTarget } from '../common/checkedTrees.ts';
 import { abortedError, throwIfAborted } from '../common/errors.ts';
 import { forgetIndexCache, type RepoHandle, readBlobBytes } from '../common/repoAccess.ts';
 import {
@@ -62,7 +63,6 @@ export interface WrittenAhead {
  */
 export const NEW_WORKTREE_BATCH_BYTES = 6 * 1024 * 1024;
 
-const utf8 = new TextDecoder('utf-8');
 const PROGRESS_INTERVAL_MS = 50;
 
 /** Whether the repo has no working tree: no index, and nothing beside the git directory. */
@@ -115,7 +115,7 @@ export async function writeNewWorktree(
     byOid.delete(oid);
     for (const path of paths) {
       if (signal?.aborted) throw abortedError();
-      if (files.get(path)!.mode === MODE_SYMLINK) links.set(path, utf8.decode(data));
+      if (files.get(path)!.mode === MODE_SYMLINK) links.set(path, linkTarget(path, data, repo.treeLimits));
       else staged.set(path, await stageFileAhead(repoId, data));
       report();
     }

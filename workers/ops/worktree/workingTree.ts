@@ -12,6 +12,7 @@ import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import type { FileDiff } from '../read/diff.ts';
 import { diffFile } from '../read/diff.ts';
 import { checkout, WORKTREE_DIR } from './checkout.ts';
+import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
 export interface StatusEntry {
@@ -20,6 +21,8 @@ export interface StatusEntry {
   staged: 'added' | 'modified' | 'deleted' | null;
   /** Working file against the index: what `stage` would take. */
   unstaged: 'modified' | 'deleted' | 'untracked' | null;
+  /** Unmerged (a merge's conflict not resolved yet): stages 1-3 in the index; staging resolves it. */
+  conflict?: boolean;
 }
 
 export interface WorktreeStatus {
@@ -27,6 +30,8 @@ export interface WorktreeStatus {
   branch: string | null;
   head: string;
   entries: StatusEntry[];
+  /** A merge left in progress by a conflicting pull, or null. */
+  merging: MergeState | null;
 }
 
 /**
@@ -50,14 +55,22 @@ export async function status(repoId: string): Promise<WorktreeStatus> {
   const repo = await ensureWorktree(repoId);
   const { fs, gitdir, cache } = repo;
   const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
+  const merging = await readMergeState(repo);
+  const unmerged = new Set(merging?.conflicts ?? []);
   const entries: StatusEntry[] = [];
   for (const [path, head, workdir, stage] of matrix) {
-    const entry = { path, ...classify(head, workdir, stage) };
-    if (entry.staged || entry.unstaged) entries.push(entry);
+    // An unmerged path has no one index version to compare: `git status` says "both modified".
+    if (unmerged.delete(path)) entries.push({ path, staged: null, unstaged: 'modified', conflict: true });
+    else {
+      const entry = { path, ...classify(head, workdir, stage) };
+      if (entry.staged || entry.unstaged) entries.push(entry);
+    }
   }
+  // Deleted on one side and conflicted: in the index only.
+  for (const path of unmerged) entries.push({ path, staged: null, unstaged: 'deleted', conflict: true });
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-  return { branch, head: headOid, entries };
+  return { branch, head: headOid, entries: entries.sort((a, b) => (a.path < b.path ? -1 : 1)), merging };
 }
 
 /**
@@ -91,6 +104,12 @@ export async function stage(repoId: string, paths: string[]): Promise<void> {
       else await git.remove({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
     }
   });
+}
+
+/** `git merge --abort`: the files the merge touched back to HEAD's, MERGE_HEAD and the rest removed. */
+export async function abortMerge(repoId: string): Promise<void> {
+  const repo = await ensureWorktree(repoId);
+  await writeAllOrNothing(repoId, () => abortMergeState(repo));
 }
 
 /** Puts each path's index entry back to HEAD's (`git restore --staged`); the working file stays. */
