@@ -63,6 +63,8 @@ export interface RunSample {
     checkoutPeakHeapMB?: number | null;
     /** From a fresh profile's clone start to the README's bytes (depth-1 clone, then the README's blob). */
     firstView?: PhaseSample;
+    /** The built app opened at `?repo=<url>` in a fresh profile: from navigation to the repository shown. */
+    deepLinkCold?: PhaseSample;
     /** `--profile` only: where the clone's time went, in ms (see ProfileSample). */
     profile?: ProfileSample;
   };
@@ -77,10 +79,15 @@ export interface ProfileSample {
   pageLoad: number;
   /** `new Worker` to the worker's modules evaluated (its script's download, parse, evaluation). */
   workerStart: number | null;
-  /** The worker's first call, which opens the registry in IndexedDB (creating it in a fresh profile). */
+  /**
+   * The app's start-up calls (src/startup.ts) sent to the ones the home view waits for answered: the
+   * registry opened in IndexedDB (created, in a fresh profile) and the storage checked.
+   */
   firstCall: number;
-  /** The ingester's warm-up at page load, before the clock starts (api.warmUp). */
+  /** The ingester's warm-up (api.warmUp, the last start-up call), from the start-up calls to its end. */
   warmUp: number;
+  /** Whether the warm-up ran to its end (else an operation stopped it). */
+  warmUpDone: boolean;
   /** The clone's steps in the order they ran: name and ms. Steps may overlap (see clone.ts). */
   steps: { name: string; ms: number }[];
   /** The same steps for the first view's depth-1 clone. */
@@ -146,6 +153,9 @@ export interface RepoResult {
     firstView_s: number | null;
     firstView_bytes: number | null;
     firstView_requests: number | null;
+    deepLinkCold_s: number | null;
+    deepLinkCold_bytes: number | null;
+    deepLinkCold_requests: number | null;
   } & Partial<BloblessHistoryCells>;
   ratios: {
     cloneNoBlobs: number | null;
@@ -160,6 +170,8 @@ export interface RepoResult {
     firstViewOverGit: number | null;
     /** isomorphic-git's clone over Blobless's first view (target ≥ 10). */
     isogitOverBlobless_firstView: number | null;
+    /** The deep link's time to the repository shown over the git CLI's blob:none clone plus checkout. */
+    deepLinkColdOverGit: number | null;
   } & Partial<HistoryRatios>;
   /** `--profile` only: each clone step's median ms over the runs. */
   profile?: {
@@ -167,6 +179,8 @@ export interface RepoResult {
     workerStart: number | null;
     firstCall: number | null;
     warmUp: number | null;
+    /** In how many of the runs the warm-up ran to its end before an operation stopped it. */
+    warmUpDone: number;
     steps: Record<string, number | null>;
     firstViewSteps: Record<string, number | null>;
     checkoutSteps: Record<string, number | null>;
@@ -267,6 +281,7 @@ export function summarize(
     fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
     blame: phaseMedians(samples.map((r) => r.blobless?.blame)),
     firstView: phaseMedians(samples.map((r) => r.blobless?.firstView)),
+    deepLink: phaseMedians(samples.map((r) => r.blobless?.deepLinkCold)),
   };
   const profiles = samples.map((r) => r.blobless?.profile).filter((p): p is ProfileSample => !!p);
   const stepNames = [...new Set(profiles.flatMap((p) => p.steps.map((st) => st.name)))];
@@ -339,6 +354,9 @@ export function summarize(
       firstView_s: b.firstView.s,
       firstView_bytes: b.firstView.bytes,
       firstView_requests: b.firstView.requests,
+      deepLinkCold_s: b.deepLink.s,
+      deepLinkCold_bytes: b.deepLink.bytes,
+      deepLinkCold_requests: b.deepLink.requests,
       ...h?.blobless,
     },
     ratios: {
@@ -351,6 +369,7 @@ export function summarize(
         b.embed.bytes === null || !b.clone.bytes ? null : round(b.embed.bytes / b.clone.bytes, 5),
       firstViewOverGit: ratio(b.firstView.s, sum(g.clone.s, g.checkout.s)),
       isogitOverBlobless_firstView: ratio(iso.s, b.firstView.s),
+      deepLinkColdOverGit: ratio(b.deepLink.s, sum(g.clone.s, g.checkout.s)),
       ...h?.ratios,
     },
     ...(profiles.length > 0
@@ -360,6 +379,7 @@ export function summarize(
             workerStart: round(median(profiles.map((p) => p.workerStart)), 1),
             firstCall: round(median(profiles.map((p) => p.firstCall)), 1),
             warmUp: round(median(profiles.map((p) => p.warmUp)), 1),
+            warmUpDone: profiles.filter((p) => p.warmUpDone).length,
             steps: stepMedians(stepNames, (p) => p.steps),
             firstViewSteps: stepMedians(stepNames, (p) => p.firstViewSteps),
             checkoutSteps: stepMedians(checkoutNames, (p) => p.checkoutSteps),
@@ -594,6 +614,15 @@ export function formatTable(results: RepoResult[]): string {
         `Blobless/git clone+checkout ${fmtRatio(ratios.firstViewOverGit)}; isomorphic-git/Blobless ${fmtRatio(ratios.isogitOverBlobless_firstView, ratios.isogitOverBlobless_isLowerBound)}`,
         '< 1.5 s; ≥ 10',
       ],
+      [
+        '',
+        'deep link, cold (the app at ?repo=, to the tree shown)',
+        '',
+        cell(b.deepLinkCold_s, b.deepLinkCold_bytes, b.deepLinkCold_requests),
+        '',
+        `Blobless/git clone+checkout ${fmtRatio(ratios.deepLinkColdOverGit)}`,
+        '',
+      ],
       ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
       [
         '',
@@ -694,10 +723,13 @@ export function formatProfile(results: RepoResult[]): string {
     ['step (ms, median)', ...withProfile.map((r) => r.name)],
     ['page load (navigation to script running)', ...withProfile.map((r) => ms(r.profile!.pageLoad))],
     ['worker start (new Worker to modules evaluated)', ...withProfile.map((r) => ms(r.profile!.workerStart))],
-    ['first call (registry opened in IndexedDB)', ...withProfile.map((r) => ms(r.profile!.firstCall))],
     [
-      'warm-up of the ingester (page load, before the clock)',
-      ...withProfile.map((r) => ms(r.profile!.warmUp)),
+      'start-up calls (registry opened, storage checked)',
+      ...withProfile.map((r) => ms(r.profile!.firstCall)),
+    ],
+    [
+      'warm-up of the ingester (start-up call, to its end; runs that finished it)',
+      ...withProfile.map((r) => `${ms(r.profile!.warmUp)} (${r.profile!.warmUpDone} of ${r.runs})`),
     ],
     ...names.map((name) => [`clone: ${name}`, ...withProfile.map((r) => ms(r.profile!.steps[name]))]),
     ...names.map((name) => [

@@ -18,8 +18,9 @@ import { build } from 'vite';
 import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
-import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBenchPage } from './browser.ts';
+import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBuiltPage } from './browser.ts';
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
+import { measureDeepLink } from './deepLink.ts';
 import { measureGitCli, measureGitHistory, pickFile } from './gitCli.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
 import {
@@ -39,6 +40,8 @@ const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
 /** Where bench/vite.config.ts builds the bench page. */
 const PAGE_DIR = join(ROOT, '.cache', 'bench-page');
+/** Where the app itself is built for the deep-link cell (the project's vite.config.ts, as `npm run build`). */
+const APP_DIR = join(ROOT, '.cache', 'bench-app');
 
 /** The default sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. */
 const SIZES = {
@@ -118,6 +121,7 @@ const SKIPPABLE = [
   'embedOneFile',
   'noopFetch',
   'firstView',
+  'deepLink',
   'isogit',
   'history',
 ] as const;
@@ -151,9 +155,20 @@ async function main() {
     if (!opts.skipBuild) {
       log('bench: building the bench page into .cache/bench-page');
       await build({ configFile: join(BENCH_DIR, 'vite.config.ts'), logLevel: 'warn' });
+      if (!opts.skip.has('deepLink')) {
+        log('bench: building the app into .cache/bench-app');
+        await build({
+          configFile: join(ROOT, 'vite.config.ts'),
+          root: ROOT,
+          logLevel: 'warn',
+          build: { outDir: APP_DIR, emptyOutDir: true, sourcemap: false },
+        });
+      }
     }
-    const pageServer = await serveBenchPage(PAGE_DIR);
+    const pageServer = await serveBuiltPage(PAGE_DIR);
     closers.push(pageServer.close);
+    const appServer = await serveBuiltPage(APP_DIR);
+    closers.push(appServer.close);
 
     const relays = new Map<string, CountingRelay>();
     const relayFor = async (url: string) => {
@@ -211,7 +226,8 @@ async function main() {
       timedOut: new Set(),
       timeoutMs: opts.opTimeoutS * 1000,
     };
-    for (const repo of repos) results.push(await benchRepo(repo, pageServer.url, opts, ops));
+    const pages = { bench: pageServer.url, app: appServer.url };
+    for (const repo of repos) results.push(await benchRepo(repo, pages, opts, ops));
 
     const machine = {
       nproc: availableParallelism(),
@@ -264,9 +280,15 @@ async function readResults(path: string): Promise<unknown> {
   }
 }
 
+/** Where the bench page and the built app are served. */
+interface Pages {
+  bench: string;
+  app: string;
+}
+
 async function benchRepo(
   repo: BenchRepo,
-  pageUrl: string,
+  pages: Pages,
   opts: RunOptions,
   ops: OperationState,
 ): Promise<RepoResult> {
@@ -316,7 +338,7 @@ async function benchRepo(
           };
         } else if (contender === 'isogit') {
           if (opts.skip.has('isogit')) continue;
-          const profile = await openFreshProfile(pageUrl);
+          const profile = await openFreshProfile(pages.bench);
           try {
             profile.heap.reset();
             relay.setPhase(phaseName('isogit', 'clone'));
@@ -344,7 +366,7 @@ async function benchRepo(
             await profile.close();
           }
         } else {
-          sample.blobless = await measureBlobless(repo, pageUrl, file, phaseName, measured, ops, notes, opts);
+          sample.blobless = await measureBlobless(repo, pages, file, phaseName, measured, ops, notes, opts);
         }
       } catch (err) {
         const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -374,7 +396,7 @@ async function benchRepo(
           } else {
             sample.history.blobless = await measureBloblessHistory(
               repo,
-              pageUrl,
+              pages.bench,
               historyFile,
               phaseName,
               measured,
@@ -534,7 +556,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
 
 async function measureBlobless(
   repo: BenchRepo,
-  pageUrl: string,
+  pages: Pages,
   file: string,
   phaseName: (contender: string, phase: string) => string,
   measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
@@ -577,7 +599,7 @@ async function measureBlobless(
   };
 
   // Clone without blobs and checkout of the result, in one fresh profile, as p5600 chains them.
-  const profile = await openFreshProfile(pageUrl);
+  const profile = await openFreshProfile(pages.bench);
   let cloneNoBlobs: PhaseSample;
   let checkout = await notMeasured('checkout');
   let noopFetch = await notMeasured('noopFetch');
@@ -636,7 +658,7 @@ async function measureBlobless(
   let openOneFile = await notMeasured('openOneFile');
   let blame = await notMeasured('blame');
   if (canRead) {
-    const cold = await openFreshProfile(pageUrl);
+    const cold = await openFreshProfile(pages.bench);
     try {
       let opened: { repoId: string; ref: string } | undefined;
       openOneFile = await phase('openOneFile', async () => {
@@ -664,7 +686,7 @@ async function measureBlobless(
   // The widget's case: in yet another fresh profile, readFileMinimal through the widget's worker.
   let embedOneFile = await notMeasured('embedOneFile');
   if (!opts.skip.has('embedOneFile')) {
-    const widget = await openFreshProfile(pageUrl);
+    const widget = await openFreshProfile(pages.bench);
     try {
       embedOneFile = await phase('embedOneFile', () =>
         widget.page.evaluate(([url, path]) => window.bench.embedOneFile(url, path), [
@@ -679,7 +701,7 @@ async function measureBlobless(
   // The app's first view of a new clone, in a fresh profile: the tip's tree and README, history to follow.
   let firstView = await notMeasured('firstView');
   if (!opts.skip.has('firstView')) {
-    const first = await openFreshProfile(pageUrl);
+    const first = await openFreshProfile(pages.bench);
     try {
       firstView = await phase('firstView', () =>
         first.page.evaluate((url) => window.bench.bloblessFirstView(url), repo.relayed),
@@ -691,12 +713,24 @@ async function measureBlobless(
       await first.close();
     }
   }
+  // The deep link, cold: the built app opened at ?repo=, in a fresh profile, to the repository shown.
+  let deepLinkCold = await notMeasured('deepLink');
+  if (!opts.skip.has('deepLink')) {
+    deepLinkCold = await phase('deepLink', () =>
+      measureDeepLink(pages.app, repo.relayed, {
+        timeoutMs: ops.timeoutMs,
+        // The history fill the app starts behind the view counts elsewhere.
+        onShown: () => relay.setPhase(`${repo.name}/after-deep-link`),
+      }),
+    );
+  }
   return {
     cloneNoBlobs,
     checkout,
     openOneFile,
     embedOneFile,
     firstView,
+    deepLinkCold,
     profile: profileSample,
     noopFetch,
     blame,
@@ -728,6 +762,7 @@ async function readProfile(
     workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
     firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
     warmUp: startup.warmUpMs,
+    warmUpDone: startup.warmUpOutcome === 'done',
     steps: worker.measures
       .filter(([name]) => name.startsWith(`blobless:${op}:`))
       .sort((a, b) => a[1] - b[1])

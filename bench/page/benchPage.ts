@@ -8,6 +8,10 @@ export type UpcomingOperation = 'checkout' | 'readFile' | 'fetch';
 
 export interface PageReady {
   available: Record<UpcomingOperation, boolean>;
+  /** The calls the page made through the worker boundary at start-up, by name, in order. */
+  startupCalls: string[];
+  /** The app's start-up calls (src/startup.ts STARTUP_CALLS): the driver refuses a page whose calls differ. */
+  expectedStartupCalls: string[];
 }
 
 export interface BloblessCloneTiming {
@@ -84,11 +88,15 @@ export interface StartupTimes {
   moduleStartMs: number;
   /** `new Worker` returned. */
   workerCreatedMs: number;
-  /** The worker's first call (opening the registry in IndexedDB) was sent, and when it answered. */
+  /**
+   * The app's start-up calls (src/startup.ts) were sent, and when the ones its home view waits for had
+   * answered (the stored repositories listed, the storage checked): from then on a person can paste a URL.
+   */
   firstCallSentMs: number;
   firstCallAnsweredMs: number;
-  /** The ingester's warm-up at page load (api.warmUp), waited for before any measurement. */
+  /** The ingester's warm-up (the last start-up call): from the start-up calls to its end, done or stopped. */
   warmUpMs: number;
+  warmUpOutcome: 'done' | 'stopped';
   /** The page's `performance.timeOrigin`, to place the worker's own clock beside the page's. */
   timeOrigin: number;
 }
@@ -102,7 +110,7 @@ export interface IsogitTiming {
 
 export interface BenchPage {
   ready(): Promise<PageReady>;
-  startupTimes(): StartupTimes;
+  startupTimes(): Promise<StartupTimes>;
   bloblessFirstView(url: string): Promise<FirstViewTiming>;
   bloblessClone(url: string): Promise<BloblessCloneTiming>;
   bloblessCheckout(repoId: string, ref: string): Promise<Timing>;
