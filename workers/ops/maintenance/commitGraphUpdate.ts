@@ -30,6 +30,7 @@ import {
 } from '../common/repoAccess.ts';
 import { measure } from '../common/timeline.ts';
 import { changedPaths, TreeEntriesCache } from '../common/treePair.ts';
+import { foregroundActive, foregroundQuiet } from './foregroundActivity.ts';
 import { maintenanceIdle, scheduleUnderLock } from './packMaintenance.ts';
 
 /**
@@ -44,9 +45,6 @@ export const COMMIT_GRAPH_INLINE_COMMITS = 2_000;
  * early when an operation waits for the lock) and writes one layer, merged by git's strategy.
  */
 export const COMMIT_GRAPH_STEP_COMMITS = 2_000;
-
-/** The pause between two steps of the background build, in which the worker answers what waits. */
-const COMMIT_GRAPH_STEP_PAUSE_MS = 50;
 
 /** How often, in commits, a step asks whether an operation waits for the lock. */
 const LOCK_CHECK_EVERY = 32;
@@ -322,17 +320,19 @@ export async function commitGraphAfterStore(repoId: string): Promise<void> {
   }
   // The walk kept from an earlier build misses what this store brought.
   backlogs.delete(repoId);
-  scheduleGraphSteps(repoId, 0);
+  scheduleGraphSteps(repoId);
 }
 
-function scheduleGraphSteps(repoId: string, pauseMs: number): void {
+function scheduleGraphSteps(repoId: string): void {
   scheduleUnderLock(
     repoId,
     'writing the commit-graph',
     async () => {
-      const step = await commitGraphStep(repoId, { stopWhen: () => repoLockWanted(repoId) });
-      if (step?.left) scheduleGraphSteps(repoId, COMMIT_GRAPH_STEP_PAUSE_MS);
+      const step = await commitGraphStep(repoId, {
+        stopWhen: async () => foregroundActive() || (await repoLockWanted(repoId)),
+      });
+      if (step?.left) scheduleGraphSteps(repoId);
     },
-    { pauseMs },
+    { before: foregroundQuiet },
   );
 }

@@ -77,21 +77,21 @@ export function scheduleRepack(repoId: string): void {
 
 /**
  * Runs `task` in the background, after the repo's other maintenance and under its lock taken only when free
- * (see scheduleRepack), unless the same `what` is already waiting to run, after `pauseMs` if given.
+ * (see scheduleRepack), unless the same `what` is already waiting to run, once `before` resolves if given.
  * Failures are logged: a task must leave the repo whole when it fails.
  */
 export function scheduleUnderLock(
   repoId: string,
   what: string,
   task: () => Promise<unknown>,
-  opts: { pauseMs?: number } = {},
+  opts: { before?: () => Promise<void> } = {},
 ): void {
   const key = `${what}\0${repoId}`;
   if (scheduled.has(key) || deferred.has(key)) return;
   scheduled.add(key);
   serialized(repoId, async () => {
-    // A pause lets the worker answer what waits (a view's reads) before the next step of a long task.
-    if (opts.pauseMs) await new Promise((resolve) => setTimeout(resolve, opts.pauseMs));
+    // Awaited before the lock is asked for (a long task's next step waits for the worker to be quiet).
+    await opts.before?.();
     scheduled.delete(key);
     const outcome = await tryRepoLock(repoId, what, task);
     if (outcome === 'busy') deferUntilLockFree(repoId, key, what, task);
