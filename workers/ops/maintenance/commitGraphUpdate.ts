@@ -50,6 +50,23 @@ export const COMMIT_GRAPH_STEP_COMMITS = 2_000;
 const LOCK_CHECK_EVERY = 32;
 
 /**
+ * The longest stretch a build runs without a turn of the event loop: reads answered from caches resolve as
+ * microtasks only, which would hold the page's calls (and timers) back for seconds (a timer of 2 s fired
+ * 7 s late in Node during medium's build).
+ */
+const SLICE_MS = 50;
+
+/** Gives the event loop a turn (a macrotask) once SLICE_MS have passed since the last. */
+function slicer(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < SLICE_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    last = performance.now();
+  };
+}
+
+/**
  * Trees kept while the Bloom filters are computed (TreeEntriesCache), each a parsed tree of a few KB.
  * Trees read for small-sized.git's 300 commits (counted in Node, 2026-12-01; times too noisy on a machine
  * at load 17 to choose by): none kept 2,730; 16: 2,275; 256: 1,441; 2,000: 1,346.
@@ -90,27 +107,42 @@ async function refTips(repo: RepoHandle): Promise<string[]> {
   return tips;
 }
 
+/** A walk for the commits the graph lacks, which a step stopped short may take up again. */
+interface MissingWalk {
+  fresh: GraphCommit[];
+  seen: Set<string>;
+  stack: string[] | null;
+}
+
 /**
  * The commits the refs reach that the graph lacks, each child before its parents along a walk from the
  * tips; 'too-many' once there are more than `maxCommits`; 'stopped' when `stopWhen` said so (asked every
- * LOCK_CHECK_EVERY commits).
+ * LOCK_CHECK_EVERY commits), `walk` then holding where to go on.
  */
 async function missingCommits(
   repo: RepoHandle,
   graph: CommitGraph | null,
   hooks: { signal?: AbortSignal; maxCommits?: number; stopWhen?: () => Promise<boolean> },
+  walk: MissingWalk = { fresh: [], seen: new Set(), stack: null },
 ): Promise<GraphCommit[] | 'too-many' | 'stopped'> {
-  const fresh: GraphCommit[] = [];
-  const seen = new Set<string>();
-  const stack = await refTips(repo);
+  const { fresh, seen } = walk;
+  walk.stack ??= await refTips(repo);
+  const stack = walk.stack;
+  const turn = slicer();
+  let asked = 0;
   while (stack.length) {
+    await turn();
     throwIfAborted(hooks.signal);
-    const oid = stack.pop()!;
-    if (seen.has(oid)) continue;
-    seen.add(oid);
-    if (graph && graph.position(oid) >= 0) continue;
+    const oid = stack[stack.length - 1];
+    if (seen.has(oid) || (graph && graph.position(oid) >= 0)) {
+      stack.pop();
+      seen.add(oid);
+      continue;
+    }
     if (hooks.maxCommits !== undefined && fresh.length >= hooks.maxCommits) return 'too-many';
-    if (hooks.stopWhen && fresh.length % LOCK_CHECK_EVERY === 0 && (await hooks.stopWhen())) return 'stopped';
+    if (hooks.stopWhen && ++asked % LOCK_CHECK_EVERY === 0 && (await hooks.stopWhen())) return 'stopped';
+    stack.pop();
+    seen.add(oid);
     const commit = await readCommitObject(repo, oid);
     fresh.push({ oid, tree: commit.tree, parents: commit.parent, time: commit.committer.timestamp });
     for (const p of commit.parent) stack.push(p);
@@ -137,7 +169,9 @@ async function computeFilters(
   };
   // Consecutive commits are mostly parent and child, so each tree is read again as the next diff's side.
   const read = new TreeEntriesCache(COMMIT_GRAPH_TREE_CACHE);
+  const turn = slicer();
   for (const [i, c] of commits.entries()) {
+    await turn();
     throwIfAborted(hooks.signal);
     if (hooks.stopWhen && i > 0 && i % LOCK_CHECK_EVERY === 0 && (await hooks.stopWhen())) return i;
     const parentTree = c.parents.length ? await treeOf(c.parents[0]) : null;
@@ -198,6 +232,9 @@ interface Backlog {
 /** Per repository, the background build's walk, kept between its steps (dropped when a store adds more). */
 const backlogs = new Map<string, Backlog>();
 
+/** Per repository, the background build's walk when a step stopped before it ended. */
+const walks = new Map<string, MissingWalk>();
+
 /** `commits` reordered so that every commit comes after those of its parents that are among them. */
 function parentsFirst(commits: GraphCommit[]): GraphCommit[] {
   const byOid = new Map(commits.map((c) => [c.oid, c]));
@@ -246,9 +283,12 @@ export async function commitGraphStep(
   let backlog = backlogs.get(repoId);
   if (!backlog) {
     const started = performance.now();
-    const fresh = await missingCommits(repo, graph, { signal: hooks.signal, stopWhen: hooks.stopWhen });
+    const walk = walks.get(repoId) ?? { fresh: [], seen: new Set<string>(), stack: null };
+    walks.set(repoId, walk);
+    const fresh = await missingCommits(repo, graph, { signal: hooks.signal, stopWhen: hooks.stopWhen }, walk);
     measure('commitGraph', 'commits', started);
     if (fresh === 'stopped' || fresh === 'too-many') return { written: [], left: Number.POSITIVE_INFINITY };
+    walks.delete(repoId);
     backlog = { commits: parentsFirst(fresh), trees: new Map(fresh.map((c) => [c.oid, c.tree])) };
     backlogs.set(repoId, backlog);
   }
@@ -320,6 +360,7 @@ export async function commitGraphAfterStore(repoId: string): Promise<void> {
   }
   // The walk kept from an earlier build misses what this store brought.
   backlogs.delete(repoId);
+  walks.delete(repoId);
   scheduleGraphSteps(repoId);
 }
 
