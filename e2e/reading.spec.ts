@@ -6,6 +6,7 @@ import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { spaNavigate } from './navigate.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
+import { repoIdOf } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -51,7 +52,7 @@ test.beforeAll(async ({ browser }) => {
   await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
     timeout: 60_000,
   });
-  repoId = new URL(page.url()).searchParams.get('repo')!;
+  repoId = await repoIdOf(page);
 });
 
 test.afterAll(async () => {
@@ -179,7 +180,7 @@ test('blame equals git blame --porcelain line by line, in at most one blob reque
       timeout: 60_000,
     });
     const before = blobRequests;
-    const id = new URL(p.url()).searchParams.get('repo')!;
+    const id = await repoIdOf(p);
     await p.goto(`/?${new URLSearchParams({ repo: id, path, view: 'blame' })}`);
     const rows = p.getByTestId('blame').locator('tr');
     const porcelain = gitIn(['blame', '--porcelain', 'main', '--', path]);
@@ -214,12 +215,15 @@ test('compare lists what git log a..b and git diff --name-status a...b list', as
   const files = lines(gitIn(['diff', '--no-renames', '--name-status', 'main...feature']));
   const shown = await page
     .getByTestId('compare-files')
-    .locator('li')
-    .evaluateAll((els) => els.map((el) => (el.textContent ?? '').trim().replace(/\s+/, '\t')));
+    .locator('li.file-diff')
+    .evaluateAll((els) =>
+      els.map((el) => `${el.getAttribute('data-status')}\t${el.getAttribute('data-path')}`),
+    );
   expect(shown).toEqual(files);
-  // A diff is fetched when opened.
-  await page.getByTestId('compare-files').getByText('README.md').click();
-  await expect(page.getByTestId('diff')).toContainText('on the feature branch');
+  // Every file's diff is inline, fetched as it comes on screen.
+  await expect(
+    page.getByTestId('compare-files').locator('li.file-diff[data-path="README.md"]').getByTestId('diff'),
+  ).toContainText('on the feature branch');
   await shoot('compare');
 });
 

@@ -146,4 +146,14 @@ describe('last commit of each entry', () => {
     }
     expect((await repoStats('reading.git')).requests).toBe(0);
   });
+
+  it('in a first-view clone (depth 1) names no commit: the history that would date the entries is not here', async () => {
+    const shallowId = (await engine.clone({ url: `${serverUrl}/reading.git`, firstView: true })).repoId;
+    const result = await engine.repo(shallowId).lastCommits({ ref: 'main', path: '' });
+    expect(result.shallowStop).toBe(true);
+    expect(result.entries).toEqual({});
+    const names = lines(await gitCli(['ls-tree', '--name-only', 'main'], { cwd: bare }));
+    expect(result.unresolved.sort()).toEqual(names.sort());
+    await engine.repo(shallowId).delete();
+  });
 });

@@ -33,6 +33,7 @@ import { checkout } from '../ops/worktree/checkout.ts';
 import { commit } from '../ops/worktree/commit.ts';
 import { pull } from '../ops/worktree/pull.ts';
 import {
+  abortMerge,
   deleteWorktreeFile,
   readWorktreeFile,
   renameWorktreeFile,
@@ -44,6 +45,7 @@ import {
 } from '../ops/worktree/workingTree.ts';
 import { DEFAULT_PACK_LIMITS } from '../pack/packLimits.ts';
 import { indexedDbStorage } from '../storage/indexedDb.ts';
+import { repoSummary } from '../store/credentials.ts';
 import { type RepairReport, repairStores } from '../store/repair.ts';
 import type { LockWait } from '../store/repoLock.ts';
 import { Store } from '../store/store.ts';
@@ -270,6 +272,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       begin(hooks.signal);
       return locked(id, 'commit', hooks, () => authed(id, () => commit(ctx, id, args, hooks)));
     },
+    async abortMerge(_args = {}, hooks = {}) {
+      begin(hooks.signal);
+      return locked(id, 'aborting the merge', hooks, () => abortMerge(ctx, id));
+    },
     async createBranch({ name, start }, hooks = {}) {
       begin(hooks.signal);
       return locked(id, `creating branch ${name}`, hooks, () => createBranch(ctx, id, name, start));
@@ -304,7 +310,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       // Not `begin`: the page lists its repos while the warm-up runs, which should go on.
       throwIfAborted(hooks.signal);
       const all = await store.registry.list();
-      return includeMinimal ? all : all.filter((r) => !r.minimal);
+      return (includeMinimal ? all : all.filter((r) => !r.minimal)).map(repoSummary);
     },
     async startupRepair(_args = {}, hooks = {}) {
       begin(hooks.signal);

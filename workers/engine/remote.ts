@@ -48,6 +48,7 @@ export const REPO_METHODS = Object.freeze([
   'renameWorktreeFile',
   'deleteWorktreeFile',
   'commit',
+  'abortMerge',
   'createBranch',
   'deleteBranch',
 ] as const satisfies readonly (keyof Repo)[]);

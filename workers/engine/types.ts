@@ -23,7 +23,7 @@ import type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/w
 import type { CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
 import type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 import type { WorktreeStatus } from '../ops/worktree/workingTree.ts';
-import type { RepoRecord } from '../store/registry.ts';
+import type { RepoSummary } from '../store/credentials.ts';
 import type { RepairReport } from '../store/repair.ts';
 import type { Storage } from '../store/storage.ts';
 import type { HttpAuth } from '../transport/gitHttp.ts';
@@ -61,6 +61,7 @@ export type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/w
 export type { Author, CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
 export type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 export type { StatusEntry, WorktreeStatus } from '../ops/worktree/workingTree.ts';
+export type { RepoSummary } from '../store/credentials.ts';
 export type { HistoryFillState, RepoRecord } from '../store/registry.ts';
 export type { RepairReport } from '../store/repair.ts';
 export type { RepoEvent } from '../store/repoEvents.ts';
@@ -144,7 +145,8 @@ export interface Engine {
    */
   readFileMinimal(args: ReadMinimalArgs, hooks?: OperationHooks<MinimalProgress>): Promise<MinimalRead>;
   /** The stored repos, the one fetched last first. */
-  listRepos(args?: ListReposArgs, hooks?: OperationHooks): Promise<RepoRecord[]>;
+  /** Whether a token is kept, never the token: the page needs none, and a script injected there reads all it holds. */
+  listRepos(args?: ListReposArgs, hooks?: OperationHooks): Promise<RepoSummary[]>;
   /**
    * What interrupted writes (a closed tab, a crash) left, put right: run once per engine; every call gets
    * the one report.
@@ -242,6 +244,8 @@ export interface Repo {
   ): Promise<void>;
   deleteWorktreeFile(args: { path: string }, hooks?: OperationHooks<CheckoutProgress>): Promise<void>;
   commit(args: CommitOptions, hooks?: OperationHooks<CheckoutProgress>): Promise<CommitResult>;
+  /** `git merge --abort` for a merge a conflicting pull left in progress. */
+  abortMerge(args?: NoArgs, hooks?: OperationHooks<LockWaitProgress>): Promise<void>;
   /** Creates `refs/heads/<name>` at `start` (HEAD when absent); returns the commit id. */
   createBranch(
     args: { name: string; start?: string },
