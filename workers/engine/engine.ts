@@ -9,6 +9,7 @@ import type { EngineSettings } from '../ops/common/engineContext.ts';
 import { throwIfAborted } from '../ops/common/errors.ts';
 import { PACK_OBJECT_CACHE_BYTES } from '../ops/common/packObjectCache.ts';
 import { RepoCaches } from '../ops/common/repoCaches.ts';
+import { commitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 import { IngesterWarmUp } from '../ops/maintenance/ingesterWarmUp.ts';
 import { MaintenanceState } from '../ops/maintenance/packMaintenance.ts';
 import { blame } from '../ops/read/blame.ts';
@@ -198,6 +199,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async blame({ ref, path }, hooks = {}) {
       begin(hooks.signal);
       return authed(id, () => blame(ctx, id, ref, path, hooks));
+    },
+    async commitGraphStatus(_args = {}, hooks = {}) {
+      begin(hooks.signal);
+      return commitGraphStatus(ctx, id);
     },
     async compare({ base, head }, hooks = {}) {
       begin(hooks.signal);

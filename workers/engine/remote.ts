@@ -33,6 +33,7 @@ export const REPO_METHODS = Object.freeze([
   'listPaths',
   'fileHistory',
   'blame',
+  'commitGraphStatus',
   'compare',
   'checkout',
   'readFile',

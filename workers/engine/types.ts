@@ -3,6 +3,7 @@
 // them needs to change to cross a worker boundary), and every option, progress and result type.
 
 import type { EngineLimits } from '../ops/common/engineContext.ts';
+import type { CommitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 import type { BlameProgress, BlameResult } from '../ops/read/blame.ts';
 import type { Comparison } from '../ops/read/compare.ts';
 import type { CommitDiff, FileDiff } from '../ops/read/diff.ts';
@@ -30,6 +31,7 @@ import type { HttpAuth } from '../transport/gitHttp.ts';
 import type { RetryPolicy } from '../transport/retryPolicy.ts';
 
 export type { EngineLimits } from '../ops/common/engineContext.ts';
+export type { CommitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 export type { BlameLine, BlameProgress, BlameResult } from '../ops/read/blame.ts';
 export type { Comparison } from '../ops/read/compare.ts';
 export type { ChangeStatus, CommitDiff, DiffHunk, DiffLine, FileChange, FileDiff } from '../ops/read/diff.ts';
@@ -206,6 +208,8 @@ export interface Repo {
   ): Promise<FileHistoryPage>;
   /** `git blame`: the old versions' blobs are fetched in a few growing batches, not one by one. */
   blame(args: { ref: string; path: string }, hooks?: OperationHooks<BlameProgress>): Promise<BlameResult>;
+  /** The commit-graph's size once the writes scheduled so far are done (the benchmark's history cells). */
+  commitGraphStatus(args?: NoArgs, hooks?: OperationHooks): Promise<CommitGraphStatus>;
   /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */
   compare(args: { base: string; head: string }, hooks?: OperationHooks): Promise<Comparison>;
   /** Updates the working tree to `ref`, fetching the blobs it lacks in overlapping batches. */
