@@ -17,13 +17,16 @@ test('the app makes exactly the start-up calls of src/startup.ts, in order, as t
   // A new context: no stored repositories, no service worker yet, as the bench's fresh profiles.
   const context = await browser.newContext();
   const page = await context.newPage();
-  // comlink's calls are `APPLY` messages naming the function (its `path`), posted to the worker.
+  // The engine's client posts each operation as a comlink `APPLY` of `call`, the operation's name its second
+  // argument (workers/engine/remote.ts engineCallName, which the bench page uses; repeated here because an
+  // init script cannot import it).
   await page.addInitScript(`
     window.__blobless_calls = [];
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (message, ...rest) {
-      if (message && message.type === 'APPLY' && Array.isArray(message.path)) {
-        window.__blobless_calls.push(message.path.join('.'));
+      if (message && message.type === 'APPLY' && Array.isArray(message.path) && message.path.join('.') === 'call') {
+        const [repoId, method] = (message.argumentList || []).map((a) => a && a.value);
+        if (typeof method === 'string') window.__blobless_calls.push(repoId ? 'repo.' + method : method);
       }
       return post.call(this, message, ...rest);
     };

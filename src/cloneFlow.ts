@@ -1,7 +1,7 @@
-import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
+import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/engine/index.ts';
 import { loadAppConfig } from './appConfig.ts';
 import { whileBusy } from './busy.ts';
-import { gitClient, proxy, RemoteOperationError } from './gitClient.ts';
+import { type BloblessError, gitClient } from './gitClient.ts';
 import { expandRepoUrl } from './repoUrl.ts';
 import { askPersistenceOnce } from './storage.ts';
 
@@ -21,42 +21,44 @@ export async function cloneAndCheckout(
   onProgress: (p: FlowProgress) => void,
   signal: AbortSignal,
 ): Promise<CloneResult> {
-  const progress = proxy(onProgress);
   const firstView = !options.depth && !options.singleBranch && options.filter !== null;
   const result = await whileBusy('clone', async () => {
     const { corsProxy } = await loadAppConfig();
     const url = expandRepoUrl(options.url);
     const run = (u: string) =>
-      gitClient.clone({ fallbackCorsProxy: corsProxy, ...options, url: u, firstView }, progress, signal);
+      gitClient.clone(
+        { fallbackCorsProxy: corsProxy, ...options, url: u, firstView },
+        { onProgress, signal },
+      );
     let cloned: CloneResult;
     try {
       cloned = await run(url);
     } catch (err) {
       // `https://host/owner/repo` where only `repo.git` is served (git http-backend, some hosts): as git
       // does for a local path, try the name with `.git` before giving up.
-      const code = (err as RemoteOperationError).code;
+      const code = (err as BloblessError).code;
       if (/\.git\/?$/.test(url) || signal.aborted || !NOT_A_REPO.has(code)) throw err;
       cloned = await run(`${url.replace(/\/+$/, '')}.git`).catch(() => Promise.reject(err));
     }
+    const repo = gitClient.repo(cloned.repoId);
     // Browsing needs no working tree: the first edit (or the working-tree view) checks it out.
     if (cloned.historyFillPending) {
       // Cancel pressed as the clone was finishing (its last writes do not look at the signal): as before,
       // when the checkout that came next saw it, none of the clone stays.
       if (signal.aborted) {
-        await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
-        throw new RemoteOperationError({
-          name: 'OperationError',
+        await repo.delete().catch(() => undefined);
+        // As the engine says it (the page does not load the error classes for it).
+        throw Object.assign(new Error('The clone was cancelled; nothing of it was kept.'), {
           code: 'ABORTED',
-          message: 'The clone was cancelled; nothing of it was kept.',
         });
       }
       return cloned;
     }
     try {
-      await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
+      await repo.checkout({ ref: 'HEAD' }, { onProgress, signal });
     } catch (err) {
       // A person who pressed Cancel wants none of the clone, not a repo with an empty working tree.
-      if (signal.aborted) await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
+      if (signal.aborted) await repo.delete().catch(() => undefined);
       throw err;
     }
     return cloned;

@@ -1,18 +1,15 @@
-import * as Comlink from 'comlink';
-import type { GitApi } from '../workers/api.ts';
-import { installTransferHandlers, RemoteOperationError } from '../workers/rpc.ts';
+import { wrapEngine } from '../workers/engine/client.ts';
 import { startUp } from './startup.ts';
 
-export { RemoteOperationError };
+export type { AuthRequiredError, BloblessError } from '../workers/engine/client.ts';
 
-installTransferHandlers();
-
-/** The one git worker of this page; every git operation runs there, off the main thread. */
-export const gitClient: Comlink.Remote<GitApi> = Comlink.wrap<GitApi>(
+/** The one git engine of this page, in its worker; every git operation runs there, off the main thread. */
+export const gitClient = wrapEngine(
   new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 
-/** This page load's start-up calls (startup.ts), made as soon as the worker exists; views take their answers. */
+/**
+ * This page load's start-up calls (startup.ts), made as soon as the worker exists; views take their answers.
+ * The last is the ingester's warm-up, which a clone started first stops.
+ */
 export const startup = startUp(gitClient);
-
-export const proxy = Comlink.proxy;

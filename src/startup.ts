@@ -1,5 +1,4 @@
-import type { Remote } from 'comlink';
-import type { GitApi } from '../workers/api.ts';
+import type { Engine } from '../workers/engine/client.ts';
 
 /**
  * The calls every page load of the app makes to its git worker, in this order, before the person does
@@ -12,11 +11,11 @@ export const STARTUP_CALLS = ['startupRepair', 'repoEvents', 'listRepos', 'warmU
 
 export type StartupCall = (typeof STARTUP_CALLS)[number];
 
-/** Each start-up call's answer, as the worker gives it. */
-export type Startup = { [K in StartupCall]: ReturnType<Remote<GitApi>[K]> };
+/** Each start-up call's answer, as the engine gives it. */
+export type Startup = { [K in StartupCall]: ReturnType<Engine[K]> };
 
 /** Makes the start-up calls, in STARTUP_CALLS's order, without waiting for any answer. */
-export function startUp(client: Remote<GitApi>): Startup {
+export function startUp(client: Engine): Startup {
   const started: Partial<Record<StartupCall, unknown>> = {};
   for (const name of STARTUP_CALLS) started[name] = (client[name] as () => Promise<unknown>)();
   return started as Startup;

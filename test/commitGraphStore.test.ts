@@ -5,17 +5,16 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { COMMIT_GRAPHS_DIR } from '../workers/ops/common/commitGraphAccess.ts';
 import { commitGraphStep } from '../workers/ops/maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
-import { flushRepoFs, openRepoFs } from '../workers/store/repoFs.ts';
-import { withRepoLock } from '../workers/store/repoLock.ts';
 import { exportRepo } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
+const { engine, ctx } = testEngine();
 const serverUrl = inject('gitServerUrl');
 const tmp = useTmpDir('commit-graph-store');
 const GIT_ENV = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
@@ -32,8 +31,8 @@ async function chainOf(gitDir: string): Promise<Record<string, string>> {
 
 /** Export, then git's checks: every commit of the graph matches its object, and the repository is whole. */
 async function exportAndVerify(repoId: string, name: string): Promise<string> {
-  await maintenanceIdle(repoId);
-  const dir = await exportRepo(repoId, tmp(), name);
+  await maintenanceIdle(ctx, repoId);
+  const dir = await exportRepo(ctx, repoId, tmp(), name);
   await git(['commit-graph', 'verify'], { cwd: dir, env: GIT_ENV });
   await git(['fsck', '--no-progress'], { cwd: dir, env: GIT_ENV });
   return dir;
@@ -49,7 +48,7 @@ async function gitWritesGraph(gitDir: string): Promise<void> {
 
 describe('the commit-graph, written as history arrives', () => {
   it('a clone writes the graph git writes, and git verifies it', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/blame.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/blame.git` });
     const ours = await exportAndVerify(repoId, 'clone');
     const twin = join(tmp(), 'twin-clone.git');
     await git(['clone', '-q', '--bare', '--filter=blob:none', `${serverUrl}/blame.git`, twin], {
@@ -62,9 +61,9 @@ describe('the commit-graph, written as history arrives', () => {
   });
 
   it('a first-view clone writes none while shallow; the fill writes it whole', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git`, firstView: true });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/features.git`, firstView: true });
     expect(await chainOf(await exportAndVerify(repoId, 'first-view'))).toEqual({});
-    await api.fillHistory(repoId);
+    await engine.repo(repoId).fillHistory();
     const ours = await exportAndVerify(repoId, 'filled');
     const twin = join(tmp(), 'twin-fill.git');
     await git(['clone', '-q', '--bare', '--filter=blob:none', `${serverUrl}/features.git`, twin], {
@@ -86,7 +85,7 @@ describe('the commit-graph, written as history arrives', () => {
     });
     try {
       const url = `${server.url}/repo.git`;
-      const { repoId } = await api.clone({ url });
+      const { repoId } = await engine.clone({ url });
       const twin = join(tmp(), 'twin-fetch.git');
       await git(['clone', '-q', '--bare', '--filter=blob:none', url, twin], { env: GIT_ENV });
       await gitWritesGraph(twin);
@@ -105,7 +104,7 @@ describe('the commit-graph, written as history arrives', () => {
           await run(['commit', '-q', '-m', `step ${step} commit ${i}`]);
         }
         await run(['push', '-q', server.bare, 'main']);
-        await api.fetch(repoId);
+        await engine.repo(repoId).fetch();
         await git(['fetch', '-q', 'origin', '+refs/heads/*:refs/heads/*'], { cwd: twin, env: GIT_ENV });
         await gitWritesGraph(twin);
         const ours = await chainOf(await exportAndVerify(repoId, `fetch-${step + 1}`));
@@ -117,14 +116,14 @@ describe('the commit-graph, written as history arrives', () => {
   });
 
   it('a long history is written in steps, each the layer git writes given the same commits', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/blame.git` });
-    await maintenanceIdle(repoId);
+    const { repoId } = await engine.clone({ url: `${serverUrl}/blame.git` });
+    await maintenanceIdle(ctx, repoId);
     // The clone wrote its graph at once (a short history): removed, so that the steps write it again.
-    await withRepoLock(repoId, 'test', async () => {
-      const fs = openRepoFs(repoId).promises;
+    await ctx.store.locks.withRepoLock(repoId, 'test', async () => {
+      const fs = ctx.store.repoFs.open(repoId).promises;
       for (const name of (await fs.readdir(COMMIT_GRAPHS_DIR)) as string[])
         await fs.unlink(`${COMMIT_GRAPHS_DIR}/${name}`);
-      await flushRepoFs(repoId);
+      await ctx.store.repoFs.flush(repoId);
     });
     const twin = join(tmp(), 'twin-steps.git');
     await git(['clone', '-q', '--bare', '--filter=blob:none', `${serverUrl}/blame.git`, twin], {
@@ -137,7 +136,9 @@ describe('the commit-graph, written as history arrives', () => {
     const sizes: number[] = [];
     let left = -1;
     for (const hooks of steps) {
-      const step = await withRepoLock(repoId, 'test', () => commitGraphStep(repoId, hooks));
+      const step = await ctx.store.locks.withRepoLock(repoId, 'test', () =>
+        commitGraphStep(ctx, repoId, hooks),
+      );
       if (!step) throw new Error('The repository is shallow.');
       sizes.push(step.written.length);
       left = step.left;

@@ -9,14 +9,16 @@
 // deep tree, and a worker deaf until then); the figures themselves are measured by
 // bench/pack/exhaustingRepos.bench.ts and kept in docs/ARCHITECTURE.md, "Hostile trees".
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { testEngine } from './support/engine.ts';
 import { snapshotGitDir } from './support/repoChecks.ts';
-import { linkedGitClient } from './support/workerBoundary.ts';
+import { linkedEngine } from './support/workerBoundary.ts';
 
+const { engine, ctx } = testEngine();
 const serverUrl = inject('gitServerUrl');
 const CALL_BOUND_MS = 10_000;
 const ANSWER_BOUND_MS = 5_000;
 
-const { client } = linkedGitClient();
+const { client } = linkedEngine(engine);
 
 const DEEP_FILE = `${'d/'.repeat(5001)}f.txt`;
 
@@ -33,9 +35,9 @@ async function ended(call: () => Promise<unknown>): Promise<Ended> {
     const value = await call();
     return { ms: performance.now() - started, code: null, value };
   } catch (err) {
-    // A hostile tree's check crosses the link in `details` (workers/rpc.ts).
-    const e = err as { code?: string; details?: { check?: string } };
-    return { ms: performance.now() - started, code: e.details?.check ?? e.code ?? String(err) };
+    // A hostile tree's check crosses the link as the error's own field (HostileTreeError.check).
+    const e = err as { code?: string; check?: string };
+    return { ms: performance.now() - started, code: e.check ?? e.code ?? String(err) };
   }
 }
 
@@ -104,12 +106,12 @@ describe.each(CASES)('$repo through the worker API', (c) => {
   });
 
   it('readTree, listPaths (go to file) and readFile end in a success or their typed error; /.git unchanged', async () => {
-    const before = await snapshotGitDir(repoId);
+    const before = await snapshotGitDir(ctx, repoId);
     const calls: [string, () => Promise<unknown>, Expect][] = [
-      ['readTree of the root', () => client.readTree(repoId, 'HEAD', ''), null],
-      ['readTree', () => client.readTree(repoId, 'HEAD', c.readTree[0]), c.readTree[1]],
-      ['listPaths', () => client.listPaths(repoId, 'HEAD'), c.listPaths],
-      ['readFile of README.md', () => client.readFile(repoId, 'HEAD', 'README.md'), null],
+      ['readTree of the root', () => client.repo(repoId).readTree({ ref: 'HEAD', path: '' }), null],
+      ['readTree', () => client.repo(repoId).readTree({ ref: 'HEAD', path: c.readTree[0] }), c.readTree[1]],
+      ['listPaths', () => client.repo(repoId).listPaths({ ref: 'HEAD' }), c.listPaths],
+      ['readFile of README.md', () => client.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' }), null],
     ];
     for (const [name, call, expected] of calls) {
       const { answerMs, first } = await withSecondCall(call);
@@ -118,10 +120,10 @@ describe.each(CASES)('$repo through the worker API', (c) => {
       expect(answerMs, `${name}: the second call`).toBeLessThan(ANSWER_BOUND_MS);
     }
     // Reading README.md fetched its blob: the git directory changed by that pack only.
-    const after = await snapshotGitDir(repoId);
+    const after = await snapshotGitDir(ctx, repoId);
     for (const [path, sha] of Object.entries(before)) expect([path, after[path]]).toEqual([path, sha]);
 
-    const file = await withSecondCall(() => client.readFile(repoId, 'HEAD', c.path));
+    const file = await withSecondCall(() => client.repo(repoId).readFile({ ref: 'HEAD', path: c.path }));
     expect(file.first.code).toBe(c.readFile);
     expect(file.first.ms).toBeLessThan(CALL_BOUND_MS);
     expect(file.answerMs).toBeLessThan(ANSWER_BOUND_MS);
@@ -130,22 +132,24 @@ describe.each(CASES)('$repo through the worker API', (c) => {
 
   it(`checkout: ${c.checkout}, /.git byte for byte as it was and no working tree`, async () => {
     // A link's target is a blob: read first, so the checkout has nothing to fetch and /.git can be compared.
-    if (c.checkout === 'SYMLINK_TOO_LONG') await client.readFile(repoId, 'HEAD', c.path);
-    const before = await snapshotGitDir(repoId);
-    const { first, answerMs } = await withSecondCall(() => client.checkout(repoId, 'HEAD'));
+    if (c.checkout === 'SYMLINK_TOO_LONG') await client.repo(repoId).readFile({ ref: 'HEAD', path: c.path });
+    const before = await snapshotGitDir(ctx, repoId);
+    const { first, answerMs } = await withSecondCall(() => client.repo(repoId).checkout({ ref: 'HEAD' }));
     expect(first.code).toBe(c.checkout);
     expect(first.ms).toBeLessThan(CALL_BOUND_MS);
     expect(answerMs).toBeLessThan(ANSWER_BOUND_MS);
-    expect(await snapshotGitDir(repoId)).toEqual(before);
+    expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
     expect(before['/.git/index']).toBeUndefined();
   });
 
   it("the widget's minimal read: the case's path ends in its code, README.md reads", async () => {
-    const minimal = await withSecondCall(() => client.readFileMinimal(url, 'main', c.path));
+    const minimal = await withSecondCall(() =>
+      client.readFileMinimal({ url: url, ref: 'main', path: c.path }),
+    );
     expect(minimal.first.code).toBe(c.minimal);
     expect(minimal.first.ms).toBeLessThan(CALL_BOUND_MS);
     expect(minimal.answerMs).toBeLessThan(ANSWER_BOUND_MS);
-    const readme = await ended(() => client.readFileMinimal(url, 'main', 'README.md'));
+    const readme = await ended(() => client.readFileMinimal({ url: url, ref: 'main', path: 'README.md' }));
     expect(readme.code).toBeNull();
   });
 });
@@ -158,11 +162,11 @@ describe.each([
     const { repoId } = await client.clone({ url: `${serverUrl}/${repo}` });
     const folder = path.slice(0, path.lastIndexOf('/'));
     const calls: [string, () => Promise<unknown>][] = [
-      ['fileHistory', () => client.fileHistory(repoId, 'HEAD', path)],
-      ['blame', () => client.blame(repoId, 'HEAD', path)],
-      ['lastCommits', () => client.lastCommits(repoId, 'HEAD', folder)],
-      ['diffCommits', () => client.diffCommits(repoId, null, 'HEAD')],
-      ['presence', () => client.presence(repoId, 'HEAD')],
+      ['fileHistory', () => client.repo(repoId).fileHistory({ ref: 'HEAD', path: path })],
+      ['blame', () => client.repo(repoId).blame({ ref: 'HEAD', path: path })],
+      ['lastCommits', () => client.repo(repoId).lastCommits({ ref: 'HEAD', path: folder })],
+      ['diffCommits', () => client.repo(repoId).diffCommits({ from: null, to: 'HEAD' })],
+      ['presence', () => client.repo(repoId).presence({ ref: 'HEAD' })],
     ];
     for (const [name, call] of calls) {
       const end = await ended(call);
@@ -180,9 +184,12 @@ describe('a second call is answered while a long check runs', () => {
   ] as const)('listPaths of %s with %j', async (repo, limits) => {
     const { repoId } = await client.clone({ url: `${serverUrl}/${repo}`, limits });
     let done = false;
-    const first = client.listPaths(repoId, 'HEAD').finally(() => {
-      done = true;
-    });
+    const first = client
+      .repo(repoId)
+      .listPaths({ ref: 'HEAD' })
+      .finally(() => {
+        done = true;
+      });
     const answers: number[] = [];
     // Second calls, one after another, for as long as the walk runs.
     while (!done) {

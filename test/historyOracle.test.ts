@@ -4,10 +4,11 @@
 // `git log --follow --format=%H`, and each commit's diffFile hunks equal `git diff -U3`'s.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import type { DiffHunk } from '../workers/ops/read/diff.ts';
+import { testEngine } from './support/engine.ts';
 import { allCommits, gitBytes, patches, rawChanges } from './support/gitHistory.ts';
 
+const { engine } = testEngine();
 const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'blame.git');
 const NULL_OID = '0'.repeat(40);
@@ -15,7 +16,7 @@ const NULL_OID = '0'.repeat(40);
 let repoId: string;
 let files: string[];
 beforeAll(async () => {
-  repoId = (await api.clone({ url: `${serverUrl}/blame.git` })).repoId;
+  repoId = (await engine.clone({ url: `${serverUrl}/blame.git` })).repoId;
   const tree = (await gitBytes(bare, ['ls-tree', '-r', '-z', 'main'])).toString().split('\0').filter(Boolean);
   files = tree.filter((e) => !e.startsWith('160000') && !e.startsWith('120000')).map((e) => e.split('\t')[1]);
 });
@@ -44,7 +45,7 @@ describe('blame.git against git', () => {
     let versions = 0;
     let requests = 0;
     for (const path of files) {
-      const result = await api.blame(repoId, 'main', path);
+      const result = await engine.repo(repoId).blame({ ref: 'main', path: path });
       const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
       expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(path) });
       versions += result.versionsFetched;
@@ -57,7 +58,7 @@ describe('blame.git against git', () => {
     for (const path of files) {
       const seen: string[] = [];
       for (let skip = 0; ; ) {
-        const page = await api.fileHistory(repoId, 'main', path, { skip, limit: 7 });
+        const page = await engine.repo(repoId).fileHistory({ ref: 'main', path: path, skip, limit: 7 });
         seen.push(...page.entries.map((e) => e.commit.oid));
         skip += page.entries.length;
         if (!page.more) break;
@@ -75,7 +76,7 @@ describe('blame.git against git', () => {
   }, async () => {
     const folders = ['', ...new Set(files.map((f) => f.split('/').slice(0, -1).join('/')).filter(Boolean))];
     for (const folder of folders) {
-      const result = await api.lastCommits(repoId, 'main', folder);
+      const result = await engine.repo(repoId).lastCommits({ ref: 'main', path: folder });
       expect(result.unresolved).toEqual([]);
       const names = (await gitBytes(bare, ['ls-tree', '--name-only', '-z', `main:${folder}`]))
         .toString()
@@ -110,7 +111,7 @@ describe('blame.git against git', () => {
     const lines = async (args: string[]) =>
       (await gitBytes(bare, args)).toString().split('\n').filter(Boolean);
     for (const [a, b] of pairs) {
-      const result = await api.compare(repoId, a, b);
+      const result = await engine.repo(repoId).compare({ base: a, head: b });
       const status = { added: 'A', deleted: 'D', modified: 'M', 'type-changed': 'T' } as const;
       expect({ a, b, base: result.mergeBase }).toEqual({
         a,
@@ -151,11 +152,10 @@ describe('blame.git against git', () => {
       expect(sections).toHaveLength(changes.length);
       for (let k = 0; k < changes.length; k++) {
         const ch = changes[k];
-        const diff = await api.diffFile(
-          repoId,
-          ch.oldOid === NULL_OID ? null : ch.oldOid,
-          ch.newOid === NULL_OID ? null : ch.newOid,
-        );
+        const diff = await engine.repo(repoId).diffFile({
+          oldOid: ch.oldOid === NULL_OID ? null : ch.oldOid,
+          newOid: ch.newOid === NULL_OID ? null : ch.newOid,
+        });
         const theirs = sections[k];
         const hunks = theirs.indexOf('\n@@ ');
         if (diff.binary) expect(theirs).toContain('Binary files');

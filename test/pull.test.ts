@@ -2,9 +2,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import { exportCheckout } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { showRefs } from './support/refsOracle.ts';
 import { failure } from './support/repoChecks.ts';
@@ -14,6 +14,7 @@ import { twinClones } from './support/twinClones.ts';
 import { gitCheckoutOf, readDiskWorktree, readLightningWorktree } from './support/worktree.ts';
 
 let served: ServedCopies;
+const { engine, ctx } = testEngine();
 const tmp = useTmpDir('pull');
 
 beforeAll(async () => {
@@ -32,7 +33,7 @@ async function commitLocally(
   content: string,
   message: string,
 ): Promise<string> {
-  const fs = openRepoFs(repoId);
+  const fs = ctx.store.repoFs.open(repoId);
   await fs.promises.writeFile(`/${path}`, content, 'utf8');
   await git.add({ fs, dir: '/', gitdir: GITDIR, filepath: path });
   const oid = await git.commit({ fs, dir: '/', gitdir: GITDIR, message, author: me, committer: me });
@@ -41,18 +42,18 @@ async function commitLocally(
 }
 
 const read = async (repoId: string, path: string) =>
-  (await openRepoFs(repoId).promises.readFile(`/${path}`, 'utf8')) as string;
+  (await ctx.store.repoFs.open(repoId).promises.readFile(`/${path}`, 'utf8')) as string;
 
 let n = 0;
-const exportAll = (repoId: string) => exportCheckout(repoId, tmp(), `export-${n++}`);
+const exportAll = (repoId: string) => exportCheckout(ctx, repoId, tmp(), `export-${n++}`);
 
 describe('pull', () => {
   it('fast-forwards the branch and its working tree to the remote', async () => {
     const url = await served.copy('basic.git', 'ff.git');
     const bare = served.path('ff.git');
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
-    const before = (await api.readCommit(repoId, 'HEAD')).oid;
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
+    const before = (await engine.repo(repoId).readCommit({ ref: 'HEAD' })).oid;
     await commitOnServer(bare, { branch: 'main', files: { 'src/greet.js': 'one\n' }, message: 'One' });
     const tip = await commitOnServer(bare, {
       branch: 'main',
@@ -60,27 +61,27 @@ describe('pull', () => {
       message: 'Two',
     });
 
-    const result = await api.pull(repoId);
+    const result = await engine.repo(repoId).pull();
     expect(result.status).toBe('fast-forward');
     expect(result).toMatchObject({ branch: 'main', from: before, to: tip, newCommits: 2, conflicts: [] });
     expect(result.checkout?.filesWritten).toBe(2);
     expect(result.checkout?.filesDeleted).toBe(1);
     // The working tree is git's checkout of the new tip, and git sees nothing to commit.
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
       await gitCheckoutOf(bare, tip, join(tmp(), 'ff-oracle')),
     );
     const dir = await exportAll(repoId);
     expect((await gitCli(['symbolic-ref', 'HEAD'], { cwd: dir })).trim()).toBe('refs/heads/main');
     expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(tip);
     expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
-    expect((await api.pull(repoId)).status).toBe('up-to-date');
+    expect((await engine.repo(repoId).pull()).status).toBe('up-to-date');
   });
 
   it('merges when both sides moved: a merge commit with both parents, its tree checked out', async () => {
     const url = await served.copy('basic.git', 'merge.git');
     const bare = served.path('merge.git');
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
     const ours = await commitLocally(repoId, 'README.md', '# basic\n\nChanged here.\n', 'Local change');
     const theirs = await commitOnServer(bare, {
       branch: 'main',
@@ -88,7 +89,9 @@ describe('pull', () => {
       message: 'Remote change',
     });
 
-    const result = await api.pull(repoId, { author: { name: 'Local Person', email: 'local@example.test' } });
+    const result = await engine
+      .repo(repoId)
+      .pull({ author: { name: 'Local Person', email: 'local@example.test' } });
     expect(result.status).toBe('merged');
     expect(result.conflicts).toEqual([]);
     expect(await read(repoId, 'README.md')).toBe('# basic\n\nChanged here.\n');
@@ -105,8 +108,8 @@ describe('pull', () => {
   async function conflicted(name: string) {
     const url = await served.copy('basic.git', name);
     const bare = served.path(name);
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
     await commitLocally(repoId, 'src/greet.js', 'ours\n', 'Local greeting');
     await commitLocally(repoId, 'README.md', '# mine\n', 'Local readme');
     const local = await commitLocally(repoId, 'docs/guide.txt', 'mine\n', 'Local guide');
@@ -125,13 +128,13 @@ describe('pull', () => {
 
   it('stops on a conflict as git does: MERGE_HEAD, stages 1-3, the clean part staged, markers in the file', async () => {
     const { repoId, local, theirs } = await conflicted('conflict.git');
-    const result = await api.pull(repoId);
+    const result = await engine.repo(repoId).pull();
     expect(result.status).toBe('conflict');
     expect(result.merging).toBe(true);
     expect(result.conflicts).toEqual(['src/greet.js']);
     // The fetch itself is kept: origin/main moved; the branch has not moved yet.
     expect(result.fetch.updated.map((u) => u.new)).toEqual([theirs]);
-    const status = await api.status(repoId);
+    const status = await engine.repo(repoId).status();
     expect(status.merging).toMatchObject({ head: theirs, conflicts: ['src/greet.js'] });
     expect(status.entries.find((e) => e.path === 'src/greet.js')).toMatchObject({ conflict: true });
 
@@ -158,7 +161,8 @@ describe('pull', () => {
       expect(await read(repoId, path), path).toBe(await readFile(join(oracle, path), 'utf8'));
     }
     expect(
-      await openRepoFs(repoId)
+      await ctx.store.repoFs
+        .open(repoId)
         .promises.stat('/src/main.js')
         .catch(() => null),
     ).toBeNull();
@@ -166,17 +170,20 @@ describe('pull', () => {
 
   it('commits the resolution as the merge commit git makes for it; refuses before it is resolved', async () => {
     const { repoId, local, theirs } = await conflicted('resolve.git');
-    await api.pull(repoId);
+    await engine.repo(repoId).pull();
     const author = { name: 'Local Person', email: 'local@example.test' };
-    const early = await api.commit(repoId, { message: 'Merge', author }).catch((e) => e);
+    const early = await engine
+      .repo(repoId)
+      .commit({ message: 'Merge', author })
+      .catch((e) => e);
     expect(early).toMatchObject({ code: 'UNRESOLVED_CONFLICTS' });
 
-    await api.writeWorktreeFile(repoId, 'src/greet.js', 'ours and theirs\n');
-    await api.stage(repoId, ['src/greet.js']);
-    const state = (await api.status(repoId)).merging!;
+    await engine.repo(repoId).writeWorktreeFile({ path: 'src/greet.js', content: 'ours and theirs\n' });
+    await engine.repo(repoId).stage({ paths: ['src/greet.js'] });
+    const state = (await engine.repo(repoId).status()).merging!;
     expect(state.conflicts).toEqual([]);
-    const made = await api.commit(repoId, { message: state.message, author });
-    expect((await api.status(repoId)).merging).toBeNull();
+    const made = await engine.repo(repoId).commit({ message: state.message, author });
+    expect((await engine.repo(repoId).status()).merging).toBeNull();
 
     const dir = await exportAll(repoId);
     const oracle = join(tmp(), 'resolve-oracle');
@@ -200,31 +207,36 @@ describe('pull', () => {
 
   it('aborts the merge: every file, the index and HEAD as before the pull', async () => {
     const { repoId, local } = await conflicted('abort.git');
-    const worktree = await readLightningWorktree(openRepoFs(repoId));
-    await api.pull(repoId);
-    await api.writeWorktreeFile(repoId, 'src/greet.js', 'half resolved\n');
-    await api.abortMerge(repoId);
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
-    expect((await api.status(repoId)).merging).toBeNull();
+    const worktree = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    await engine.repo(repoId).pull();
+    await engine.repo(repoId).writeWorktreeFile({ path: 'src/greet.js', content: 'half resolved\n' });
+    await engine.repo(repoId).abortMerge();
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(worktree);
+    expect((await engine.repo(repoId).status()).merging).toBeNull();
     const dir = await exportAll(repoId);
     expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(local);
     expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
-    expect(await api.abortMerge(repoId).catch((e) => e)).toMatchObject({ code: 'NO_MERGE' });
+    expect(
+      await engine
+        .repo(repoId)
+        .abortMerge()
+        .catch((e) => e),
+    ).toMatchObject({ code: 'NO_MERGE' });
   });
 
   it('with local changes in the way, changes nothing and names the conflicting files', async () => {
     const { repoId, local } = await conflicted('dirty.git');
-    await api.writeWorktreeFile(repoId, 'README.md', 'not committed\n');
-    const worktree = await readLightningWorktree(openRepoFs(repoId));
-    const result = await api.pull(repoId);
+    await engine.repo(repoId).writeWorktreeFile({ path: 'README.md', content: 'not committed\n' });
+    const worktree = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    const result = await engine.repo(repoId).pull();
     expect(result).toMatchObject({
       status: 'conflict',
       merging: false,
       conflicts: ['src/greet.js'],
       to: local,
     });
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
-    expect((await api.status(repoId)).merging).toBeNull();
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(worktree);
+    expect((await engine.repo(repoId).status()).merging).toBeNull();
   });
 });
 
@@ -233,8 +245,8 @@ describe('pull', () => {
  * in both with the same content, author and time, so they are the same commit; then both pull.
  */
 async function twins(name: string) {
-  const { url, bare, repoId, cli } = await twinClones(served, 'basic.git', name, tmp(), []);
-  await api.checkout(repoId, 'HEAD');
+  const { url, bare, repoId, cli } = await twinClones(engine, served, 'basic.git', name, tmp(), []);
+  await engine.repo(repoId).checkout({ ref: 'HEAD' });
   const identity = {
     GIT_AUTHOR_NAME: me.name,
     GIT_AUTHOR_EMAIL: me.email,
@@ -279,7 +291,7 @@ async function twins(name: string) {
       const others = async (d: string) =>
         (await showRefs(join(d, '.git'))).filter((l) => opts.sameCommit || !l.endsWith(' refs/heads/main'));
       expect(await others(dir)).toEqual(await others(cli));
-      expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await readDiskWorktree(cli));
+      expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(cli));
       expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
       await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     },
@@ -295,7 +307,7 @@ describe('pull, against git pull of the same repository', () => {
       files: { 'docs/guide.txt': null, 'new/deep/file.txt': 'two\n' },
       message: 'Two',
     });
-    expect((await api.pull(t.repoId)).status).toBe('fast-forward');
+    expect((await engine.repo(t.repoId).pull()).status).toBe('fast-forward');
     expect((await t.gitPull()).output).toContain('Fast-forward');
     await t.expectAsGit({ sameCommit: true });
   });
@@ -309,7 +321,7 @@ describe('pull, against git pull of the same repository', () => {
       message: 'Remote',
     });
     await commitOnServer(t.bare, { branch: 'main', files: { 'src/x/new.js': 'new\n' }, message: 'Remote 2' });
-    const result = await api.pull(t.repoId);
+    const result = await engine.repo(t.repoId).pull();
     expect(result.status).toBe('merged');
     expect(result.newCommits).toBe(3);
     expect((await t.gitPull()).ok).toBe(true);
@@ -323,7 +335,7 @@ describe('pull, against git pull of the same repository', () => {
   it('up to date with the local branch ahead: nothing changes, as git says "Already up to date"', async () => {
     const t = await twins('oracle-ahead.git');
     const local = await t.commitInBoth('README.md', '# mine\n', 'Local only');
-    const result = await api.pull(t.repoId);
+    const result = await engine.repo(t.repoId).pull();
     expect(result).toMatchObject({ status: 'up-to-date', from: local, to: local, newCommits: 0 });
     expect((await t.gitPull()).output).toContain('Already up to date');
     await t.expectAsGit({ sameCommit: true });
@@ -340,7 +352,7 @@ describe('pull, against git pull of the same repository', () => {
     const root = (await gitOnServer(t.bare, ['commit-tree', tree, '-m', 'Unrelated root'])).trim();
     await gitOnServer(t.bare, ['update-ref', 'refs/heads/main', root]);
 
-    const err = await failure(api.pull(t.repoId));
+    const err = await failure(engine.repo(t.repoId).pull());
     expect(err.code).toBe('UNRELATED_HISTORIES');
     const theirs = await t.gitPull();
     expect(theirs.ok).toBe(false);

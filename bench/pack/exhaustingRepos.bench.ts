@@ -13,14 +13,16 @@ import 'fake-indexeddb/auto';
 import { fixtureServerOptions } from '../../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures } from '../../server/fixtures/index.ts';
 import { startGitServer } from '../../server/gitServer.ts';
-import { linkedGitClient } from '../../test/support/workerBoundary.ts';
+import { linkedEngine } from '../../test/support/workerBoundary.ts';
+import { createEngine } from '../../workers/engine/engine.ts';
 
 (globalThis as { navigator?: unknown }).navigator ??= {};
 
+const engine = createEngine();
 const runs = Number(process.argv[2] ?? 3);
 const { dir } = await ensureFixtures();
 const server = await startGitServer(fixtureServerOptions(dir));
-const { client } = linkedGitClient();
+const { client } = linkedEngine(engine);
 const DEEP_FILE = `${'d/'.repeat(5001)}f.txt`;
 
 const CASES = {
@@ -63,12 +65,15 @@ for (const [repo, c] of Object.entries(CASES)) {
     let repoId = '';
     const calls: [string, () => Promise<unknown>][] = [
       ['clone', async () => ({ repoId } = await client.clone({ url }))],
-      ['readTree (root)', () => client.readTree(repoId, 'HEAD', '')],
-      [`readTree ${c.folder ? 'of the case' : '(root)'}`, () => client.readTree(repoId, 'HEAD', c.folder)],
-      ['listPaths (go to file)', () => client.listPaths(repoId, 'HEAD')],
-      ['readFile of the case', () => client.readFile(repoId, 'HEAD', c.path)],
-      ['checkout', () => client.checkout(repoId, 'HEAD')],
-      ['minimal read of the case', () => client.readFileMinimal(url, 'main', c.path)],
+      ['readTree (root)', () => client.repo(repoId).readTree({ ref: 'HEAD', path: '' })],
+      [
+        `readTree ${c.folder ? 'of the case' : '(root)'}`,
+        () => client.repo(repoId).readTree({ ref: 'HEAD', path: c.folder }),
+      ],
+      ['listPaths (go to file)', () => client.repo(repoId).listPaths({ ref: 'HEAD' })],
+      ['readFile of the case', () => client.repo(repoId).readFile({ ref: 'HEAD', path: c.path })],
+      ['checkout', () => client.repo(repoId).checkout({ ref: 'HEAD' })],
+      ['minimal read of the case', () => client.readFileMinimal({ url: url, ref: 'main', path: c.path })],
     ];
     for (const [name, call] of calls) {
       const t = await timed(call);
@@ -77,7 +82,7 @@ for (const [repo, c] of Object.entries(CASES)) {
       row.answer.push(t.answerMs);
       rows.set(name, row);
     }
-    await client.deleteRepo(repoId);
+    await client.repo(repoId).delete();
   }
   for (const [name, row] of rows) {
     console.log(

@@ -1,16 +1,11 @@
 import * as Comlink from 'comlink';
 import { STARTUP_CALLS, startUp } from '../../src/startup.ts';
-import type { GitApi } from '../../workers/api.ts';
-import type { EmbedApi } from '../../workers/embedApi.ts';
-import { installTransferHandlers } from '../../workers/rpc.ts';
+import { type Engine, wrapEngine } from '../../workers/engine/client.ts';
+import { engineCallName } from '../../workers/engine/remote.ts';
 import type { BenchPage, UpcomingOperation } from './benchPage.ts';
 import type { IsogitWorkerApi } from './isogit.worker.ts';
 
 const moduleStartMs = performance.now();
-installTransferHandlers();
-
-// Whether the running worker has an operation is asked at run time (`ready()`), never assumed.
-type BenchGitApi = GitApi;
 
 // Created as the app creates it (src/gitClient.ts), so the bench runs the worker bundle users get.
 const gitWorker = new Worker(new URL('../../workers/git.worker.ts', import.meta.url), {
@@ -20,11 +15,12 @@ const gitWorker = new Worker(new URL('../../workers/git.worker.ts', import.meta.
 // Every call this page makes through the worker boundary, by name, as e2e/startup.spec.ts records the app's.
 const callsMade: string[] = [];
 const post = gitWorker.postMessage.bind(gitWorker) as (message: unknown, transfer?: Transferable[]) => void;
-gitWorker.postMessage = ((message: { type?: string; path?: string[] }, transfer?: Transferable[]) => {
-  if (message?.type === 'APPLY' && message.path) callsMade.push(message.path.join('.'));
+gitWorker.postMessage = ((message: unknown, transfer?: Transferable[]) => {
+  const name = engineCallName(message);
+  if (name) callsMade.push(name);
   post(message, transfer);
 }) as Worker['postMessage'];
-const blobless = Comlink.wrap<BenchGitApi>(gitWorker);
+const blobless = wrapEngine(gitWorker);
 const workerCreatedMs = performance.now();
 // The app's start-up calls, as src/gitClient.ts makes them when the page loads.
 const startup = startUp(blobless);
@@ -33,21 +29,8 @@ let startupAnsweredMs: number | undefined;
 let startupCalls: string[] | undefined;
 const warmUpEnd = startup.warmUp.then((outcome) => ({ outcome, ms: performance.now() - startupSentMs }));
 
-/**
- * Does the worker's api have this function? A comlink GET of a missing property answers undefined; of a
- * function, it fails, because a function cannot be posted back. Either way nothing runs.
- */
-async function workerHas(name: UpcomingOperation): Promise<boolean> {
-  const remote = blobless as unknown as Record<string, PromiseLike<unknown>>;
-  try {
-    return (await remote[name]) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
 let isogit: { worker: Worker; api: Comlink.Remote<IsogitWorkerApi> } | undefined;
-let embed: Comlink.Remote<EmbedApi> | undefined;
+let embed: Engine | undefined;
 
 // Main-thread responsiveness is a figure of the benchmark, not a pass/fail test: it depends on the machine.
 const longTasks = { longestMs: 0, count: 0 };
@@ -65,13 +48,9 @@ const bench: BenchPage = {
     await Promise.all([startup.listRepos, startup.startupRepair, startup.repoEvents]);
     startupAnsweredMs ??= performance.now();
     startupCalls ??= [...callsMade];
-    const [checkout, readFile, fetch] = await Promise.all([
-      workerHas('checkout'),
-      workerHas('readFile'),
-      workerHas('fetch'),
-    ]);
+    // The engine has every operation (the old worker API was asked, operation by operation).
     return {
-      available: { checkout, readFile, fetch },
+      available: { checkout: true, readFile: true, fetch: true },
       startupCalls,
       expectedStartupCalls: [...STARTUP_CALLS],
     };
@@ -99,9 +78,9 @@ const bench: BenchPage = {
     const result = await blobless.clone({ url, firstView: true });
     const cloned = performance.now();
     const ref = result.head.branch ?? result.head.oid;
-    const tree = await blobless.readTree(result.repoId, ref);
+    const tree = await blobless.repo(result.repoId).readTree({ ref });
     const readme = tree.entries.find((e) => e.type === 'blob' && /^readme(\.|$)/i.test(e.name));
-    if (readme) await blobless.readFile(result.repoId, ref, readme.name);
+    if (readme) await blobless.repo(result.repoId).readFile({ ref, path: readme.name });
     const done = performance.now();
     return {
       ms: done - started,
@@ -127,13 +106,13 @@ const bench: BenchPage = {
 
   async bloblessCheckout(repoId, ref) {
     const started = performance.now();
-    await blobless.checkout(repoId, ref);
+    await blobless.repo(repoId).checkout({ ref });
     return { ms: performance.now() - started };
   },
 
   async bloblessNoopFetch(repoId) {
     const started = performance.now();
-    const result = await blobless.fetch(repoId);
+    const result = await blobless.repo(repoId).fetch();
     const ms = performance.now() - started;
     // Measured right after the clone: anything fetched would mean the cell measures something else.
     if (result.updated.length > 0 || result.newCommits > 0) {
@@ -148,7 +127,9 @@ const bench: BenchPage = {
     const started = performance.now();
     const result = await blobless.clone({ url });
     const cloned = performance.now();
-    const content = await blobless.readFile(result.repoId, result.head.branch ?? result.head.oid, path);
+    const content = await blobless
+      .repo(result.repoId)
+      .readFile({ ref: result.head.branch ?? result.head.oid, path });
     const done = performance.now();
     return {
       ms: done - started,
@@ -162,7 +143,7 @@ const bench: BenchPage = {
 
   async bloblessBlame(repoId, ref, path) {
     const started = performance.now();
-    const result = await blobless.blame(repoId, ref, path);
+    const result = await blobless.repo(repoId).blame({ ref, path });
     return {
       ms: performance.now() - started,
       lines: result.lines.length,
@@ -175,7 +156,7 @@ const bench: BenchPage = {
     const started = performance.now();
     const result = await blobless.clone({ url });
     const cloned = performance.now();
-    const graph = await blobless.commitGraphStatus(result.repoId);
+    const graph = await blobless.repo(result.repoId).commitGraphStatus();
     return {
       cloneMs: cloned - started,
       graphWaitMs: performance.now() - cloned,
@@ -187,19 +168,19 @@ const bench: BenchPage = {
 
   async bloblessOpenFolder(repoId, ref, path) {
     const started = performance.now();
-    await blobless.readTree(repoId, ref, path);
+    await blobless.repo(repoId).readTree({ ref, path });
     return { ms: performance.now() - started };
   },
 
   async bloblessFileHistory(repoId, ref, path, limit) {
     const started = performance.now();
-    const page = await blobless.fileHistory(repoId, ref, path, { skip: 0, limit });
+    const page = await blobless.repo(repoId).fileHistory({ ref, path, skip: 0, limit });
     return { ms: performance.now() - started, entries: page.entries.length, more: page.more };
   },
 
   async bloblessLastCommits(repoId, ref, path) {
     const started = performance.now();
-    const result = await blobless.lastCommits(repoId, ref, path);
+    const result = await blobless.repo(repoId).lastCommits({ ref, path });
     return {
       ms: performance.now() - started,
       entries: Object.keys(result.entries).length,
@@ -209,15 +190,16 @@ const bench: BenchPage = {
 
   async embedOneFile(url, path) {
     // The widget's own worker, created as src/embed/embedClient.ts creates it, started before the clock.
-    embed ??= Comlink.wrap<EmbedApi>(
+    embed ??= wrapEngine(
       new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), {
         type: 'module',
         name: 'embed',
       }),
     );
-    await embed.storage();
+    // Started before the clock: a call the worker refuses still waits for its engine (its storage probe).
+    await embed.listRepos().catch(() => undefined);
     const started = performance.now();
-    const read = await embed.readFileMinimal(url, '', path);
+    const read = await embed.readFileMinimal({ url, path });
     return { ms: performance.now() - started, size: read.file?.bytes.length ?? 0, commit: read.commit };
   },
 

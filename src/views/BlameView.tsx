@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { BlameLine, BlameProgress, BlameResult, CommitSummary } from '../../workers/api.ts';
+import type { BlameLine, BlameProgress, BlameResult, CommitSummary } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { focusIfLost } from '../focus.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 import { navigate, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
@@ -51,11 +51,10 @@ export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: st
       setProgress(p);
       setPartial((shown) => withReport(shown, p));
     };
-    withToken(() => gitClient.blame(repoId, gitRef, path, proxy(onProgress), abort.signal))
+    withToken(() => gitClient.repo(repoId).blame({ ref: gitRef, path }, { onProgress, signal: abort.signal }))
       .then(setResult)
       .catch(
-        (err: RemoteOperationError) =>
-          !abort.signal.aborted && setError({ message: err.message, code: err.code }),
+        (err: BloblessError) => !abort.signal.aborted && setError({ message: err.message, code: err.code }),
       )
       .finally(() => setController(null));
     return abort;

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
-import type { CloneResult } from '../../workers/api.ts';
+import type { CloneResult } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
 import { CloneError } from './CloneError.tsx';
@@ -56,7 +56,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
       const stored = (await gitClient.listRepos()).find((r) => r.id === result.repoId);
       navigate({ repo: stored?.url ?? result.repoId, path: '' });
     } catch (err) {
-      const e = err as RemoteOperationError;
+      const e = err as BloblessError;
       setError({ message: e.message, code: e.code ?? 'INTERNAL' });
     } finally {
       setBusy(false);

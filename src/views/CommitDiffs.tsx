@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { FileChange, FileDiff } from '../../workers/api.ts';
+import type { FileChange, FileDiff } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate, routeHref } from '../route.ts';
 import { DiffHunks } from './DiffHunks.tsx';
 
@@ -98,13 +98,15 @@ function FileDiffBlock({
 
   useEffect(() => {
     if (!near || !open || diff || error) return;
-    withToken(() => gitClient.diffFile(repoId, change.oldOid ?? null, change.newOid ?? null)).then(
+    withToken(() =>
+      gitClient.repo(repoId).diffFile({ oldOid: change.oldOid ?? null, newOid: change.newOid ?? null }),
+    ).then(
       (d) => {
         setDiff(d);
         const lines = d.hunks.reduce((n, h) => n + h.lines.length, 0);
         if (lines > LONG_DIFF_LINES) setLong(true);
       },
-      (e: RemoteOperationError) => setError(`${e.message} (${e.code})`),
+      (e: BloblessError) => setError(`${e.message} (${e.code})`),
     );
   }, [near, open]);
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CommitDiff, CommitSummary } from '../../workers/api.ts';
+import type { CommitDiff, CommitSummary } from '../../workers/engine/index.ts';
 import { focusIfLost } from '../focus.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate, parseRoute, routeHref } from '../route.ts';
 import { CommitDiffs } from './CommitDiffs.tsx';
 import { CopyButton } from './CopyButton.tsx';
@@ -24,10 +24,13 @@ export function CommitView({ repoId, oid, grown = 0 }: { repoId: string; oid: st
     setDiff(null);
     setCommitError(null);
     setDiffError(null);
-    gitClient.readCommit(repoId, oid).then(
-      (c) => live && setCommit(c),
-      (e: RemoteOperationError) => live && setCommitError(e.message),
-    );
+    gitClient
+      .repo(repoId)
+      .readCommit({ ref: oid })
+      .then(
+        (c) => live && setCommit(c),
+        (e: BloblessError) => live && setCommitError(e.message),
+      );
     return () => {
       live = false;
     };
@@ -36,14 +39,17 @@ export function CommitView({ repoId, oid, grown = 0 }: { repoId: string; oid: st
 
   useEffect(() => {
     let live = true;
-    gitClient.diffCommits(repoId, null, oid).then(
-      (d) => {
-        if (!live) return;
-        setDiff(d);
-        setDiffError(null);
-      },
-      (e: RemoteOperationError) => live && setDiffError(e.message),
-    );
+    gitClient
+      .repo(repoId)
+      .diffCommits({ from: null, to: oid })
+      .then(
+        (d) => {
+          if (!live) return;
+          setDiff(d);
+          setDiffError(null);
+        },
+        (e: BloblessError) => live && setDiffError(e.message),
+      );
     return () => {
       live = false;
     };

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Comparison, RefList } from '../../workers/api.ts';
+import type { Comparison, RefList } from '../../workers/engine/index.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { sortBranches, sortTags } from '../refOrder.ts';
 import { navigate, parseCompare, routeHref } from '../route.ts';
 import { CommitDiffs } from './CommitDiffs.tsx';
@@ -27,7 +27,10 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    gitClient.listRefs(repoId).then(setRefs, () => undefined);
+    gitClient
+      .repo(repoId)
+      .listRefs()
+      .then(setRefs, () => undefined);
   }, [repoId]);
 
   // The open form: once the refs are known, the address is completed with the base picked.
@@ -49,12 +52,12 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
     setHead(parsed.head);
     const abort = new AbortController();
     gitClient
-      .compare(repoId, parsed.base, parsed.head, abort.signal)
+      .repo(repoId)
+      .compare({ base: parsed.base, head: parsed.head }, { signal: abort.signal })
       .then(setResult)
       // Leaving the view cancels its comparison: that is no error to show.
       .catch(
-        (err: RemoteOperationError) =>
-          !abort.signal.aborted && err.code !== 'ABORTED' && setError(err.message),
+        (err: BloblessError) => !abort.signal.aborted && err.code !== 'ABORTED' && setError(err.message),
       );
     return () => abort.abort();
   }, [repoId, spec]);

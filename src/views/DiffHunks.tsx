@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FileDiff } from '../../workers/api.ts';
+import type { FileDiff } from '../../workers/engine/index.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 
 type DiffHunk = FileDiff['hunks'][number];

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { WorktreeStatus } from '../../workers/api.ts';
+import type { WorktreeStatus } from '../../workers/engine/index.ts';
 import type { CodeEditor } from '../codeEditor.ts';
 import { focusIfLost } from '../focus.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 
@@ -29,13 +29,17 @@ export function EditView({ repoId, gitRef, path }: { repoId: string; gitRef: str
     setError(null);
     setStaged(false);
     gitClient
-      .status(repoId)
+      .repo(repoId)
+      .status()
       .then((s) => {
         if (cancelled) return null;
         setStatus(s);
         setState('loading');
         return Promise.all([
-          gitClient.readWorktreeFile(repoId, path).catch(() => new Uint8Array()),
+          gitClient
+            .repo(repoId)
+            .readWorktreeFile({ path: path })
+            .catch(() => new Uint8Array()),
           import('../codeEditor.ts'),
         ]);
       })
@@ -50,7 +54,7 @@ export function EditView({ repoId, gitRef, path }: { repoId: string; gitRef: str
         setState('clean');
         focusIfLost(heading.current);
       })
-      .catch((err: RemoteOperationError) => !cancelled && setError(err.message));
+      .catch((err: BloblessError) => !cancelled && setError(err.message));
     return () => {
       cancelled = true;
       editor.current?.destroy();
@@ -62,20 +66,20 @@ export function EditView({ repoId, gitRef, path }: { repoId: string; gitRef: str
     if (!editor.current || state !== 'dirty') return;
     setState('saving');
     try {
-      await gitClient.writeWorktreeFile(repoId, path, editor.current.text());
+      await gitClient.repo(repoId).writeWorktreeFile({ path: path, content: editor.current.text() });
       setState('saved');
     } catch (err) {
-      setError((err as RemoteOperationError).message);
+      setError((err as BloblessError).message);
       setState('dirty');
     }
   }
 
   async function stage() {
     try {
-      await gitClient.stage(repoId, [path]);
+      await gitClient.repo(repoId).stage({ paths: [path] });
       setStaged(true);
     } catch (err) {
-      setError((err as RemoteOperationError).message);
+      setError((err as BloblessError).message);
     }
   }
 

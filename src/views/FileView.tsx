@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { FileContent } from '../../workers/api.ts';
+import type { FileContent } from '../../workers/engine/index.ts';
 import { askConfirm, askText } from '../ask.ts';
 import { withToken } from '../auth/withToken.ts';
 import { focusIfLost } from '../focus.ts';
 import { formatBytes } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 import { navigate, parseLineAnchor, parseRoute, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
@@ -28,7 +28,7 @@ async function renameFile(repoId: string, path: string): Promise<void> {
     check: (v) => (v === path ? 'That is its name already.' : null),
   });
   if (!to) return;
-  await gitClient.renameWorktreeFile(repoId, path, to);
+  await gitClient.repo(repoId).renameWorktreeFile({ from: path, to: to });
   navigate({ path: '', view: 'changes' });
 }
 
@@ -41,7 +41,7 @@ async function deleteFile(repoId: string, path: string): Promise<void> {
     danger: true,
   });
   if (!sure) return;
-  await gitClient.deleteWorktreeFile(repoId, path);
+  await gitClient.repo(repoId).deleteWorktreeFile({ path: path });
   navigate({ path: '', view: 'changes' });
 }
 
@@ -77,12 +77,12 @@ export function FileView({
   useEffect(() => {
     setShowLarge(false);
     const abort = new AbortController();
-    withToken(() => gitClient.readFile(repoId, gitRef, path, undefined, abort.signal))
+    withToken(() => gitClient.repo(repoId).readFile({ ref: gitRef, path }, { signal: abort.signal }))
       // A read answered after the view moved on must not replace the newer one's answer.
       .then((f) => {
         if (!abort.signal.aborted) setRead({ of: shown, file: f });
       })
-      .catch((err: RemoteOperationError) => {
+      .catch((err: BloblessError) => {
         if (!abort.signal.aborted) setRead({ of: shown, error: { message: err.message, code: err.code } });
       });
     return () => abort.abort();

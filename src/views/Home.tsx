@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RepoSummary } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient, startup } from '../gitClient.ts';
 import { useRepoActivity } from '../repoActivity.ts';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RefList, RepoSummary } from '../../workers/api.ts';
+import type { RefList, RepoSummary } from '../../workers/engine/index.ts';
 import { gitClient } from '../gitClient.ts';
 import { lazyView } from '../lazyView.tsx';
 
@@ -37,7 +37,10 @@ export function RefButton({
   const [used, setUsed] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => {
-    gitClient.listRefs(repo.id).then(setRefs, () => setRefs(null));
+    gitClient
+      .repo(repo.id)
+      .listRefs()
+      .then(setRefs, () => setRefs(null));
   }, [repo.id, grown]);
   const { kind, name } = refLabel(current, refs);
   return (

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CheckoutProgress as Progress, RefList } from '../../workers/api.ts';
+import type { CheckoutProgress as Progress, RefList } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { filterRefs, sortBranches, sortTags } from '../refOrder.ts';
 import { navigate } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
@@ -71,19 +71,18 @@ export function RefPicker({
     try {
       await whileBusy('checkout', () =>
         withToken(() =>
-          gitClient.checkout(
-            repoId,
-            ref,
-            { force: false },
-            proxy((p: Progress) => setProgress(p)),
-            abort.signal,
-          ),
+          gitClient
+            .repo(repoId)
+            .checkout(
+              { ref, force: false },
+              { onProgress: (p: Progress) => setProgress(p), signal: abort.signal },
+            ),
         ),
       );
       navigate({ ref, commit: null });
     } catch (err) {
       // Cancelled (while waiting for another tab, say): the working tree is as it was; nothing to say.
-      if ((err as RemoteOperationError).code !== 'ABORTED') setError((err as RemoteOperationError).message);
+      if ((err as BloblessError).code !== 'ABORTED') setError((err as BloblessError).message);
     } finally {
       setProgress(null);
       setController(null);

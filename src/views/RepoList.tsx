@@ -1,4 +1,4 @@
-import type { RepoSummary } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
 import { askConfirm } from '../ask.ts';
 import { formatBytes, formatDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
@@ -18,7 +18,7 @@ export function RepoList({ repos, onChanged }: { repos: RepoSummary[]; onChanged
       danger: true,
     });
     if (!sure) return;
-    await gitClient.deleteRepo(repo.id);
+    await gitClient.repo(repo.id).delete();
     onChanged();
   }
   return (

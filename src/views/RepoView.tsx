@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RepoSummary } from '../../workers/api.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
 import { focusIfLost } from '../focus.ts';
 import { gitClient } from '../gitClient.ts';
 import { useHistoryFill } from '../historyFill.ts';
@@ -136,10 +136,13 @@ function StoredRepoView({
   const opener = useRef<HTMLElement | null>(null);
   useEffect(() => {
     setCommit(undefined);
-    gitClient.readCommit(repo.id, ref).then(
-      (c) => setCommit(c.oid),
-      () => undefined,
-    );
+    gitClient
+      .repo(repo.id)
+      .readCommit({ ref })
+      .then(
+        (c) => setCommit(c.oid),
+        () => undefined,
+      );
   }, [repo.id, ref, version, synced]);
 
   const fileShown = !!route.path && !route.commit && !route.compare;
@@ -337,7 +340,8 @@ function PathView({
       if (current) setFound({ of: lookedUp, kind: k });
     };
     gitClient
-      .readTree(repoId, gitRef, path)
+      .repo(repoId)
+      .readTree({ ref: gitRef, path })
       .then(() => settle('dir'))
       // A tree git refuses is shown as the folder's error, not looked up again as a file.
       .catch((err: { code?: string }) => settle(err.code === 'HOSTILE_TREE' ? 'dir' : 'file'));

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Presence, RepoSummary } from '../../workers/api.ts';
+import type { Presence, RepoSummary } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { type FillState, startHistoryFill, stopHistoryFill } from '../historyFill.ts';
@@ -23,7 +23,10 @@ export function StatusBar({
   const [presence, setPresence] = useState<Presence | null>(null);
   const [record, setRecord] = useState<RepoSummary>(repo);
   useEffect(() => {
-    gitClient.presence(repo.id, gitRef).then(setPresence, () => setPresence(null));
+    gitClient
+      .repo(repo.id)
+      .presence({ ref: gitRef })
+      .then(setPresence, () => setPresence(null));
   }, [repo.id, gitRef, tick]);
   // The record's byte count grows with each lazy fetch and each stored step of the fill.
   useEffect(() => {

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/api.ts';
+import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/engine/index.ts';
 import { askConfirm, askText } from '../ask.ts';
 import { withToken } from '../auth/withToken.ts';
 import { loadAuthor, saveAuthor } from '../authorSettings.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { CommitDialog } from './CommitDialog.tsx';
 import { DiffHunks } from './DiffHunks.tsx';
@@ -16,7 +16,9 @@ type Failure = { message: string; code: string };
 /** Commits on the branch that its remote-tracking branch lacks; null when the remote has no such branch. */
 async function unpushed(repoId: string, branch: string): Promise<{ count: number; more: boolean } | null> {
   try {
-    const c = await gitClient.compare(repoId, `refs/remotes/origin/${branch}`, `refs/heads/${branch}`);
+    const c = await gitClient
+      .repo(repoId)
+      .compare({ base: `refs/remotes/origin/${branch}`, head: `refs/heads/${branch}` });
     return { count: c.commits.length, more: c.truncated };
   } catch {
     return null;
@@ -51,7 +53,7 @@ export function WorkingTree({
 
   async function refresh() {
     try {
-      const s = await gitClient.status(repoId);
+      const s = await gitClient.repo(repoId).status();
       setStatus(s);
       setDiffs({});
       setAhead(s.branch ? await unpushed(repoId, s.branch) : null);
@@ -87,7 +89,7 @@ export function WorkingTree({
       return;
     }
     try {
-      const diff = await gitClient.stagedDiff(repoId, path);
+      const diff = await gitClient.repo(repoId).stagedDiff({ path });
       setDiffs((d) => ({ ...d, [path]: diff }));
     } catch (err) {
       setDiffs((d) => ({ ...d, [path]: (err as Error).message }));
@@ -102,7 +104,9 @@ export function WorkingTree({
       check: (p) => (status?.entries.some((e) => e.path === p) ? `${p} exists already.` : null),
     });
     if (!path) return;
-    await run(`Creating ${path}…`, () => gitClient.writeWorktreeFile(repoId, path, ''));
+    await run(`Creating ${path}…`, () =>
+      gitClient.repo(repoId).writeWorktreeFile({ path: path, content: '' }),
+    );
     navigate({ path, view: 'edit' });
   }
   async function rename(path: string) {
@@ -113,7 +117,7 @@ export function WorkingTree({
       confirm: 'Rename',
     });
     if (to && to !== path)
-      void run(`Renaming ${path}…`, () => gitClient.renameWorktreeFile(repoId, path, to));
+      void run(`Renaming ${path}…`, () => gitClient.repo(repoId).renameWorktreeFile({ from: path, to }));
   }
   async function remove(path: string) {
     const sure = await askConfirm({
@@ -122,7 +126,7 @@ export function WorkingTree({
       confirm: 'Delete',
       danger: true,
     });
-    if (sure) void run(`Deleting ${path}…`, () => gitClient.deleteWorktreeFile(repoId, path));
+    if (sure) void run(`Deleting ${path}…`, () => gitClient.repo(repoId).deleteWorktreeFile({ path: path }));
   }
   async function abortMerge() {
     const sure = await askConfirm({
@@ -132,7 +136,7 @@ export function WorkingTree({
       confirm: 'Abort merge',
       danger: true,
     });
-    if (sure) void run('Aborting the merge…', () => gitClient.abortMerge(repoId));
+    if (sure) void run('Aborting the merge…', () => gitClient.repo(repoId).abortMerge());
   }
 
   async function push() {
@@ -141,7 +145,7 @@ export function WorkingTree({
     setNotice(null);
     setBusy('Pushing…');
     try {
-      setPushed(await withToken(() => gitClient.push(repoId)));
+      setPushed(await withToken(() => gitClient.repo(repoId).push()));
     } catch (err) {
       setError(failure(err));
     } finally {
@@ -171,10 +175,7 @@ export function WorkingTree({
             disabled={unstaged.length === 0 || busy !== null}
             onClick={() =>
               run('Staging every change…', () =>
-                gitClient.stage(
-                  repoId,
-                  unstaged.map((e) => e.path),
-                ),
+                gitClient.repo(repoId).stage({ paths: unstaged.map((e) => e.path) }),
               )
             }
           >
@@ -268,8 +269,12 @@ export function WorkingTree({
               key={e.path}
               entry={e}
               diff={diffs[e.path]}
-              onStage={() => run(`Staging ${e.path}…`, () => gitClient.stage(repoId, [e.path]))}
-              onUnstage={() => run(`Unstaging ${e.path}…`, () => gitClient.unstage(repoId, [e.path]))}
+              onStage={() =>
+                run(`Staging ${e.path}…`, () => gitClient.repo(repoId).stage({ paths: [e.path] }))
+              }
+              onUnstage={() =>
+                run(`Unstaging ${e.path}…`, () => gitClient.repo(repoId).unstage({ paths: [e.path] }))
+              }
               onDiff={() => toggleDiff(e.path)}
               onRename={() => void rename(e.path)}
               onDelete={() => void remove(e.path)}
@@ -286,7 +291,7 @@ export function WorkingTree({
           onCancel={() => setCommitting(false)}
           onCommit={async (message, author, amend) => {
             saveAuthor(author);
-            const result = await gitClient.commit(repoId, { message, author, amend });
+            const result = await gitClient.repo(repoId).commit({ message, author, amend });
             setCommitting(false);
             await refresh();
             onCommitted(result.branch);
@@ -403,8 +408,8 @@ function BranchMenu({
     });
     if (!name) return;
     void run(`Creating ${name}…`, async () => {
-      await gitClient.createBranch(repoId, name);
-      await gitClient.checkout(repoId, name);
+      await gitClient.repo(repoId).createBranch({ name });
+      await gitClient.repo(repoId).checkout({ ref: name });
       onSwitched(name);
     });
   }
@@ -415,7 +420,7 @@ function BranchMenu({
       confirm: 'Delete branch',
       check: (n) => (n === current ? 'That is the branch you are on: switch to another first.' : null),
     });
-    if (name) void run(`Deleting ${name}…`, () => gitClient.deleteBranch(repoId, name));
+    if (name) void run(`Deleting ${name}…`, () => gitClient.repo(repoId).deleteBranch({ name: name }));
   }
   return (
     <details class="menu" data-testid="branch-menu">
@@ -450,7 +455,7 @@ function WriteError({
     try {
       const author = loadAuthor();
       const result = await withToken(() =>
-        gitClient.pull(repoId, author.name && author.email ? { author } : {}),
+        gitClient.repo(repoId).pull(author.name && author.email ? { author } : {}),
       );
       if (result.status === 'conflict') {
         if (result.merging)
@@ -469,7 +474,7 @@ function WriteError({
         );
       }
     } catch (err) {
-      setNote((err as RemoteOperationError).message);
+      setNote((err as BloblessError).message);
     } finally {
       setPulling(false);
     }
@@ -491,6 +496,6 @@ function WriteError({
 }
 
 function failure(err: unknown): Failure {
-  const e = err as RemoteOperationError;
+  const e = err as BloblessError;
   return { message: e.message, code: e.code ?? 'INTERNAL' };
 }

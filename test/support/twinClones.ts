@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { api } from '../../workers/api.ts';
+import type { Engine } from '../../workers/engine/types.ts';
 import { git } from './git.ts';
 import type { ServedCopies } from './servedCopies.ts';
 
@@ -8,6 +8,7 @@ import type { ServedCopies } from './servedCopies.ts';
  * starting state, for holding an operation to what git does from there. `cli` is git's clone.
  */
 export async function twinClones(
+  engine: Engine,
   served: ServedCopies,
   fixture: string,
   name: string,
@@ -15,7 +16,7 @@ export async function twinClones(
   gitArgs: string[] = ['--filter=blob:none', '--no-checkout'],
 ): Promise<{ url: string; bare: string; repoId: string; cli: string }> {
   const url = await served.copy(fixture, name);
-  const { repoId } = await api.clone({ url });
+  const { repoId } = await engine.clone({ url });
   const cli = join(scratch, `${name}-cli`);
   await git(['clone', '-q', ...gitArgs, url, cli]);
   return { url, bare: served.path(name), repoId, cli };

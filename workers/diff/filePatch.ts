@@ -110,7 +110,7 @@ function kindOf(mode: string): string {
 }
 
 // quote.c cq_lookup: the C escape letter, 1 for an octal escape, 0 for no quoting.
-const C_ESCAPES: Record<number, string> = {
+const C_ESCAPES: Readonly<Record<number, string>> = {
   7: 'a',
   8: 'b',
   9: 't',

@@ -88,19 +88,19 @@ export const ARRIVAL_CACHE_BYTES = 4 * 1024 * 1024;
  */
 export const TREE_ENTRY_LIMIT = 100_000;
 
-export const DEFAULT_TREE_LIMITS: TreeLimits = {
+export const DEFAULT_TREE_LIMITS: Readonly<TreeLimits> = Object.freeze({
   maxTreeEntries: TREE_ENTRY_LIMIT,
   maxTreeDepth: 4096,
   maxSymlinkTargetBytes: 4095,
-};
+});
 
-export const DEFAULT_PACK_LIMITS: PackLimits = {
+export const DEFAULT_PACK_LIMITS: Readonly<PackLimits> = Object.freeze({
   maxObjectSize: 512 * 1024 * 1024,
   inflateRatio: 1024,
   inflateFloor: 1024 * 1024 * 1024,
   arrivalCacheBytes: ARRIVAL_CACHE_BYTES,
   ...DEFAULT_TREE_LIMITS,
-};
+});
 
 /** The inflate budget for a pack of `packBytes` bytes. */
 export function inflateBudget(limits: PackLimits, packBytes: number): number {

@@ -12,6 +12,9 @@ export const SLICE_MS = 50;
 
 export class TimeSlice {
   private started = performance.now();
+  /** This slice's own channel, made on its first yield: nothing is shared between operations or engines. */
+  private channel: MessageChannel | null = null;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly ms = SLICE_MS) {}
 
@@ -27,36 +30,35 @@ export class TimeSlice {
    * back 4 ms once timeouts nest and which, on a loaded machine, puts the process to sleep.
    */
   async yield(): Promise<void> {
-    await nextTask();
+    await this.nextTask();
     this.started = performance.now();
+  }
+
+  private nextTask(): Promise<void> {
+    if (typeof MessageChannel === 'undefined') return new Promise((resolve) => setTimeout(resolve, 0));
+    if (!this.channel) {
+      const made = new MessageChannel();
+      made.port1.onmessage = () => {
+        this.waiting.shift()?.();
+        // Closed once no yield waits: an open port would keep Node's process alive, and a slice may be
+        // dropped at any time.
+        if (this.waiting.length === 0) {
+          made.port1.close();
+          made.port2.close();
+          if (this.channel === made) this.channel = null;
+        }
+      };
+      this.channel = made;
+    }
+    const port = this.channel.port2;
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      port.postMessage(null);
+    });
   }
 
   /** `yield()` when due. */
   async pause(): Promise<void> {
     if (this.due()) await this.yield();
   }
-}
-
-let channel: MessageChannel | null = null;
-const waiting: (() => void)[] = [];
-
-/** Node's ports keep its process alive while referenced: only while a yield waits (browsers have no such). */
-type NodePort = MessagePort & { ref?: () => void; unref?: () => void };
-
-function nextTask(): Promise<void> {
-  if (typeof MessageChannel === 'undefined') return new Promise((resolve) => setTimeout(resolve, 0));
-  if (!channel) {
-    const made = new MessageChannel();
-    made.port1.onmessage = () => {
-      waiting.shift()?.();
-      if (waiting.length === 0) (made.port1 as NodePort).unref?.();
-    };
-    channel = made;
-  }
-  const port = channel.port2;
-  (channel.port1 as NodePort).ref?.();
-  return new Promise((resolve) => {
-    waiting.push(resolve);
-    port.postMessage(null);
-  });
 }

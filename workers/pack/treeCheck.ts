@@ -8,6 +8,10 @@
 
 import { DEFAULT_TREE_LIMITS, type TreeLimits } from './packLimits.ts';
 
+import { show } from './showName.ts';
+
+export { show };
+
 /** Why a tree was refused; a reader can hold this list against git's fsck-msgids. */
 export type TreeCheck =
   /** The bytes are not a tree: a mode that is not octal digits, a missing NUL, a truncated object id. */
@@ -50,7 +54,7 @@ export const MODE_EXECUTABLE = '100755';
 export const MODE_SYMLINK = '120000';
 export const MODE_GITLINK = '160000';
 
-const VALID_MODES = new Set([
+const VALID_MODES: ReadonlySet<string> = new Set([
   MODE_TREE,
   MODE_TREE_PADDED,
   MODE_FILE,
@@ -429,15 +433,6 @@ export function longerThanUtf8(s: string, max: number): boolean {
     if (bytes > max) return true;
   }
   return false;
-}
-
-/** A name as a person can read it in a message: quoted, invisible and control characters escaped. */
-export function show(name: string): string {
-  const escaped = name.replace(
-    /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return `"${escaped.replace(/"/g, '\\"')}"`;
 }
 
 /** The mode's digits as text (a slice of `text`, the tree as Latin-1), or null when not all octal (or none). */

@@ -1,7 +1,13 @@
-// lightning-fs's DefaultBackend, which its package does not export or type; repoFs.ts extends it.
+// lightning-fs's DefaultBackend and CacheFS, which its package does not export or type; repoFs.ts extends
+// the one and makes the other.
 declare module '@isomorphic-git/lightning-fs/src/DefaultBackend.js' {
   export default class DefaultBackend {
     init(name: string, options?: object): Promise<void>;
+    protected _name: string;
+    /** The file contents' store (BatchedIdb). */
+    protected _idb: unknown;
+    /** The activation lock. */
+    protected _mutex: unknown;
     /** The in-memory file tree (CacheFS). */
     protected _cache: {
       _root: unknown;
@@ -9,5 +15,17 @@ declare module '@isomorphic-git/lightning-fs/src/DefaultBackend.js' {
       mkdir(filepath: string, opts: { mode: number }): void;
       writeStat(filepath: string, size: number, opts: { mode: number }): unknown;
     };
+    protected _opts: object;
+    protected _needsWipe: boolean;
+  }
+}
+
+declare module '@isomorphic-git/lightning-fs/src/CacheFS.js' {
+  export default class CacheFS {
+    constructor(name: string, options: { uid: number; gid: number });
+    _root: unknown;
+    autoinc(): number;
+    mkdir(filepath: string, opts: { mode: number }): void;
+    writeStat(filepath: string, size: number, opts: { mode: number }): unknown;
   }
 }

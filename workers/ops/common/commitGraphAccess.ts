@@ -1,5 +1,5 @@
 // The repository's commit-graph (objects/info/commit-graphs/, a split chain as git writes with --split),
-// read once per version of its chain file and shared by the history walks, which use its generation
+// read once per version of its chain file (kept with the repo's other caches) and shared by the history walks, which use its generation
 // numbers and changed-path Bloom filters to skip reading trees.
 
 import { CommitGraph } from '../../commitgraph/commitGraph.ts';
@@ -27,8 +27,6 @@ export async function readChainFiles(fs: PromiseFs, hashes: string[]): Promise<U
   return files;
 }
 
-const graphs = new Map<string, { chain: string; graph: CommitGraph | null }>();
-
 /**
  * The repository's commit-graph, or null when it has none (a shallow clone, or history not written yet)
  * or it does not read (then the walks read trees, as without one; the next write replaces it).
@@ -37,7 +35,7 @@ export async function commitGraphFor(repo: RepoHandle): Promise<CommitGraph | nu
   const fs = repo.fs.promises;
   const hashes = await readChainHashes(fs);
   const chain = hashes.join();
-  const known = graphs.get(repo.record.id);
+  const known = repo.kept.commitGraph;
   if (known?.chain === chain) return known.graph;
   let graph: CommitGraph | null = null;
   if (hashes.length) {
@@ -51,7 +49,7 @@ export async function commitGraphFor(repo: RepoHandle): Promise<CommitGraph | nu
       );
     }
   }
-  graphs.set(repo.record.id, { chain, graph });
+  repo.kept.commitGraph = { chain, graph };
   return graph;
 }
 

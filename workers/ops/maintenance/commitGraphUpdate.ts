@@ -10,8 +10,7 @@ import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
 import { writeSplitLayer } from '../../commitgraph/commitGraphChain.ts';
 import type { GraphCommit } from '../../commitgraph/commitGraphWriter.ts';
 import { parsePackedRefs } from '../../store/packedRefs.ts';
-import { flushRepoFs, GITDIR, mkdirp, type PromiseFs, writeAllOrNothing } from '../../store/repoFs.ts';
-import { repoLockWanted } from '../../store/repoLock.ts';
+import { GITDIR, mkdirp, type PromiseFs } from '../../store/repoFs.ts';
 import {
   COMMIT_GRAPH_CHAIN,
   COMMIT_GRAPHS_DIR,
@@ -28,10 +27,10 @@ import {
   readCommitObject,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import { measure } from '../common/timeline.ts';
+import { timeline } from '../common/timeline.ts';
 import { changedPaths, TreeEntriesCache } from '../common/treePair.ts';
-import { foregroundActive, foregroundQuiet } from './foregroundActivity.ts';
-import { maintenanceIdle, scheduleUnderLock } from './packMaintenance.ts';
+import type { MissingWalk } from './commitGraphBuilds.ts';
+import { type MaintenanceContext, maintenanceIdle, scheduleUnderLock } from './packMaintenance.ts';
 
 /**
  * New commits written inside the operation that stored them (under its lock) up to this many; more (a
@@ -107,13 +106,6 @@ async function refTips(repo: RepoHandle): Promise<string[]> {
   return tips;
 }
 
-/** A walk for the commits the graph lacks, which a step stopped short may take up again. */
-interface MissingWalk {
-  fresh: GraphCommit[];
-  seen: Set<string>;
-  stack: string[] | null;
-}
-
 /**
  * The commits the refs reach that the graph lacks, each child before its parents along a walk from the
  * tips; 'too-many' once there are more than `maxCommits`; 'stopped' when `stopWhen` said so (asked every
@@ -181,18 +173,23 @@ async function computeFilters(
 }
 
 /** Writes `commits` (their parents in the graph or among them) as a new layer, merged as git merges. */
-async function writeLayer(repoId: string, repo: RepoHandle, commits: GraphCommit[]): Promise<number> {
+async function writeLayer(
+  ctx: MaintenanceContext,
+  repoId: string,
+  repo: RepoHandle,
+  commits: GraphCommit[],
+): Promise<number> {
   const fs = repo.fs.promises;
   const hashes = await readChainHashes(fs);
   const written = writeSplitLayer(await readChainFiles(fs, hashes), commits, { changedPaths: true });
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await mkdirp(fs, COMMIT_GRAPHS_DIR);
     await fs.writeFile(layerPath(written.written.hash), written.written.bytes);
     await fs.writeFile(COMMIT_GRAPH_CHAIN, written.chainFile, 'utf8');
     for (const hash of written.replaced)
       if (hash !== written.written.hash) await removeQuietly(fs, layerPath(hash));
   });
-  await flushRepoFs(repoId);
+  await ctx.store.repoFs.flush(repoId);
   return written.layers.length;
 }
 
@@ -202,38 +199,27 @@ async function writeLayer(repoId: string, repo: RepoHandle, commits: GraphCommit
  * there are more than `maxCommits` to add.
  */
 export async function updateCommitGraph(
+  ctx: MaintenanceContext,
   repoId: string,
   hooks: { signal?: AbortSignal; maxCommits?: number } = {},
 ): Promise<CommitGraphUpdate | 'too-many' | null> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   if ((await shallowCommits(repo)).size > 0) return null;
   const graph = await commitGraphFor(repo);
   // The steps' times go to the timeline (`blobless:commitGraph:*`), where the benchmark reads the build time.
   let started = performance.now();
   const fresh = await missingCommits(repo, graph, hooks);
-  measure('commitGraph', 'commits', started);
+  timeline(ctx, 'commitGraph').measure('commits', started);
   if (fresh === 'too-many' || fresh === 'stopped') return 'too-many';
   if (!fresh.length) return null;
   started = performance.now();
   await computeFilters(repo, graph, fresh, new Map(fresh.map((c) => [c.oid, c.tree])), hooks);
-  measure('commitGraph', 'bloomFilters', started);
+  timeline(ctx, 'commitGraph').measure('bloomFilters', started);
   started = performance.now();
-  const layers = await writeLayer(repoId, repo, fresh);
-  measure('commitGraph', 'write', started);
+  const layers = await writeLayer(ctx, repoId, repo, fresh);
+  timeline(ctx, 'commitGraph').measure('write', started);
   return { commits: fresh.length, layers };
 }
-
-/** A long history's commits still to be written in steps: parents before children, trees by commit. */
-interface Backlog {
-  commits: GraphCommit[];
-  trees: Map<string, string>;
-}
-
-/** Per repository, the background build's walk, kept between its steps (dropped when a store adds more). */
-const backlogs = new Map<string, Backlog>();
-
-/** Per repository, the background build's walk when a step stopped before it ended. */
-const walks = new Map<string, MissingWalk>();
 
 /** `commits` reordered so that every commit comes after those of its parents that are among them. */
 function parentsFirst(commits: GraphCommit[]): GraphCommit[] {
@@ -274,19 +260,21 @@ export interface CommitGraphStep {
  * Null when the repository is shallow.
  */
 export async function commitGraphStep(
+  ctx: MaintenanceContext,
   repoId: string,
   hooks: { signal?: AbortSignal; maxCommits?: number; stopWhen?: () => Promise<boolean> } = {},
 ): Promise<CommitGraphStep | null> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   if ((await shallowCommits(repo)).size > 0) return null;
   const graph = await commitGraphFor(repo);
+  const { backlogs, walks } = ctx.maintenance.graphBuilds;
   let backlog = backlogs.get(repoId);
   if (!backlog) {
     const started = performance.now();
     const walk = walks.get(repoId) ?? { fresh: [], seen: new Set<string>(), stack: null };
     walks.set(repoId, walk);
     const fresh = await missingCommits(repo, graph, { signal: hooks.signal, stopWhen: hooks.stopWhen }, walk);
-    measure('commitGraph', 'commits', started);
+    timeline(ctx, 'commitGraph').measure('commits', started);
     if (fresh === 'stopped' || fresh === 'too-many') return { written: [], left: Number.POSITIVE_INFINITY };
     walks.delete(repoId);
     backlog = { commits: parentsFirst(fresh), trees: new Map(fresh.map((c) => [c.oid, c.tree])) };
@@ -297,17 +285,17 @@ export async function commitGraphStep(
   const chunk = todo.slice(0, hooks.maxCommits ?? COMMIT_GRAPH_STEP_COMMITS);
   let started = performance.now();
   const done = await computeFilters(repo, graph, chunk, backlog.trees, hooks);
-  measure('commitGraph', 'bloomFilters', started);
+  timeline(ctx, 'commitGraph').measure('bloomFilters', started);
   const layer = chunk.slice(0, done);
   if (layer.length) {
     started = performance.now();
     try {
-      await writeLayer(repoId, repo, layer);
+      await writeLayer(ctx, repoId, repo, layer);
     } catch (err) {
       backlogs.delete(repoId);
       throw err;
     }
-    measure('commitGraph', 'write', started);
+    timeline(ctx, 'commitGraph').measure('write', started);
   }
   const left = todo.slice(done);
   if (left.length) backlogs.set(repoId, { commits: left, trees: backlog.trees });
@@ -327,9 +315,9 @@ export interface CommitGraphStatus {
  * What the repository's commit-graph holds once the writes scheduled so far are done (the benchmark asks,
  * to time reads after the history arrived). Not to be awaited under the repo's lock, as maintenanceIdle.
  */
-export async function commitGraphStatus(repoId: string): Promise<CommitGraphStatus> {
-  await maintenanceIdle(repoId);
-  const repo = await openRepo(repoId);
+export async function commitGraphStatus(ctx: MaintenanceContext, repoId: string): Promise<CommitGraphStatus> {
+  await maintenanceIdle(ctx, repoId);
+  const repo = await openRepo(ctx, repoId);
   const fs = repo.fs.promises;
   const files = await readChainFiles(fs, await readChainHashes(fs));
   const graph = await commitGraphFor(repo);
@@ -349,9 +337,9 @@ async function removeQuietly(fs: PromiseFs, path: string): Promise<void> {
  * written now when few commits are missing from it, else in the background once the lock is free, in
  * steps of COMMIT_GRAPH_STEP_COMMITS that each let the lock go, so no operation waits for the whole build.
  */
-export async function commitGraphAfterStore(repoId: string): Promise<void> {
+export async function commitGraphAfterStore(ctx: MaintenanceContext, repoId: string): Promise<void> {
   try {
-    const done = await updateCommitGraph(repoId, { maxCommits: COMMIT_GRAPH_INLINE_COMMITS });
+    const done = await updateCommitGraph(ctx, repoId, { maxCommits: COMMIT_GRAPH_INLINE_COMMITS });
     if (done !== 'too-many') return;
   } catch (err) {
     // The graph only speeds reads up: a failure to write it fails nothing, and the next store tries again.
@@ -359,21 +347,22 @@ export async function commitGraphAfterStore(repoId: string): Promise<void> {
     return;
   }
   // The walk kept from an earlier build misses what this store brought.
-  backlogs.delete(repoId);
-  walks.delete(repoId);
-  scheduleGraphSteps(repoId);
+  ctx.maintenance.graphBuilds.forget(repoId);
+  scheduleGraphSteps(ctx, repoId);
 }
 
-function scheduleGraphSteps(repoId: string): void {
+function scheduleGraphSteps(ctx: MaintenanceContext, repoId: string): void {
+  const { foreground } = ctx.maintenance;
   scheduleUnderLock(
+    ctx,
     repoId,
     'writing the commit-graph',
     async () => {
-      const step = await commitGraphStep(repoId, {
-        stopWhen: async () => foregroundActive() || (await repoLockWanted(repoId)),
+      const step = await commitGraphStep(ctx, repoId, {
+        stopWhen: async () => foreground.active() || (await ctx.store.locks.repoLockWanted(repoId)),
       });
-      if (step?.left) scheduleGraphSteps(repoId);
+      if (step?.left) scheduleGraphSteps(ctx, repoId);
     },
-    { before: foregroundQuiet },
+    { before: () => foreground.quiet() },
   );
 }

@@ -16,9 +16,9 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
-import { fileHistory } from './fileHistory.ts';
+import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
 import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
@@ -108,6 +108,7 @@ function kindOf(mode: string): string {
  * ahead of the walk in generations that double in size.
  */
 export async function blame(
+  ctx: BlobContext & FileHistoryContext,
   repoId: string,
   ref: string,
   path: string,
@@ -115,7 +116,7 @@ export async function blame(
 ): Promise<BlameResult> {
   const { signal, onProgress } = hooks;
   const clean = path.replace(/^\/+|\/+$/g, '');
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const startEntry = await entryAtPath(repo, await commitTree(repo, start), clean);
   if (!startEntry || startEntry.mode === '040000' || startEntry.mode === '160000') {
@@ -127,7 +128,7 @@ export async function blame(
   const listed = new Set<string>();
   for (let skip = 0; ; ) {
     throwIfAborted(signal);
-    const page = await fileHistory(repoId, start, clean, { skip, limit: 200 }, hooks);
+    const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, hooks);
     for (const e of page.entries) {
       if (e.status === 'deleted') continue;
       const entry = await entryAtPath(repo, await commitTree(repo, e.commit.oid), e.path);
@@ -167,7 +168,7 @@ export async function blame(
   const fetch = async (batch: string[]) => {
     // What was attributed so far is shown while the request runs, not after it.
     if (found.length || fileLines) progress();
-    const got = await ensureBlobs(repoId, batch, { signal, connection: hooks.connection });
+    const got = await ensureBlobs(ctx, repoId, batch, { signal, connection: hooks.connection });
     requests += got.requests;
     versionsFetched += got.fetched;
     progress();

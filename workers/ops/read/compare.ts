@@ -4,6 +4,7 @@
 import git from 'isomorphic-git';
 import { ancestorMarks, mergeBases } from '../../commitgraph/reachability.ts';
 import { commitGraphFor } from '../common/commitGraphAccess.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import {
   commitQueue,
@@ -53,6 +54,7 @@ async function ancestors(repo: RepoHandle, from: string, signal?: AbortSignal): 
 }
 
 export async function compareRefs(
+  ctx: OpsContext,
   repoId: string,
   baseRef: string,
   headRef: string,
@@ -60,7 +62,7 @@ export async function compareRefs(
   hooks: { signal?: AbortSignal } = {},
 ): Promise<Comparison> {
   const limit = opts.limit ?? 250;
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const base = await resolveCommit(repo, baseRef);
   const head = await resolveCommit(repo, headRef);
   // With the commit-graph, ancestry and the merge base come from it (positions and generation numbers)
@@ -115,6 +117,6 @@ export async function compareRefs(
     }
   }
   // Unrelated histories have no merge base: then every file of head is new, as git diff shows it.
-  const diff = await diffCommits(repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
+  const diff = await diffCommits(ctx, repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
   return { base, head, mergeBase, commits, truncated, diff };
 }

@@ -15,7 +15,7 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
 import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
@@ -69,6 +69,7 @@ class FileHistoryWalk {
   emitted = 0;
 
   constructor(
+    private readonly ctx: BlobContext,
     private readonly repoId: string,
     private readonly repo: RepoHandle,
     private readonly shallow: Set<string>,
@@ -158,7 +159,7 @@ class FileHistoryWalk {
       renameLimit: FOLLOW_RENAME_LIMIT,
     } as const;
     const pairs = await treeFilePairs(this.repo, parentTree, tree, true);
-    const blobs = await readBlobs(this.repoId, this.repo, renameBlobsNeeded(pairs, opts), hooks);
+    const blobs = await readBlobs(this.ctx, this.repoId, this.repo, renameBlobsNeeded(pairs, opts), hooks);
     const found = detectRenames(pairs, (oid) => blobs.get(oid), opts).pairs.find(
       (p) => (p.status === 'R' || p.status === 'C') && p.new?.path === this.path,
     );
@@ -168,22 +169,35 @@ class FileHistoryWalk {
 
 /** Blobs by id, fetched first in one request where the clone does not hold them. */
 export async function readBlobs(
+  ctx: BlobContext,
   repoId: string,
   repo: RepoHandle,
   oids: string[],
   hooks: FileHistoryHooks = {},
 ): Promise<Map<string, Uint8Array>> {
-  if (oids.length) await ensureBlobs(repoId, oids, { signal: hooks.signal, connection: hooks.connection });
+  if (oids.length)
+    await ensureBlobs(ctx, repoId, oids, { signal: hooks.signal, connection: hooks.connection });
   const blobs = new Map<string, Uint8Array>();
   for (const oid of oids) blobs.set(oid, await readBlobBytes(repo, oid));
   return blobs;
 }
 
-// As for the history list: the walk of the last page asked for is kept, so paging costs one page of work.
-const walks = new Map<string, { key: string; walk: FileHistoryWalk }>();
+/** As for the history list: the walk of the last page asked for is kept, so paging costs one page of work. */
+export class FileHistoryWalks {
+  readonly walks = new Map<string, { key: string; walk: FileHistoryWalk }>();
+
+  forget(repoId: string): void {
+    this.walks.delete(repoId);
+  }
+}
+
+export interface FileHistoryContext extends BlobContext {
+  readonly fileWalks: FileHistoryWalks;
+}
 
 /** One page of the history of `path` from `ref`, newest first. */
 export async function fileHistory(
+  ctx: FileHistoryContext,
   repoId: string,
   ref: string,
   path: string,
@@ -193,21 +207,25 @@ export async function fileHistory(
   const limit = Math.max(1, page.limit ?? 50);
   const skip = Math.max(0, page.skip ?? 0);
   const clean = path.replace(/^\/+|\/+$/g, '');
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const key = `${start}\0${clean}`;
+  const { walks } = ctx.fileWalks;
   const kept = walks.get(repoId);
   let walk = kept?.key === key ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
-    walk = new FileHistoryWalk(repoId, repo, await shallowCommits(repo), await commitGraphFor(repo), clean);
+    walk = new FileHistoryWalk(
+      ctx,
+      repoId,
+      repo,
+      await shallowCommits(repo),
+      await commitGraphFor(repo),
+      clean,
+    );
     await walk.push(start);
     walks.set(repoId, { key, walk });
   }
   while (walk.emitted < skip && !walk.done) await walk.next(Math.min(500, skip - walk.emitted), hooks);
   const entries = await walk.next(limit, hooks);
   return { entries, more: !walk.done };
-}
-
-export function forgetFileHistories(repoId: string): void {
-  walks.delete(repoId);
 }

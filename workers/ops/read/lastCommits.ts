@@ -5,6 +5,7 @@ import type { CommitObject } from 'isomorphic-git';
 import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import { openRepo, readCommitObject, resolveCommit, shallowCommits } from '../common/repoAccess.ts';
 import { entryAtPath, readTreeEntries } from './treePaths.ts';
@@ -31,12 +32,13 @@ export interface LastCommits {
 export const LAST_COMMITS_MAX_WALK = 5000;
 
 export async function lastCommits(
+  ctx: OpsContext,
   repoId: string,
   ref: string,
   path = '',
   hooks: { signal?: AbortSignal; maxCommits?: number } = {},
 ): Promise<LastCommits> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   // How many folders below the root the listed folder sits.

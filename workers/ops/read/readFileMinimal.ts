@@ -12,34 +12,21 @@ import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
 import { parseShallow, serializeShallow } from '../../model/shallow.ts';
 import { sha1, toHex } from '../../pack/objectHash.ts';
-import { PackIngester } from '../../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { serializeRepoConfig } from '../../store/gitConfig.ts';
 import { writePack } from '../../store/gitDir.ts';
-import { packSetFor } from '../../store/packSet.ts';
-import { getRepo, putRepo } from '../../store/registry.ts';
-import {
-  allowRecreate,
-  du,
-  flushRepoFs,
-  GITDIR,
-  mkdirp,
-  openRepoFs,
-  type PromiseFs,
-  writeFileDeep,
-} from '../../store/repoFs.ts';
-import { withRepoLock } from '../../store/repoLock.ts';
+import { du, GITDIR, mkdirp, type PromiseFs, writeFileDeep } from '../../store/repoFs.ts';
 import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabilities.ts';
 import { RemoteError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { readPackets } from '../../wire/pktLine.ts';
 import { lookupParts, readCheckedTree, type TreeReader } from '../common/checkedTrees.ts';
+import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
+import { type ReceivedResponse, receivePack } from '../sync/receivePack.ts';
 import type { FileContent } from './readFile.ts';
 
 /**
@@ -143,6 +130,7 @@ export function minimalRepoId(url: string): string {
  * typed errors; a cancelled call throws ABORTED. Each reply is stored whole or not at all.
  */
 export async function readFileMinimal(
+  ctx: OpsContext,
   url: string,
   ref: string,
   path: string,
@@ -151,32 +139,34 @@ export async function readFileMinimal(
 ): Promise<MinimalRead> {
   const { signal, onProgress } = hooks;
   throwIfAborted(signal);
-  const limits = cloneLimits(options);
+  const limits = cloneLimits(ctx, options);
   const parts = pathParts(path, limits);
-  const client = new GitHttpClient(url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
+  const { store } = ctx;
+  const client = connect(ctx, url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
   const caps = await capabilities(client);
-  const target = await resolveRemoteRef(client, caps, ref.trim());
+  const target = await resolveRemoteRef(client, caps, ref.trim(), limits.maxLsRefsBytes);
   throwIfAborted(signal);
 
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   // Without `filter` the commit's request brings its whole snapshot: more bytes, and still correct.
   const filtered = fetchCaps.has('filter');
   const strategy = options.strategy ?? MINIMAL_STRATEGY;
-  const result = await withRepoLock(
+  const result = await store.locks.withRepoLock(
     repoId,
     'reading a file of the remote',
     async () => {
-      allowRecreate(repoId);
-      const fs = openRepoFs(repoId).promises;
+      store.repoFs.allowRecreate(repoId);
+      const fs = store.repoFs.open(repoId).promises;
       const repo: Store = {
+        ctx,
         repoId,
         fs,
         cache: {},
         // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
         trees: {
-          fs: openRepoFs(repoId),
+          fs: store.repoFs.open(repoId),
           gitdir: GITDIR,
           cache: {},
           checkedTrees: new Set<string>(),
@@ -188,7 +178,7 @@ export async function readFileMinimal(
         hooks,
       };
       await ensureGitDir(repo, client.url.href);
-      const packSet = await packSetFor(repoId);
+      const packSet = await store.packs.for(repoId);
       if (!packSet.has(target.commit)) {
         const shallow = await fetchPack(repo, 'commit', [target.commit], {
           deepen: fetchCaps.has('shallow') ? 1 : undefined,
@@ -210,8 +200,8 @@ export async function readFileMinimal(
       const treeFilter = filtered ? (strategy === 'two-levels' ? TWO_LEVELS : 'tree:0') : null;
       const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', treeFilter);
       throwIfAborted(signal);
-      await flushRepoFs(repoId);
-      await record(repoId, client, options.corsProxy, target.commit);
+      await store.repoFs.flush(repoId);
+      await record(ctx, repoId, client, options.corsProxy, target.commit);
       return read;
     },
     { signal },
@@ -229,6 +219,7 @@ export async function readFileMinimal(
 }
 
 interface Store {
+  ctx: OpsContext;
   repoId: string;
   fs: PromiseFs;
   cache: object;
@@ -291,6 +282,7 @@ async function resolveRemoteRef(
   client: GitHttpClient,
   caps: V2Capabilities,
   ref: string,
+  maxLsRefsBytes: number,
 ): Promise<{ commit: string; refName: string | null }> {
   if (isSha1HexAnyCase(ref)) return { commit: ref.toLowerCase(), refName: null };
   const short = ref.replace(/^refs\/(heads|tags)\//, '');
@@ -301,7 +293,7 @@ async function resolveRemoteRef(
         ? [ref]
         : [`refs/heads/${short}`, `refs/tags/${short}`];
   // A prefix also matches longer names (refs/heads/main-old): only an exact name counts.
-  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps) });
+  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps), maxBytes: maxLsRefsBytes });
   for (const name of names) {
     const found = refs.find((r): r is RemoteRef & { oid: string } => r.name === name && r.oid !== null);
     if (found) {
@@ -383,7 +375,7 @@ async function ensureObject(
   oid: string,
   filter: string | undefined,
 ): Promise<void> {
-  const packSet = await packSetFor(repo.repoId);
+  const packSet = await repo.ctx.store.packs.for(repo.repoId);
   if (packSet.has(oid)) return;
   // A wanted object is always sent whatever the filter (rev-list --filter-provided-objects is off), so
   // tree:0 brings this tree and nothing it names.
@@ -417,19 +409,13 @@ async function fetchPack(
     filter: args.filter,
     agent: agentFor(repo.caps),
   });
-  const ingester = await PackIngester.create({ signal, onProgress: report, limits: repo.limits });
-  let shallow: string[] = [];
-  let sawPack = false;
+  let received: ReceivedResponse;
   try {
-    const body = await client.post('git-upload-pack', request);
-    for await (const event of parseFetchResponse(readPackets(body))) {
-      if (event.type === 'pack') {
-        sawPack = true;
-        ingester.push(event.data);
-      } else if (event.type === 'shallow-info') {
-        shallow = event.shallow;
-      }
-    }
+    received = await receivePack(client, request, {
+      limits: repo.limits,
+      signal,
+      onPackProgress: report,
+    });
   } catch (err) {
     if (signal?.aborted) throw abortedError();
     if (err instanceof RemoteError && /not our ref|bad object|not found/i.test(err.remoteMessage)) {
@@ -440,10 +426,12 @@ async function fetchPack(
     }
     throw err;
   }
-  if (!sawPack) throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
+  const { ingester, shallowInfo } = received;
+  if (!ingester)
+    throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   const pack = await ingester.finish();
   throwIfAborted(signal);
-  const packSet = await packSetFor(repo.repoId);
+  const packSet = await repo.ctx.store.packs.for(repo.repoId);
   if (pack.objects.length > 0 && !packSet.index(pack.checksum)) {
     await writePack(repo.fs, {
       checksum: pack.checksum,
@@ -454,7 +442,7 @@ async function fetchPack(
     packSet.add(pack.checksum, pack.idx, true);
   }
   report();
-  return shallow;
+  return shallowInfo?.shallow ?? [];
 }
 
 /** A git directory git accepts as a shallow partial clone whose objects are all promised by origin. */
@@ -476,7 +464,7 @@ async function ensureGitDir(repo: Store, url: string): Promise<void> {
   ]) {
     await mkdirp(fs, `${GITDIR}/${dir}`);
   }
-  await fs.writeFile(`${GITDIR}/description`, 'Files read by the Blobless widget\n', 'utf8');
+  await fs.writeFile(`${GITDIR}/description`, `Files read by ${repo.ctx.settings.productName}\n`, 'utf8');
   await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
   // The config last: it marks the directory as set up (HEAD follows once a commit is stored).
   const config = serializeRepoConfig({
@@ -510,11 +498,18 @@ async function updateRefs(fs: PromiseFs, commit: string, refName: string | null)
   await fs.writeFile(`${GITDIR}/HEAD`, `${commit}\n`, 'utf8');
 }
 
-async function record(repoId: string, client: GitHttpClient, corsProxy: string | undefined, commit: string) {
-  const fs = openRepoFs(repoId).promises;
-  const previous = await getRepo(repoId);
+async function record(
+  ctx: OpsContext,
+  repoId: string,
+  client: GitHttpClient,
+  corsProxy: string | undefined,
+  commit: string,
+) {
+  const { store } = ctx;
+  const fs = store.repoFs.open(repoId).promises;
+  const previous = await store.registry.get(repoId);
   const now = Date.now();
-  await putRepo({
+  await store.registry.put({
     id: repoId,
     url: client.url.href,
     corsProxy,

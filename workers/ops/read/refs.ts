@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, peelTags } from '../common/repoAccess.ts';
 
 export interface RefList {
@@ -15,8 +16,8 @@ export interface RefList {
 }
 
 /** The names a branch/tag switcher offers: local and remote-tracking branches merged, and tags. */
-export async function listRefs(repoId: string): Promise<RefList> {
-  const repo = await openRepo(repoId);
+export async function listRefs(ctx: OpsContext, repoId: string): Promise<RefList> {
+  const repo = await openRepo(ctx, repoId);
   const { fs, gitdir } = repo;
   const [local, remote, tags, current, head, originHead] = await Promise.all([
     git.listBranches({ fs, gitdir }),

@@ -1,17 +1,12 @@
-import {
-  DEFAULT_PACK_LIMITS,
-  DEFAULT_TREE_LIMITS,
-  type PackLimits,
-  type TreeLimits,
-} from '../../pack/packLimits.ts';
-import { DEFAULT_WIRE_LIMITS, type WireLimits } from '../../wire/wireLimits.ts';
+import { DEFAULT_TREE_LIMITS, type TreeLimits } from '../../pack/packLimits.ts';
+import type { EngineLimits, OpsContext } from '../common/engineContext.ts';
 
 /** Every cap a clone applies: the wire's on responses, the pack's on objects and inflation. */
-export type CloneLimits = WireLimits & PackLimits;
+export type CloneLimits = EngineLimits;
 
-/** The clone's caps: the given ones, defaults for the rest. */
-export function cloneLimits(opts: { limits?: Partial<CloneLimits> }): CloneLimits {
-  return { ...DEFAULT_WIRE_LIMITS, ...DEFAULT_PACK_LIMITS, ...opts.limits };
+/** The clone's caps: the given ones, the engine's for the rest. */
+export function cloneLimits(ctx: OpsContext, opts: { limits?: Partial<CloneLimits> }): CloneLimits {
+  return { ...ctx.settings.limits, ...opts.limits };
 }
 
 /** The tree limits among `limits`, to keep in the repo's record for later walks; undefined when none was given. */

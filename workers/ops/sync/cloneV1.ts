@@ -1,10 +1,9 @@
+import type FS from '@isomorphic-git/lightning-fs';
 import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from 'isomorphic-git';
-import http from 'isomorphic-git/http/web';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { PackIngester } from '../../pack/packIngester.ts';
-import { putRepo } from '../../store/registry.ts';
-import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../../store/repoFs.ts';
+import { du, GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
 import {
   type GitHttpClient,
@@ -15,6 +14,7 @@ import {
 } from '../../transport/gitHttp.ts';
 import { parseInfoRefs } from '../../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../../wire/pktLine.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
@@ -26,26 +26,29 @@ import { checkRemoteRefNames } from './remoteRefNames.ts';
  * with every blob, but it works, and the result says so.
  */
 export async function cloneWithProtocolV1(
+  ctx: OpsContext,
   repoId: string,
   client: GitHttpClient,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress>,
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
-  const fs = openRepoFs(repoId);
+  const { store } = ctx;
+  const fs = store.repoFs.open(repoId);
   const url = client.url.href;
   let requests = client.requests;
   let bytes = client.bytesReceived;
   const warnings: string[] = [];
-  const limits = cloneLimits(opts);
+  const limits = cloneLimits(ctx, opts);
+  const fetchFn = ctx.settings.fetch ?? fetch;
   const counting: HttpClient = {
     async request(req: GitHttpRequest) {
       // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
       if (isOffline()) throw offlineError(client.url.host);
       requests++;
       const res = hasToken(req)
-        ? await withoutRedirects(req, signal)
-        : await http.request({ ...req, signal });
+        ? await withoutRedirects(fetchFn, req, signal)
+        : await request(fetchFn, { ...req, signal });
       const body = res.body;
       if (!body) return res;
       if (
@@ -109,7 +112,7 @@ export async function cloneWithProtocolV1(
   }
   // As git keeps it, and as the v2 clone writes it: the address given, not where it moved.
   if (client.redirectedTo) await git.setConfig({ fs, gitdir: GITDIR, path: 'remote.origin.url', value: url });
-  await flushRepoFs(repoId);
+  await store.repoFs.flush(repoId);
   const pfs = fs.promises;
   const branch = (await git.currentBranch({ fs, gitdir: GITDIR })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' });
@@ -128,7 +131,7 @@ export async function cloneWithProtocolV1(
   }
   const counts = await countObjects(pfs);
   const now = Date.now();
-  await putRepo({
+  await store.registry.put({
     id: repoId,
     url,
     needsToken: opts.auth ? true : undefined,
@@ -204,7 +207,53 @@ async function countObjects(pfs: PromiseFs): Promise<CloneResult['objects']> {
   return counts;
 }
 
-async function peel(fs: ReturnType<typeof openRepoFs>, oid: string): Promise<string> {
+/**
+ * isomorphic-git's web HTTP client (isomorphic-git/http/web), through the engine's fetch rather than the
+ * global one: the request body collected (no streaming uploads in browsers), the response body streamed.
+ */
+async function request(fetchFn: typeof fetch, req: GitHttpRequest): Promise<GitHttpResponse> {
+  let body: Uint8Array | undefined;
+  if (req.body) {
+    const parts: Uint8Array[] = [];
+    for await (const part of req.body) parts.push(part);
+    body = concatBytes(parts);
+  }
+  const res = await fetchFn(req.url, {
+    method: req.method ?? 'GET',
+    headers: req.headers,
+    body: body as BodyInit | undefined,
+    signal: req.signal as AbortSignal | undefined,
+  });
+  const headers: Record<string, string> = {};
+  for (const [key, value] of res.headers.entries()) headers[key] = value;
+  return {
+    url: res.url,
+    method: req.method,
+    statusCode: res.status,
+    statusMessage: res.statusText,
+    body: res.body ? chunks(res.body) : single(new Uint8Array(await res.arrayBuffer())),
+    headers,
+  };
+}
+
+async function* chunks(stream: ReadableStream<Uint8Array>): AsyncIterableIterator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+async function* single(bytes: Uint8Array): AsyncIterableIterator<Uint8Array> {
+  yield bytes;
+}
+
+async function peel(fs: FS, oid: string): Promise<string> {
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const obj = await git.readObject({ fs, gitdir: GITDIR, oid: current });
@@ -225,12 +274,13 @@ function hasToken(req: GitHttpRequest): boolean {
  * the repository's one allowed move (to the same origin), so a redirect here is refused.
  */
 async function withoutRedirects(
+  fetchFn: typeof fetch,
   req: GitHttpRequest,
   signal: AbortSignal | undefined,
 ): Promise<GitHttpResponse> {
   const parts: Uint8Array[] = [];
   for await (const part of req.body ?? []) parts.push(part);
-  const res = await fetch(req.url, {
+  const res = await fetchFn(req.url, {
     method: req.method,
     headers: req.headers,
     body: parts.length ? (concatBytes(parts) as BodyInit) : undefined,

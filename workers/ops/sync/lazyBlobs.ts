@@ -5,23 +5,18 @@
 
 import { isSha1Hex } from '../../model/objectId.ts';
 import { PackError } from '../../pack/errors.ts';
-import { type IngestedObject, PackIngester } from '../../pack/packIngester.ts';
-import { credentialsFor } from '../../store/credentials.ts';
+import type { IngestedObject, PackIngester } from '../../pack/packIngester.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { looseObjects } from '../../store/looseObjects.ts';
-import { packSetFor } from '../../store/packSet.ts';
-import { addFetched, getRepo } from '../../store/registry.ts';
-import { flushRepoFs, openRepoFs, repoFsCommitted, repoFsHeld } from '../../store/repoFs.ts';
-import { underRepoLock } from '../../store/repoLock.ts';
 import { TransportError } from '../../transport/errors.ts';
-import { GitHttpClient, type HttpAuth } from '../../transport/gitHttp.ts';
+import type { HttpAuth } from '../../transport/gitHttp.ts';
 import { formatDelay, retryDelay, retryPolicy, sleep } from '../../transport/retryPolicy.ts';
 import { RemoteError, WireError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
-import { readPackets } from '../../wire/pktLine.ts';
+import { connect } from '../common/engineContext.ts';
 import { abortedError, MissingObjectError, OperationError } from '../common/errors.ts';
-import { scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { receivePack } from './receivePack.ts';
 
 export type { IngestedObject };
 
@@ -175,21 +170,39 @@ export function planBlobBatches(
   return sizes.filter((n) => n > 0);
 }
 
-/** Bytes received and blobs received by a repo's lazy fetches in this session, for planBlobBatches. */
-const blobBytesByRepo = new Map<string, { bytes: number; blobs: number }>();
+/** One engine's lazy blob fetches: the batches in flight, and what each repo's blobs have cost so far. */
+export class BlobFetchState {
+  /** Bytes received and blobs received by a repo's lazy fetches in this session, for planBlobBatches. */
+  readonly bytesByRepo = new Map<string, { bytes: number; blobs: number }>();
+  /** Batches being fetched, by wanted oid, per repo. */
+  readonly inFlightByRepo = new Map<string, Map<string, Batch>>();
 
-/** Expected bytes per blob of the repo's next lazy fetch: its earlier ones', else PRIOR_BYTES_PER_BLOB. */
-export function blobBytesEstimate(repoId: string): number {
-  const seen = blobBytesByRepo.get(repoId);
-  return seen && seen.blobs > 0 ? seen.bytes / seen.blobs : PRIOR_BYTES_PER_BLOB;
+  inFlightFor(repoId: string): Map<string, Batch> {
+    let map = this.inFlightByRepo.get(repoId);
+    if (!map) {
+      map = new Map();
+      this.inFlightByRepo.set(repoId, map);
+    }
+    return map;
+  }
+
+  /** Expected bytes per blob of the repo's next lazy fetch: its earlier ones', else PRIOR_BYTES_PER_BLOB. */
+  estimate(repoId: string): number {
+    const seen = this.bytesByRepo.get(repoId);
+    return seen && seen.blobs > 0 ? seen.bytes / seen.blobs : PRIOR_BYTES_PER_BLOB;
+  }
+
+  record(repoId: string, bytes: number, blobs: number): void {
+    if (blobs === 0) return;
+    const seen = this.bytesByRepo.get(repoId) ?? { bytes: 0, blobs: 0 };
+    seen.bytes += bytes;
+    seen.blobs += blobs;
+    this.bytesByRepo.set(repoId, seen);
+  }
 }
 
-function recordBlobBytes(repoId: string, bytes: number, blobs: number): void {
-  if (blobs === 0) return;
-  const seen = blobBytesByRepo.get(repoId) ?? { bytes: 0, blobs: 0 };
-  seen.bytes += bytes;
-  seen.blobs += blobs;
-  blobBytesByRepo.set(repoId, seen);
+export interface BlobContext extends MaintenanceContext {
+  readonly blobs: BlobFetchState;
 }
 
 interface BatchOutcome {
@@ -247,18 +260,6 @@ class Batch {
   }
 }
 
-/** Batches being fetched, by wanted oid, per repo. */
-const inFlightByRepo = new Map<string, Map<string, Batch>>();
-
-function inFlightFor(repoId: string): Map<string, Batch> {
-  let map = inFlightByRepo.get(repoId);
-  if (!map) {
-    map = new Map();
-    inFlightByRepo.set(repoId, map);
-  }
-  return map;
-}
-
 /**
  * Makes sure the repo holds every object in `oids`, fetching those no pack has. Blobs already stored cost no
  * request; blobs another call is already fetching are waited for, not fetched again. Throws
@@ -267,22 +268,24 @@ function inFlightFor(repoId: string): Map<string, Batch> {
  * maintenance is scheduled in the background (see packMaintenance.ts).
  */
 export async function ensureBlobs(
+  ctx: BlobContext,
   repoId: string,
   oids: string[],
   hooks: BlobFetchHooks = {},
 ): Promise<BlobFetchResult> {
   const { signal, onProgress } = hooks;
+  const { store } = ctx;
   if (signal?.aborted) throw abortedError();
-  const packSet = await packSetFor(repoId);
+  const packSet = await store.packs.for(repoId);
   const result: BlobFetchResult = { fetched: 0, requests: 0, bytes: 0, objects: [] };
   const notPacked = packSet.missing(normalize(oids));
   if (notPacked.length === 0) return result;
   // Objects made here (staged files, commits, merges) are loose, and the server has never seen them.
-  const loose = await looseObjects(openRepoFs(repoId).promises, notPacked);
+  const loose = await looseObjects(store.repoFs.open(repoId).promises, notPacked);
   const wanted = notPacked.filter((oid) => !loose.has(oid));
   if (wanted.length === 0) return result;
 
-  const record = await getRepo(repoId);
+  const record = await store.registry.get(repoId);
   if (!record) {
     throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
   }
@@ -290,7 +293,7 @@ export async function ensureBlobs(
 
   // From here to the registration of the new batches nothing awaits, so no other call can slip in between
   // the look-up of an oid and the registration of the batch that fetches it.
-  const inFlight = inFlightFor(repoId);
+  const inFlight = ctx.blobs.inFlightFor(repoId);
   const missing = packSet.missing(wanted);
   const joined = new Set<Batch>();
   const fresh: string[] = [];
@@ -301,7 +304,7 @@ export async function ensureBlobs(
   }
   const own: Batch[] = [];
   let start = 0;
-  for (const size of batchSizes(repoId, fresh.length, hooks.batching)) {
+  for (const size of batchSizes(ctx, repoId, fresh.length, hooks.batching)) {
     const batch = new Batch(fresh.slice(start, start + size));
     start += size;
     for (const oid of batch.oids) inFlight.set(oid, batch);
@@ -339,9 +342,9 @@ export async function ensureBlobs(
   const connection = {
     ...hooks.connection,
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
-    auth: hooks.connection?.auth ?? credentialsFor(record),
+    auth: hooks.connection?.auth ?? store.credentials.for(record),
   };
-  const context: FetchContext = { repoId, url: record.url, connection, inFlight };
+  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -359,13 +362,14 @@ export async function ensureBlobs(
       });
     }
   };
-  for (let i = 0; i < Math.min(concurrency, own.length); i++) void pump();
-
+  // Listened to before the pumps start: a batch's first progress report (a caller may abort from inside
+  // it) can come before their first await.
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+  for (let i = 0; i < Math.min(concurrency, own.length); i++) void pump();
   // After the listener: a caller may abort from inside this first progress call.
   if (onProgress) report();
   try {
@@ -389,32 +393,38 @@ export async function ensureBlobs(
     }
     // The pack set as it is now: another tab's commit seen on taking the lock replaces the one read above,
     // and the packs just fetched were added to the new one.
-    const stillMissing = (await packSetFor(repoId)).missing(missing);
+    const stillMissing = (await store.packs.for(repoId)).missing(missing);
     if (stillMissing.length > 0) throw missingError(stillMissing, waitedFor, outcomes);
     return result;
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     for (const batch of waitedFor) batch.listeners.delete(report);
     if (onPack) for (const batch of waitedFor) batch.packListeners.delete(onPack);
-    if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(repoId);
+    if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(ctx, repoId);
   }
 }
 
-function batchSizes(repoId: string, count: number, batching: BlobFetchHooks['batching']): number[] {
+function batchSizes(
+  ctx: BlobContext,
+  repoId: string,
+  count: number,
+  batching: BlobFetchHooks['batching'],
+): number[] {
   const fixed = batching?.size;
   if (fixed !== undefined) {
     const size = Math.max(1, Math.floor(fixed));
     return Array.from({ length: Math.ceil(count / size) }, (_, i) => Math.min(size, count - i * size));
   }
-  return planBlobBatches(count, blobBytesEstimate(repoId), { ...BLOB_BATCH_POLICY, ...batching?.policy });
+  return planBlobBatches(count, ctx.blobs.estimate(repoId), { ...BLOB_BATCH_POLICY, ...batching?.policy });
 }
 
 /**
  * Cancels every blob fetch of the repo, whoever asked for it, and resolves once they have stopped: call it
  * before deleting the repo, so that no pack is written into it afterwards. Waiting calls get ABORTED.
  */
-export async function cancelBlobFetches(repoId: string): Promise<void> {
-  blobBytesByRepo.delete(repoId);
+export async function cancelBlobFetches(ctx: BlobContext, repoId: string): Promise<void> {
+  const { bytesByRepo, inFlightByRepo } = ctx.blobs;
+  bytesByRepo.delete(repoId);
   const inFlight = inFlightByRepo.get(repoId);
   if (!inFlight) return;
   inFlightByRepo.delete(repoId);
@@ -459,7 +469,8 @@ function forget(inFlight: Map<string, Batch>, batch: Batch): void {
   for (const oid of batch.oids) if (inFlight.get(oid) === batch) inFlight.delete(oid);
 }
 
-interface FetchContext {
+interface BatchContext {
+  ctx: BlobContext;
   repoId: string;
   url: string;
   connection: BlobFetchConnection;
@@ -467,7 +478,7 @@ interface FetchContext {
 }
 
 /** Sends one batch's request and stores its pack; settles the batch and never throws. */
-async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
+async function runBatch(context: BatchContext, batch: Batch): Promise<void> {
   batch.state = 'running';
   try {
     batch.settle(context.inFlight, { ok: await fetchResuming(context, batch) });
@@ -483,9 +494,9 @@ async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
  * call stored some meanwhile; the request is rebuilt from the store, never repeated blindly.) Transient
  * answers before any byte (5xx, 429, a reset) are retried inside the transport.
  */
-async function fetchResuming(context: FetchContext, batch: Batch): Promise<BatchOutcome> {
+async function fetchResuming(context: BatchContext, batch: Batch): Promise<BatchOutcome> {
   const signal = batch.controller.signal;
-  const policy = retryPolicy();
+  const policy = retryPolicy(context.ctx.settings.retry);
   const total: BatchOutcome = { objects: [], requests: 0, bytes: 0, absent: [] };
   let wants = batch.oids;
   for (let attempt = 1; ; attempt++) {
@@ -498,7 +509,7 @@ async function fetchResuming(context: FetchContext, batch: Batch): Promise<Batch
       return total;
     } catch (err) {
       if (!brokeMidTransfer(err) || attempt >= policy.attempts || signal.aborted) throw err;
-      wants = (await packSetFor(context.repoId)).missing(batch.oids);
+      wants = (await context.ctx.store.packs.for(context.repoId)).missing(batch.oids);
       if (wants.length === 0) return total;
       const delayMs = retryDelay(attempt, err instanceof TransportError ? err : {}, policy);
       batch.retrying = `The transfer broke off (${(err as Error).message.split('(')[0].trim()}); asking again for the ${wants.length} blob${wants.length === 1 ? '' : 's'} still missing in ${formatDelay(delayMs)}… (attempt ${attempt + 1} of ${policy.attempts})`;
@@ -518,10 +529,11 @@ function brokeMidTransfer(err: unknown): err is TransportError | WireError {
   return err instanceof WireError && (err.code === 'RESPONSE_TRUNCATED' || err.code === 'PKT_LINE_TRUNCATED');
 }
 
-async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]): Promise<BatchOutcome> {
-  const { repoId, connection } = context;
+async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]): Promise<BatchOutcome> {
+  const { ctx, repoId, connection } = context;
+  const { store } = ctx;
   const signal = batch.controller.signal;
-  const client = new GitHttpClient(context.url, {
+  const client = connect(ctx, context.url, {
     corsProxy: connection.corsProxy,
     auth: connection.auth,
     signal,
@@ -531,65 +543,63 @@ async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]):
       batch.notify();
     },
   });
-  const ingester = await PackIngester.create({
-    signal,
-    onProgress: (p) => {
-      if (p.phase !== 'receiving') return;
-      batch.received = p.objects;
-      batch.bytes = client.bytesReceived;
-      batch.notify();
-    },
-  });
   // As git's promisor fetch (promisor-remote.c fetch_objects, fetch-pack.c): no haves, so `done` at once;
   // no thin pack, so every pack stands alone. git also sends `filter blob:none`, which changes nothing for
   // wanted blobs; we leave it out.
   const request = buildFetchRequest({ wants, done: true, ofsDelta: true, noProgress: true });
   batch.requests++;
   batch.notify();
-  let sawPack = false;
+  let ingester: PackIngester | null;
   try {
-    const body = await client.post('git-upload-pack', request);
-    batch.retrying = undefined;
-    for await (const event of parseFetchResponse(readPackets(body))) {
-      if (event.type !== 'pack') continue;
-      sawPack = true;
-      ingester.push(event.data);
-    }
+    ({ ingester } = await receivePack(client, request, {
+      limits: ctx.settings.limits,
+      signal,
+      onPackProgress: (p) => {
+        batch.retrying = undefined;
+        if (p.phase !== 'receiving') return;
+        batch.received = p.objects;
+        batch.bytes = client.bytesReceived;
+        batch.notify();
+      },
+    }));
   } finally {
+    batch.retrying = undefined;
     batch.bytes = client.bytesReceived;
   }
-  if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
+  if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
   const pack = await ingester.finish();
-  recordBlobBytes(repoId, client.bytesReceived, pack.objects.length);
+  ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = wants.filter((oid) => !received.has(oid));
   // One writer per repo: under the lock of the operation that asked, or of its own (waiting, cancellable).
-  await underRepoLock(
+  await store.locks.underRepoLock(
     repoId,
     'fetching blobs',
     async () => {
       // The repo's current pack set: a failed checkout, or another tab, may have replaced the one this
       // batch started with.
-      const current = await packSetFor(repoId);
+      const current = await store.packs.for(repoId);
       if (pack.objects.length === 0 || current.index(pack.checksum)) return;
       // git writes an empty .promisor for a lazy fetch (2.39: fetch --stdin names no refs).
-      await writePack(openRepoFs(repoId).promises, {
+      await writePack(store.repoFs.open(repoId).promises, {
         checksum: pack.checksum,
         pack: pack.pack,
         idx: pack.idx,
         promisor: '',
       });
-      await flushRepoFs(repoId);
+      await store.repoFs.flush(repoId);
       current.add(pack.checksum, pack.idx, true);
       batch.stored = true;
       // Counted once stored: inside an operation's all-or-nothing batch (a checkout) that is when the
       // operation commits, and a discarded batch is not counted at all.
       const count = (stored: boolean) =>
-        stored ? addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length) : undefined;
-      const committed = repoFsCommitted(repoId);
-      if (repoFsHeld(repoId)) void committed.then(count);
+        stored
+          ? store.registry.addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length)
+          : undefined;
+      const committed = store.repoFs.committed(repoId);
+      if (store.repoFs.held(repoId)) void committed.then(count);
       else await count(await committed);
     },
     { signal },
@@ -650,6 +660,9 @@ function missingError(
       err.code === 'TIMEOUT';
     return new MissingObjectError(oid, err.message, { others, cause: err, advice: auth ? '' : undefined });
   }
+  // A limit of the engine's (an endless reply, a delta bomb) is not a transfer to try again: the error names
+  // the setting, and the server is the one to doubt.
+  if ((err instanceof WireError || err instanceof PackError) && err.limit !== undefined) return err;
   if (err instanceof WireError || err instanceof PackError) {
     return new MissingObjectError(oid, `the server's reply was cut short or damaged (${err.message})`, {
       others,

@@ -2,13 +2,11 @@
 // the index's trees as loose objects and moves the branch. The blobs are already stored: staging wrote them.
 
 import git from 'isomorphic-git';
-import { crashPoint } from '../../store/crashPoints.ts';
-import { updateRepo } from '../../store/registry.ts';
-import { writeAllOrNothing } from '../../store/repoFs.ts';
-import { OperationError } from '../common/errors.ts';
+import { OperationError, throwIfAborted } from '../common/errors.ts';
+import type { BlobContext } from '../sync/lazyBlobs.ts';
 import { WORKTREE_DIR } from './checkout.ts';
 import { clearMergeState, readMergeState } from './mergeState.ts';
-import { classify, ensureWorktree } from './workingTree.ts';
+import { classify, ensureWorktree, type WorktreeHooks } from './workingTree.ts';
 
 export interface Author {
   name: string;
@@ -33,7 +31,12 @@ export interface CommitResult {
  * merge (MERGE_HEAD) the commit is the merge commit, with HEAD and MERGE_HEAD as its parents, once every
  * conflict is resolved (UNRESOLVED_CONFLICTS before); its tree may equal HEAD's (all of ours kept).
  */
-export async function commit(repoId: string, opts: CommitOptions): Promise<CommitResult> {
+export async function commit(
+  ctx: BlobContext,
+  repoId: string,
+  opts: CommitOptions,
+  hooks: WorktreeHooks = {},
+): Promise<CommitResult> {
   const message = opts.message.trim();
   if (!message)
     throw new OperationError('INVALID_INPUT', 'Write a commit message: git refuses an empty one.');
@@ -46,7 +49,7 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       'Give an author name and an e-mail without <, > or line breaks (Settings).',
     );
   }
-  const repo = await ensureWorktree(repoId);
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   const merging = await readMergeState(repo);
@@ -67,10 +70,11 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
     if (!staged)
       throw new OperationError('NOTHING_TO_COMMIT', 'Nothing is staged. Stage the changes to commit first.');
   }
+  throwIfAborted(hooks.signal);
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
   const head = merging ? await git.resolveRef({ fs, gitdir, ref: 'HEAD' }) : null;
-  const oid = await writeAllOrNothing(repoId, async () => {
+  const oid = await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     const made = await git.commit({
       fs,
       dir: WORKTREE_DIR,
@@ -83,11 +87,11 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       ...(merging && head ? { parent: [head, merging.head] } : {}),
     });
     if (merging) await clearMergeState(repo);
-    await crashPoint('commit:files-written');
+    await ctx.store.crash.at('commit:files-written');
     return made;
   });
   // The record follows the files: a crash in between leaves it behind HEAD, which startup repair mends.
-  await crashPoint('commit:files-committed');
-  await updateRepo(repoId, (r) => ({ ...r, headOid: oid, branch }));
+  await ctx.store.crash.at('commit:files-committed');
+  await ctx.store.registry.update(repoId, (r) => ({ ...r, headOid: oid, branch }));
   return { oid, branch };
 }

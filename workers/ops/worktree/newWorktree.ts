@@ -1,7 +1,7 @@
 // A working tree written where there is none (the first checkout after a clone). Nothing is there to
 // compare or keep, so no analysis: each file is written as soon as its blob arrives, straight from the pack
 // just received while it is still in memory, its contents stored ahead of the tree that will name them
-// (store/repoFs.ts stageFileAhead). The caller names them all, with the index and HEAD, in one
+// (store/repoFs.ts RepoFileSystems.stageFileAhead). The caller names them all, with the index and HEAD, in one
 // all-or-nothing write at the end (placeNewWorktree), or drops them. What the worker holds is a few packs
 // and STAGE_AHEAD_BYTES, not the working tree: 537 MB of peak heap on the large fixture before, when
 // isomorphic-git read every blob at once and the batch held every file until its commit (issue 23).
@@ -9,19 +9,12 @@
 import { PackReader } from '../../pack/packReader.ts';
 import { MODE_EXECUTABLE, MODE_GITLINK, MODE_SYMLINK } from '../../pack/treeCheck.ts';
 import { type IndexEntry, serializeIndex } from '../../store/indexFile.ts';
-import {
-  dropStagedFiles,
-  flushStagedFiles,
-  GITDIR,
-  mkdirp,
-  placeStagedFiles,
-  type StagedFile,
-  stageFileAhead,
-} from '../../store/repoFs.ts';
+import { GITDIR, mkdirp, type StagedFile } from '../../store/repoFs.ts';
 import { linkTarget } from '../common/checkedTrees.ts';
 import { abortedError, throwIfAborted } from '../common/errors.ts';
 import { forgetIndexCache, type RepoHandle, readBlobBytes } from '../common/repoAccess.ts';
 import {
+  type BlobContext,
   type BlobFetchHooks,
   type BlobFetchProgress,
   type BlobFetchResult,
@@ -82,6 +75,7 @@ export async function hasNoWorktree(repo: RepoHandle): Promise<boolean> {
  * blobs already stored are read from the packs. On failure or cancel, what was staged is deleted.
  */
 export async function writeNewWorktree(
+  ctx: BlobContext,
   repo: RepoHandle,
   files: Map<string, NewWorktreeFile>,
   hooks: Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching'> & {
@@ -116,7 +110,7 @@ export async function writeNewWorktree(
     for (const path of paths) {
       if (signal?.aborted) throw abortedError();
       if (files.get(path)!.mode === MODE_SYMLINK) links.set(path, linkTarget(path, data, repo.treeLimits));
-      else staged.set(path, await stageFileAhead(repoId, data));
+      else staged.set(path, await ctx.store.repoFs.stageFileAhead(repoId, data));
       report();
     }
   };
@@ -142,7 +136,7 @@ export async function writeNewWorktree(
   };
 
   try {
-    const fetched = await ensureBlobs(repoId, [...byOid.keys()], {
+    const fetched = await ensureBlobs(ctx, repoId, [...byOid.keys()], {
       onProgress,
       signal,
       connection: hooks.connection,
@@ -159,12 +153,12 @@ export async function writeNewWorktree(
       throwIfAborted(signal);
       await write(oid, await readBlobBytes(repo, oid));
     }
-    await flushStagedFiles(repoId);
+    await ctx.store.repoFs.flushStaged(repoId);
     report(true);
     return { fetched, staged, links, gitlinks };
   } catch (err) {
     await writing;
-    await dropStagedFiles(repoId, [...staged.values()]);
+    await ctx.store.repoFs.dropStaged(repoId, [...staged.values()]);
     throw err;
   }
 }
@@ -175,13 +169,14 @@ export async function writeNewWorktree(
  * caller's batch is discarded, and the staged contents with it.
  */
 export async function placeNewWorktree(
+  ctx: BlobContext,
   repo: RepoHandle,
   files: Map<string, NewWorktreeFile>,
   written: WrittenAhead,
 ): Promise<void> {
   const repoId = repo.record.id;
   const fs = repo.fs.promises;
-  await placeStagedFiles(
+  await ctx.store.repoFs.placeStaged(
     repoId,
     [...written.staged].map(([path, staged]) => ({
       path: `/${path}`,

@@ -6,14 +6,12 @@
 
 import git from 'isomorphic-git';
 import { TimeSlice } from '../../pack/timeSlice.ts';
-import { crashPoint } from '../../store/crashPoints.ts';
-import { writeAllOrNothing } from '../../store/repoFs.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { forgetRepo, openRepo, type RepoHandle } from '../common/repoAccess.ts';
+import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.ts';
-import { ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
 import { writeConflictedMerge } from './mergeState.ts';
 import { ensureWorktree, status } from './workingTree.ts';
@@ -44,15 +42,14 @@ export interface PullResult {
   checkout: CheckoutResult | null;
 }
 
-const DEFAULT_AUTHOR = { name: 'Blobless', email: 'blobless@localhost' };
-
 export async function pull(
+  ctx: BlobContext,
   repoId: string,
   opts: PullOptions = {},
   hooks: OperationHooks<PullProgress> = {},
 ): Promise<PullResult> {
   const { signal, onProgress } = hooks;
-  let repo = await openRepo(repoId);
+  let repo = await openRepo(ctx, repoId);
   const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir });
   if (!branch) {
     throw new OperationError(
@@ -66,9 +63,9 @@ export async function pull(
   const upstreamBranch = merge ? String(merge).replace(/^refs\/heads\//, '') : branch;
   const upstream = `refs/remotes/origin/${upstreamBranch}`;
 
-  const fetched = await fetchRepo(repoId, {}, { signal, onProgress });
+  const fetched = await fetchRepo(ctx, repoId, {}, { signal, onProgress });
   throwIfAborted(signal);
-  repo = await openRepo(repoId);
+  repo = await openRepo(ctx, repoId);
   const ours = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}` });
   const theirs = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: upstream }).catch(() => null);
   if (!theirs) {
@@ -90,7 +87,7 @@ export async function pull(
     return { ...base, status: 'up-to-date', to: ours, newCommits: 0, checkout: null };
   }
   if (bases.includes(ours)) {
-    const done = await moveBranch(repoId, branch, theirs, hooks);
+    const done = await moveBranch(ctx, repoId, branch, theirs, hooks);
     const newCommits = await countCommits(repo, theirs, ours);
     return { ...base, status: 'fast-forward', to: theirs, newCommits, checkout: done };
   }
@@ -104,12 +101,12 @@ export async function pull(
   // Both moved: a merge. Only the files both sides changed need their blobs (base, ours, theirs).
   onProgress?.({ phase: 'merging' });
   const needed = await blobsForMerge(repo, bases[0], ours, theirs);
-  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
   throwIfAborted(signal);
-  const who = { ...(opts.author ?? DEFAULT_AUTHOR), timestamp: Math.floor(Date.now() / 1000) };
+  const who = { ...(opts.author ?? ctx.settings.mergeAuthor), timestamp: Math.floor(Date.now() / 1000) };
   let mergeOid: string;
   try {
-    mergeOid = await writeAllOrNothing(repoId, async () => {
+    mergeOid = await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
       const result = await git.merge({
         fs: repo.fs,
         dir: '/',
@@ -128,15 +125,15 @@ export async function pull(
       return result.oid!;
     });
   } catch (err) {
-    forgetRepo(repoId);
+    ctx.repos.forget(repoId);
     if (signal?.aborted) throw abortedError();
     const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
     if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
       const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
       // git refuses to start a merge that would overwrite local changes; so does this.
-      const local = (await status(repoId)).entries;
+      const local = (await status(ctx, repoId)).entries;
       if (local.length > 0) return { ...conflict, conflicts: [...data.filepaths].sort(), merging: false };
-      const conflicts = await startConflictedMerge(repoId, {
+      const conflicts = await startConflictedMerge(ctx, repoId, {
         ours,
         theirs,
         base: bases[0],
@@ -150,8 +147,8 @@ export async function pull(
     throw err;
   }
   // A crash here leaves a commit nothing names: the branch and the working tree have not moved.
-  await crashPoint('pull:merge-committed');
-  const done = await moveBranch(repoId, branch, mergeOid, hooks);
+  await ctx.store.crash.at('pull:merge-committed');
+  const done = await moveBranch(ctx, repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
 }
@@ -162,6 +159,7 @@ export async function pull(
  * fetched first, and the trees they come from pass the tree checks every checkout passes.
  */
 async function startConflictedMerge(
+  ctx: BlobContext,
   repoId: string,
   o: {
     ours: string;
@@ -174,13 +172,13 @@ async function startConflictedMerge(
   },
 ): Promise<string[]> {
   const { signal, onProgress } = o.hooks;
-  await ensureWorktree(repoId, { signal });
-  let repo = await openRepo(repoId);
+  await ensureWorktree(ctx, repoId, { signal });
+  let repo = await openRepo(ctx, repoId);
   const needed = await blobsToTake(repo, o.ours, o.theirs);
-  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
   throwIfAborted(signal);
-  repo = await openRepo(repoId);
-  const conflicts = await writeAllOrNothing(repoId, () =>
+  repo = await openRepo(ctx, repoId);
+  const conflicts = await ctx.store.repoFs.writeAllOrNothing(repoId, () =>
     writeConflictedMerge(repo, {
       ours: o.ours,
       theirs: o.theirs,
@@ -190,7 +188,7 @@ async function startConflictedMerge(
       message: o.message,
     }),
   );
-  forgetRepo(repoId);
+  ctx.repos.forget(repoId);
   return conflicts;
 }
 
@@ -232,12 +230,13 @@ async function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Prom
  * changes) that moves the branch and HEAD in the same all-or-nothing batch as the files.
  */
 function moveBranch(
+  ctx: BlobContext,
   repoId: string,
   branch: string,
   oid: string,
   hooks: OperationHooks<PullProgress>,
 ): Promise<CheckoutResult> {
-  return checkout(repoId, oid, { onBranch: branch }, hooks);
+  return checkout(ctx, repoId, oid, { onBranch: branch }, hooks);
 }
 
 /** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
