@@ -12,6 +12,9 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
+    // None of these tests asks for the git server or the fixtures (they run git themselves): without the global
+    // setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed out.
+    globalSetup: [],
     include: [
       'workers/model/**/*.test.ts',
       'workers/wire/**/*.test.ts',
