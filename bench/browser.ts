@@ -9,8 +9,11 @@ import { chromiumLaunch } from '../e2e/chromium.ts';
 import { HeapSampler } from './heapSampler.ts';
 import type { PageReady } from './page/benchPage.ts';
 
-/** Serves the built bench page (.cache/bench-page) on its own origin, so git requests are cross-origin as in the app. */
-export async function serveBenchPage(distDir: string): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * Serves a built page (the bench page in .cache/bench-page, the app in .cache/bench-app) on its own origin,
+ * so git requests are cross-origin as in the app.
+ */
+export async function serveBuiltPage(distDir: string): Promise<{ url: string; close(): Promise<void> }> {
   const assets = sirv(distDir, { dev: false, etag: true });
   const server: Server = createServer((req, res) => assets(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,22 +46,24 @@ export interface FreshProfile {
 }
 
 /**
- * Chromium with a new, empty, on-disk profile: nothing in IndexedDB, no HTTP or preflight cache, as a
- * first visit. On disk rather than incognito, because incognito keeps IndexedDB in memory under a smaller
- * quota, which is not where users' repositories live.
+ * Chromium with a new, empty, on-disk profile: nothing in IndexedDB, no HTTP or preflight cache, no service
+ * worker, as a first visit. On disk rather than incognito, because incognito keeps IndexedDB in memory
+ * under a smaller quota, which is not where users' repositories live. Nothing is loaded yet.
  */
-export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
+export async function launchFreshProfile(): Promise<{
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}> {
   if (shuttingDown) throw new Error('The bench is shutting down.');
   const userDataDir = await mkdtemp(join(tmpdir(), 'blobless-bench-profile-'));
   let context: BrowserContext | undefined;
-  let heap: HeapSampler | undefined;
   // Registered before Chromium starts, so an interrupt while it starts still removes the folder. Once:
   // the interrupt and the measurement's own `finally` may both call it.
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       openProfiles.delete(close);
-      await heap?.stop();
       await context?.close().catch(() => undefined);
       await rm(userDataDir, { recursive: true, force: true });
     })();
@@ -75,6 +80,23 @@ export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
       handleSIGHUP: false,
     });
     const page = context.pages()[0] ?? (await context.newPage());
+    return { context, page, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** A fresh profile (launchFreshProfile) on the bench page, its worker started and its start-up calls answered. */
+export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
+  const fresh = await launchFreshProfile();
+  let heap: HeapSampler | undefined;
+  const close = async () => {
+    await heap?.stop();
+    await fresh.close();
+  };
+  try {
+    const { page } = fresh;
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     await page.goto(pageUrl);
@@ -85,6 +107,12 @@ export async function openFreshProfile(pageUrl: string): Promise<FreshProfile> {
       });
     heap = await HeapSampler.attach(page);
     const ready = await page.evaluate(() => window.bench.ready());
+    // The Blobless column measures what the app's start-up leaves: the page must have made its calls.
+    if (ready.startupCalls.join() !== ready.expectedStartupCalls.join()) {
+      throw new Error(
+        `The bench page made the start-up calls ${ready.startupCalls.join(', ')}, not the app's ${ready.expectedStartupCalls.join(', ')}.`,
+      );
+    }
     return { page, heap, ready, close };
   } catch (err) {
     await close();

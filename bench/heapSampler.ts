@@ -67,6 +67,13 @@ export class HeapSampler {
             | undefined;
           if (!usage) return;
           const bytes = usage.usedSize + (usage.backingStorageSize ?? 0);
+          // Every sample, to see in which step of an operation a peak falls (newWorktree.ts's table).
+          if (process.env.HEAP_TRACE) {
+            const mb = (n: number) => (n / MB).toFixed(1);
+            process.stderr.write(
+              `heap ${Date.now()} ${url} used ${mb(usage.usedSize)} backing ${mb(usage.backingStorageSize ?? 0)}\n`,
+            );
+          }
           this.peaks.set(url, Math.max(this.peaks.get(url) ?? 0, bytes));
         }),
       );

@@ -6,10 +6,45 @@ export interface PhaseSample {
   stats: PhaseStats;
 }
 
+/** The history cells of one run (see run.ts measureBloblessHistory and gitCli.ts measureGitHistory). */
+export interface HistorySample {
+  git?: {
+    logFollow: PhaseSample;
+    logFollowFirstPage_s: number;
+    commitGraphWrite: PhaseSample;
+    commitGraphBytes: number;
+    logFollowChangedPaths: PhaseSample;
+    logFollowFirstPageChangedPaths_s: number;
+    followCommits: number;
+    blame: PhaseSample;
+    blameLines: number;
+  };
+  blobless?: {
+    clone: PhaseSample;
+    /** The worker's commit-graph steps summed (null when the worker recorded none). */
+    commitGraphBuild_s: number | null;
+    /** The same, step by step (workers/ops/maintenance/commitGraphUpdate.ts). */
+    commitGraphSteps_s?: Record<string, number>;
+    commitGraphWait_s: number;
+    graph: { commits: number; layers: number; bytes: number };
+    fileHistoryFirstPage: PhaseSample;
+    fileHistoryEntries: number;
+    blame: PhaseSample;
+    blameVersions: number;
+    blameLines: number;
+    lastCommits: PhaseSample;
+    lastCommitsEntries: number;
+    lastCommitsFolder: PhaseSample;
+    lastCommitsFolderEntries: number;
+  };
+}
+
 /** Everything measured for one repository in one run (one pass over the contenders). */
 export interface RunSample {
   run: number;
   order: string[];
+  /** The history cells, unless skipped. */
+  history?: HistorySample;
   git?: { cloneNoBlobs: PhaseSample; checkout: PhaseSample; fullClone: PhaseSample };
   isogit?: { clone: PhaseSample; finished: boolean; error?: string; peakHeapMB: number | null };
   blobless?: {
@@ -28,6 +63,8 @@ export interface RunSample {
     checkoutPeakHeapMB?: number | null;
     /** From a fresh profile's clone start to the README's bytes (depth-1 clone, then the README's blob). */
     firstView?: PhaseSample;
+    /** The built app opened at `?repo=<url>` in a fresh profile: from navigation to the repository shown. */
+    deepLinkCold?: PhaseSample;
     /** `--profile` only: where the clone's time went, in ms (see ProfileSample). */
     profile?: ProfileSample;
   };
@@ -42,10 +79,15 @@ export interface ProfileSample {
   pageLoad: number;
   /** `new Worker` to the worker's modules evaluated (its script's download, parse, evaluation). */
   workerStart: number | null;
-  /** The worker's first call, which opens the registry in IndexedDB (creating it in a fresh profile). */
+  /**
+   * The app's start-up calls (src/startup.ts) sent to the ones the home view waits for answered: the
+   * registry opened in IndexedDB (created, in a fresh profile) and the storage checked.
+   */
   firstCall: number;
-  /** The ingester's warm-up at page load, before the clock starts (api.warmUp). */
+  /** The ingester's warm-up (api.warmUp, the last start-up call), from the start-up calls to its end. */
   warmUp: number;
+  /** Whether the warm-up ran to its end (else an operation stopped it). */
+  warmUpDone: boolean;
   /** The clone's steps in the order they ran: name and ms. Steps may overlap (see clone.ts). */
   steps: { name: string; ms: number }[];
   /** The same steps for the first view's depth-1 clone. */
@@ -60,6 +102,8 @@ export interface RepoResult {
   url: string;
   /** The path openOneFile reads. */
   file: string;
+  /** The path the history cells read: the file of HEAD that the most commits changed. */
+  historyFile?: string;
   runs: number;
   git: {
     cloneNoBlobs_s: number | null;
@@ -71,7 +115,7 @@ export interface RepoResult {
     fullClone_s: number | null;
     fullClone_bytes: number | null;
     fullClone_requests: number | null;
-  };
+  } & Partial<GitHistoryCells>;
   isogit: {
     clone_s: number | null;
     clone_bytes: number | null;
@@ -109,7 +153,10 @@ export interface RepoResult {
     firstView_s: number | null;
     firstView_bytes: number | null;
     firstView_requests: number | null;
-  };
+    deepLinkCold_s: number | null;
+    deepLinkCold_bytes: number | null;
+    deepLinkCold_requests: number | null;
+  } & Partial<BloblessHistoryCells>;
   ratios: {
     cloneNoBlobs: number | null;
     checkout: number | null;
@@ -123,19 +170,63 @@ export interface RepoResult {
     firstViewOverGit: number | null;
     /** isomorphic-git's clone over Blobless's first view (target ≥ 10). */
     isogitOverBlobless_firstView: number | null;
-  };
+    /** The deep link's time to the repository shown over the git CLI's blob:none clone plus checkout. */
+    deepLinkColdOverGit: number | null;
+  } & Partial<HistoryRatios>;
   /** `--profile` only: each clone step's median ms over the runs. */
   profile?: {
     pageLoad: number | null;
     workerStart: number | null;
     firstCall: number | null;
     warmUp: number | null;
+    /** In how many of the runs the warm-up ran to its end before an operation stopped it. */
+    warmUpDone: number;
     steps: Record<string, number | null>;
     firstViewSteps: Record<string, number | null>;
     checkoutSteps: Record<string, number | null>;
   };
   notes: string[];
   samples: RunSample[];
+}
+
+/** The git CLI's history cells (bench/README.md says what each is). */
+export interface GitHistoryCells {
+  logFollow_s: number | null;
+  logFollowFirstPage_s: number | null;
+  commitGraphWrite_s: number | null;
+  commitGraph_bytes: number | null;
+  logFollowChangedPaths_s: number | null;
+  logFollowFirstPageChangedPaths_s: number | null;
+  followCommits: number | null;
+  blame_s: number | null;
+  blame_bytes: number | null;
+  blame_requests: number | null;
+}
+
+/** Blobless's history cells. */
+export interface BloblessHistoryCells {
+  historyClone_s: number | null;
+  commitGraphBuild_s: number | null;
+  commitGraphWait_s: number | null;
+  commitGraph_bytes: number | null;
+  commitGraphCommits: number | null;
+  commitGraphLayers: number | null;
+  fileHistoryFirstPage_s: number | null;
+  historyBlame_s: number | null;
+  historyBlame_bytes: number | null;
+  historyBlame_requests: number | null;
+  historyBlame_versions: number | null;
+  lastCommits_s: number | null;
+  lastCommitsFolder_s: number | null;
+}
+
+export interface HistoryRatios {
+  /** Blobless's blame over git blame's in a blob:none clone. */
+  historyBlameOverGit: number | null;
+  /** Old versions fetched per blob request by Blobless's blame (target ≥ 10). */
+  historyBlameVersionsPerRequest: number | null;
+  /** Blobless's first page of file history over `git log --follow -n <page>` with changed-path filters. */
+  fileHistoryOverGit: number | null;
 }
 
 export function median(values: (number | null | undefined)[]): number | null {
@@ -170,7 +261,7 @@ function phaseMedians(samples: (PhaseSample | undefined)[]) {
 }
 
 export function summarize(
-  repo: { name: string; url: string; file: string; isoCapS: number },
+  repo: { name: string; url: string; file: string; historyFile?: string; isoCapS: number },
   samples: RunSample[],
   notes: string[],
 ): RepoResult {
@@ -190,6 +281,7 @@ export function summarize(
     fetch: phaseMedians(samples.map((r) => r.blobless?.noopFetch)),
     blame: phaseMedians(samples.map((r) => r.blobless?.blame)),
     firstView: phaseMedians(samples.map((r) => r.blobless?.firstView)),
+    deepLink: phaseMedians(samples.map((r) => r.blobless?.deepLinkCold)),
   };
   const profiles = samples.map((r) => r.blobless?.profile).filter((p): p is ProfileSample => !!p);
   const stepNames = [...new Set(profiles.flatMap((p) => p.steps.map((st) => st.name)))];
@@ -205,10 +297,12 @@ export function summarize(
     );
   const checkoutNames = [...new Set(profiles.flatMap((p) => (p.checkoutSteps ?? []).map((st) => st.name)))];
   const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
+  const h = summarizeHistory(samples.map((r) => r.history).filter((x): x is HistorySample => !!x));
   return {
     name: repo.name,
     url: repo.url,
     file: repo.file,
+    ...(h ? { historyFile: repo.historyFile } : {}),
     runs: samples.length,
     git: {
       cloneNoBlobs_s: g.clone.s,
@@ -220,6 +314,7 @@ export function summarize(
       fullClone_s: g.full.s,
       fullClone_bytes: g.full.bytes,
       fullClone_requests: g.full.requests,
+      ...h?.git,
     },
     isogit: {
       clone_s: iso.s,
@@ -259,6 +354,10 @@ export function summarize(
       firstView_s: b.firstView.s,
       firstView_bytes: b.firstView.bytes,
       firstView_requests: b.firstView.requests,
+      deepLinkCold_s: b.deepLink.s,
+      deepLinkCold_bytes: b.deepLink.bytes,
+      deepLinkCold_requests: b.deepLink.requests,
+      ...h?.blobless,
     },
     ratios: {
       cloneNoBlobs: ratio(b.clone.s, g.clone.s),
@@ -270,6 +369,8 @@ export function summarize(
         b.embed.bytes === null || !b.clone.bytes ? null : round(b.embed.bytes / b.clone.bytes, 5),
       firstViewOverGit: ratio(b.firstView.s, sum(g.clone.s, g.checkout.s)),
       isogitOverBlobless_firstView: ratio(iso.s, b.firstView.s),
+      deepLinkColdOverGit: ratio(b.deepLink.s, sum(g.clone.s, g.checkout.s)),
+      ...h?.ratios,
     },
     ...(profiles.length > 0
       ? {
@@ -278,6 +379,7 @@ export function summarize(
             workerStart: round(median(profiles.map((p) => p.workerStart)), 1),
             firstCall: round(median(profiles.map((p) => p.firstCall)), 1),
             warmUp: round(median(profiles.map((p) => p.warmUp)), 1),
+            warmUpDone: profiles.filter((p) => p.warmUpDone).length,
             steps: stepMedians(stepNames, (p) => p.steps),
             firstViewSteps: stepMedians(stepNames, (p) => p.firstViewSteps),
             checkoutSteps: stepMedians(checkoutNames, (p) => p.checkoutSteps),
@@ -287,6 +389,132 @@ export function summarize(
     notes,
     samples,
   };
+}
+
+/** The history cells' medians over the runs that measured them; undefined when none did. */
+function summarizeHistory(
+  runs: HistorySample[],
+): { git: GitHistoryCells; blobless: BloblessHistoryCells; ratios: HistoryRatios } | undefined {
+  if (runs.length === 0) return undefined;
+  const g = runs.map((r) => r.git);
+  const b = runs.map((r) => r.blobless);
+  const num = (xs: (number | null | undefined)[], digits = 3) => round(median(xs), digits);
+  const gitBlame = phaseMedians(g.map((x) => x?.blame));
+  const blame = phaseMedians(b.map((x) => x?.blame));
+  const versions = median(b.map((x) => (x?.blame.s === null ? null : x?.blameVersions)));
+  const git: GitHistoryCells = {
+    logFollow_s: phaseMedians(g.map((x) => x?.logFollow)).s,
+    logFollowFirstPage_s: num(g.map((x) => x?.logFollowFirstPage_s)),
+    commitGraphWrite_s: phaseMedians(g.map((x) => x?.commitGraphWrite)).s,
+    commitGraph_bytes: median(g.map((x) => x?.commitGraphBytes)),
+    logFollowChangedPaths_s: phaseMedians(g.map((x) => x?.logFollowChangedPaths)).s,
+    logFollowFirstPageChangedPaths_s: num(g.map((x) => x?.logFollowFirstPageChangedPaths_s)),
+    followCommits: median(g.map((x) => x?.followCommits)),
+    blame_s: gitBlame.s,
+    blame_bytes: gitBlame.bytes,
+    blame_requests: gitBlame.requests,
+  };
+  const blobless: BloblessHistoryCells = {
+    historyClone_s: phaseMedians(b.map((x) => x?.clone)).s,
+    commitGraphBuild_s: num(b.map((x) => x?.commitGraphBuild_s)),
+    commitGraphWait_s: num(b.map((x) => x?.commitGraphWait_s)),
+    commitGraph_bytes: median(b.map((x) => x?.graph.bytes)),
+    commitGraphCommits: median(b.map((x) => x?.graph.commits)),
+    commitGraphLayers: median(b.map((x) => x?.graph.layers)),
+    fileHistoryFirstPage_s: phaseMedians(b.map((x) => x?.fileHistoryFirstPage)).s,
+    historyBlame_s: blame.s,
+    historyBlame_bytes: blame.bytes,
+    historyBlame_requests: blame.requests,
+    historyBlame_versions: versions,
+    lastCommits_s: phaseMedians(b.map((x) => x?.lastCommits)).s,
+    lastCommitsFolder_s: phaseMedians(b.map((x) => x?.lastCommitsFolder)).s,
+  };
+  return {
+    git,
+    blobless,
+    ratios: {
+      historyBlameOverGit: ratio(blobless.historyBlame_s, git.blame_s),
+      historyBlameVersionsPerRequest: ratio(versions, blame.requests),
+      fileHistoryOverGit: ratio(blobless.fileHistoryFirstPage_s, git.logFollowFirstPageChangedPaths_s),
+    },
+  };
+}
+
+const HISTORY_GROUPS = ['git', 'blobless', 'ratios'] as const;
+const HISTORY_KEYS: Record<(typeof HISTORY_GROUPS)[number], readonly string[]> = {
+  git: [
+    'logFollow_s',
+    'logFollowFirstPage_s',
+    'commitGraphWrite_s',
+    'commitGraph_bytes',
+    'logFollowChangedPaths_s',
+    'logFollowFirstPageChangedPaths_s',
+    'followCommits',
+    'blame_s',
+    'blame_bytes',
+    'blame_requests',
+  ],
+  blobless: [
+    'historyClone_s',
+    'commitGraphBuild_s',
+    'commitGraphWait_s',
+    'commitGraph_bytes',
+    'commitGraphCommits',
+    'commitGraphLayers',
+    'fileHistoryFirstPage_s',
+    'historyBlame_s',
+    'historyBlame_bytes',
+    'historyBlame_requests',
+    'historyBlame_versions',
+    'lastCommits_s',
+    'lastCommitsFolder_s',
+  ],
+  ratios: ['historyBlameOverGit', 'historyBlameVersionsPerRequest', 'fileHistoryOverGit'],
+};
+
+interface ReportLike {
+  date: string;
+  durationS: number;
+  machine: unknown;
+  options: unknown;
+  repos: RepoResult[];
+}
+
+/**
+ * `--only history`: the history cells of `fresh` written into the results file `existing` holds, whose
+ * other cells, samples and keys stay as they were; the run itself is described under `history`. A
+ * repository the file does not have yet is added whole.
+ */
+export function mergeHistoryCells(existing: unknown, fresh: ReportLike): unknown {
+  if (!existing || typeof existing !== 'object' || !Array.isArray((existing as ReportLike).repos))
+    return fresh;
+  const out = structuredClone(existing) as ReportLike & { history?: unknown };
+  out.history = {
+    date: fresh.date,
+    durationS: fresh.durationS,
+    machine: fresh.machine,
+    options: fresh.options,
+  };
+  for (const repo of fresh.repos) {
+    const old = out.repos.find((r) => r.name === repo.name) as
+      | (RepoResult & { historySamples?: unknown; historyNotes?: string[] })
+      | undefined;
+    if (!old) {
+      out.repos.push(repo);
+      continue;
+    }
+    old.historyFile = repo.historyFile;
+    // Sizes may be measured in separate runs: each says when its cells were taken.
+    (old as { historyDate?: string }).historyDate = fresh.date;
+    for (const group of HISTORY_GROUPS) {
+      const from = repo[group] as Record<string, unknown>;
+      const to = old[group] as Record<string, unknown>;
+      for (const key of HISTORY_KEYS[group]) to[key] = from[key] ?? null;
+    }
+    old.historySamples = repo.samples.map((r) => ({ run: r.run, history: r.history }));
+    old.historyNotes = repo.notes;
+  }
+  return out;
 }
 
 // ---- the printed table -------------------------------------------------------------------------------
@@ -386,6 +614,15 @@ export function formatTable(results: RepoResult[]): string {
         `Blobless/git clone+checkout ${fmtRatio(ratios.firstViewOverGit)}; isomorphic-git/Blobless ${fmtRatio(ratios.isogitOverBlobless_firstView, ratios.isogitOverBlobless_isLowerBound)}`,
         '< 1.5 s; ≥ 10',
       ],
+      [
+        '',
+        'deep link, cold (the app at ?repo=, to the tree shown)',
+        '',
+        cell(b.deepLinkCold_s, b.deepLinkCold_bytes, b.deepLinkCold_requests),
+        '',
+        `Blobless/git clone+checkout ${fmtRatio(ratios.deepLinkColdOverGit)}`,
+        '',
+      ],
       ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
       [
         '',
@@ -396,6 +633,7 @@ export function formatTable(results: RepoResult[]): string {
         '',
         '',
       ],
+      ...historyRows(r),
       [
         '',
         'worker peak JS heap',
@@ -421,6 +659,59 @@ export function formatTable(results: RepoResult[]): string {
   return markdownTable(rows);
 }
 
+/** The history cells beside git's, when they were measured. */
+function historyRows(r: RepoResult): string[][] {
+  if (!r.historyFile) return [];
+  const { git: g, blobless: b, ratios } = r;
+  const graph =
+    b.commitGraph_bytes === null || b.commitGraph_bytes === undefined
+      ? 'n/a'
+      : `built in ${fmtS(b.commitGraphBuild_s ?? null)}, ${fmtBytes(b.commitGraph_bytes)}, ${b.commitGraphLayers} layers`;
+  const gitGraph =
+    g.commitGraph_bytes === null || g.commitGraph_bytes === undefined
+      ? 'n/a'
+      : `written in ${fmtS(g.commitGraphWrite_s ?? null)}, ${fmtBytes(g.commitGraph_bytes)}`;
+  const s = (x: number | null | undefined) => fmtS(x ?? null);
+  return [
+    [
+      '',
+      `commit-graph with changed paths (${b.commitGraphCommits ?? '–'} commits)`,
+      gitGraph,
+      graph,
+      '',
+      '',
+      '',
+    ],
+    [
+      '',
+      `file history, first page (${r.historyFile})`,
+      `log --follow -n 50: ${s(g.logFollowFirstPage_s)}; with the graph ${s(g.logFollowFirstPageChangedPaths_s)}; whole (${g.followCommits ?? '–'} commits) ${s(g.logFollow_s)} / ${s(g.logFollowChangedPaths_s)}`,
+      s(b.fileHistoryFirstPage_s),
+      '',
+      `Blobless/git with the graph ${fmtRatio(ratios.fileHistoryOverGit ?? null)}`,
+      '< 1 s on large',
+    ],
+    [
+      '',
+      'blame, after the history arrived',
+      cell(g.blame_s ?? null, g.blame_bytes ?? null, g.blame_requests ?? null),
+      `${cell(b.historyBlame_s ?? null, b.historyBlame_bytes ?? null, b.historyBlame_requests ?? null)} (${b.historyBlame_versions ?? '–'} versions)`,
+      '',
+      `Blobless/git ${fmtRatio(ratios.historyBlameOverGit ?? null)}; versions per request ${fmtRatio(ratios.historyBlameVersionsPerRequest ?? null)}`,
+      '< 5 s on large; ≥ 10 per request',
+    ],
+    [
+      '',
+      'last commits of the root; of the file’s folder',
+      '',
+      `${s(b.lastCommits_s)}; ${s(b.lastCommitsFolder_s)}`,
+      '',
+      '',
+      '< 1 s on large',
+    ],
+  ];
+}
+
 /** `--profile`: a clone's fixed costs per repository, one column each, medians in ms. */
 export function formatProfile(results: RepoResult[]): string {
   const withProfile = results.filter((r) => r.profile);
@@ -432,10 +723,13 @@ export function formatProfile(results: RepoResult[]): string {
     ['step (ms, median)', ...withProfile.map((r) => r.name)],
     ['page load (navigation to script running)', ...withProfile.map((r) => ms(r.profile!.pageLoad))],
     ['worker start (new Worker to modules evaluated)', ...withProfile.map((r) => ms(r.profile!.workerStart))],
-    ['first call (registry opened in IndexedDB)', ...withProfile.map((r) => ms(r.profile!.firstCall))],
     [
-      'warm-up of the ingester (page load, before the clock)',
-      ...withProfile.map((r) => ms(r.profile!.warmUp)),
+      'start-up calls (registry opened, storage checked)',
+      ...withProfile.map((r) => ms(r.profile!.firstCall)),
+    ],
+    [
+      'warm-up of the ingester (start-up call, to its end; runs that finished it)',
+      ...withProfile.map((r) => `${ms(r.profile!.warmUp)} (${r.profile!.warmUpDone} of ${r.runs})`),
     ],
     ...names.map((name) => [`clone: ${name}`, ...withProfile.map((r) => ms(r.profile!.steps[name]))]),
     ...names.map((name) => [

@@ -5,11 +5,11 @@
  *
  *   npm run bench -- [--url URL]... [--sizes small,medium,large] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
- *                    [--profile] [--skip blame,...]
+ *                    [--profile] [--skip blame,...] [--only history]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,14 +18,17 @@ import { build } from 'vite';
 import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
-import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBenchPage } from './browser.ts';
+import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBuiltPage } from './browser.ts';
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
-import { measureGitCli, pickFile } from './gitCli.ts';
+import { measureDeepLink } from './deepLink.ts';
+import { measureGitCli, measureGitHistory, pickFile } from './gitCli.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
 import {
   fmtBytes,
   formatProfile,
   formatTable,
+  type HistorySample,
+  mergeHistoryCells,
   type PhaseSample,
   type ProfileSample,
   type RepoResult,
@@ -37,6 +40,8 @@ const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
 /** Where bench/vite.config.ts builds the bench page. */
 const PAGE_DIR = join(ROOT, '.cache', 'bench-page');
+/** Where the app itself is built for the deep-link cell (the project's vite.config.ts, as `npm run build`). */
+const APP_DIR = join(ROOT, '.cache', 'bench-app');
 
 /** The default sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. */
 const SIZES = {
@@ -74,6 +79,7 @@ function parseOptions() {
       'skip-build': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       skip: { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -105,11 +111,31 @@ function parseOptions() {
     skipBuild: values['skip-build'],
     profile: values.profile,
     skip: new Set(parseSkip(values.skip)),
+    only: parseOnly(values.only),
   };
 }
 
-const SKIPPABLE = ['openOneFile', 'blame', 'embedOneFile', 'noopFetch', 'firstView', 'isogit'] as const;
+const SKIPPABLE = [
+  'openOneFile',
+  'blame',
+  'embedOneFile',
+  'noopFetch',
+  'firstView',
+  'deepLink',
+  'isogit',
+  'history',
+] as const;
 type Skippable = (typeof SKIPPABLE)[number];
+
+/** `--only history`: the history cells alone, merged into the results file's other cells, which are kept. */
+function parseOnly(value: string | undefined): 'history' | null {
+  if (value === undefined) return null;
+  if (value !== 'history') throw new Error(`--only takes history, not ${value}.`);
+  return value;
+}
+
+/** The first page of file history, as the app's history view asks for it (src/views/FileHistoryView.tsx). */
+const FILE_HISTORY_PAGE = 50;
 
 function parseSkip(value: string | undefined): Skippable[] {
   const names = (value ?? '').split(',').filter(Boolean);
@@ -129,9 +155,20 @@ async function main() {
     if (!opts.skipBuild) {
       log('bench: building the bench page into .cache/bench-page');
       await build({ configFile: join(BENCH_DIR, 'vite.config.ts'), logLevel: 'warn' });
+      if (!opts.skip.has('deepLink')) {
+        log('bench: building the app into .cache/bench-app');
+        await build({
+          configFile: join(ROOT, 'vite.config.ts'),
+          root: ROOT,
+          logLevel: 'warn',
+          build: { outDir: APP_DIR, emptyOutDir: true, sourcemap: false },
+        });
+      }
     }
-    const pageServer = await serveBenchPage(PAGE_DIR);
+    const pageServer = await serveBuiltPage(PAGE_DIR);
     closers.push(pageServer.close);
+    const appServer = await serveBuiltPage(APP_DIR);
+    closers.push(appServer.close);
 
     const relays = new Map<string, CountingRelay>();
     const relayFor = async (url: string) => {
@@ -189,7 +226,8 @@ async function main() {
       timedOut: new Set(),
       timeoutMs: opts.opTimeoutS * 1000,
     };
-    for (const repo of repos) results.push(await benchRepo(repo, pageServer.url, opts, ops));
+    const pages = { bench: pageServer.url, app: appServer.url };
+    for (const repo of repos) results.push(await benchRepo(repo, pages, opts, ops));
 
     const machine = {
       nproc: availableParallelism(),
@@ -216,7 +254,8 @@ async function main() {
       timedOut: [...ops.timedOut],
       repos: results,
     };
-    await writeFile(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+    const written = opts.only ? mergeHistoryCells(await readResults(opts.out), report) : report;
+    await writeFile(opts.out, `${JSON.stringify(written, null, 2)}\n`);
     const table = formatTable(results);
     process.stdout.write(`\n${table}\n\n`);
     if (opts.profile) process.stdout.write(`${formatProfile(results)}\n\n`);
@@ -232,9 +271,24 @@ async function main() {
 
 type RunOptions = ReturnType<typeof parseOptions>;
 
+async function readResults(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Where the bench page and the built app are served. */
+interface Pages {
+  bench: string;
+  app: string;
+}
+
 async function benchRepo(
   repo: BenchRepo,
-  pageUrl: string,
+  pages: Pages,
   opts: RunOptions,
   ops: OperationState,
 ): Promise<RepoResult> {
@@ -245,7 +299,13 @@ async function benchRepo(
   // Also the warm-up: the server's first clone of a repository reads it from disk.
   const picked = await pickFile(repo.relayed);
   const file = fileOverride ?? picked.path;
+  const historyFile = fileOverride ?? picked.busiest.path;
   log(`\nbench: ${repo.name} (${picked.files} files at HEAD; opening ${file}), ${repo.runs} run(s)`);
+  if (!opts.skip.has('history')) {
+    log(
+      `bench: ${repo.name}: history cells on ${historyFile} (${picked.busiest.commits} commits changed it)`,
+    );
+  }
 
   const samples: RunSample[] = [];
   for (let run = 0; run < repo.runs; run++) {
@@ -265,7 +325,7 @@ async function benchRepo(
       return { s, stats };
     };
 
-    for (const contender of order) {
+    for (const contender of opts.only ? [] : order) {
       try {
         if (contender === 'git') {
           const times = await measureGitCli(repo.relayed, {
@@ -278,7 +338,7 @@ async function benchRepo(
           };
         } else if (contender === 'isogit') {
           if (opts.skip.has('isogit')) continue;
-          const profile = await openFreshProfile(pageUrl);
+          const profile = await openFreshProfile(pages.bench);
           try {
             profile.heap.reset();
             relay.setPhase(phaseName('isogit', 'clone'));
@@ -306,7 +366,7 @@ async function benchRepo(
             await profile.close();
           }
         } else {
-          sample.blobless = await measureBlobless(repo, pageUrl, file, phaseName, measured, ops, notes, opts);
+          sample.blobless = await measureBlobless(repo, pages, file, phaseName, measured, ops, notes, opts);
         }
       } catch (err) {
         const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -314,9 +374,153 @@ async function benchRepo(
         log(`${tag} ${contender} failed: ${message}`);
       }
     }
+    if (!opts.skip.has('history')) {
+      sample.history = {};
+      for (const contender of run % 2 === 0 ? ['git', 'blobless'] : ['blobless', 'git']) {
+        try {
+          if (contender === 'git') {
+            const t = await measureGitHistory(repo.relayed, historyFile, FILE_HISTORY_PAGE, {
+              phase: (name) => relay.setPhase(phaseName('git', name)),
+            });
+            sample.history.git = {
+              logFollow: await measured('git', 'logFollow', t.logFollow),
+              logFollowFirstPage_s: t.logFollowFirstPage,
+              commitGraphWrite: await measured('git', 'commitGraphWrite', t.commitGraphWrite),
+              commitGraphBytes: t.commitGraphBytes,
+              logFollowChangedPaths: await measured('git', 'logFollowChangedPaths', t.logFollowChangedPaths),
+              logFollowFirstPageChangedPaths_s: t.logFollowFirstPageChangedPaths,
+              followCommits: t.followCommits,
+              blame: await measured('git', 'blame', t.blame),
+              blameLines: t.blameLines,
+            };
+          } else {
+            sample.history.blobless = await measureBloblessHistory(
+              repo,
+              pages.bench,
+              historyFile,
+              phaseName,
+              measured,
+              ops,
+            );
+          }
+        } catch (err) {
+          const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+          notes.add(`${contender} history cells failed in run ${run + 1}: ${message}`);
+          log(`${tag} ${contender} history cells failed: ${message}`);
+        }
+      }
+    }
     samples.push(sample);
   }
-  return summarize({ name: repo.name, url: repo.url, file, isoCapS: repo.isoCapS }, samples, [...notes]);
+  return summarize({ name: repo.name, url: repo.url, file, historyFile, isoCapS: repo.isoCapS }, samples, [
+    ...notes,
+  ]);
+}
+
+/**
+ * Blobless's history cells, in one fresh profile: a clone with the whole history (no blobs), then a wait
+ * for the commit-graph the worker writes after it (its build time is the sum of the worker's
+ * `blobless:commitGraph:*` timeline measures). Each cell then runs in a new worker (the page reloaded, the
+ * repository stored), after an untimed readTree of the folder a person comes from, so no cell reuses
+ * another's walk: file history's first page, blame, and the last commits of the root and of the file's
+ * folder.
+ */
+async function measureBloblessHistory(
+  repo: BenchRepo,
+  pageUrl: string,
+  file: string,
+  phaseName: (contender: string, phase: string) => string,
+  measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
+  ops: OperationState,
+): Promise<NonNullable<HistorySample['blobless']>> {
+  const { relay } = repo;
+  const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+  const profile = await openFreshProfile(pageUrl);
+  try {
+    const { page } = profile;
+    relay.setPhase(phaseName('blobless', 'historyClone'));
+    const cloned = await withTimeout(
+      page.evaluate((url) => window.bench.bloblessHistoryClone(url), repo.relayed),
+      ops.timeoutMs,
+      'Blobless clone and commit-graph',
+    );
+    const clone = await measured('blobless', 'historyClone', cloned.cloneMs / 1000);
+    const raw = await profile.heap.evaluate(
+      'git.worker',
+      `JSON.stringify(performance.getEntriesByType('measure').filter((e) => e.name.startsWith('blobless:commitGraph:')).map((e) => [e.name.slice(21), e.duration]))`,
+    );
+    // Each step summed over the writes (one inline, or an inline attempt then the background write).
+    const steps: Record<string, number> = {};
+    for (const [name, ms] of raw ? (JSON.parse(raw) as [string, number][]) : []) {
+      steps[name] = (steps[name] ?? 0) + ms / 1000;
+    }
+    const buildMs = raw ? Object.values(steps).reduce((a, b) => a + b, 0) * 1000 : null;
+    log(
+      `[${repo.name}] blobless commit-graph: ${Object.entries(steps)
+        .map(([name, sec]) => `${name} ${sec.toFixed(2)} s`)
+        .join(
+          ', ',
+        )}; ${cloned.graph.commits} commits, ${cloned.graph.layers} layers, ${fmtBytes(cloned.graph.bytes)}`,
+    );
+    const { repoId, ref } = cloned;
+    const inNewWorker = async <T extends { ms: number }>(
+      phase: string,
+      from: string,
+      run: () => Promise<T>,
+    ): Promise<{ sample: PhaseSample; result: T }> => {
+      await page.reload();
+      await page.waitForFunction(() => window.bench !== undefined);
+      await page.evaluate(() => window.bench.ready());
+      relay.setPhase(phaseName('blobless', `${phase}.folder`));
+      await page.evaluate(([id, r, path]) => window.bench.bloblessOpenFolder(id, r, path), [
+        repoId,
+        ref,
+        from,
+      ] as const);
+      relay.setPhase(phaseName('blobless', phase));
+      const result = await withTimeout(run(), ops.timeoutMs, `Blobless ${phase}`);
+      return { sample: await measured('blobless', phase, result.ms / 1000), result };
+    };
+    const history = await inNewWorker('fileHistoryFirstPage', folder, () =>
+      page.evaluate(([id, r, path, limit]) => window.bench.bloblessFileHistory(id, r, path, limit), [
+        repoId,
+        ref,
+        file,
+        FILE_HISTORY_PAGE,
+      ] as const),
+    );
+    const blame = await inNewWorker('historyBlame', folder, () =>
+      page.evaluate(([id, r, path]) => window.bench.bloblessBlame(id, r, path), [repoId, ref, file] as const),
+    );
+    const rootLast = await inNewWorker('lastCommits', '', () =>
+      page.evaluate(([id, r]) => window.bench.bloblessLastCommits(id, r, ''), [repoId, ref] as const),
+    );
+    const folderLast = await inNewWorker('lastCommitsFolder', folder, () =>
+      page.evaluate(([id, r, path]) => window.bench.bloblessLastCommits(id, r, path), [
+        repoId,
+        ref,
+        folder,
+      ] as const),
+    );
+    return {
+      clone,
+      commitGraphBuild_s: buildMs === null ? null : buildMs / 1000,
+      commitGraphSteps_s: steps,
+      commitGraphWait_s: cloned.graphWaitMs / 1000,
+      graph: cloned.graph,
+      fileHistoryFirstPage: history.sample,
+      fileHistoryEntries: history.result.entries,
+      blame: blame.sample,
+      blameVersions: blame.result.versionsFetched,
+      blameLines: blame.result.lines,
+      lastCommits: rootLast.sample,
+      lastCommitsEntries: rootLast.result.entries,
+      lastCommitsFolder: folderLast.sample,
+      lastCommitsFolderEntries: folderLast.result.entries,
+    };
+  } finally {
+    await profile.close();
+  }
 }
 
 /** Shared across repositories: what the worker has, and what timed out (not tried again in this run). */
@@ -352,7 +556,7 @@ async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promi
 
 async function measureBlobless(
   repo: BenchRepo,
-  pageUrl: string,
+  pages: Pages,
   file: string,
   phaseName: (contender: string, phase: string) => string,
   measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
@@ -395,7 +599,7 @@ async function measureBlobless(
   };
 
   // Clone without blobs and checkout of the result, in one fresh profile, as p5600 chains them.
-  const profile = await openFreshProfile(pageUrl);
+  const profile = await openFreshProfile(pages.bench);
   let cloneNoBlobs: PhaseSample;
   let checkout = await notMeasured('checkout');
   let noopFetch = await notMeasured('noopFetch');
@@ -454,7 +658,7 @@ async function measureBlobless(
   let openOneFile = await notMeasured('openOneFile');
   let blame = await notMeasured('blame');
   if (canRead) {
-    const cold = await openFreshProfile(pageUrl);
+    const cold = await openFreshProfile(pages.bench);
     try {
       let opened: { repoId: string; ref: string } | undefined;
       openOneFile = await phase('openOneFile', async () => {
@@ -482,7 +686,7 @@ async function measureBlobless(
   // The widget's case: in yet another fresh profile, readFileMinimal through the widget's worker.
   let embedOneFile = await notMeasured('embedOneFile');
   if (!opts.skip.has('embedOneFile')) {
-    const widget = await openFreshProfile(pageUrl);
+    const widget = await openFreshProfile(pages.bench);
     try {
       embedOneFile = await phase('embedOneFile', () =>
         widget.page.evaluate(([url, path]) => window.bench.embedOneFile(url, path), [
@@ -497,7 +701,7 @@ async function measureBlobless(
   // The app's first view of a new clone, in a fresh profile: the tip's tree and README, history to follow.
   let firstView = await notMeasured('firstView');
   if (!opts.skip.has('firstView')) {
-    const first = await openFreshProfile(pageUrl);
+    const first = await openFreshProfile(pages.bench);
     try {
       firstView = await phase('firstView', () =>
         first.page.evaluate((url) => window.bench.bloblessFirstView(url), repo.relayed),
@@ -509,12 +713,24 @@ async function measureBlobless(
       await first.close();
     }
   }
+  // The deep link, cold: the built app opened at ?repo=, in a fresh profile, to the repository shown.
+  let deepLinkCold = await notMeasured('deepLink');
+  if (!opts.skip.has('deepLink')) {
+    deepLinkCold = await phase('deepLink', () =>
+      measureDeepLink(pages.app, repo.relayed, {
+        timeoutMs: ops.timeoutMs,
+        // The history fill the app starts behind the view counts elsewhere.
+        onShown: () => relay.setPhase(`${repo.name}/after-deep-link`),
+      }),
+    );
+  }
   return {
     cloneNoBlobs,
     checkout,
     openOneFile,
     embedOneFile,
     firstView,
+    deepLinkCold,
     profile: profileSample,
     noopFetch,
     blame,
@@ -546,6 +762,7 @@ async function readProfile(
     workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
     firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
     warmUp: startup.warmUpMs,
+    warmUpDone: startup.warmUpOutcome === 'done',
     steps: worker.measures
       .filter(([name]) => name.startsWith(`blobless:${op}:`))
       .sort((a, b) => a[1] - b[1])

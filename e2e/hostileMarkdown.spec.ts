@@ -128,7 +128,7 @@ test('the app: no case of the README leaves the rewrite, and a public repo loads
   // A hash that does not decode does nothing, here or in another file's link, nor in the address.
   await body.getByRole('link', { name: 'a broken hash', exact: true }).click();
   await body.getByRole('link', { name: 'another file, with a broken hash' }).click();
-  await expect(page.getByTestId('markdown').locator('h1#user-content-other')).toBeVisible();
+  await expect(page.getByTestId('markdown').locator('.md-h1#user-content-other')).toBeVisible();
   expect(new URL(page.url()).searchParams.get('path')).toBe('docs/other.md');
   await page.getByTestId('markdown').getByRole('link', { name: 'back' }).click();
   await expect(body.locator(PIXEL)).toBeVisible();

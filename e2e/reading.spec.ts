@@ -62,11 +62,11 @@ test.afterAll(async () => {
 test('the repo home shows the tree, then the README rendered with GitHub’s flavour', async () => {
   await open({});
   const md = page.getByTestId('markdown');
-  await expect(md.locator('h1')).toHaveText(/Reading fixture/);
+  await expect(md.locator('.md-h1')).toHaveText(/Reading fixture/);
   await expect(md.locator('table td').first()).toHaveText('Tables');
   await expect(md.locator('input[type="checkbox"]')).toHaveCount(2);
   await expect(md.locator('input[type="checkbox"]').first()).toBeChecked();
-  await expect(md.locator('h2#user-content-second-heading')).toBeVisible();
+  await expect(md.locator('.md-h2#user-content-second-heading')).toBeVisible();
   // Fenced code is highlighted.
   await expect(md.locator('pre code.hljs .hljs-keyword').first()).toHaveText('const');
   // The relative image is read from the repo and shown.
@@ -84,7 +84,7 @@ test('relative links open inside the repo at the same commit, headings included'
   await page.getByTestId('markdown').getByRole('link', { name: 'its install part' }).click();
   await expect(page).toHaveURL(/path=docs%2Fguide\.md/);
   await expect(page).toHaveURL(/#user-content-install$/);
-  await expect(page.getByTestId('markdown').locator('h2')).toHaveText(/Install/);
+  await expect(page.getByTestId('markdown').locator('.md-h2')).toHaveText(/Install/);
   // A Markdown file opened on its own shows rendered, with a toggle to its source.
   await page.getByRole('button', { name: 'Code' }).click();
   expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
@@ -181,7 +181,16 @@ test('blame equals git blame --porcelain line by line, in at most one blob reque
     });
     const before = blobRequests;
     const id = await repoIdOf(p);
+    // Blame's second blob request is held back: the lines attributed before it are on screen meanwhile.
+    let posts = 0;
+    await p.route(/\/reading\.git\/git-upload-pack$/, async (route) => {
+      if (route.request().method() === 'POST' && ++posts === 2) await new Promise((r) => setTimeout(r, 2000));
+      await route.continue();
+    });
     await p.goto(`/?${new URLSearchParams({ repo: id, path, view: 'blame' })}`);
+    const partial = p.getByTestId('blame-partial');
+    await expect(partial.locator('tr:not([data-commit=""])').first()).toBeVisible();
+    await expect(partial.locator('tr[data-commit=""]').first()).toBeVisible();
     const rows = p.getByTestId('blame').locator('tr');
     const porcelain = gitIn(['blame', '--porcelain', 'main', '--', path]);
     const expected = [...porcelain.matchAll(/^([0-9a-f]{40}) (\d+) (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);

@@ -403,6 +403,8 @@ test('keyboard: a skip link, one h1, focus follows a folder opened, one tab stop
   await page.goto(`/?${new URLSearchParams({ repo: `${gitServer}/features.git` })}`);
   const tree = page.getByTestId('file-tree');
   await expect(tree).toBeVisible({ timeout: 90_000 });
+  // Counted once the README, whose own `#` heading would be a second h1, is on the page.
+  await expect(page.getByTestId('markdown').getByRole('heading').first()).toBeVisible();
   await expect(page.getByRole('heading', { level: 1 })).toHaveCount(1);
   await page.keyboard.press('Tab');
   await expect(page.getByRole('link', { name: 'Skip to content' })).toBeFocused();

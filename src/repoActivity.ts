@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RepoEvent } from '../workers/api.ts';
-import { gitClient } from './gitClient.ts';
+import { startup } from './gitClient.ts';
 
 /**
  * What the workers of other tabs are doing to stored repositories, from their BroadcastChannel events:
@@ -24,7 +24,7 @@ let events: Promise<{ channel: string; origin: string }> | undefined;
 function start(): void {
   if (started || typeof BroadcastChannel !== 'function') return;
   started = true;
-  events = gitClient.repoEvents();
+  events = startup.repoEvents;
   void events.then(({ channel: name, origin }) => listen(new BroadcastChannel(name), origin));
 }
 

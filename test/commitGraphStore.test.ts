@@ -6,7 +6,11 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { api } from '../workers/api.ts';
+import { COMMIT_GRAPHS_DIR } from '../workers/ops/common/commitGraphAccess.ts';
+import { commitGraphStep } from '../workers/ops/maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import { flushRepoFs, openRepoFs } from '../workers/store/repoFs.ts';
+import { withRepoLock } from '../workers/store/repoLock.ts';
 import { exportRepo } from './support/cloneOracle.ts';
 import { git } from './support/git.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
@@ -110,5 +114,43 @@ describe('the commit-graph, written as history arrives', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('a long history is written in steps, each the layer git writes given the same commits', async () => {
+    const { repoId } = await api.clone({ url: `${serverUrl}/blame.git` });
+    await maintenanceIdle(repoId);
+    // The clone wrote its graph at once (a short history): removed, so that the steps write it again.
+    await withRepoLock(repoId, 'test', async () => {
+      const fs = openRepoFs(repoId).promises;
+      for (const name of (await fs.readdir(COMMIT_GRAPHS_DIR)) as string[])
+        await fs.unlink(`${COMMIT_GRAPHS_DIR}/${name}`);
+      await flushRepoFs(repoId);
+    });
+    const twin = join(tmp(), 'twin-steps.git');
+    await git(['clone', '-q', '--bare', '--filter=blob:none', `${serverUrl}/blame.git`, twin], {
+      env: GIT_ENV,
+    });
+    const total = Number((await git(['rev-list', '--all', '--count'], { cwd: twin, env: GIT_ENV })).trim());
+    // 120 commits; then a step told at once that an operation waits (it stops after its first check);
+    // then the rest. git's strategy leaves two layers: 120, and the other two merged.
+    const steps = [{ maxCommits: 120 }, { stopWhen: async () => true }, {}];
+    const sizes: number[] = [];
+    let left = -1;
+    for (const hooks of steps) {
+      const step = await withRepoLock(repoId, 'test', () => commitGraphStep(repoId, hooks));
+      if (!step) throw new Error('The repository is shallow.');
+      sizes.push(step.written.length);
+      left = step.left;
+      await git(['commit-graph', 'write', '--split', '--changed-paths', '--stdin-commits', '--no-progress'], {
+        cwd: twin,
+        env: GIT_ENV,
+        input: step.written.map((oid) => `${oid}\n`).join(''),
+      });
+      const ours = await exportAndVerify(repoId, `step-${sizes.length}`);
+      expect(await chainOf(ours)).toEqual(await chainOf(twin));
+    }
+    expect(sizes).toEqual([120, 32, total - 152]);
+    expect(left).toBe(0);
+    expect(Object.keys(await chainOf(twin))).toHaveLength(3);
   });
 });

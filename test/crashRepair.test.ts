@@ -41,6 +41,21 @@ async function expectWholePacks(repoId: string): Promise<void> {
   }
 }
 
+/** Stops `checkout` at checkout:files-written and terminates the worker; what IndexedDB held then. */
+async function terminatedAtFilesWritten(
+  repoId: string,
+  checkout: () => Promise<unknown>,
+): Promise<Set<number>> {
+  const pause = pauseAt('checkout:files-written');
+  const running = checkout();
+  running.catch(() => undefined);
+  await pause.paused;
+  const stored = await repoFsBackend(repoId).storedInodes();
+  setCrashHook(undefined);
+  await terminateWorker();
+  return stored;
+}
+
 describe('a clone', () => {
   it('terminated between its files and its record: repair deletes the database and says so', async () => {
     const before = new Set(await databaseNames());
@@ -111,13 +126,7 @@ describe('a checkout of features.git', () => {
     await api.checkout(repoId, 'dev');
     // main adds .gitmodules and notes/README.txt to dev: new files, staged as written (STAGE_BYTES 1).
     repoFsBackend(repoId).stageBytes = 1;
-    const pause = pauseAt('checkout:files-written');
-    const running = api.checkout(repoId, 'main');
-    running.catch(() => undefined);
-    await pause.paused;
-    const stored = await repoFsBackend(repoId).storedInodes();
-    setCrashHook(undefined);
-    await terminateWorker();
+    const stored = await terminatedAtFilesWritten(repoId, () => api.checkout(repoId, 'main'));
 
     const report = await repairStores();
     const mine = report.removed.filter((r) => r.startsWith('features'));
@@ -152,6 +161,32 @@ describe('a checkout of features.git', () => {
     const result = await api.checkout(repoId, 'feature/x');
     expect(result.blobsFetched).toBe(0);
     await expectWorktreeOf(await rev(repo, 'feature/x'));
+    await checkedExport(repoId, tmp(), `export-${exports++}`);
+  });
+});
+
+describe('a first checkout, into no working tree (files stored as their blobs arrive)', () => {
+  it('terminated before its commit: repair deletes the files stored ahead, the blobs stay, the next one fetches none', async () => {
+    const repo = 'features.git';
+    const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
+    const stored = await terminatedAtFilesWritten(repoId, () => api.checkout(repoId, 'main'));
+
+    const name = (await getRepo(repoId))!.name;
+    const report = await repairStores();
+    const mine = report.removed.filter((r) => r.startsWith(`${name}:`));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatch(/: deleted [1-9]\d* stored file contents that no file names/);
+    expect((await repoFsBackend(repoId).storedInodes()).size).toBeLessThan(stored.size);
+    // As the clone left it: no working tree, no index.
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual([]);
+    expect(await openRepoFs(repoId).promises.readdir(GITDIR)).not.toContain('index');
+    await expectWholePacks(repoId);
+
+    const result = await api.checkout(repoId, 'main');
+    expect(result.blobsFetched).toBe(0);
+    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
+      await gitCheckoutOf(join(fixturesDir, repo), await rev(repo, 'main'), tmp()),
+    );
     await checkedExport(repoId, tmp(), `export-${exports++}`);
   });
 });

@@ -1,6 +1,8 @@
 // The line diff against git on every commit of the fixture histories: each commit's patch against its
 // first parent, built by workers/diff from the blobs, equals `git diff --full-index --no-renames` byte for
 // byte (headers, hunk headers with their function lines, "\ No newline at end of file", binary files).
+// Every fixture with a history runs here but medium, large and wide (minutes each) and the hostile ones:
+// `DIFF_ORACLE_EXTRA=medium.git,large.git,wide.git npx vitest run test/lineDiffOracle.test.ts` adds them.
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { type FileSide, formatFilePatch } from '../workers/diff/filePatch.ts';
@@ -12,8 +14,17 @@ const NULL_OID = '0'.repeat(40);
 const UTF8 = new TextEncoder();
 
 describe('line diff, against git diff on every commit', () => {
-  for (const repo of ['blame.git', 'features.git', 'small-sized.git']) {
-    it(`${repo}: each commit's patch equals git's`, { timeout: 240_000 }, async () => {
+  for (const repo of [
+    'blame.git',
+    'features.git',
+    'small-sized.git',
+    'reading.git',
+    'refs.git',
+    'typechange.git',
+    'basic.git',
+    ...(process.env.DIFF_ORACLE_EXTRA ?? '').split(',').filter(Boolean),
+  ]) {
+    it(`${repo}: each commit's patch equals git's`, { timeout: 900_000 }, async () => {
       const gitDir = join(fixturesDir, repo);
       const commits = await allCommits(gitDir);
       const [raw, expected] = await Promise.all([

@@ -2,7 +2,7 @@
 // paths, file history with --follow, blame's attribution and compare.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
+import { api, type BlameProgress } from '../workers/api.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
@@ -84,6 +84,30 @@ describe('blame', () => {
     expect(requests).toBe(result.requests);
     expect(requests).toBeLessThanOrEqual(Math.ceil(versions / 10));
     expect(progress.at(-1)).toBe(result.lines.length);
+  });
+
+  it('reports lines as it attributes them, before the versions it has yet to fetch arrive', async () => {
+    const fresh = (await api.clone({ url: `${serverUrl}/reading.git` })).repoId;
+    const reports: BlameProgress[] = [];
+    const result = await api.blame(fresh, 'main', 'src/blame.txt', (p) => reports.push(structuredClone(p)));
+    expect(reports.filter((r) => r.fileLines)).toHaveLength(1);
+    expect(reports.find((r) => r.fileLines)!.fileLines).toEqual(result.lines.map((l) => l.text));
+    // Every line once, as the result attributes it, its commit named in that report or an earlier one.
+    const shown: string[] = [];
+    const named = new Set<string>();
+    for (const r of reports) {
+      for (const oid of Object.keys(r.commits ?? {})) named.add(oid);
+      for (const f of r.found ?? []) {
+        expect(shown[f.line]).toBeUndefined();
+        expect(named.has(f.commit)).toBe(true);
+        shown[f.line] = `${f.commit} ${f.origLine} ${f.origPath}`;
+      }
+    }
+    expect(shown).toEqual(result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`));
+    // Streaming, not a report at the end: lines reached the listener while blobs were still to come.
+    expect(result.requests).toBeGreaterThan(1);
+    const early = reports.filter((r) => r.found?.length && r.requests < result.requests);
+    expect(early.length).toBeGreaterThan(0);
   });
 
   it('follows a rename, as git blame does', async () => {

@@ -1,5 +1,6 @@
 import { withAuthRequired } from './ops/common/authRequired.ts';
 import { forgetRepo } from './ops/common/repoAccess.ts';
+import { type CommitGraphStatus, commitGraphStatus } from './ops/maintenance/commitGraphUpdate.ts';
 import { stopWarmUp, warmUpOnce } from './ops/maintenance/ingesterWarmUp.ts';
 import { type BlameProgress, type BlameResult, blame } from './ops/read/blame.ts';
 import { type Comparison, compareRefs } from './ops/read/compare.ts';
@@ -79,6 +80,7 @@ export type {
   CloneProgress,
   CloneResult,
   CommitDiff,
+  CommitGraphStatus,
   CommitOptions,
   CommitResult,
   CommitSummary,
@@ -293,6 +295,11 @@ export const api = {
     signal?: AbortSignal,
   ): Promise<BlameResult> {
     return withAuthRequired(repoId, () => blame(repoId, ref, path, { onProgress, signal }));
+  },
+
+  /** The commit-graph's size once the writes scheduled so far are done (the benchmark's history cells). */
+  commitGraphStatus(repoId: string): Promise<CommitGraphStatus> {
+    return commitGraphStatus(repoId);
   },
 
   /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */

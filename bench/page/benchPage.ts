@@ -8,6 +8,10 @@ export type UpcomingOperation = 'checkout' | 'readFile' | 'fetch';
 
 export interface PageReady {
   available: Record<UpcomingOperation, boolean>;
+  /** The calls the page made through the worker boundary at start-up, by name, in order. */
+  startupCalls: string[];
+  /** The app's start-up calls (src/startup.ts STARTUP_CALLS): the driver refuses a page whose calls differ. */
+  expectedStartupCalls: string[];
 }
 
 export interface BloblessCloneTiming {
@@ -36,6 +40,30 @@ export interface BlameTiming {
   lines: number;
   /** Blob requests blame itself made. */
   requests: number;
+  /** Old versions' blobs it fetched in them. */
+  versionsFetched: number;
+}
+
+export interface HistoryCloneTiming {
+  /** clone({ url }): every commit and tree, no blob. */
+  cloneMs: number;
+  /** From the clone's end until the commit-graph writes it scheduled were done. */
+  graphWaitMs: number;
+  repoId: string;
+  ref: string;
+  graph: { commits: number; layers: number; bytes: number };
+}
+
+export interface FileHistoryTiming {
+  ms: number;
+  entries: number;
+  more: boolean;
+}
+
+export interface LastCommitsTiming {
+  ms: number;
+  entries: number;
+  unresolved: number;
 }
 
 export interface EmbedOneFileTiming {
@@ -60,11 +88,15 @@ export interface StartupTimes {
   moduleStartMs: number;
   /** `new Worker` returned. */
   workerCreatedMs: number;
-  /** The worker's first call (opening the registry in IndexedDB) was sent, and when it answered. */
+  /**
+   * The app's start-up calls (src/startup.ts) were sent, and when the ones its home view waits for had
+   * answered (the stored repositories listed, the storage checked): from then on a person can paste a URL.
+   */
   firstCallSentMs: number;
   firstCallAnsweredMs: number;
-  /** The ingester's warm-up at page load (api.warmUp), waited for before any measurement. */
+  /** The ingester's warm-up (the last start-up call): from the start-up calls to its end, done or stopped. */
   warmUpMs: number;
+  warmUpOutcome: 'done' | 'stopped';
   /** The page's `performance.timeOrigin`, to place the worker's own clock beside the page's. */
   timeOrigin: number;
 }
@@ -78,13 +110,19 @@ export interface IsogitTiming {
 
 export interface BenchPage {
   ready(): Promise<PageReady>;
-  startupTimes(): StartupTimes;
+  startupTimes(): Promise<StartupTimes>;
   bloblessFirstView(url: string): Promise<FirstViewTiming>;
   bloblessClone(url: string): Promise<BloblessCloneTiming>;
   bloblessCheckout(repoId: string, ref: string): Promise<Timing>;
   bloblessNoopFetch(repoId: string): Promise<Timing>;
   bloblessOpenOneFile(url: string, path: string): Promise<OpenOneFileTiming>;
   bloblessBlame(repoId: string, ref: string, path: string): Promise<BlameTiming>;
+  /** A clone with its whole history, then a wait for the commit-graph the worker writes after it. */
+  bloblessHistoryClone(url: string): Promise<HistoryCloneTiming>;
+  /** The folder view a person comes from (readTree), untimed, before one of the history cells. */
+  bloblessOpenFolder(repoId: string, ref: string, path: string): Promise<Timing>;
+  bloblessFileHistory(repoId: string, ref: string, path: string, limit: number): Promise<FileHistoryTiming>;
+  bloblessLastCommits(repoId: string, ref: string, path: string): Promise<LastCommitsTiming>;
   embedOneFile(url: string, path: string): Promise<EmbedOneFileTiming>;
   isogitClone(url: string, capMs: number): Promise<IsogitTiming>;
   /**

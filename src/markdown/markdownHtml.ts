@@ -15,6 +15,12 @@ export interface MarkdownLinks {
    * reader asks (`loadHeldResources`): a private repository's README must not tell a third party who reads it.
    */
   holdExternal?: boolean;
+  /**
+   * Levels the page's own headings take above the document: its `#` becomes an h2 under a page whose h1
+   * names the repository, so the page keeps one h1 in every browser and tool (an `aria-level` on an h1 is
+   * not honoured by all of them). The look follows the Markdown level (`md-h1`…), not the tag.
+   */
+  headingShift?: number;
 }
 
 /**
@@ -100,7 +106,8 @@ export async function markdownHtml(source: string, links: MarkdownLinks): Promis
     if (a.namespaceURI === SVG_NS) a.replaceWith(...a.childNodes);
   for (const el of fragment.querySelectorAll('*')) rewriteAttributes(el, !!links.holdExternal);
 
-  for (const h of fragment.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+  for (const found of fragment.querySelectorAll('h1, h2, h3, h4, h5, h6')) {
+    const h = shiftHeading(found, links.headingShift ?? 0);
     const id = ANCHOR_PREFIX + slug(h.textContent ?? '');
     h.id = id;
     const anchor = document.createElement('a');
@@ -137,10 +144,24 @@ export async function markdownHtml(source: string, links: MarkdownLinks): Promis
   }
   for (const input of fragment.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')) {
     input.disabled = true;
+    // A task list's box is named by its item's text.
+    input.setAttribute('aria-label', input.parentElement?.textContent?.trim() || 'Task');
   }
   const holder = document.createElement('div');
   holder.append(fragment);
   return holder.innerHTML;
+}
+
+/** `heading` as the heading `shift` levels below it (h6 at most), marked with its Markdown level for the look. */
+function shiftHeading(heading: Element, shift: number): Element {
+  const level = Number(heading.tagName[1]);
+  if (shift === 0) return heading;
+  const shifted = heading.ownerDocument.createElement(`h${Math.min(6, level + shift)}`);
+  for (const attr of heading.attributes) shifted.setAttribute(attr.name, attr.value);
+  shifted.classList.add(`md-h${level}`);
+  shifted.append(...heading.childNodes);
+  heading.replaceWith(shifted);
+  return shifted;
 }
 
 function prefixed(id: string): string {

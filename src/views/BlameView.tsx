@@ -9,18 +9,31 @@ import { navigate, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 
 /**
- * What a blame's progress may carry as its walk goes: the lines attributed so far (a line not attributed
- * yet has an empty `commit`) and the commits they name. Shown as they come, then replaced by the result.
+ * The lines attributed so far, from blame's progress reports (a line not attributed yet has a null
+ * `commit`), and the commits they name. Shown as they come, then replaced by the result.
  */
 type PartialBlame = {
-  lines?: (Omit<BlameLine, 'commit'> & { commit: string | null })[];
-  commits?: Record<string, CommitSummary>;
+  lines: (Omit<BlameLine, 'commit'> & { commit: string | null })[];
+  commits: Record<string, CommitSummary>;
 };
+
+/** A progress report folded into what is shown: the file's lines once, then each report's attributions. */
+function withReport(partial: PartialBlame | null, p: BlameProgress): PartialBlame | null {
+  if (!partial && !p.fileLines) return null;
+  const lines = p.fileLines
+    ? p.fileLines.map((text) => ({ text, commit: null, origLine: 0, origPath: '' }))
+    : partial!.lines;
+  if (!p.found?.length && !p.fileLines) return partial;
+  const next = p.found?.length ? [...lines] : lines;
+  for (const f of p.found ?? []) next[f.line] = { ...next[f.line], ...f };
+  return { lines: next, commits: { ...partial?.commits, ...p.commits } };
+}
 
 /** git blame for one file, the full width; the old versions' blobs arrive in a few batches, with progress and cancel. */
 export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: string; path: string }) {
   const [result, setResult] = useState<BlameResult | null>(null);
   const [progress, setProgress] = useState<BlameProgress | null>(null);
+  const [partial, setPartial] = useState<PartialBlame | null>(null);
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
   const [controller, setController] = useState<AbortController | null>(null);
   const [html, setHtml] = useState<string[] | null>(null);
@@ -32,7 +45,13 @@ export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: st
     setResult(null);
     setError(null);
     setProgress(null);
-    withToken(() => gitClient.blame(repoId, gitRef, path, proxy(setProgress), abort.signal))
+    setPartial(null);
+    const onProgress = (p: BlameProgress) => {
+      if (abort.signal.aborted) return;
+      setProgress(p);
+      setPartial((shown) => withReport(shown, p));
+    };
+    withToken(() => gitClient.blame(repoId, gitRef, path, proxy(onProgress), abort.signal))
       .then(setResult)
       .catch(
         (err: RemoteOperationError) =>
@@ -48,7 +67,6 @@ export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: st
     return () => abort.abort();
   }, [repoId, gitRef, path]);
 
-  const partial = (progress as PartialBlame | null) ?? null;
   const lines = result?.lines ?? partial?.lines ?? null;
   const commits = result?.commits ?? partial?.commits ?? {};
   const text = lines ? lines.map((l) => l.text).join('\n') : null;

@@ -1,11 +1,20 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { RepoSummary } from '../../workers/api.ts';
 import { formatBytes } from '../format.ts';
-import { gitClient } from '../gitClient.ts';
+import { gitClient, startup } from '../gitClient.ts';
 import { useRepoActivity } from '../repoActivity.ts';
 import { askPersistence, readStorage, type StorageState } from '../storage.ts';
 import { CloneForm } from './CloneForm.tsx';
 import { RepoList } from './RepoList.tsx';
+
+let startupListTaken = false;
+
+/** The page load's list (a start-up call) the first time Home shows, a fresh one every time after. */
+function listRepos(): Promise<RepoSummary[]> {
+  if (startupListTaken) return gitClient.listRepos();
+  startupListTaken = true;
+  return startup.listRepos;
+}
 
 export function Home() {
   const [repos, setRepos] = useState<RepoSummary[] | null>(null);
@@ -14,7 +23,7 @@ export function Home() {
 
   const refresh = useCallback(async () => {
     try {
-      setRepos(await gitClient.listRepos());
+      setRepos(await listRepos());
       setStorage(await readStorage());
     } catch (err) {
       setLoadError((err as Error).message);

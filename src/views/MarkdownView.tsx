@@ -43,6 +43,8 @@ export function MarkdownView({
         return routeHref({ path: target.path, commit: null, view: null }) + hash;
       },
       holdExternal,
+      // The page's h1 names the repository: the document's headings sit one level below it.
+      headingShift: 1,
     })
       .then((h) => !cancelled && setHtml(h))
       .catch((err: Error) => !cancelled && setError(err.message));
@@ -72,15 +74,6 @@ export function MarkdownView({
           img.src = url;
         })
         .catch(() => img.setAttribute('data-missing', 'true'));
-    }
-    // The page has its own h1 (the repository's name): the document's headings sit one level below it, for
-    // a screen reader's outline, while keeping their tags (and so their look and their anchors).
-    for (const h of root.querySelectorAll<HTMLElement>('h1, h2, h3, h4, h5, h6')) {
-      h.setAttribute('aria-level', String(Math.min(6, Number(h.tagName[1]) + 1)));
-    }
-    // A task list's boxes are named by their item's text.
-    for (const box of root.querySelectorAll<HTMLInputElement>('li > input[type="checkbox"]')) {
-      box.setAttribute('aria-label', box.parentElement?.textContent?.trim() || 'Task');
     }
     const blocks = root.querySelectorAll<HTMLElement>('pre code[class*="language-"]');
     if (blocks.length) {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { RepairReport } from '../../workers/api.ts';
-import { gitClient } from '../gitClient.ts';
+import { startup } from '../gitClient.ts';
 
 /**
  * The worker checks the stored repositories once when it starts (startup repair): what a tab closed
@@ -9,8 +9,7 @@ import { gitClient } from '../gitClient.ts';
 export function RepairNotice() {
   const [report, setReport] = useState<RepairReport | null>(null);
   useEffect(() => {
-    gitClient
-      .startupRepair()
+    startup.startupRepair
       .then(
         (r) => setReport(r.removed.length || r.reported.length ? r : null),
         (err: Error) => setReport({ removed: [], reported: [`The storage check failed: ${err.message}`] }),

@@ -52,6 +52,13 @@ const GENERATION_KEY = '!generation';
  */
 export const STAGE_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Contents stored ahead of the tree that will name them (stageAhead) may be in transactions not yet
+ * complete up to about this many bytes; past it, the next stageAhead waits for the oldest to complete. It
+ * bounds what a checkout holds in memory while IndexedDB writes behind it.
+ */
+export const STAGE_AHEAD_BYTES = 16 * 1024 * 1024;
+
 /** Buffers whose writer gave them up (a pack just received), so stored without a defensive copy. */
 const handedOver = new WeakSet<Uint8Array>();
 
@@ -91,6 +98,14 @@ export class BatchedIdb {
   private commitWaiters: ((committed: boolean) => void)[] = [];
   /** Set by kill(): this instance stands for a terminated worker and stores nothing any more. */
   private dead = false;
+  /** Contents staged ahead (stageAhead) waiting for their transaction, by inode, and their bytes. */
+  private ahead = new Map<number, Uint8Array>();
+  private aheadBytes = 0;
+  /** Transactions of contents staged ahead not yet complete, oldest first. */
+  private aheadInFlight: { bytes: number; done: Promise<void> }[] = [];
+  private aheadInFlightBytes = 0;
+  /** The first transaction of contents staged ahead that failed: every later call throws it. */
+  private aheadError: unknown = null;
   /** The generation this worker's tree was loaded at or last committed. */
   generation: string | undefined;
   /** Whether a save carrying no file may be committed (repoFs: only under the repo's write lock). */
@@ -205,6 +220,84 @@ export class BatchedIdb {
    */
   noteNewInode(inode: number): void {
     if (this.holds > 0) this.fresh.add(inode);
+  }
+
+  /**
+   * Stores the contents of a file that no tree names yet, under an inode number nobody else will use
+   * (RepoFsBackend.reserveInode), in transactions of about `stageBytes`, without holding writes: what the
+   * inode will be once a held write places it (adoptStagedAhead), or what dropStagedAhead deletes. Waits
+   * while STAGE_AHEAD_BYTES are in transactions not yet complete. `data` is stored as it is: the caller
+   * must not change it afterwards. A crash leaves unnamed records, which startup repair deletes.
+   */
+  async stageAhead(inode: number, data: Uint8Array): Promise<void> {
+    if (this.aheadError !== null) throw this.aheadError;
+    if (this.dead) return;
+    this.ahead.set(inode, data);
+    this.aheadBytes += data.byteLength;
+    if (this.aheadBytes >= this.stageBytes) this.storeAhead();
+    while (this.aheadInFlightBytes > STAGE_AHEAD_BYTES && this.aheadInFlight.length > 0) {
+      await this.aheadInFlight[0].done;
+    }
+    if (this.aheadError !== null) throw this.aheadError;
+  }
+
+  /** Resolves once every content staged ahead so far is stored; throws if one could not be. */
+  async flushStagedAhead(): Promise<void> {
+    if (this.aheadBytes > 0 || this.ahead.size > 0) this.storeAhead();
+    while (this.aheadInFlight.length > 0) await this.aheadInFlight[0].done;
+    if (this.aheadError !== null) throw this.aheadError;
+  }
+
+  /**
+   * The held write that places these inodes in the tree names them from its commit on: until then they
+   * are this hold's staged contents, deleted if it is discarded.
+   */
+  adoptStagedAhead(inodes: Iterable<number>): void {
+    if (this.holds === 0) throw new Error('BatchedIdb.adoptStagedAhead() outside a hold');
+    for (const inode of inodes) this.staged.add(inode);
+  }
+
+  /** Deletes contents staged ahead that no tree will name (the checkout that staged them failed). */
+  dropStagedAhead(inodes: number[]): Promise<void> {
+    this.ahead.clear();
+    this.aheadBytes = 0;
+    this.aheadError = null;
+    if (inodes.length === 0 || this.dead) return Promise.resolve();
+    // Chained after the puts, so none lands after its delete. If the delete fails, repair finds them.
+    const run = this.chain.then(() =>
+      this.transact((store) => {
+        for (const inode of inodes) store.delete(inode);
+      }).catch(() => undefined),
+    );
+    this.chain = run;
+    return run;
+  }
+
+  private storeAhead(): void {
+    const batch = this.ahead;
+    const bytes = this.aheadBytes;
+    this.ahead = new Map();
+    this.aheadBytes = 0;
+    const run = this.chain.then(async () => {
+      if (this.aheadError !== null || this.dead) return;
+      try {
+        await this.transact((store) => {
+          for (const [inode, data] of batch) store.put(data, inode);
+          // IndexedDB took its copy with each put: this worker need not hold them until the commit.
+          batch.clear();
+        });
+      } catch (err) {
+        this.aheadError ??= await storageErrorWithFigures(err, 'the changes', bytes);
+      }
+    });
+    this.chain = run;
+    const entry = { bytes, done: run };
+    this.aheadInFlight.push(entry);
+    this.aheadInFlightBytes += bytes;
+    void run.finally(() => {
+      this.aheadInFlight.splice(this.aheadInFlight.indexOf(entry), 1);
+      this.aheadInFlightBytes -= bytes;
+    });
   }
 
   /** Stores the fresh contents pending now, in a transaction of their own, ahead of the commit. */

@@ -1,4 +1,7 @@
-// The paths and modes of the git index (`/.git/index`), read straight from its bytes. isomorphic-git
+import { sha1 } from '../pack/objectHash.ts';
+
+// The git index (`/.git/index`): its paths and modes read straight from its bytes, and a whole index
+// written for a working tree checked out from nothing (ops/worktree/newWorktree.ts). isomorphic-git
 // keeps its index parser to itself, and walking its STAGE took 1.0 to 1.9 s for 20,000 entries in Node
 // where this parse takes 8 to 21 ms (an index `git update-index --index-info` wrote, 7 runs, 2 shared
 // cores); a checkout asks it before every switch (ops/worktree/typeChanges.ts).
@@ -30,4 +33,74 @@ export function parseIndexModes(bytes: Uint8Array): Map<string, string> | null {
     at += Math.floor((end - at + 8) / 8) * 8;
   }
   return modes;
+}
+
+/** One index entry: a file as the working tree holds it (lightning-fs's lstat), and its blob. */
+export interface IndexEntry {
+  path: string;
+  oid: string;
+  /** As git writes it: 0o100644, 0o100755, 0o120000 or 0o160000. */
+  mode: number;
+  stat: {
+    ctimeMs: number;
+    mtimeMs: number;
+    dev: number;
+    ino: number;
+    uid: number;
+    gid: number;
+    size: number;
+  };
+}
+
+const utf8 = new TextEncoder();
+const UINT32 = 2 ** 32;
+
+/**
+ * gitformat-index, version 2, stage 0 only, no extensions: entries sorted by the bytes of their paths,
+ * times split into seconds and nanoseconds as isomorphic-git splits lightning-fs's milliseconds (so its
+ * status finds the files unchanged), then the SHA-1 of all before it.
+ */
+export function serializeIndex(entries: IndexEntry[]): Uint8Array {
+  const named = entries.map((entry) => ({ entry, name: utf8.encode(entry.path) }));
+  named.sort((a, b) => compareBytes(a.name, b.name));
+  let length = 12 + 20;
+  // 62 bytes of fields, the name, then 1 to 8 NULs up to a multiple of 8.
+  for (const { name } of named) length += Math.floor((62 + name.length + 8) / 8) * 8;
+  const out = new Uint8Array(length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x44495243); // DIRC
+  view.setUint32(4, 2);
+  view.setUint32(8, named.length);
+  let at = 12;
+  for (const { entry, name } of named) {
+    const { stat } = entry;
+    const fields = [
+      ...seconds(stat.ctimeMs),
+      ...seconds(stat.mtimeMs),
+      stat.dev,
+      stat.ino,
+      entry.mode,
+      stat.uid,
+      stat.gid,
+      stat.size,
+    ];
+    for (let i = 0; i < fields.length; i++) view.setUint32(at + i * 4, fields[i] % UINT32);
+    for (let i = 0; i < 20; i++) out[at + 40 + i] = Number.parseInt(entry.oid.slice(i * 2, i * 2 + 2), 16);
+    view.setUint16(at + 60, Math.min(name.length, 0xfff));
+    out.set(name, at + 62);
+    at += Math.floor((62 + name.length + 8) / 8) * 8;
+  }
+  out.set(sha1(out.subarray(0, at)), at);
+  return out;
+}
+
+function seconds(ms: number): [number, number] {
+  const s = Math.floor(ms / 1000);
+  return [s, Math.floor((ms - s * 1000) * 1_000_000)];
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return a.length - b.length;
 }

@@ -11,6 +11,8 @@ export type PromiseFs = FS.PromisifiedFS;
 export interface OpenRepoFs {
   fs: FS;
   db: BatchedIdb;
+  /** Absent when made with lightning-fs's own backend (fixInodeWalk false, for benchmarks). */
+  backend?: RepoFsBackend;
 }
 
 const open = new Map<string, OpenRepoFs>();
@@ -59,7 +61,7 @@ export function createBatchedFs(name: string, opts: { fixInodeWalk?: boolean } =
   db.onCommitFailed = () => {
     void deactivate(fs).catch(() => undefined);
   };
-  return { fs, db };
+  return { fs, db, backend };
 }
 
 /**
@@ -69,24 +71,124 @@ export function createBatchedFs(name: string, opts: { fixInodeWalk?: boolean } =
  * unlike the walk it never hands out again the number of a file deleted meanwhile, which is harmless.
  */
 export class RepoFsBackend extends DefaultBackend {
+  private next = 0;
+  private counted: unknown;
+  /** An inode reserved earlier (reserveInode) for the file being placed now (place). */
+  private placing: number | undefined;
+  private walk: () => number = () => 0;
+
   override async init(name: string, options?: object): Promise<void> {
     await super.init(name, options);
     const cache = this._cache;
-    const walk = cache.autoinc.bind(cache);
-    let counted: unknown;
-    let next = 0;
+    this.walk = cache.autoinc.bind(cache);
     const db = (options as { db?: unknown } | undefined)?.db;
     cache.autoinc = () => {
-      if (cache._root !== counted) {
-        counted = cache._root;
-        next = walk();
-      }
-      const inode = next++;
+      if (this.placing !== undefined) return this.placing;
+      const inode = this.reserveInode();
       // Numbered past everything the loaded tree names: its contents are new to IndexedDB.
       if (db instanceof BatchedIdb) db.noteNewInode(inode);
       return inode;
     };
   }
+
+  /**
+   * A number no file of the tree has, nor will be given: counted on from one walk per loaded tree, never
+   * below a number this worker gave out before (a reserved one is in no tree until it is placed).
+   */
+  reserveInode(): number {
+    const cache = this._cache;
+    if (cache._root !== this.counted) {
+      this.counted = cache._root;
+      this.next = Math.max(this.next, this.walk());
+    }
+    return this.next++;
+  }
+
+  /**
+   * Names `inode` (its contents already stored, BatchedIdb.stageAhead) as the file at `filepath`, which
+   * does not exist yet, making its parent folders as writeFile would. In-memory only, as every change of
+   * lightning-fs's tree: the next superblock save stores it. The file system must be active.
+   */
+  place(filepath: string, inode: number, size: number, mode: number): void {
+    const cache = this._cache;
+    const parts = filepath.split('/').filter(Boolean);
+    let dir = '';
+    for (const part of parts.slice(0, -1)) {
+      dir += `/${part}`;
+      try {
+        cache.mkdir(dir, { mode: 0o777 });
+      } catch {
+        // there already
+      }
+    }
+    this.placing = inode;
+    try {
+      cache.writeStat(filepath, size, { mode });
+    } finally {
+      this.placing = undefined;
+    }
+  }
+}
+
+/** File contents stored ahead of the held write that names them (stageFileAhead, placeStagedFiles). */
+export interface StagedFile {
+  inode: number;
+  size: number;
+}
+
+function backendOf(repoId: string): { db: BatchedIdb; backend: RepoFsBackend } {
+  const { db, backend } = openEntry(repoId);
+  if (!backend) throw new Error('Files are staged ahead only through RepoFsBackend');
+  return { db, backend };
+}
+
+/**
+ * Stores `data` as the contents of a file the repo's tree does not name yet, without holding its writes
+ * (BatchedIdb.stageAhead): a checkout writes a working tree's files as their blobs arrive, and names them
+ * all in one held write at the end (placeStagedFiles), or drops them (dropStagedFiles). Waits while
+ * IndexedDB is behind.
+ */
+export async function stageFileAhead(repoId: string, data: Uint8Array): Promise<StagedFile> {
+  const { db, backend } = backendOf(repoId);
+  // lightning-fs loads its tree on first use: the numbering counts on from it.
+  await openRepoFs(repoId)
+    .promises.stat('/')
+    .catch(() => undefined);
+  const inode = backend.reserveInode();
+  await db.stageAhead(inode, data);
+  return { inode, size: data.byteLength };
+}
+
+/** Resolves once every file staged ahead is stored; throws the storage error if one could not be. */
+export function flushStagedFiles(repoId: string): Promise<void> {
+  return backendOf(repoId).db.flushStagedAhead();
+}
+
+/**
+ * Inside writeAllOrNothing: names each staged file at its path (which must not exist), with lightning-fs's
+ * mode (0o666, or 0o777 for an executable, as writeFile is given them). Their contents are then the held
+ * batch's: committed with it, or deleted if it is discarded.
+ */
+export async function placeStagedFiles(
+  repoId: string,
+  files: Iterable<{ path: string; staged: StagedFile; mode: number }>,
+): Promise<void> {
+  const { db, backend } = backendOf(repoId);
+  if (!db.held) throw new Error('placeStagedFiles() outside writeAllOrNothing');
+  // Active now, and nothing awaits below: no deactivation can drop the tree in between.
+  await openRepoFs(repoId).promises.stat('/');
+  const inodes: number[] = [];
+  for (const { path, staged, mode } of files) {
+    backend.place(path, staged.inode, staged.size, mode);
+    inodes.push(staged.inode);
+  }
+  db.adoptStagedAhead(inodes);
+}
+
+/** Deletes files staged ahead that will not be placed (the checkout that staged them failed). */
+export function dropStagedFiles(repoId: string, files: StagedFile[]): Promise<void> {
+  const entry = open.get(repoId);
+  return entry ? entry.db.dropStagedAhead(files.map((f) => f.inode)) : Promise.resolve();
 }
 
 /** The repo's storage backend, for tests and benchmarks that count its transactions. */

@@ -249,6 +249,16 @@ export async function tryRepoLock<T>(
   return got ?? 'busy';
 }
 
+/**
+ * Whether an operation (of any tab or worker) waits for the repo's lock now: background work holding it
+ * stops at its next safe point and lets the operation go first.
+ */
+export async function repoLockWanted(repoId: string): Promise<boolean> {
+  const name = repoLockName(repoId);
+  const state = await locks().query?.();
+  return (state?.pending ?? []).some((p) => p.name === name);
+}
+
 async function withHeld<T>(repoId: string, what: string, fn: () => Promise<T>): Promise<T> {
   heldHere.set(repoId, { what });
   post({ type: 'busy', repoId, what, origin: WORKER_ORIGIN });

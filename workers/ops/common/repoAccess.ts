@@ -85,6 +85,35 @@ export function evictPacksFromCache(repoId: string, checksums: string[]): void {
   }
 }
 
+/**
+ * Lets go of every pack isomorphic-git loaded for `repo` (their bytes, offsets and cached objects): the
+ * next read loads what it needs again. For a long write that reads no more of them (newWorktree.ts).
+ */
+export function forgetLoadedPacks(repo: RepoHandle): void {
+  const cache = repo.cache as Record<symbol, unknown>;
+  for (const key of Object.getOwnPropertySymbols(cache)) {
+    const packs = cache[key];
+    if (key.description === 'PackfileCache' && packs instanceof Map) packs.clear();
+  }
+}
+
+/**
+ * Makes isomorphic-git read the index again: it remembers an index it found missing as missing for good
+ * (isIndexStale), so one written by other means (ops/worktree/newWorktree.ts) must be announced. Its parsed
+ * indexes sit under a private symbol named `IndexCache`, keyed by path; a version that keeps them
+ * otherwise would go on seeing no index, which the checkout tests would show.
+ */
+export function forgetIndexCache(repo: RepoHandle): void {
+  const cache = repo.cache as Record<symbol, unknown>;
+  for (const key of Object.getOwnPropertySymbols(cache)) {
+    const entry = cache[key] as { map?: unknown; stats?: unknown } | undefined;
+    if (key.description !== 'IndexCache' || !(entry?.map instanceof Map) || !(entry.stats instanceof Map))
+      continue;
+    entry.map.delete(`${repo.gitdir}/index`);
+    entry.stats.delete(`${repo.gitdir}/index`);
+  }
+}
+
 /** Branch, tag, remote branch or (abbreviated) commit id to a commit id. */
 export async function resolveCommit(repo: RepoHandle, ref: string): Promise<string> {
   const { fs, gitdir, cache } = repo;

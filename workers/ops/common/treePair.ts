@@ -12,16 +12,41 @@ interface Entry {
   mode: string;
 }
 
+/**
+ * Trees already read, by id, for a caller diffing many commits in a row: a commit's tree is its child's
+ * parent tree, so each is read once, not twice. Bounded by the caller (see TreeEntriesCache.limit).
+ */
+export class TreeEntriesCache {
+  private readonly trees = new Map<string, Entry[]>();
+
+  constructor(private readonly limit: number) {}
+
+  get(oid: string): Entry[] | undefined {
+    return this.trees.get(oid);
+  }
+
+  set(oid: string, entries: Entry[]): void {
+    // Forgetting all at once costs a few reads again; an LRU's bookkeeping would cost every read.
+    if (this.trees.size >= this.limit) this.trees.clear();
+    this.trees.set(oid, entries);
+  }
+}
+
 /** A checked tree's entries (checkedTrees.ts: HostileTreeError for one git refuses), in git's order. */
 async function readEntries(
   repo: RepoHandle,
   oid: string | null,
   prefix: string,
   depth: number,
+  cache?: TreeEntriesCache,
 ): Promise<Entry[]> {
   if (oid === null) return [];
+  const known = cache?.get(oid);
+  if (known) return known;
   // A checked tree is in git's order already, where a folder sorts as "name/".
-  return readCheckedTree(repo, oid, prefix, depth);
+  const entries = await readCheckedTree(repo, oid, prefix, depth);
+  cache?.set(oid, entries);
+  return entries;
 }
 
 /** A file on one side of a tree pair: blob, symlink or submodule. */
@@ -51,6 +76,7 @@ export async function walkTreePair(
   prefix: string,
   visit: (path: string, a: Leaf, b: Leaf) => void,
   unchanged: boolean,
+  cache?: TreeEntriesCache,
 ): Promise<void> {
   const frames: PairFrame[] = [];
   const slice = new TimeSlice();
@@ -59,8 +85,8 @@ export async function walkTreePair(
     if (a === b && !unchanged) return;
     await slice.pause();
     const [olds, news] = await Promise.all([
-      readEntries(repo, a, at, depth),
-      readEntries(repo, b, at, depth),
+      readEntries(repo, a, at, depth, cache),
+      readEntries(repo, b, at, depth, cache),
     ]);
     frames.push({ olds, news, i: 0, j: 0, prefix: at, depth });
   };
@@ -103,9 +129,10 @@ export async function changedPaths(
   repo: RepoHandle,
   oldTree: string | null,
   newTree: string,
+  cache?: TreeEntriesCache,
 ): Promise<string[]> {
   const paths: string[] = [];
-  await walkTreePair(repo, oldTree, newTree, '', (path) => paths.push(path), false);
+  await walkTreePair(repo, oldTree, newTree, '', (path) => paths.push(path), false, cache);
   return paths;
 }
 

@@ -77,14 +77,21 @@ export function scheduleRepack(repoId: string): void {
 
 /**
  * Runs `task` in the background, after the repo's other maintenance and under its lock taken only when free
- * (see scheduleRepack), unless the same `what` is already waiting to run. Failures are logged: a task must
- * leave the repo whole when it fails.
+ * (see scheduleRepack), unless the same `what` is already waiting to run, once `before` resolves if given.
+ * Failures are logged: a task must leave the repo whole when it fails.
  */
-export function scheduleUnderLock(repoId: string, what: string, task: () => Promise<unknown>): void {
+export function scheduleUnderLock(
+  repoId: string,
+  what: string,
+  task: () => Promise<unknown>,
+  opts: { before?: () => Promise<void> } = {},
+): void {
   const key = `${what}\0${repoId}`;
   if (scheduled.has(key) || deferred.has(key)) return;
   scheduled.add(key);
   serialized(repoId, async () => {
+    // Awaited before the lock is asked for (a long task's next step waits for the worker to be quiet).
+    await opts.before?.();
     scheduled.delete(key);
     const outcome = await tryRepoLock(repoId, what, task);
     if (outcome === 'busy') deferUntilLockFree(repoId, key, what, task);

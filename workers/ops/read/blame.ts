@@ -51,7 +51,19 @@ export type BlameProgress = {
   /** Versions of the file whose content was fetched so far. */
   versionsFetched: number;
   requests: number;
+  /** The file's lines, once, in the first report after its content was read: what `found` attributes. */
+  fileLines?: string[];
+  /** Lines attributed since the last report, `line` being the 0-based line of the file. */
+  found?: (Omit<BlameLine, 'text'> & { line: number })[];
+  /** The commits `found` names that no earlier report named. */
+  commits?: Record<string, CommitSummary>;
 };
+
+/**
+ * Attributed lines wait at most this long for a report, so a view re-renders a few times a second and
+ * not once per commit; a report also goes out before each blob request, which can take seconds.
+ */
+export const BLAME_REPORT_MS = 150;
 
 export interface BlameHooks {
   onProgress?: (p: BlameProgress) => void;
@@ -134,8 +146,27 @@ export async function blame(
   let generation = BLAME_FIRST_GENERATION;
   let totalLines = 0;
   let linesDone = 0;
-  const progress = () => onProgress?.({ phase: 'blame', linesDone, totalLines, versionsFetched, requests });
+  // What the next report carries: lines attributed since the last one, and commits not named before.
+  let fileLines: string[] | undefined;
+  let found: NonNullable<BlameProgress['found']> = [];
+  let newCommits: Record<string, CommitSummary> = {};
+  let reportedAt = 0;
+  const progress = () => {
+    const report: BlameProgress = { phase: 'blame', linesDone, totalLines, versionsFetched, requests };
+    if (fileLines) report.fileLines = fileLines;
+    if (found.length) {
+      report.found = found;
+      report.commits = newCommits;
+    }
+    fileLines = undefined;
+    found = [];
+    newCommits = {};
+    reportedAt = performance.now();
+    onProgress?.(report);
+  };
   const fetch = async (batch: string[]) => {
+    // What was attributed so far is shown while the request runs, not after it.
+    if (found.length || fileLines) progress();
     const got = await ensureBlobs(repoId, batch, { signal, connection: hooks.connection });
     requests += got.requests;
     versionsFetched += got.fetched;
@@ -163,6 +194,7 @@ export async function blame(
   const final = await read(startEntry.oid);
   const finalLines = splitLines(final);
   totalLines = finalLines.length;
+  if (onProgress) fileLines = finalLines;
   const result: BlameLine[] = new Array(finalLines.length);
   const graph = await commitGraphFor(repo);
   const headers = new Map<string, CommitHeader>();
@@ -181,6 +213,13 @@ export async function blame(
     const position = graph ? graph.position(commit) : -1;
     const filter = position >= 0 ? graph!.bloomFilter(position) : null;
     return filter !== null && !pathMaybeChanged(filter, pathKeys(path));
+  };
+
+  /** The commits `result` names, by id (read as lines are attributed when someone listens, else at the end). */
+  const commits: Record<string, CommitSummary> = {};
+  const summaryOf = async (oid: string): Promise<CommitSummary> => {
+    const c = await readCommitObject(repo, oid);
+    return { oid, parents: c.parent, message: c.message, author: c.author, committer: c.committer };
   };
 
   // The scoreboard: origins by commit and path, and the commits with suspects, newest first (git's
@@ -277,9 +316,15 @@ export async function blame(
         origPath: o.path,
         text: finalLines[finalLine],
       };
+      if (onProgress) found.push({ line: finalLine, commit: o.commit, origLine: here + 1, origPath: o.path });
     }
     linesDone += remaining.length;
-    if (remaining.length) progress();
+    if (!remaining.length) return;
+    if (onProgress && !commits[o.commit]) {
+      commits[o.commit] = await summaryOf(o.commit);
+      newCommits[o.commit] = commits[o.commit];
+    }
+    if (performance.now() - reportedAt >= BLAME_REPORT_MS) progress();
   };
 
   await give(
@@ -292,17 +337,7 @@ export async function blame(
     for (const o of [...(origins.get(commit)?.values() ?? [])]) if (o.suspects.length) await passBlame(o);
   }
 
-  const commits: Record<string, CommitSummary> = {};
-  for (const line of result) {
-    if (commits[line.commit]) continue;
-    const c = await readCommitObject(repo, line.commit);
-    commits[line.commit] = {
-      oid: line.commit,
-      parents: c.parent,
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-    };
-  }
+  for (const line of result) commits[line.commit] ??= await summaryOf(line.commit);
+  progress();
   return { commit: start, path: clean, lines: result, commits, requests, versionsFetched };
 }

@@ -56,6 +56,18 @@ export interface BlobFetchHooks {
    * must not have a merge write into its all-or-nothing batch, nor wait for one.
    */
   deferMaintenance?: boolean;
+  /**
+   * Each pack this call waits for, right after it is stored, while it is still in memory: a first
+   * checkout writes its files from it then (ops/worktree/newWorktree.ts). A pack stored before the call
+   * joined its request is not given; its blobs are read from storage as any others.
+   */
+  onPack?: (pack: StoredBlobPack) => void;
+}
+
+/** A pack of blobs just stored: its bytes, whole, and where each of its objects starts. */
+export interface StoredBlobPack {
+  pack: Uint8Array;
+  objects: IngestedObject[];
 }
 
 export interface BlobFetchResult {
@@ -204,6 +216,8 @@ class Batch {
   retrying: string | undefined;
   readonly controller = new AbortController();
   readonly listeners = new Set<() => void>();
+  /** Told of the batch's pack once it is stored (BlobFetchHooks.onPack). */
+  readonly packListeners = new Set<(pack: StoredBlobPack) => void>();
   readonly done: Promise<BatchOutcome>;
   #resolve!: (o: BatchOutcome) => void;
   #reject!: (e: unknown) => void;
@@ -229,6 +243,7 @@ class Batch {
     else this.#reject(outcome.error);
     this.notify();
     this.listeners.clear();
+    this.packListeners.clear();
   }
 }
 
@@ -316,6 +331,8 @@ export async function ensureBlobs(
     });
   };
   if (onProgress) for (const batch of waitedFor) batch.listeners.add(report);
+  const onPack = hooks.onPack;
+  if (onPack) for (const batch of waitedFor) batch.packListeners.add(onPack);
 
   // The call's own batches go out `concurrency` at a time. The pumps are not tied to this call: a batch
   // another call joined is still sent if this one is cancelled.
@@ -378,6 +395,7 @@ export async function ensureBlobs(
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     for (const batch of waitedFor) batch.listeners.delete(report);
+    if (onPack) for (const batch of waitedFor) batch.packListeners.delete(onPack);
     if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(repoId);
   }
 }
@@ -576,6 +594,8 @@ async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]):
     },
     { signal },
   );
+  if (batch.stored)
+    for (const listener of batch.packListeners) listener({ pack: pack.pack, objects: pack.objects });
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
 }
 

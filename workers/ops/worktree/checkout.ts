@@ -1,15 +1,17 @@
 // Checks out a commit into the repo's working tree (`/` of its lightning-fs, beside `/.git`). The trees
 // of a blob:none clone are all local, so the blobs the target needs are listed first and the ones no pack
-// holds are fetched in batches (lazyBlobs.ts); then isomorphic-git updates the working tree and the index,
-// and every file it writes reaches IndexedDB in one transaction (repoFs.ts writeAllOrNothing), so a
-// checkout that fails or is cancelled leaves the previous working tree as it was.
+// holds are fetched in batches (lazyBlobs.ts). Where there is no working tree yet (after a clone), each
+// file is written as its blob arrives (newWorktree.ts); otherwise isomorphic-git updates the working tree
+// and the index once the blobs are here. Either way every change reaches IndexedDB in one transaction
+// (repoFs.ts writeAllOrNothing), so a checkout that fails or is cancelled leaves the previous working tree
+// as it was.
 
 import git from 'isomorphic-git';
 import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { crashPoint } from '../../store/crashPoints.ts';
 import { forgetPackSet } from '../../store/packSet.ts';
 import { updateRepo } from '../../store/registry.ts';
-import { GITDIR, type PromiseFs, writeAllOrNothing } from '../../store/repoFs.ts';
+import { dropStagedFiles, GITDIR, type PromiseFs, writeAllOrNothing } from '../../store/repoFs.ts';
 import { heldInThisWorker } from '../../store/repoLock.ts';
 import { assertSafeSymlinks, commitTree, linkTarget, walkCheckedTree } from '../common/checkedTrees.ts';
 import {
@@ -22,7 +24,14 @@ import {
 } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { usePackObjectCache } from '../common/packObjectCache.ts';
-import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
+import {
+  forgetLoadedPacks,
+  forgetRepo,
+  openRepo,
+  type RepoHandle,
+  readBlobBytes,
+  resolveCommit,
+} from '../common/repoAccess.ts';
 import { clearTimeline, measure, step } from '../common/timeline.ts';
 import { maintenanceIdle, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import {
@@ -31,6 +40,7 @@ import {
   type BlobFetchResult,
   ensureBlobs,
 } from '../sync/lazyBlobs.ts';
+import { hasNoWorktree, type NewWorktreeFile, placeNewWorktree, writeNewWorktree } from './newWorktree.ts';
 import { clearTypeChanges } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
@@ -117,6 +127,15 @@ export async function checkout(
   await usePackObjectCache(repo.cache);
   throwIfAborted(signal);
 
+  if (await hasNoWorktree(repo)) {
+    // The packs of trees listFiles read (the clone's, tens of MB on a large repo) are not read again:
+    // blobs come from the packs as they arrive.
+    forgetLoadedPacks(repo);
+    const result = await checkoutIntoNothing(repo, target, files, hooks);
+    measure('checkout', 'total', started);
+    return result;
+  }
+
   const blobs = [...files.values()].filter((f) => f.mode !== MODE_GITLINK).map((f) => f.oid);
   let fetched: BlobFetchResult;
   try {
@@ -126,13 +145,7 @@ export async function checkout(
       ensureBlobs(repoId, blobs, { onProgress, signal, connection, batching, deferMaintenance: true }),
     );
   } catch (err) {
-    // Packs of the batches that did arrive are stored: they may want merging all the same.
-    scheduleRepack(repoId);
-    if (err instanceof MissingObjectError) {
-      const path = [...files].find(([, f]) => f.oid === err.oid)?.[0];
-      throw path ? err.withPath(path) : err;
-    }
-    throw err;
+    throw blobFetchFailed(repoId, files, err);
   }
   try {
     // A link's target is its blob: only now can it be checked, and still before anything is written.
@@ -148,6 +161,91 @@ export async function checkout(
   } finally {
     if (fetched.fetched > 0) scheduleRepack(repoId);
   }
+}
+
+/** What a failed blob fetch throws: a missing blob names a file that wants it. */
+function blobFetchFailed(repoId: string, files: Map<string, TreeFile>, err: unknown): unknown {
+  // Packs of the batches that did arrive are stored: they may want merging all the same.
+  scheduleRepack(repoId);
+  if (err instanceof MissingObjectError) {
+    const path = [...files].find(([, f]) => f.oid === err.oid)?.[0];
+    return path ? err.withPath(path) : err;
+  }
+  return err;
+}
+
+/**
+ * The first checkout, where there is no working tree: the files are written as their blobs arrive
+ * (newWorktree.ts), then named with the index and HEAD in one all-or-nothing write.
+ */
+async function checkoutIntoNothing(
+  repo: RepoHandle,
+  target: Target,
+  files: Map<string, TreeFile>,
+  hooks: CheckoutHooks,
+): Promise<CheckoutResult> {
+  const repoId = repo.record.id;
+  const { signal } = hooks;
+  let written: Awaited<ReturnType<typeof writeNewWorktree>>;
+  try {
+    written = await step('checkout', 'fetch-and-write-files', () => writeNewWorktree(repo, files, hooks));
+  } catch (err) {
+    throw blobFetchFailed(repoId, files, err);
+  }
+  try {
+    // A link's target is its blob: checked before anything is named.
+    await assertSafeSymlinks(written.links, repo.treeLimits);
+    // See writeCheckout: a merge an earlier lazy fetch started must not write into this batch.
+    if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
+    await crashPoint('checkout:blobs-stored');
+    throwIfAborted(signal);
+    const commitStarted = performance.now();
+    await writeAllOrNothing(repoId, async () => {
+      await placeNewWorktree(repo, files, written);
+      await setHead(repo, target);
+      await crashPoint('checkout:files-written');
+    });
+    measure('checkout', 'commit', commitStarted);
+  } catch (err) {
+    await dropStagedFiles(repoId, [...written.staged.values()]);
+    forgetPackSet(repoId);
+    forgetRepo(repoId);
+    if (signal?.aborted) throw abortedError();
+    throw err;
+  } finally {
+    if (written.fetched.fetched > 0) scheduleRepack(repoId);
+  }
+  await crashPoint('checkout:files-committed');
+  await updateRepo(repoId, (r) => ({ ...r, branch: target.branch, headOid: target.commit }));
+  hooks.onProgress?.({ phase: 'writing-files', files: files.size, totalFiles: files.size });
+  return {
+    commit: target.commit,
+    branch: target.branch,
+    filesWritten: written.staged.size + written.links.size,
+    filesDeleted: 0,
+    blobsFetched: written.fetched.fetched,
+    requests: written.fetched.requests,
+    bytes: written.fetched.bytes,
+  };
+}
+
+/** HEAD on the target, as isomorphic-git's checkout leaves it: the branch (made first if new), or the commit. */
+async function setHead(repo: RepoHandle, target: Target): Promise<void> {
+  const { fs, gitdir } = repo;
+  if (target.branch && target.createBranch) await makeBranch(repo, target.branch, target.commit);
+  if (target.branch) {
+    await git.writeRef({ fs, gitdir, ref: 'HEAD', value: target.ref, symbolic: true, force: true });
+  } else {
+    await git.writeRef({ fs, gitdir, ref: 'HEAD', value: target.commit, force: true });
+  }
+}
+
+/** A local branch made from `origin/<branch>`, tracking it, as `git checkout <branch>` sets one up. */
+async function makeBranch(repo: RepoHandle, branch: string, commit: string): Promise<void> {
+  const { fs, gitdir } = repo;
+  await git.writeRef({ fs, gitdir, ref: `refs/heads/${branch}`, value: commit });
+  await git.setConfig({ fs, gitdir, path: `branch.${branch}.remote`, value: 'origin' });
+  await git.setConfig({ fs, gitdir, path: `branch.${branch}.merge`, value: `refs/heads/${branch}` });
 }
 
 async function writeCheckout(
@@ -286,10 +384,7 @@ function isUnder(path: string, base: string): boolean {
   return path === base || path.startsWith(`${base}/`);
 }
 
-interface TreeFile {
-  oid: string;
-  mode: string;
-}
+type TreeFile = NewWorktreeFile;
 
 /**
  * Every file, symlink and gitlink of the commit's tree (under `paths` when given), by path. Only trees are
@@ -358,20 +453,10 @@ async function applyCheckout(
   force: boolean,
   hooks: OperationHooks<CheckoutProgress>,
 ): Promise<void> {
-  const { fs, gitdir, cache } = repo;
+  const { gitdir, cache } = repo;
   const { onProgress } = hooks;
   const filepaths = paths && paths.length > 0 ? paths : undefined;
-  if (target.branch && target.createBranch) {
-    await git.writeRef({ fs, gitdir, ref: `refs/heads/${target.branch}`, value: target.commit });
-    // As `git checkout <branch>` sets up a branch it makes from origin/<branch>: it tracks that branch.
-    await git.setConfig({ fs, gitdir, path: `branch.${target.branch}.remote`, value: 'origin' });
-    await git.setConfig({
-      fs,
-      gitdir,
-      path: `branch.${target.branch}.merge`,
-      value: `refs/heads/${target.branch}`,
-    });
-  }
+  if (target.branch && target.createBranch) await makeBranch(repo, target.branch, target.commit);
 
   let lastReport = 0;
   let total = 0;
