@@ -44,4 +44,10 @@ describe('CommitQueue', () => {
     await q.push('a');
     expect(q.size).toBe(0);
   });
+
+  it('needs no skip set', async () => {
+    const q = new CommitQueue(read);
+    for (const oid of ['d', 'b', 'a']) await q.push(oid);
+    expect([q.pop()?.oid, q.pop()?.oid, q.pop()?.oid]).toEqual(['a', 'b', 'd']);
+  });
 });

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { type RefNameProblem, refNameProblem } from './refName.ts';
+import { explainRefNameProblem, isValidRefName, type RefNameProblem, refNameProblem } from './refName.ts';
 
 // One case per rule of git-check-ref-format(1), in its order, and the code we give it.
 const RULES: [rule: string, name: string, problem: RefNameProblem][] = [
@@ -46,6 +46,9 @@ const VALID = [
   'refs/heads/a]b',
   'refs/heads/-dash',
   'refs/heads/a#b;c',
+  // Two components are enough (rule 2 asks for one slash): `refs/stash`, `heads/main`.
+  'refs/stash',
+  'heads/main',
 ];
 
 describe('refNameProblem: one rule of git-check-ref-format at a time', () => {
@@ -66,6 +69,14 @@ describe('refNameProblem: one rule of git-check-ref-format at a time', () => {
 
   it('accepts well-formed names, quotes and brackets that config files care about included', () => {
     for (const name of VALID) expect(refNameProblem(name), name).toBeNull();
+  });
+
+  it('isValidRefName says the same, and every refusal is explained in words naming what is wrong', () => {
+    for (const name of VALID) expect(isValidRefName(name), name).toBe(true);
+    for (const [, name] of RULES) expect(isValidRefName(name), name).toBe(false);
+    expect(isValidRefName('HEAD', { allowOneLevel: true })).toBe(true);
+    expect(explainRefNameProblem('DOUBLE_DOT')).toBe('it contains ".."');
+    for (const [, , problem] of RULES) expect(explainRefNameProblem(problem)).toMatch(/\bit\b/);
   });
 
   it('refuses the injected-config branch name of issue 9', () => {

@@ -23,9 +23,18 @@ describe('refspecs', () => {
       'refs/heads/main',
       'refs/heads/*:refs/remotes/origin/main',
       'refs/heads/a*:refs/x/a*',
+      'refs/heads/main:refs/remotes/origin/*',
+      // A line break would end the config line it is written to (the value must be all of the line).
+      '+refs/heads/*:refs/remotes/origin/*\n[core]',
+      // An empty source (git's delete refspec) is not taken for whatever follows it.
+      ':refs/heads/*:refs/remotes/origin/*',
       '',
     ])
       expect(parseRefspec(spec), spec).toBeNull();
+  });
+
+  it('reads a refspec as a config value is read, without the blanks around it', () => {
+    expect(parseRefspec(` \t${DEFAULT_FETCH_REFSPEC} `)).toEqual(parseRefspec(DEFAULT_FETCH_REFSPEC));
   });
 
   it('maps a remote ref through the first refspec that matches it', () => {

@@ -131,7 +131,14 @@ describe('parseLsRefsResponse on bad responses', () => {
   });
 
   it('rejects lines that are not refs', () => {
-    for (const line of ['hello', `${oid.slice(1)} refs/heads/x`, `${oid} refs/tags/t peeled:nothex`]) {
+    // An id with no name, or an empty one: a ref named "" would be written as the refs folder itself.
+    for (const line of [
+      'hello',
+      `${oid.slice(1)} refs/heads/x`,
+      `${oid} refs/tags/t peeled:nothex`,
+      oid,
+      `${oid} `,
+    ]) {
       const packets = decode(concatBytes([encodePktLine(`${line}\n`), FLUSH_PKT]));
       expect(() => parseLsRefsResponse(packets), line).toThrow(
         expect.objectContaining({ code: 'PROTOCOL_UNEXPECTED' }) as unknown as Error,

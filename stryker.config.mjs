@@ -1,0 +1,67 @@
+// @ts-check
+// Mutation testing of the engine (issue 26): `npm run mutate`. Settings and why are in README ("Mutation
+// testing"). Mutants judged equivalent are listed below with their reason (test/mutation/equivalentMutants.mjs).
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[] }} */
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: true },
+  // Each mutant runs only the tests that reached it in the first run.
+  coverageAnalysis: 'perTest',
+  // 2 cores shared by the team.
+  concurrency: 1,
+  // A re-run mutates only the code (and re-runs only the tests) that changed since the last run on this machine.
+  incremental: true,
+  incrementalFile: '.cache/stryker/incremental.json',
+  // A static mutant (module-level code: message tables, constants) reloads the test environment and runs every
+  // test; here they are table texts, and not worth a full suite each.
+  ignoreStatic: true,
+  mutate: [
+    'workers/model/*.ts',
+    'workers/wire/*.ts',
+    'workers/pack/*.ts',
+    'workers/ops/sync/negotiator.ts',
+    '!**/*.test.ts',
+  ],
+  plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
+  ignorers: ['equivalent'],
+  // The busy 2-core machine: a mutant is a timeout only when it runs far past the unmutated time.
+  timeoutMS: 10_000,
+  timeoutFactor: 2,
+  dryRunTimeoutMinutes: 30,
+  ignorePatterns: [
+    'dist',
+    'test-results',
+    'playwright-report',
+    'e2e/screenshots',
+    'reports',
+    // The fixtures: the mutated tests do not use them (vitest.mutate.config.ts).
+    '.cache',
+  ],
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 85, low: 75, break: null },
+  equivalentMutants: [
+    {
+      file: 'workers/model/refName.ts',
+      code: 'i < name.length',
+      reason: 'i <= length reads charCodeAt(length), NaN, which no character test matches',
+    },
+    {
+      file: 'workers/model/commitQueue.ts',
+      code: 'q.time === entry.time && q.seq > entry.seq',
+      reason: 'seq grows with every push, so no queued item has a larger one: the clause is always false',
+    },
+    {
+      file: 'workers/ops/sync/negotiator.ts',
+      code: 'entry.parents ?? []',
+      reason: "#push sets parents to the commit's list or [], never null: the fallback is never taken",
+    },
+    {
+      file: 'workers/ops/sync/negotiator.ts',
+      code: 'shallow: Iterable<string> = []',
+      reason: 'a default shallow list holding a made-up string names no commit an object id can be',
+    },
+  ],
+};

@@ -1,0 +1,40 @@
+// Stryker ignorer: the mutants worked through and judged equivalent are listed in stryker.config.mjs
+// (`equivalentMutants`: file, the exact source of the node, the reason), not as comments in the engine's code.
+// A node listed is ignored with all its mutants, so an entry names the smallest node whose mutants all behave
+// as the original does; the reason shows in the report as the mutant's status text.
+import { commonTokens, declareClassPlugin, PluginKind } from '@stryker-mutator/api/plugin';
+
+class EquivalentMutants {
+  static inject = [commonTokens.options];
+
+  /** @param {{ equivalentMutants?: { file: string; code: string; reason: string }[] }} options */
+  constructor(options) {
+    this.entries = options.equivalentMutants ?? [];
+  }
+
+  /** @param {any} path a babel NodePath */
+  shouldIgnore(path) {
+    const fileName = String(path.hub?.file?.opts?.filename ?? '').replaceAll('\\', '/');
+    for (const entry of this.entries) {
+      if (!fileName.endsWith(`/${entry.file}`)) continue;
+      if (path.getSource() === entry.code) return `Equivalent: ${entry.reason}`;
+    }
+    return undefined;
+  }
+}
+
+export const strykerPlugins = [declareClassPlugin(PluginKind.Ignore, 'equivalent', EquivalentMutants)];
+
+export const strykerValidationSchema = {
+  properties: {
+    equivalentMutants: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['file', 'code', 'reason'],
+        properties: { file: { type: 'string' }, code: { type: 'string' }, reason: { type: 'string' } },
+        additionalProperties: false,
+      },
+    },
+  },
+};
