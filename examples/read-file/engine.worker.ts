@@ -1,0 +1,4 @@
+import { createEngine } from 'blobless';
+import { exposeEngine } from 'blobless/worker';
+
+exposeEngine(createEngine());

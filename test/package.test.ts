@@ -1,0 +1,243 @@
+// The package as its users get it: built, packed once, checked by publint and attw, then installed from the
+// tarball into a project outside the repository, where its examples run against the test git server: the
+// Node example under node, the page example in Chromium. `npm run test:package` runs this file alone.
+import { execFile } from 'node:child_process';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from '@playwright/test';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import ts from 'typescript';
+import { preview, build as viteBuild } from 'vite';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { chromiumLaunch } from '../e2e/chromium.ts';
+import { apiDocsDir, generateApiDocsToTemp } from '../packages/blobless/apiDocs.ts';
+import { buildLibrary } from '../packages/blobless/build.ts';
+import {
+  distDir,
+  entryPoints,
+  packageDir,
+  readManifest,
+  repoRoot,
+} from '../packages/blobless/entryPoints.ts';
+import { git } from './support/git.ts';
+import { useTmpDir } from './support/tmpDir.ts';
+
+const run = promisify(execFile);
+const bin = (name: string) => join(repoRoot, 'node_modules/.bin', name);
+
+/** Runs a command; on failure, the error says what it printed. */
+async function command(file: string, args: string[], cwd: string): Promise<string> {
+  try {
+    const { stdout } = await run(file, args, { cwd, maxBuffer: 64 << 20, encoding: 'utf8' });
+    return stdout;
+  } catch (err) {
+    const { stdout, stderr } = err as { stdout?: string; stderr?: string };
+    throw new Error(`${file} ${args.join(' ')} failed:\n${stdout ?? ''}${stderr ?? ''}`);
+  }
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** The package names a module imports (`@scope/name/sub` → `@scope/name`), with the statements' texts. */
+function importedPackages(source: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    let spec: ts.Node | undefined;
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) spec = node.moduleSpecifier;
+    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) spec = node.argument.literal;
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+      spec = node.arguments[0];
+    if (spec && ts.isStringLiteral(spec) && !spec.text.startsWith('.')) {
+      const parts = spec.text.split('/');
+      found.push(spec.text.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/**
+ * What a module does when it is evaluated, beyond defining things: statements at its top level that are
+ * neither declarations nor imports/exports (a call, an assignment), and side-effect-only imports. A bundler
+ * told `sideEffects: false` drops such a module when nothing of it is used, and its effect with it.
+ */
+function sideEffectsOf(source: ts.SourceFile): string[] {
+  return source.statements
+    .filter(
+      (s) =>
+        (ts.isImportDeclaration(s) && !s.importClause) ||
+        !(
+          ts.isImportDeclaration(s) ||
+          ts.isExportDeclaration(s) ||
+          ts.isFunctionDeclaration(s) ||
+          ts.isClassDeclaration(s) ||
+          ts.isVariableStatement(s) ||
+          ts.isEmptyStatement(s)
+        ),
+    )
+    .map((s) => s.getText(source).split('\n')[0]);
+}
+
+describe('the blobless package', () => {
+  const tmp = useTmpDir('package');
+  let tarball: string;
+
+  beforeAll(async () => {
+    buildLibrary();
+    const packed = JSON.parse(
+      await command('npm', ['pack', '--json', '--pack-destination', tmp()], packageDir),
+    ) as { filename: string }[];
+    tarball = join(tmp(), packed[0].filename);
+  });
+
+  it('passes publint with nothing to say, not even a suggestion', async () => {
+    const data = await readFile(tarball);
+    const { messages, pkg } = await publint({
+      pack: { tarball: data.buffer as ArrayBuffer },
+      level: 'suggestion',
+    });
+    expect(messages.map((m) => formatMessage(m, pkg))).toEqual([]);
+  });
+
+  it('passes attw (are the types wrong) for every entry point, as ESM in Node and in bundlers', async () => {
+    // ESM only, by design: attw's esm-only profile leaves out the node10 and CommonJS resolutions. It exits
+    // non-zero on any problem, and `command` then fails with its table.
+    await command(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'table-flipped'], tmp());
+  });
+
+  it('declares the packages its code imports, and only those, at the versions the repository tests', async () => {
+    const manifest = readManifest();
+    const root = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    const imported = new Set<string>();
+    for (const file of await filesUnder(distDir)) {
+      const text = await readFile(join(distDir, file), 'utf8');
+      for (const name of importedPackages(ts.createSourceFile(file, text, ts.ScriptTarget.Latest))) {
+        imported.add(name);
+      }
+    }
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([...imported].sort());
+    for (const [name, range] of Object.entries(manifest.dependencies)) {
+      expect({ name, range }).toEqual({ name, range: root.dependencies[name] });
+    }
+  });
+
+  it('says which of its modules have side effects: exactly those that do', async () => {
+    const manifest = readManifest();
+    const withEffects: Record<string, string[]> = {};
+    for (const file of await filesUnder(distDir)) {
+      if (!file.endsWith('.js')) continue;
+      const text = await readFile(join(distDir, file), 'utf8');
+      const effects = sideEffectsOf(ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true));
+      if (effects.length > 0) withEffects[`./dist/${file}`] = effects;
+    }
+    const declared = manifest.sideEffects === false ? [] : manifest.sideEffects;
+    expect(Object.keys(withEffects).sort(), JSON.stringify(withEffects, null, 2)).toEqual(
+      Array.isArray(declared) ? [...declared].sort() : declared,
+    );
+  });
+
+  it('has its API reference in docs/api, current, with every export documented', async () => {
+    const generated = await generateApiDocsToTemp();
+    try {
+      const files = await filesUnder(generated.dir);
+      expect(await filesUnder(apiDocsDir), 'run `npm run docs:api`').toEqual(files);
+      for (const file of files) {
+        const [want, have] = await Promise.all([
+          readFile(join(generated.dir, file), 'utf8'),
+          readFile(join(apiDocsDir, file), 'utf8'),
+        ]);
+        expect(have, `docs/api/${file} is out of date: run \`npm run docs:api\``).toBe(want);
+      }
+    } finally {
+      generated.remove();
+    }
+  });
+
+  describe('installed from its tarball into a project outside the repository', () => {
+    let project: string;
+
+    beforeAll(async () => {
+      project = join(tmp(), 'project');
+      await mkdir(project);
+      await writeFile(
+        join(project, 'package.json'),
+        JSON.stringify({ name: 'scratch', private: true, type: 'module' }, null, 2),
+      );
+      await cp(join(repoRoot, 'examples'), project, { recursive: true });
+      // From npm's cache when it holds the versions (the repository's `npm ci` put them there).
+      await command('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
+    });
+
+    it('installs the package itself, not a link to the repository', async () => {
+      const installed = join(project, 'node_modules/blobless');
+      expect(JSON.parse(await readFile(join(installed, 'package.json'), 'utf8')).version).toBe(
+        readManifest().version,
+      );
+      expect(await filesUnder(installed)).toEqual(
+        expect.arrayContaining(entryPoints().flatMap((e) => [e.js.slice(2), e.types.slice(2)])),
+      );
+    });
+
+    it('type-checks the examples against the installed declarations', async () => {
+      await writeFile(
+        join(project, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+            types: [],
+            strict: true,
+            allowImportingTsExtensions: true,
+            noEmit: true,
+            // The package's declarations and its dependencies' are checked; TypeScript's own lib files
+            // need not be (half the time).
+            skipDefaultLibCheck: true,
+          },
+          include: ['read-file'],
+        }),
+      );
+      await command(bin('tsc'), ['-p', project], project);
+    });
+
+    it('reads one file of a repository in a page, in Chromium', async () => {
+      const page = join(project, 'read-file');
+      await viteBuild({
+        root: page,
+        logLevel: 'warn',
+        build: { outDir: join(tmp(), 'read-file-dist'), emptyOutDir: true },
+      });
+      const server = await preview({
+        root: page,
+        logLevel: 'warn',
+        build: { outDir: join(tmp(), 'read-file-dist') },
+        preview: { port: 0, host: '127.0.0.1' },
+      });
+      const browser = await chromium.launch(chromiumLaunch());
+      try {
+        const tab = await browser.newPage();
+        const repo = `${inject('gitServerUrl')}/basic.git`;
+        await tab.goto(`${server.resolvedUrls?.local[0]}?repo=${encodeURIComponent(repo)}&path=src/greet.js`);
+        const want = await git(['show', 'HEAD:src/greet.js'], {
+          cwd: join(inject('fixturesDir'), 'basic.git'),
+        });
+        await expect.poll(() => tab.locator('#file').textContent(), { timeout: 30_000 }).toBe(want);
+      } finally {
+        await browser.close();
+        await server.close();
+      }
+    });
+  });
+});
