@@ -65,25 +65,101 @@ function importedPackages(source: ts.SourceFile): string[] {
   return found;
 }
 
+/** The names a statement declares at its own level (variables, functions, classes, imports). */
+function declaredNames(statement: ts.Statement): string[] {
+  const names: string[] = [];
+  const bind = (name: ts.BindingName) => {
+    if (ts.isIdentifier(name)) names.push(name.text);
+    else for (const element of name.elements) if (!ts.isOmittedExpression(element)) bind(element.name);
+  };
+  if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) bind(d.name);
+  else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) && statement.name)
+    names.push(statement.name.text);
+  else if (ts.isImportDeclaration(statement) && statement.importClause) {
+    const { name, namedBindings } = statement.importClause;
+    if (name) names.push(name.text);
+    if (namedBindings && ts.isNamespaceImport(namedBindings)) names.push(namedBindings.name.text);
+    else if (namedBindings) for (const e of namedBindings.elements) names.push(e.name.text);
+  }
+  return names;
+}
+
+/** The variable a write lands in: `table` for `table[i] = x`, `a.b.c = x` → `a`. */
+function writtenVariable(target: ts.Expression): string | undefined {
+  let node = target;
+  while (
+    ts.isPropertyAccessExpression(node) ||
+    ts.isElementAccessExpression(node) ||
+    ts.isParenthesizedExpression(node)
+  )
+    node = node.expression;
+  return ts.isIdentifier(node) ? node.text : undefined;
+}
+
 /**
- * What a module does when it is evaluated, beyond defining things: statements at its top level that are
- * neither declarations nor imports/exports (a call, an assignment), and side-effect-only imports. A bundler
- * told `sideEffects: false` drops such a module when nothing of it is used, and its effect with it.
+ * Whether a top-level statement only computes into the module's own variables (a loop filling a lookup
+ * table): it calls nothing and writes nothing but variables of the module or of the statement itself.
+ */
+function computesLocally(statement: ts.Statement, moduleNames: ReadonlySet<string>): boolean {
+  const own = new Set(moduleNames);
+  let local = true;
+  const visit = (node: ts.Node): void => {
+    if (!local) return;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) own.add(node.name.text);
+    if (
+      ts.isCallExpression(node) ||
+      ts.isNewExpression(node) ||
+      ts.isTaggedTemplateExpression(node) ||
+      ts.isDeleteExpression(node) ||
+      ts.isAwaitExpression(node)
+    ) {
+      local = false;
+      return;
+    }
+    const write =
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+        ? node.left
+        : (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+            (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+          ? node.operand
+          : undefined;
+    if (write) {
+      const variable = writtenVariable(write);
+      if (variable === undefined || !own.has(variable)) {
+        local = false;
+        return;
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(statement);
+  return local;
+}
+
+/**
+ * What a module does when it is evaluated, beyond defining its own things: a side-effect-only import, or
+ * a top-level statement that is not a declaration and calls something or writes outside the module (a
+ * registration with another module, a global assigned). A bundler told `sideEffects: false` drops a module
+ * nothing of which is used, and such an effect with it. A call in a declaration's initializer is taken as
+ * making the value (a frozen list, a typed array), not as an effect.
  */
 function sideEffectsOf(source: ts.SourceFile): string[] {
+  const moduleNames = new Set(source.statements.flatMap(declaredNames));
   return source.statements
-    .filter(
-      (s) =>
-        (ts.isImportDeclaration(s) && !s.importClause) ||
-        !(
-          ts.isImportDeclaration(s) ||
-          ts.isExportDeclaration(s) ||
-          ts.isFunctionDeclaration(s) ||
-          ts.isClassDeclaration(s) ||
-          ts.isVariableStatement(s) ||
-          ts.isEmptyStatement(s)
-        ),
-    )
+    .filter((s) => {
+      if (ts.isImportDeclaration(s)) return !s.importClause;
+      if (
+        ts.isExportDeclaration(s) ||
+        ts.isFunctionDeclaration(s) ||
+        ts.isClassDeclaration(s) ||
+        ts.isVariableStatement(s) ||
+        ts.isEmptyStatement(s)
+      )
+        return false;
+      return !computesLocally(s, moduleNames);
+    })
     .map((s) => s.getText(source).split('\n')[0]);
 }
 
@@ -166,6 +242,9 @@ describe('the blobless package', () => {
 
   describe('installed from its tarball into a project outside the repository', () => {
     let project: string;
+    const fixture = () => join(inject('fixturesDir'), 'basic.git');
+    const repoUrl = (name: string) => `${inject('gitServerUrl')}/${name}`;
+    const node = (script: string, args: string[]) => command(process.execPath, [script, ...args], project);
 
     beforeAll(async () => {
       project = join(tmp(), 'project');
@@ -175,8 +254,23 @@ describe('the blobless package', () => {
         JSON.stringify({ name: 'scratch', private: true, type: 'module' }, null, 2),
       );
       await cp(join(repoRoot, 'examples'), project, { recursive: true });
+      // The page example's worker gives isomorphic-git the Buffer browsers lack, from the `buffer` package.
+      const root = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      };
       // From npm's cache when it holds the versions (the repository's `npm ci` put them there).
-      await command('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
+      await command(
+        'npm',
+        [
+          'install',
+          '--prefer-offline',
+          '--no-audit',
+          '--no-fund',
+          tarball,
+          `buffer@${root.dependencies.buffer}`,
+        ],
+        project,
+      );
     });
 
     it('installs the package itself, not a link to the repository', async () => {
@@ -198,41 +292,75 @@ describe('the blobless package', () => {
             module: 'ESNext',
             moduleResolution: 'Bundler',
             lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-            types: [],
+            // The Node examples' globals, from the repository's @types/node (a tool here, as tsc is).
+            typeRoots: [join(repoRoot, 'node_modules/@types')],
+            types: ['node'],
             strict: true,
+            allowJs: true,
             allowImportingTsExtensions: true,
             noEmit: true,
             // The package's declarations and its dependencies' are checked; TypeScript's own lib files
             // need not be (half the time).
             skipDefaultLibCheck: true,
           },
-          include: ['read-file'],
+          include: ['read-file', 'node', 'sparse-checkout'],
         }),
       );
-      await command(bin('tsc'), ['-p', project], project);
+      const checked = await command(bin('tsc'), ['-p', project, '--listFiles'], project);
+      // Each example was in the program (a JavaScript one is checked for its // @ts-check).
+      for (const example of ['read-file/main.ts', 'node/clone.mjs', 'sparse-checkout/sparseCheckout.js']) {
+        expect(checked).toContain(join(project, example));
+      }
     });
 
-    it('reads one file of a repository in a page, in Chromium', async () => {
+    it('clones, reads a file and fetches in Node (examples/node)', async () => {
+      const out = await node('node/clone.mjs', [repoUrl('basic.git'), 'src/greet.js']);
+      const log = await git(['log', '--format=%H %s', '-5', 'HEAD'], { cwd: fixture() });
+      const file = await git(['show', 'HEAD:src/greet.js'], { cwd: fixture() });
+      expect(out).toBe(
+        `${log}== src/greet.js (${Buffer.byteLength(file)} bytes) ==\n${file}` +
+          '== fetch: 0 new commits, 0 refs updated ==\n',
+      );
+    });
+
+    it('says what went wrong by its code (examples/node on a repository that is not there)', async () => {
+      const failed = await node('node/clone.mjs', [repoUrl('missing.git')]).then(
+        () => 'exited 0',
+        (err: Error) => err.message,
+      );
+      expect(failed).toMatch(/^HTTP_NOT_FOUND: No git repository at /m);
+    });
+
+    it('checks out one folder, its blobs in one request (examples/sparse-checkout)', async () => {
+      const dest = join(tmp(), 'sparse');
+      const out = await node('sparse-checkout/checkout.mjs', [repoUrl('basic.git'), 'src', dest]);
+      expect(out).toMatch(/^3 files of src\/, their contents in 1 request\(s\), \d+ bytes\n$/);
+      const want = join(tmp(), 'sparse-want');
+      await mkdir(want);
+      await run('sh', ['-c', `git -C "${fixture()}" archive HEAD src | tar -x -C "${want}"`]);
+      const wanted = await filesUnder(want);
+      expect(await filesUnder(dest)).toEqual(wanted);
+      for (const file of wanted) {
+        expect(await readFile(join(dest, file))).toEqual(await readFile(join(want, file)));
+      }
+    });
+
+    it('reads one file of a repository in a page, in Chromium (examples/read-file)', async () => {
       const page = join(project, 'read-file');
-      await viteBuild({
-        root: page,
-        logLevel: 'warn',
-        build: { outDir: join(tmp(), 'read-file-dist'), emptyOutDir: true },
-      });
+      const dist = join(tmp(), 'read-file-dist');
+      await viteBuild({ root: page, logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
       const server = await preview({
         root: page,
         logLevel: 'warn',
-        build: { outDir: join(tmp(), 'read-file-dist') },
+        build: { outDir: dist },
         preview: { port: 0, host: '127.0.0.1' },
       });
       const browser = await chromium.launch(chromiumLaunch());
       try {
         const tab = await browser.newPage();
-        const repo = `${inject('gitServerUrl')}/basic.git`;
-        await tab.goto(`${server.resolvedUrls?.local[0]}?repo=${encodeURIComponent(repo)}&path=src/greet.js`);
-        const want = await git(['show', 'HEAD:src/greet.js'], {
-          cwd: join(inject('fixturesDir'), 'basic.git'),
-        });
+        const repo = encodeURIComponent(repoUrl('basic.git'));
+        await tab.goto(`${server.resolvedUrls?.local[0]}?repo=${repo}&path=src/greet.js`);
+        const want = await git(['show', 'HEAD:src/greet.js'], { cwd: fixture() });
         await expect.poll(() => tab.locator('#file').textContent(), { timeout: 30_000 }).toBe(want);
       } finally {
         await browser.close();

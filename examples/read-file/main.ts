@@ -7,12 +7,15 @@ const out = document.getElementById('file') as HTMLElement;
 // The engine runs in a worker; the page holds no git code, only the engine's typed stub.
 const engine = wrapEngine(new Worker(new URL('./engine.worker.ts', import.meta.url), { type: 'module' }));
 try {
-  const file = await engine.readFileMinimal({
+  // The minimal read: the ref, its commit at depth 1, the trees on the path and the one blob; no clone.
+  const read = await engine.readFileMinimal({
     url: params.get('repo') ?? '',
     path: params.get('path') ?? 'README.md',
     ref: params.get('ref') ?? undefined,
   });
-  out.textContent = new TextDecoder().decode(file.bytes);
+  out.textContent = read.file ? new TextDecoder().decode(read.file.bytes) : `${read.path}/ is a folder`;
 } catch (err) {
-  out.textContent = `Could not read it: ${(err as Error).message}`;
+  // Errors arrive from the worker as the engine's classes, with their codes.
+  const { code, message } = err as { code?: string; message: string };
+  out.textContent = `${code ?? 'ERROR'}: ${message}`;
 }
