@@ -283,7 +283,14 @@ describe('the blobless package', () => {
       );
     });
 
-    it('type-checks the examples against the installed declarations', async () => {
+    it('type-checks the examples and the code of docs/LIBRARY.md against the installed declarations', async () => {
+      // Each TypeScript block of the guide is a module of its own.
+      const guide = await readFile(join(repoRoot, 'docs/LIBRARY.md'), 'utf8');
+      const blocks = [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+      expect(blocks.length).toBeGreaterThan(5);
+      await mkdir(join(project, 'library-md'));
+      const snippets = blocks.map((_, i) => `library-md/block-${i + 1}.ts`);
+      await Promise.all(blocks.map((code, i) => writeFile(join(project, snippets[i]), code)));
       await writeFile(
         join(project, 'tsconfig.json'),
         JSON.stringify({
@@ -303,14 +310,40 @@ describe('the blobless package', () => {
             // need not be (half the time).
             skipDefaultLibCheck: true,
           },
-          include: ['read-file', 'node', 'sparse-checkout'],
+          include: ['read-file', 'node', 'sparse-checkout', 'library-md'],
         }),
       );
       const checked = await command(bin('tsc'), ['-p', project, '--listFiles'], project);
       // Each example was in the program (a JavaScript one is checked for its // @ts-check).
-      for (const example of ['read-file/main.ts', 'node/clone.mjs', 'sparse-checkout/sparseCheckout.js']) {
+      for (const example of [
+        'read-file/main.ts',
+        'node/clone.mjs',
+        'sparse-checkout/sparseCheckout.js',
+        ...snippets,
+      ]) {
         expect(checked).toContain(join(project, example));
       }
+    });
+
+    it("names in docs/LIBRARY.md's table of error codes only codes the package has", async () => {
+      const guide = await readFile(join(repoRoot, 'docs/LIBRARY.md'), 'utf8');
+      const table = guide.slice(guide.indexOf('| code '), guide.indexOf('`ERROR_CODES` lists them all'));
+      const named = [...table.matchAll(/^\| (.+?) \|/gm)].flatMap((row) =>
+        [...row[1].matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]),
+      );
+      expect(named.length).toBeGreaterThan(10);
+      const codes = JSON.parse(
+        await command(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            "console.log(JSON.stringify((await import('blobless')).ERROR_CODES))",
+          ],
+          project,
+        ),
+      ) as string[];
+      expect(named.filter((code) => !codes.includes(code))).toEqual([]);
     });
 
     it('clones, reads a file and fetches in Node (examples/node)', async () => {
