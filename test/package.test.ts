@@ -283,13 +283,16 @@ describe('the blobless package', () => {
       );
     });
 
-    it('type-checks the examples and the code of docs/LIBRARY.md against the installed declarations', async () => {
-      // Each TypeScript block of the guide is a module of its own.
-      const guide = await readFile(join(repoRoot, 'docs/LIBRARY.md'), 'utf8');
-      const blocks = [...guide.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    it('type-checks the examples and the code in the guide and README against the installed declarations', async () => {
+      // Each TypeScript block of the guide, and of the package's README, is a module of its own.
+      const blocks: string[] = [];
+      for (const doc of ['docs/LIBRARY.md', 'packages/blobless/README.md']) {
+        const text = await readFile(join(repoRoot, doc), 'utf8');
+        blocks.push(...[...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]));
+      }
       expect(blocks.length).toBeGreaterThan(5);
-      await mkdir(join(project, 'library-md'));
-      const snippets = blocks.map((_, i) => `library-md/block-${i + 1}.ts`);
+      await mkdir(join(project, 'docs'));
+      const snippets = blocks.map((_, i) => `docs/block-${i + 1}.ts`);
       await Promise.all(blocks.map((code, i) => writeFile(join(project, snippets[i]), code)));
       await writeFile(
         join(project, 'tsconfig.json'),
@@ -310,7 +313,7 @@ describe('the blobless package', () => {
             // need not be (half the time).
             skipDefaultLibCheck: true,
           },
-          include: ['read-file', 'node', 'sparse-checkout', 'library-md'],
+          include: ['read-file', 'node', 'sparse-checkout', 'docs'],
         }),
       );
       const checked = await command(bin('tsc'), ['-p', project, '--listFiles'], project);
