@@ -23,8 +23,7 @@ import { parseArgs } from 'node:util';
 import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { startGitServer } from '../server/gitServer.ts';
-import { api } from '../workers/api.ts';
-import { forgetRepo } from '../workers/ops/common/repoAccess.ts';
+import { createEngine, engineContext } from '../workers/engine/engine.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import {
   BLOB_BATCH_POLICY,
@@ -33,10 +32,11 @@ import {
   ensureBlobs,
 } from '../workers/ops/sync/lazyBlobs.ts';
 import { removePackFiles } from '../workers/store/gitDir.ts';
-import { forgetPackSet, packSetFor } from '../workers/store/packSet.ts';
-import { openRepoFs } from '../workers/store/repoFs.ts';
 
 (globalThis as { navigator?: unknown }).navigator ??= {};
+
+const engine = createEngine();
+const ctx = engineContext(engine);
 
 const { values: args } = parseArgs({
   options: {
@@ -99,13 +99,13 @@ async function startDelayRelay(target: string): Promise<{ url: string; server: S
 }
 
 async function dropFetchedPacks(repoId: string, clonePack: string): Promise<void> {
-  await maintenanceIdle(repoId);
-  const fs = openRepoFs(repoId).promises;
-  for (const pack of (await packSetFor(repoId)).packs) {
+  await maintenanceIdle(ctx, repoId);
+  const fs = ctx.store.repoFs.open(repoId).promises;
+  for (const pack of (await ctx.store.packs.for(repoId)).packs) {
     if (pack.checksum !== clonePack) await removePackFiles(fs, pack.checksum);
   }
-  forgetPackSet(repoId);
-  forgetRepo(repoId);
+  ctx.store.forgetRepo(repoId);
+  ctx.repos.forget(repoId);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -124,8 +124,8 @@ async function main() {
       .toString()
       .trim()
       .split('\n');
-    const { repoId } = await api.clone({ url: `${base}/${repo}` });
-    const clonePack = (await packSetFor(repoId)).packs[0].checksum;
+    const { repoId } = await engine.clone({ url: `${base}/${repo}` });
+    const clonePack = (await ctx.store.packs.for(repoId)).packs[0].checksum;
     console.log(
       `${repo}: ${oids.length} blobs at HEAD; rtt ${rtt} ms, ${bytesPerMs ? `${args.mbps} Mbit/s` : 'no bandwidth cap'}; ` +
         `median of ${runs} runs (min..max)\n`,
@@ -162,9 +162,9 @@ async function main() {
       for (let run = 0; run < runs; run++) {
         await dropFetchedPacks(repoId, clonePack);
         const t0 = performance.now();
-        const result = await ensureBlobs(repoId, oids, { batching });
+        const result = await ensureBlobs(ctx, repoId, oids, { batching });
         const t1 = performance.now();
-        await maintenanceIdle(repoId);
+        await maintenanceIdle(ctx, repoId);
         upkeep.push(performance.now() - t1);
         times.push(t1 - t0);
         requests = result.requests;
@@ -178,7 +178,7 @@ async function main() {
           `  ${String(Math.round(oids.length / (m / 1000))).padStart(9)}  ${(median(upkeep) / 1000).toFixed(2).padStart(12)}`,
       );
     }
-    await api.deleteRepo(repoId);
+    await engine.repo(repoId).delete();
   } finally {
     relay?.server.closeAllConnections();
     relay?.server.close();

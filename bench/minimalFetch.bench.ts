@@ -14,8 +14,11 @@ import { parseArgs } from 'node:util';
 import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { startGitServer } from '../server/gitServer.ts';
-import { api } from '../workers/api.ts';
+import { createEngine, engineContext } from '../workers/engine/engine.ts';
 import { type MinimalStrategy, minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
+
+const engine = createEngine();
+const ctx = engineContext(engine);
 
 (globalThis as { navigator?: unknown }).navigator ??= {};
 
@@ -56,8 +59,8 @@ for (const name of repos) {
   const url = `${server.url}/${name}.git`;
   const files = gitIn(bare, ['ls-tree', '-r', '--name-only', 'HEAD']).split('\n');
   const deepest = files.reduce((a, b) => (b.split('/').length > a.split('/').length ? b : a));
-  const clone = await api.clone({ url });
-  await api.deleteRepo(clone.repoId);
+  const clone = await engine.clone({ url });
+  await engine.repo(clone.repoId).delete();
   rows.push(
     `${name}.git: blob:none clone ${kb(clone.bytesReceived)}, ${clone.requests} requests; file ${deepest}`,
   );
@@ -66,9 +69,9 @@ for (const name of repos) {
     const requests: number[] = [];
     const seconds: number[] = [];
     for (let run = 0; run < runs; run++) {
-      await api.deleteRepo(minimalRepoId(url));
+      await engine.repo(minimalRepoId(url)).delete();
       const started = performance.now();
-      const read = await readFileMinimal(url, 'main', deepest, { strategy });
+      const read = await readFileMinimal(ctx, url, 'main', deepest, { strategy });
       seconds.push((performance.now() - started) / 1000);
       bytes.push(read.network.bytes);
       requests.push(read.network.requests);
@@ -81,7 +84,7 @@ for (const name of repos) {
       `  ${strategy.padEnd(12)} requests ${r}  bytes ${kb(b).padStart(10)} (${((100 * b) / clone.bytesReceived).toFixed(2)} % of the clone)  loopback ${local.toFixed(3)} s  at ${args.rtt} ms / ${args.mbps} Mbit/s ${modelled.toFixed(3)} s`,
     );
   }
-  await api.deleteRepo(minimalRepoId(url));
+  await engine.repo(minimalRepoId(url)).delete();
 }
 process.stdout.write(`${rows.join('\n')}\n`);
 await server.close();

@@ -1,4 +1,4 @@
-import type { Author } from '../workers/api.ts';
+import type { Author } from '../workers/engine/index.ts';
 
 // The commit author, kept in this browser's localStorage like a global git config's user.name/user.email.
 const KEY = 'blobless.author';

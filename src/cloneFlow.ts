@@ -1,7 +1,7 @@
-import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/api.ts';
+import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/engine/index.ts';
 import { loadAppConfig } from './appConfig.ts';
 import { whileBusy } from './busy.ts';
-import { gitClient, proxy, RemoteOperationError } from './gitClient.ts';
+import { gitClient, OperationError } from './gitClient.ts';
 import { askPersistenceOnce } from './storage.ts';
 
 export type FlowProgress = CloneProgress | CheckoutProgress;
@@ -17,34 +17,29 @@ export async function cloneAndCheckout(
   onProgress: (p: FlowProgress) => void,
   signal: AbortSignal,
 ): Promise<CloneResult> {
-  const progress = proxy(onProgress);
   const firstView = !options.depth && !options.singleBranch && options.filter !== null;
   const result = await whileBusy('clone', async () => {
     const { corsProxy } = await loadAppConfig();
     const cloned = await gitClient.clone(
       { fallbackCorsProxy: corsProxy, ...options, firstView },
-      progress,
-      signal,
+      { onProgress, signal },
     );
+    const repo = gitClient.repo(cloned.repoId);
     // Browsing needs no working tree: the first edit (or the working-tree view) checks it out.
     if (cloned.historyFillPending) {
       // Cancel pressed as the clone was finishing (its last writes do not look at the signal): as before,
       // when the checkout that came next saw it, none of the clone stays.
       if (signal.aborted) {
-        await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
-        throw new RemoteOperationError({
-          name: 'OperationError',
-          code: 'ABORTED',
-          message: 'The clone was cancelled; nothing of it was kept.',
-        });
+        await repo.delete().catch(() => undefined);
+        throw new OperationError('ABORTED', 'The clone was cancelled; nothing of it was kept.');
       }
       return cloned;
     }
     try {
-      await gitClient.checkout(cloned.repoId, 'HEAD', {}, progress, signal);
+      await repo.checkout({ ref: 'HEAD' }, { onProgress, signal });
     } catch (err) {
       // A person who pressed Cancel wants none of the clone, not a repo with an empty working tree.
-      if (signal.aborted) await gitClient.deleteRepo(cloned.repoId).catch(() => undefined);
+      if (signal.aborted) await repo.delete().catch(() => undefined);
       throw err;
     }
     return cloned;

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FillProgress, RepoRecord } from '../workers/api.ts';
+import type { FillProgress, RepoRecord } from '../workers/engine/index.ts';
 import { withToken } from './auth/withToken.ts';
-import { gitClient, proxy, type RemoteOperationError } from './gitClient.ts';
+import { type BloblessError, gitClient } from './gitClient.ts';
 
 /**
  * The background history fill of first-view clones (the worker's fillHistory), one per repo per page:
@@ -65,13 +65,13 @@ export function startHistoryFill(repo: RepoRecord): void {
     else set(r, { commits: p.commits, bytes: p.bytes });
   };
   // A private repo after a reload: the token dialog asks, as for any other fetch.
-  withToken(() => gitClient.fillHistory(repo.id, proxy(onProgress), controller.signal))
+  withToken(() => gitClient.repo(repo.id).fillHistory({}, { onProgress, signal: controller.signal }))
     .then(
       (result) => {
         if (result.busyElsewhere) set(r, { status: 'elsewhere' });
         else set(r, { status: result.complete ? 'complete' : 'stopped', commits: result.commits });
       },
-      (err: RemoteOperationError) => {
+      (err: BloblessError) => {
         if (controller.signal.aborted || err.code === 'ABORTED') set(r, { status: 'stopped' });
         else set(r, { status: 'failed', error: err.message });
       },

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RepoEvent } from '../workers/api.ts';
+import type { RepoEvent } from '../workers/engine/index.ts';
 import { gitClient } from './gitClient.ts';
 
 /**

@@ -1,13 +1,11 @@
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { maintenanceIdle, REPACK_THRESHOLD } from '../workers/ops/maintenance/packMaintenance.ts';
-import { BLOB_BATCH_POLICY, blobBytesEstimate, planBlobBatches } from '../workers/ops/sync/lazyBlobs.ts';
+import { BLOB_BATCH_POLICY, planBlobBatches } from '../workers/ops/sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from '../workers/ops/worktree/checkout.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import { getRepo, putRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
@@ -20,12 +18,14 @@ import {
   treeBlobs,
 } from './support/worktree.ts';
 
+const { engine, ctx } = testEngine();
+
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
 const tmp = useTmpDir('checkout');
 
 async function cloneBlobless(repo: string): Promise<string> {
-  const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
+  const { repoId } = await engine.clone({ url: `${serverUrl}/${repo}` });
   return repoId;
 }
 
@@ -36,9 +36,9 @@ async function revParse(repo: string, rev: string): Promise<string> {
 let exports = 0;
 /** A copy of the repo's git directory on disk, for the git CLI to read. */
 async function exportGitDir(repoId: string): Promise<string> {
-  await maintenanceIdle(repoId);
+  await maintenanceIdle(ctx, repoId);
   const dest = join(tmp(), `export-${exports++}`);
-  await exportDir(openRepoFs(repoId), GITDIR, dest);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dest);
   return dest;
 }
 
@@ -61,20 +61,26 @@ async function indexEntries(repoId: string): Promise<string[]> {
 }
 
 async function statusRows(repoId: string, filepaths?: string[]) {
-  return git.statusMatrix({ fs: openRepoFs(repoId), dir: '/', gitdir: GITDIR, filepaths, cache: {} });
+  return git.statusMatrix({
+    fs: ctx.store.repoFs.open(repoId),
+    dir: '/',
+    gitdir: GITDIR,
+    filepaths,
+    cache: {},
+  });
 }
 
 async function headOf(repoId: string): Promise<{ branch: string | null; oid: string }> {
-  const fs = openRepoFs(repoId);
+  const fs = ctx.store.repoFs.open(repoId);
   const branch = (await git.currentBranch({ fs, gitdir: GITDIR, fullname: false })) ?? null;
   return { branch, oid: await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' }) };
 }
 
-async function checkoutError(
-  ...args: Parameters<typeof checkout>
-): Promise<Error & { code: string; paths?: string[] }> {
+type CheckoutArgs = Parameters<typeof checkout> extends [unknown, ...infer Rest] ? Rest : never;
+
+async function checkoutError(...args: CheckoutArgs): Promise<Error & { code: string; paths?: string[] }> {
   try {
-    await checkout(...args);
+    await checkout(ctx, ...args);
   } catch (err) {
     return err as Error & { code: string };
   }
@@ -95,15 +101,15 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
     beforeAll(async () => {
       repoId = await cloneBlobless(repo);
       head = await revParse(repo, 'HEAD');
-      bytesPerBlob = blobBytesEstimate(repoId);
+      bytesPerBlob = ctx.blobs.estimate(repoId);
       await resetStats();
-      result = await checkout(repoId, 'HEAD', {}, { onProgress: (p) => progress.push(p) });
+      result = await checkout(ctx, repoId, 'HEAD', {}, { onProgress: (p) => progress.push(p) });
       requests = (await repoStats(repo)).requests;
     });
 
     it('leaves the working tree git leaves: same paths, bytes, modes, symlink targets and gitlink folders', async () => {
       expect(result.commit).toBe(head);
-      expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
+      expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
         await gitCheckoutOf(bare(), head, tmp()),
       );
     });
@@ -122,8 +128,8 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
 
     it('copied to disk with its git directory, is a working tree git status finds clean', async () => {
       const dest = join(tmp(), `worktree-${exports++}`);
-      await exportWorktree(openRepoFs(repoId), dest);
-      await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
+      await exportWorktree(ctx.store.repoFs.open(repoId), dest);
+      await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dest, '.git'));
       expect(await gitCli(['status', '--porcelain', '--ignore-submodules=none'], { cwd: dest })).toBe('');
     });
 
@@ -150,12 +156,12 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
       const branch = (await gitCli(['symbolic-ref', '--short', 'HEAD'], { cwd: bare() })).trim();
       expect(result.branch).toBe(branch);
       expect(await headOf(repoId)).toEqual({ branch, oid: head });
-      expect(await getRepo(repoId)).toMatchObject({ branch, headOid: head });
+      expect(await ctx.store.registry.get(repoId)).toMatchObject({ branch, headOid: head });
     });
 
     it('a second checkout of the same commit makes no request, writes no file or object, and leaves HEAD and the index as they were', async () => {
       await resetStats();
-      const fs = openRepoFs(repoId).promises;
+      const fs = ctx.store.repoFs.open(repoId).promises;
       const gitFiles = () =>
         Promise.all(
           ['HEAD', 'index'].map(async (f) =>
@@ -167,7 +173,7 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])(
       const storage = countStorageWrites(repoId);
       let again: CheckoutResult;
       try {
-        again = await checkout(repoId, 'HEAD');
+        again = await checkout(ctx, repoId, 'HEAD');
         await fs.flush();
       } finally {
         storage.stop();
@@ -200,7 +206,7 @@ describe('features.git: switching branches', () => {
 
   beforeAll(async () => {
     repoId = await cloneBlobless(repo);
-    await checkout(repoId, 'main');
+    await checkout(ctx, repoId, 'main');
   });
 
   /**
@@ -221,9 +227,9 @@ describe('features.git: switching branches', () => {
     const removed = [...fromTree].filter(([path, e]) => e.type === 'blob' && !toTree.has(path));
 
     const writes = countWrites(repoId);
-    const bytesPerBlob = blobBytesEstimate(repoId);
+    const bytesPerBlob = ctx.blobs.estimate(repoId);
     await resetStats();
-    const result = await checkout(repoId, to);
+    const result = await checkout(ctx, repoId, to);
     const stats = await repoStats(repo);
     writes.stop();
 
@@ -234,7 +240,9 @@ describe('features.git: switching branches', () => {
     expect(writes.paths.sort()).toEqual(changed.map(([path]) => `/${path}`).sort());
     expect(result.filesWritten).toBe(changed.length);
     expect(result.filesDeleted).toBe(removed.length);
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, commit, tmp()));
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
+      await gitCheckoutOf(bare, commit, tmp()),
+    );
     expect((await statusRows(repoId)).filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
     expect(await indexEntries(repoId)).toEqual(
       [...toTree].map(([path, e]) => `${e.mode} ${e.oid} 0\t${path}`).sort(),
@@ -249,7 +257,7 @@ describe('features.git: switching branches', () => {
   });
 
   it('dev is then a local branch tracking origin/dev, as git makes it', async () => {
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     expect(await git.getConfig({ fs, gitdir: GITDIR, path: 'branch.dev.merge' })).toBe('refs/heads/dev');
     expect(await git.getConfig({ fs, gitdir: GITDIR, path: 'branch.dev.remote' })).toBe('origin');
     const dest = await exportGitDir(repoId);
@@ -289,7 +297,7 @@ describe('features.git: local changes', () => {
     repoId = await cloneBlobless(repo);
     main = await revParse(repo, 'main');
     other = await revParse(repo, 'feature/x');
-    await checkout(repoId, 'main');
+    await checkout(ctx, repoId, 'main');
     const mainTree = await lsTree(bare, main);
     const otherTree = await lsTree(bare, other);
     expect(mainTree.get('README.md')?.oid).not.toBe(otherTree.get('README.md')?.oid);
@@ -299,33 +307,35 @@ describe('features.git: local changes', () => {
   });
 
   it('a change the switch would overwrite stops it with WORKTREE_DIRTY naming the file; nothing changes', async () => {
-    const fs = openRepoFs(repoId).promises;
+    const fs = ctx.store.repoFs.open(repoId).promises;
     await fs.writeFile('/README.md', 'my local edit\n', 'utf8');
     await fs.writeFile(`/${untouched}`, 'another local edit\n', 'utf8');
-    const before = await readLightningWorktree(openRepoFs(repoId));
+    const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
     const err = await checkoutError(repoId, 'feature/x');
     expect(err.code).toBe('WORKTREE_DIRTY');
     expect(err.paths).toEqual(['README.md']);
     expect(err.message).toMatch(/README\.md/);
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(before);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
     expect(await headOf(repoId)).toEqual({ branch: 'main', oid: main });
     // The switch did not create the branch either.
     await expect(
-      git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'refs/heads/feature/x' }),
+      git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'refs/heads/feature/x' }),
     ).rejects.toThrow();
   });
 
   it('force throws local changes away, as git checkout -f does', async () => {
-    const result = await checkout(repoId, 'feature/x', { force: true });
+    const result = await checkout(ctx, repoId, 'feature/x', { force: true });
     expect(result.branch).toBe('feature/x');
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, other, tmp()));
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
+      await gitCheckoutOf(bare, other, tmp()),
+    );
     expect((await statusRows(repoId)).filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
   });
 
   it('without force, a change the switch does not touch is carried over, as git does', async () => {
-    const fs = openRepoFs(repoId).promises;
+    const fs = ctx.store.repoFs.open(repoId).promises;
     await fs.writeFile(`/${untouched}`, 'carried over\n', 'utf8');
-    await checkout(repoId, 'main');
+    await checkout(ctx, repoId, 'main');
     expect(await fs.readFile(`/${untouched}`, 'utf8')).toBe('carried over\n');
     const rows = await statusRows(repoId);
     expect(rows.filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([[untouched, 1, 2, 1]]);
@@ -348,14 +358,14 @@ describe('features.git: sparse checkout', () => {
     expect(wanted.length).toBeLessThan(new Set([...tree.values()].map((e) => e.oid)).size);
 
     await resetStats();
-    const result = await checkout(repoId, 'HEAD', { paths: ['/docs/', 'scripts/build.sh'] });
+    const result = await checkout(ctx, repoId, 'HEAD', { paths: ['/docs/', 'scripts/build.sh'] });
     expect(result.blobsFetched).toBe(wanted.length);
     expect((await repoStats(repo)).requests).toBe(1);
     expect(await storedBlobs(repoId)).toEqual(wanted);
 
     const full = await gitCheckoutOf(bare, head, tmp());
     const expected = full.filter((e) => under(e.path) || paths.some((base) => base.startsWith(`${e.path}/`)));
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(expected);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(expected);
     const rows = await statusRows(repoId, paths);
     expect(rows.length).toBe([...tree.keys()].filter(under).length);
     expect(rows.filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
@@ -363,7 +373,7 @@ describe('features.git: sparse checkout', () => {
 
   it('on an existing working tree: HEAD moves, and everything outside `paths` is left as it was', async () => {
     const repoId = await cloneBlobless(repo);
-    await checkout(repoId, 'main');
+    await checkout(ctx, repoId, 'main');
     const main = await revParse(repo, 'main');
     const featureX = await revParse(repo, 'feature/x');
     const paths = ['src'];
@@ -377,7 +387,7 @@ describe('features.git: sparse checkout', () => {
     expect(differs(under).length).toBeGreaterThan(0);
     expect(differs((p) => !under(p)).length).toBeGreaterThan(0);
 
-    const result = await checkout(repoId, 'feature/x', { paths });
+    const result = await checkout(ctx, repoId, 'feature/x', { paths });
     expect(result.branch).toBe('feature/x');
     expect(await headOf(repoId)).toEqual({ branch: 'feature/x', oid: featureX });
 
@@ -396,7 +406,7 @@ describe('features.git: sparse checkout', () => {
       ...mainFiles.filter((e) => !under(e.path)),
       ...xFiles.filter((e) => under(e.path)),
     ].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(expected);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(expected);
   });
 
   it('a path the commit does not have is PATH_NOT_FOUND, before anything is fetched', async () => {
@@ -416,7 +426,7 @@ describe('small-sized.git: batches', () => {
     const repoId = await cloneBlobless(repo);
     const wanted = await treeBlobs(bare, await revParse(repo, 'HEAD'));
     await resetStats();
-    const result = await checkout(repoId, 'HEAD', {}, { batching: { size: 64, concurrency: 2 } });
+    const result = await checkout(ctx, repoId, 'HEAD', {}, { batching: { size: 64, concurrency: 2 } });
     expect(result.requests).toBe(Math.ceil(wanted.length / 64));
     expect((await repoStats(repo)).requests).toBe(result.requests);
     expect(result.blobsFetched).toBe(wanted.length);
@@ -439,14 +449,14 @@ describe('small-sized.git: batches', () => {
     // makes it split as a large repository does.
     const policy = { firstBytes: 16 * 1024, singleRequestBytes: 64 * 1024, maxBatchBytes: 1024 * 1024 };
     const repoId = await cloneBlobless(repo);
-    const plan = planBlobBatches(wanted.length, blobBytesEstimate(repoId), {
+    const plan = planBlobBatches(wanted.length, ctx.blobs.estimate(repoId), {
       ...BLOB_BATCH_POLICY,
       ...policy,
     });
     expect(plan.length).toBeGreaterThan(2);
     expect(plan[0]).toBe(Math.min(...plan));
     await resetStats();
-    const result = await checkout(repoId, 'HEAD', {}, { batching: { policy } });
+    const result = await checkout(ctx, repoId, 'HEAD', {}, { batching: { policy } });
     expect((await repoStats(repo)).requests).toBe(plan.length);
     expect(result.requests).toBe(plan.length);
     expect(result.requests).toBeLessThanOrEqual(gitRequests + 4);
@@ -459,9 +469,10 @@ describe('small-sized.git: batches', () => {
     const wanted = await treeBlobs(join(fixturesDir, repo), await revParse(repo, 'HEAD'));
     const size = Math.ceil(wanted.length / (REPACK_THRESHOLD + 4));
     const batches = Math.ceil(wanted.length / size);
-    const packSet = await packSetFor(repoId);
+    const packSet = await ctx.store.packs.for(repoId);
     let packsWhileWriting = -1;
     await checkout(
+      ctx,
       repoId,
       'HEAD',
       {},
@@ -476,8 +487,8 @@ describe('small-sized.git: batches', () => {
     expect(packsWhileWriting).toBe(1 + batches);
     expect(batches).toBeGreaterThan(REPACK_THRESHOLD);
     // Scheduled once the checkout is done.
-    await maintenanceIdle(repoId);
-    expect((await packSetFor(repoId)).packs.length).toBeLessThan(1 + batches);
+    await maintenanceIdle(ctx, repoId);
+    expect((await ctx.store.packs.for(repoId)).packs.length).toBeLessThan(1 + batches);
   });
 });
 
@@ -490,17 +501,21 @@ describe('a checkout that fails or is cancelled leaves the previous working tree
   beforeAll(async () => {
     repoId = await cloneBlobless(repo);
     main = await revParse(repo, 'main');
-    await checkout(repoId, 'main');
+    await checkout(ctx, repoId, 'main');
   });
 
   /** The previous checkout, as IndexedDB holds it: lightning-fs reloads its tree after going idle. */
   async function expectMainStored(): Promise<void> {
-    expect(repoFsBackend(repoId).pendingWrites).toBe(0);
-    await (openRepoFs(repoId).promises as unknown as { _deactivate(): Promise<void> })._deactivate();
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(await gitCheckoutOf(bare, main, tmp()));
+    expect(ctx.store.repoFs.backend(repoId).pendingWrites).toBe(0);
+    await (
+      ctx.store.repoFs.open(repoId).promises as unknown as { _deactivate(): Promise<void> }
+    )._deactivate();
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
+      await gitCheckoutOf(bare, main, tmp()),
+    );
     expect(await headOf(repoId)).toEqual({ branch: 'main', oid: main });
     await expect(
-      git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'refs/heads/feature/x' }),
+      git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'refs/heads/feature/x' }),
     ).rejects.toThrow();
     expect((await statusRows(repoId)).filter(([, h, w, s]) => !(h === 1 && w === 1 && s === 1))).toEqual([]);
   }
@@ -517,15 +532,15 @@ describe('a checkout that fails or is cancelled leaves the previous working tree
   });
 
   it('failing to fetch a blob: MissingObjectError naming a file', async () => {
-    const record = (await getRepo(repoId))!;
+    const record = (await ctx.store.registry.get(repoId))!;
     // A server that is gone: the blobs v0.1 has and main lacks cannot be fetched.
-    await putRepo({ ...record, url: 'http://127.0.0.1:9/features.git' });
+    await ctx.store.registry.put({ ...record, url: 'http://127.0.0.1:9/features.git' });
     try {
       const err = await checkoutError(repoId, 'v0.1');
       expect(err.code).toBe('MISSING_OBJECT');
       expect((err as unknown as { path?: string }).path).toMatch(/./);
     } finally {
-      await putRepo(record);
+      await ctx.store.registry.put(record);
     }
     await expectMainStored();
   });
@@ -548,7 +563,7 @@ describe('a checkout that fails or is cancelled leaves the previous working tree
 
 /** Counts the working-tree files written through the repo's lightning-fs (symlinks included). */
 function countWrites(repoId: string): { paths: string[]; stop(): void } {
-  const p = openRepoFs(repoId).promises;
+  const p = ctx.store.repoFs.open(repoId).promises;
   const paths: string[] = [];
   const { writeFile, symlink } = p;
   const record = (path: string) => {
@@ -577,7 +592,10 @@ function countWrites(repoId: string): { paths: string[]; stop(): void } {
  * transaction on its database, from now until stop().
  */
 function countStorageWrites(repoId: string): { fsCalls: string[]; transactions(): number; stop(): void } {
-  const p = openRepoFs(repoId).promises as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const p = ctx.store.repoFs.open(repoId).promises as unknown as Record<
+    string,
+    (...a: unknown[]) => Promise<unknown>
+  >;
   const fsCalls: string[] = [];
   const originals = new Map<string, (...a: unknown[]) => Promise<unknown>>();
   for (const name of ['writeFile', 'unlink', 'mkdir', 'rmdir', 'rename', 'symlink']) {
@@ -588,7 +606,7 @@ function countStorageWrites(repoId: string): { fsCalls: string[]; transactions()
       return original.apply(p, args);
     };
   }
-  const dbName = repoDbName(repoId);
+  const dbName = ctx.store.repoFs.dbName(repoId);
   let transactions = 0;
   const original = IDBDatabase.prototype.transaction;
   IDBDatabase.prototype.transaction = function (

@@ -2,30 +2,33 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import type { Engine } from '../workers/engine/types.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import {
   exportRepo as exportTo,
   lsRemoteLines as lsRemote,
   refLines as ourRefLines,
 } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
 const tmp = useTmpDir('clone');
 
-const exportRepo = (repoId: string, name: string) => exportTo(repoId, tmp(), name);
+const exportRepo = (repoId: string, name: string) => exportTo(ctx, repoId, tmp(), name);
 
 describe.each(['basic.git', 'features.git', 'small-sized.git'])('blob:none clone of %s', (repo) => {
   const url = `${serverUrl}/${repo}`;
-  let result: Awaited<ReturnType<typeof api.clone>>;
+  let result: Awaited<ReturnType<Engine['clone']>>;
   let exported: string;
 
   beforeAll(async () => {
-    result = await api.clone({ url });
+    result = await engine.clone({ url });
     exported = await exportRepo(result.repoId, repo);
   });
 
@@ -57,7 +60,7 @@ describe.each(['basic.git', 'features.git', 'small-sized.git'])('blob:none clone
   });
 
   it('is readable by isomorphic-git: every commit and tree', async () => {
-    const fs = openRepoFs(result.repoId);
+    const fs = ctx.store.repoFs.open(result.repoId);
     const cache = {};
     const lines = (
       await gitCli(['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype)'], {
@@ -119,7 +122,7 @@ describe('bytes on the wire', () => {
       ]);
       const theirs = await repoStats(repo);
       await resetStats();
-      const result = await api.clone({ url });
+      const result = await engine.clone({ url });
       const ours = await repoStats(repo);
       expect(ours.requests).toBe(result.requests);
       expect(Math.abs(ours.bytesSent - theirs.bytesSent) / theirs.bytesSent).toBeLessThanOrEqual(0.02);
@@ -133,7 +136,7 @@ describe('the git directory, laid out as git clone --filter=blob:none lays it ou
   let theirs: string;
 
   beforeAll(async () => {
-    const result = await api.clone({ url });
+    const result = await engine.clone({ url });
     ours = await exportRepo(result.repoId, 'layout');
     theirs = join(tmp(), 'layout-oracle');
     await gitCli([

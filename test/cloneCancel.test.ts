@@ -7,30 +7,34 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { FlowProgress } from '../src/cloneFlow.ts';
-import { api } from '../workers/api.ts';
+import { engineContext } from '../workers/engine/engine.ts';
+import type { Engine } from '../workers/engine/types.ts';
 import type { CrashPoint } from '../workers/store/crashPoints.ts';
 import { pauseAt } from './support/crash.ts';
 import { gitBuffer } from './support/git.ts';
 import type { WorkerCall } from './support/workerBoundary.ts';
 
-const link = vi.hoisted(() => ({ calls: [] as WorkerCall[] }));
+const link = vi.hoisted(() => ({ calls: [] as WorkerCall[], engine: undefined as unknown as Engine }));
 
 vi.mock('../src/gitClient.ts', async () => {
-  const Comlink = await import('comlink');
-  const { RemoteOperationError } = await import('../workers/rpc.ts');
-  const { linkedGitClient } = await import('./support/workerBoundary.ts');
-  const { api } = await import('../workers/api.ts');
+  const { linkedEngine } = await import('./support/workerBoundary.ts');
+  const { testEngine } = await import('./support/engine.ts');
+  const { OperationError, AuthRequiredError } = await import('../workers/engine/client.ts');
+  const { engine } = testEngine();
+  link.engine = engine;
   // Every delta resolved after the last byte, as with no room to keep bases while receiving: a pack this
   // small is otherwise resolved whole as it arrives, and there is no "resolving" left to cancel.
-  const { client, calls } = linkedGitClient({
-    clone: (opts, ...rest) =>
-      api.clone({ ...opts, limits: { ...opts.limits, arrivalCacheBytes: 0 } }, ...rest),
+  const { client, calls } = linkedEngine(engine, {
+    clone: (args, hooks) =>
+      engine.clone({ ...args, limits: { ...args.limits, arrivalCacheBytes: 0 } }, hooks),
   });
   link.calls = calls;
-  return { gitClient: client, proxy: Comlink.proxy, RemoteOperationError };
+  return { gitClient: client, OperationError, AuthRequiredError };
 });
 
 const { cloneAndCheckout } = await import('../src/cloneFlow.ts');
+const engine = link.engine;
+const ctx = engineContext(engine);
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -38,7 +42,7 @@ const url = `${serverUrl}/small-sized.git`;
 
 /** The repos the registry names and the repo databases IndexedDB holds. */
 async function stored(): Promise<{ repos: string[]; databases: string[] }> {
-  const repos = (await api.listRepos()).map((r) => r.id).sort();
+  const repos = (await engine.listRepos()).map((r) => r.id).sort();
   const databases = (await indexedDB.databases())
     .map((d) => d.name ?? '')
     .filter((n) => n.startsWith('blobless-repo-'))
@@ -71,7 +75,7 @@ const workerClone = () => link.calls.filter((c) => c.method === 'clone').at(-1)!
  * on once the abort has crossed.
  */
 async function cancelledAt(point: CrashPoint): Promise<Error & { code: string }> {
-  const pause = pauseAt(point);
+  const pause = pauseAt(ctx, point);
   const controller = new AbortController();
   const flow = cloneAndCheckout({ url }, () => undefined, controller.signal).then(
     () => {
@@ -94,19 +98,19 @@ describe('Cancel of the UI clone through the worker boundary leaves what was sto
   let kept: string;
 
   beforeAll(async () => {
-    kept = (await api.clone({ url: `${serverUrl}/basic.git` })).repoId;
+    kept = (await engine.clone({ url: `${serverUrl}/basic.git` })).repoId;
     before = await stored();
     expect(before.repos).toEqual([kept]);
   });
 
   afterAll(async () => {
-    for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+    for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
   });
 
   /** Nothing of the cancelled clone is stored, and the repo stored before still reads as git has it. */
   async function expectOnlyBefore(): Promise<void> {
     expect(await stored()).toEqual(before);
-    const file = await api.readFile(kept, 'HEAD', 'README.md');
+    const file = await engine.repo(kept).readFile({ ref: 'HEAD', path: 'README.md' });
     expect(Buffer.from(file.bytes)).toEqual(
       await gitBuffer(['show', 'HEAD:README.md'], { cwd: join(fixturesDir, 'basic.git') }),
     );

@@ -1,15 +1,18 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
-import { api } from '../workers/api.ts';
+import type { CloneProgress, Engine } from '../workers/engine/types.ts';
 import { RETRY_ATTEMPTS } from '../workers/transport/retryPolicy.ts';
 import { RemoteError } from '../workers/wire/errors.ts';
 import { expectGitDirMatches, exportRepo, lsRemoteLines, refLines } from './support/cloneOracle.ts';
 import { countConnections } from './support/connectionCounter.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { startRelay } from './support/relay.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -17,22 +20,22 @@ const tmp = useTmpDir('errors');
 
 /** After a failed clone nothing of it may remain: no registry entry, no repo database. */
 async function expectNothingStored(): Promise<void> {
-  expect(await api.listRepos()).toEqual([]);
+  expect(await engine.listRepos()).toEqual([]);
   const dbs = await indexedDB.databases();
   expect(dbs.map((d) => d.name).filter((n) => n?.startsWith('blobless-repo-'))).toEqual([]);
 }
 
 afterEach(async () => {
-  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
 });
 
 async function cloneError(
-  opts: Parameters<typeof api.clone>[0],
+  opts: Parameters<Engine['clone']>[0],
   signal?: AbortSignal,
-  onProgress?: Parameters<typeof api.clone>[1],
+  onProgress?: (p: CloneProgress) => void,
 ) {
   try {
-    await api.clone(opts, onProgress, signal);
+    await engine.clone(opts, { onProgress, signal });
   } catch (err) {
     return err as Error & { code: string };
   }
@@ -69,7 +72,7 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
     expect(wrong.code).toBe('HTTP_UNAUTHORIZED');
     expect(wrong.message).toMatch(/refused the credentials/);
     await expectNothingStored();
-    const ok = await api.clone({
+    const ok = await engine.clone({
       url: `${serverUrl}/private.git`,
       auth: { username: 'alice', password: 'secret' },
     });
@@ -268,10 +271,10 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
     const { host, proxy, close } = await corsLessHost();
     try {
       const url = `${host.url}/basic.git`;
-      const result = await api.clone({ url, fallbackCorsProxy: proxy.url });
+      const result = await engine.clone({ url, fallbackCorsProxy: proxy.url });
       expect(result.warnings[0]).toContain(`CORS proxy at ${proxy.url}`);
       expect(refLines(result.refs)).toEqual(await lsRemoteLines(`${serverUrl}/basic.git`));
-      expect((await api.listRepos())[0].corsProxy).toBe(proxy.url);
+      expect((await engine.listRepos())[0].corsProxy).toBe(proxy.url);
       expect(proxy.connections).toBeGreaterThan(0);
       // The proxy is tried at once: one direct request, not sent again first (a reset is retried only where
       // there is no fallback), then info/refs, ls-refs and fetch through the proxy.
@@ -306,7 +309,7 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
 describe('clone options, checked with the clone test oracle (ls-remote, rev-list --objects, fsck, .idx)', () => {
   it('a server without protocol v2 gets a full v1 clone, with a warning', async () => {
     const url = `${serverUrl}/v0.git`;
-    const result = await api.clone({ url });
+    const result = await engine.clone({ url });
     expect(result.protocol).toBe(1);
     expect(result.filter).toBeNull();
     expect(result.warnings.join(' ')).toMatch(/protocol v2/);
@@ -314,6 +317,7 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
       await lsRemoteLines(url, ['--heads', '--tags']),
     );
     await expectGitDirMatches({
+      ctx,
       repoId: result.repoId,
       bare: join(fixturesDir, 'v0.git'),
       revList: ['--all'],
@@ -323,12 +327,13 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
 
   it('a v2 server without `filter` gets a full v2 clone, with a warning', async () => {
     const url = `${serverUrl}/nofilter.git`;
-    const result = await api.clone({ url });
+    const result = await engine.clone({ url });
     expect(result.protocol).toBe(2);
     expect(result.filter).toBeNull();
     expect(result.warnings.join(' ')).toMatch(/partial clone/);
     expect(refLines(result.refs)).toEqual(await lsRemoteLines(url));
     await expectGitDirMatches({
+      ctx,
       repoId: result.repoId,
       bare: join(fixturesDir, 'nofilter.git'),
       revList: ['--all'],
@@ -338,26 +343,27 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
 
   it('a full clone chosen by the person (filter: null) holds every object, and no promisor marks', async () => {
     const url = `${serverUrl}/features.git`;
-    const result = await api.clone({ url, filter: null });
+    const result = await engine.clone({ url, filter: null });
     expect(result.filter).toBeNull();
     expect(result.warnings).toEqual([]);
     expect(refLines(result.refs)).toEqual(await lsRemoteLines(url));
     const dir = await expectGitDirMatches({
+      ctx,
       repoId: result.repoId,
       bare: join(fixturesDir, 'features.git'),
       revList: ['--all'],
       scratch: tmp(),
     });
     await expect(gitCli(['config', 'remote.origin.promisor'], { cwd: dir })).rejects.toThrow();
-    expect((await api.listRepos())[0].filter).toBeNull();
+    expect((await engine.listRepos())[0].filter).toBeNull();
   });
 
   it('depth 1 makes a shallow clone that real git reads', async () => {
-    const result = await api.clone({ url: `${serverUrl}/features.git`, depth: 1, singleBranch: true });
-    const dir = await exportRepo(result.repoId, tmp(), 'shallow');
+    const result = await engine.clone({ url: `${serverUrl}/features.git`, depth: 1, singleBranch: true });
+    const dir = await exportRepo(ctx, result.repoId, tmp(), 'shallow');
     expect((await gitCli(['rev-list', '--count', 'HEAD'], { cwd: dir })).trim()).toBe('1');
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
-    const log = await api.log(result.repoId, 'HEAD');
+    const log = await engine.repo(result.repoId).log({ ref: 'HEAD' });
     expect(log.commits).toHaveLength(1);
     expect(log.more).toBe(false);
   });
@@ -365,16 +371,17 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
   it('depth against a server without `shallow` clones the whole history, with a warning', async () => {
     const relay = await startRelay(serverUrl, { kind: 'hide-fetch-capability', capability: 'shallow' });
     try {
-      const result = await api.clone({ url: `${relay.url}/features.git`, depth: 1 });
+      const result = await engine.clone({ url: `${relay.url}/features.git`, depth: 1 });
       expect(result.warnings.join(' ')).toMatch(/shallow/);
       const bare = join(fixturesDir, 'features.git');
       await expectGitDirMatches({
+        ctx,
         repoId: result.repoId,
         bare,
         revList: ['--all', '--filter=blob:none'],
         scratch: tmp(),
       });
-      const log = await api.log(result.repoId, 'HEAD', { limit: 1000 });
+      const log = await engine.repo(result.repoId).log({ ref: 'HEAD', limit: 1000 });
       expect(log.commits.length).toBe(
         Number((await gitCli(['rev-list', '--count', 'HEAD'], { cwd: bare })).trim()),
       );
@@ -385,10 +392,11 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
 
   it('a single-branch clone of a named branch keeps only that branch and its objects', async () => {
     const url = `${serverUrl}/features.git`;
-    const result = await api.clone({ url, ref: 'dev', singleBranch: true, tags: false });
+    const result = await engine.clone({ url, ref: 'dev', singleBranch: true, tags: false });
     expect(result.head.branch).toBe('dev');
     expect(refLines(result.refs)).toEqual(await lsRemoteLines(url, ['--heads'], ['dev']));
     await expectGitDirMatches({
+      ctx,
       repoId: result.repoId,
       bare: join(fixturesDir, 'features.git'),
       revList: ['--filter=blob:none', 'refs/heads/dev'],
@@ -399,13 +407,13 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
   it('a clone at a tag detaches HEAD at the commit it names, as git clone --branch does', async () => {
     const url = `${serverUrl}/features.git`;
     const bare = join(fixturesDir, 'features.git');
-    const result = await api.clone({ url, ref: 'v0.1-approved' });
+    const result = await engine.clone({ url, ref: 'v0.1-approved' });
     const commit = (await gitCli(['rev-parse', 'v0.1-approved^{commit}'], { cwd: bare })).trim();
     expect(result.head).toEqual({ branch: null, oid: commit });
-    const dir = await exportRepo(result.repoId, tmp(), 'at-tag');
+    const dir = await exportRepo(ctx, result.repoId, tmp(), 'at-tag');
     expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(commit);
     await expect(gitCli(['symbolic-ref', '-q', 'HEAD'], { cwd: dir })).rejects.toThrow();
-    expect((await api.log(result.repoId, 'HEAD', { limit: 1 })).commits[0].oid).toBe(commit);
+    expect((await engine.repo(result.repoId).log({ ref: 'HEAD', limit: 1 })).commits[0].oid).toBe(commit);
   });
 
   it('a clone at a commit id detaches HEAD there', async () => {
@@ -413,9 +421,9 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
     const bare = join(fixturesDir, 'features.git');
     // A commit no ref names directly: two behind dev.
     const commit = (await gitCli(['rev-parse', 'dev~2'], { cwd: bare })).trim();
-    const result = await api.clone({ url, ref: commit });
+    const result = await engine.clone({ url, ref: commit });
     expect(result.head).toEqual({ branch: null, oid: commit });
-    const dir = await exportRepo(result.repoId, tmp(), 'at-commit');
+    const dir = await exportRepo(ctx, result.repoId, tmp(), 'at-commit');
     expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(commit);
     await expect(gitCli(['symbolic-ref', '-q', 'HEAD'], { cwd: dir })).rejects.toThrow();
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
@@ -436,8 +444,8 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
       const url = `${server.url}/repo.git`;
       const oracle = join(tmp(), 'detached-oracle');
       await gitCli(['clone', '-q', '--bare', '--filter=blob:none', url, oracle]);
-      const result = await api.clone({ url });
-      const dir = await exportRepo(result.repoId, tmp(), 'detached');
+      const result = await engine.clone({ url });
+      const dir = await exportRepo(ctx, result.repoId, tmp(), 'detached');
       expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(
         (await gitCli(['rev-parse', 'HEAD'], { cwd: oracle })).trim(),
       );
@@ -450,11 +458,11 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
   });
 
   it('lists and deletes repos', async () => {
-    const result = await api.clone({ url: `${serverUrl}/basic.git` });
-    const repos = await api.listRepos();
+    const result = await engine.clone({ url: `${serverUrl}/basic.git` });
+    const repos = await engine.listRepos();
     expect(repos.map((r) => r.id)).toEqual([result.repoId]);
     expect(repos[0].sizeBytes).toBeGreaterThan(0);
-    await api.deleteRepo(result.repoId);
+    await engine.repo(result.repoId).delete();
     await expectNothingStored();
   });
 });

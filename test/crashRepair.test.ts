@@ -3,20 +3,19 @@
 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { maybeRepack } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
-import { setCrashHook } from '../workers/store/crashPoints.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import { getRepo, putRepo } from '../workers/store/registry.ts';
 import { repairStores } from '../workers/store/repair.ts';
-import { GITDIR, openRepoFs, repoDbName, repoFsBackend } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import { checkedExport } from './support/cloneOracle.ts';
 import { crashAt, pauseAt, terminateWorker } from './support/crash.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { packFiles } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 import { gitCheckoutOf, readLightningWorktree } from './support/worktree.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -33,7 +32,7 @@ async function rev(repo: string, spec: string): Promise<string> {
 
 /** Every pack has its .pack and its .idx. */
 async function expectWholePacks(repoId: string): Promise<void> {
-  const files = await packFiles(repoId);
+  const files = await packFiles(ctx, repoId);
   const names = new Set(files.map((f) => f.replace(/\.(pack|idx|promisor)$/, '')));
   for (const name of names) {
     expect(files).toContain(`${name}.pack`);
@@ -44,36 +43,36 @@ async function expectWholePacks(repoId: string): Promise<void> {
 describe('a clone', () => {
   it('terminated between its files and its record: repair deletes the database and says so', async () => {
     const before = new Set(await databaseNames());
-    await crashAt('clone:files-committed', () => api.clone({ url: `${serverUrl}/basic.git` }));
+    await crashAt(ctx, 'clone:files-committed', () => engine.clone({ url: `${serverUrl}/basic.git` }));
     const left = (await databaseNames()).filter((n) => !before.has(n));
     const main = left.find((n) => !n.endsWith('_lock'));
     expect(main).toMatch(/^blobless-repo-/);
     const repoId = main!.slice('blobless-repo-'.length);
-    expect(await getRepo(repoId)).toBeUndefined();
+    expect(await ctx.store.registry.get(repoId)).toBeUndefined();
 
-    const report = await repairStores();
+    const report = await repairStores(ctx.store);
     expect(report.removed).toContain(
-      `Deleted ${repoDbName(repoId)}: an interrupted clone that no repository record names.`,
+      `Deleted ${ctx.store.repoFs.dbName(repoId)}: an interrupted clone that no repository record names.`,
     );
-    expect((await databaseNames()).filter((n) => n.startsWith(repoDbName(repoId)))).toEqual([]);
+    expect((await databaseNames()).filter((n) => n.startsWith(ctx.store.repoFs.dbName(repoId)))).toEqual([]);
     // A second repair finds nothing more to do about it.
-    expect((await repairStores()).removed.filter((r) => r.includes(repoId))).toEqual([]);
+    expect((await repairStores(ctx.store)).removed.filter((r) => r.includes(repoId))).toEqual([]);
   });
 
   it('still running (its lock held) is left alone by repair, and completes', async () => {
     const before = new Set(await databaseNames());
-    const pause = pauseAt('clone:files-committed');
-    const cloning = api.clone({ url: `${serverUrl}/basic.git` });
+    const pause = pauseAt(ctx, 'clone:files-committed');
+    const cloning = engine.clone({ url: `${serverUrl}/basic.git` });
     await pause.paused;
     const main = (await databaseNames()).find((n) => !before.has(n) && !n.endsWith('_lock'))!;
-    const report = await repairStores();
+    const report = await repairStores(ctx.store);
     expect([...report.removed, ...report.reported].filter((r) => r.includes(main))).toEqual([]);
     expect(await databaseNames()).toContain(main);
     pause.resume();
     const { repoId } = await cloning;
-    expect(repoDbName(repoId)).toBe(main);
-    expect(await getRepo(repoId)).toBeDefined();
-    await checkedExport(repoId, tmp(), `export-${exports++}`);
+    expect(ctx.store.repoFs.dbName(repoId)).toBe(main);
+    expect(await ctx.store.registry.get(repoId)).toBeDefined();
+    await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
   });
 });
 
@@ -84,75 +83,75 @@ describe('a checkout of features.git', () => {
   let dev: string;
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
-    await api.checkout(repoId, 'main');
+    repoId = (await engine.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    await engine.repo(repoId).checkout({ ref: 'main' });
     main = await rev(repo, 'main');
     dev = await rev(repo, 'dev');
   });
 
   async function expectWorktreeOf(commit: string): Promise<void> {
-    const ours = await readLightningWorktree(openRepoFs(repoId));
+    const ours = await readLightningWorktree(ctx.store.repoFs.open(repoId));
     expect(ours).toEqual(await gitCheckoutOf(join(fixturesDir, repo), commit, tmp()));
   }
 
   it('terminated with its files written but not committed: nothing of it is stored', async () => {
-    await crashAt('checkout:files-written', () => api.checkout(repoId, 'dev'));
-    const report = await repairStores();
+    await crashAt(ctx, 'checkout:files-written', () => engine.repo(repoId).checkout({ ref: 'dev' }));
+    const report = await repairStores(ctx.store);
     expect(report.removed.filter((r) => r.startsWith('features'))).toEqual([]);
-    const head = await openRepoFs(repoId).promises.readFile(`${GITDIR}/HEAD`, 'utf8');
+    const head = await ctx.store.repoFs.open(repoId).promises.readFile(`${GITDIR}/HEAD`, 'utf8');
     expect(head).toBe('ref: refs/heads/main\n');
     await expectWorktreeOf(main);
-    expect(await getRepo(repoId)).toMatchObject({ branch: 'main', headOid: main });
+    expect(await ctx.store.registry.get(repoId)).toMatchObject({ branch: 'main', headOid: main });
     await expectWholePacks(repoId);
-    await checkedExport(repoId, tmp(), `export-${exports++}`);
+    await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
   });
 
   it('terminated with new files stored ahead of its commit: repair deletes the contents no file names', async () => {
-    await api.checkout(repoId, 'dev');
+    await engine.repo(repoId).checkout({ ref: 'dev' });
     // main adds .gitmodules and notes/README.txt to dev: new files, staged as written (STAGE_BYTES 1).
-    repoFsBackend(repoId).stageBytes = 1;
-    const pause = pauseAt('checkout:files-written');
-    const running = api.checkout(repoId, 'main');
+    ctx.store.repoFs.backend(repoId).stageBytes = 1;
+    const pause = pauseAt(ctx, 'checkout:files-written');
+    const running = engine.repo(repoId).checkout({ ref: 'main' });
     running.catch(() => undefined);
     await pause.paused;
-    const stored = await repoFsBackend(repoId).storedInodes();
-    setCrashHook(undefined);
-    await terminateWorker();
+    const stored = await ctx.store.repoFs.backend(repoId).storedInodes();
+    ctx.store.crash.setHook(undefined);
+    await terminateWorker(ctx);
 
-    const report = await repairStores();
+    const report = await repairStores(ctx.store);
     const mine = report.removed.filter((r) => r.startsWith('features'));
     expect(mine).toHaveLength(1);
     expect(mine[0]).toMatch(/^features: deleted [1-9]\d* stored file contents that no file names/);
     // What is stored now is exactly what the tree names: nothing of the dead checkout.
-    const after = await repoFsBackend(repoId).storedInodes();
+    const after = await ctx.store.repoFs.backend(repoId).storedInodes();
     expect(after.size).toBeLessThan(stored.size);
     await expectWorktreeOf(dev);
-    expect(await getRepo(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
+    expect(await ctx.store.registry.get(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
     await expectWholePacks(repoId);
-    await checkedExport(repoId, tmp(), `export-${exports++}`);
-    expect((await repairStores()).removed.filter((r) => r.startsWith('features'))).toEqual([]);
-    await api.checkout(repoId, 'main');
+    await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
+    expect((await repairStores(ctx.store)).removed.filter((r) => r.startsWith('features'))).toEqual([]);
+    await engine.repo(repoId).checkout({ ref: 'main' });
   });
 
   it('terminated after its commit, before its record: repair brings the record to HEAD', async () => {
-    await crashAt('checkout:files-committed', () => api.checkout(repoId, 'dev'));
-    expect(await getRepo(repoId)).toMatchObject({ branch: 'main' });
-    const report = await repairStores();
+    await crashAt(ctx, 'checkout:files-committed', () => engine.repo(repoId).checkout({ ref: 'dev' }));
+    expect(await ctx.store.registry.get(repoId)).toMatchObject({ branch: 'main' });
+    const report = await repairStores(ctx.store);
     expect(report.removed).toContain('features: the list now shows dev, where HEAD is.');
-    expect(await getRepo(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
+    expect(await ctx.store.registry.get(repoId)).toMatchObject({ branch: 'dev', headOid: dev });
     await expectWorktreeOf(dev);
   });
 
   it('terminated after its blobs were stored: they stay, and the next checkout needs no request for them', async () => {
-    await api.checkout(repoId, 'main');
-    await crashAt('checkout:blobs-stored', () => api.checkout(repoId, 'feature/x'));
-    await repairStores();
+    await engine.repo(repoId).checkout({ ref: 'main' });
+    await crashAt(ctx, 'checkout:blobs-stored', () => engine.repo(repoId).checkout({ ref: 'feature/x' }));
+    await repairStores(ctx.store);
     await expectWholePacks(repoId);
     await expectWorktreeOf(main);
-    const result = await api.checkout(repoId, 'feature/x');
+    const result = await engine.repo(repoId).checkout({ ref: 'feature/x' });
     expect(result.blobsFetched).toBe(0);
     await expectWorktreeOf(await rev(repo, 'feature/x'));
-    await checkedExport(repoId, tmp(), `export-${exports++}`);
+    await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
   });
 });
 
@@ -162,28 +161,28 @@ describe('a pack merge', () => {
   it.each(['repack:merged-pack-committed', 'repack:old-packs-removing'] as const)(
     'terminated at %s: every pack whole, every blob readable, fsck passes',
     async (point) => {
-      const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+      const { repoId } = await engine.clone({ url: `${serverUrl}/features.git` });
       const oids: string[] = [];
-      for (const path of paths) oids.push((await readFile(repoId, 'HEAD', path)).oid);
-      await crashAt(point, () => maybeRepack(repoId, { threshold: 2 }));
-      const report = await repairStores();
+      for (const path of paths) oids.push((await readFile(ctx, repoId, 'HEAD', path)).oid);
+      await crashAt(ctx, point, () => maybeRepack(ctx, repoId, { threshold: 2 }));
+      const report = await repairStores(ctx.store);
       for (const line of report.removed.filter((r) => r.startsWith('features'))) {
         // Only leftovers of the interrupted merge: an old pack whose .idx went first.
         expect(line).toMatch(/removed pack-[0-9a-f]{40} \(a pack without its \.idx/);
       }
       await expectWholePacks(repoId);
-      expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
-      await checkedExport(repoId, tmp(), `export-${exports++}`);
-      for (const path of paths) await readFile(repoId, 'HEAD', path);
+      expect((await ctx.store.packs.for(repoId)).missing(oids)).toEqual([]);
+      await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
+      for (const path of paths) await readFile(ctx, repoId, 'HEAD', path);
     },
   );
 });
 
 describe('damage repair finds and mends', () => {
   it('a pack without its .idx, an .idx whose contents are gone, a record without data, a stray _lock', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/basic.git` });
-    const fs = openRepoFs(repoId).promises;
-    const [packName] = (await packFiles(repoId)).filter((f) => f.endsWith('.idx'));
+    const { repoId } = await engine.clone({ url: `${serverUrl}/basic.git` });
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const [packName] = (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.idx'));
     const idxPath = `${GITDIR}/objects/pack/${packName}`;
     const idxBytes = (await fs.readFile(idxPath)) as Uint8Array;
     const orphan = 'f'.repeat(40);
@@ -191,33 +190,33 @@ describe('damage repair finds and mends', () => {
     await fs.flush();
     // The .idx's contents vanish from IndexedDB while the tree still names it.
     const ino = (await fs.lstat(idxPath)).ino as number;
-    await terminateWorker();
-    await deleteKey(repoDbName(repoId), ino);
-    await putRepo({
-      ...(await getRepo(repoId))!,
+    await terminateWorker(ctx);
+    await deleteKey(ctx.store.repoFs.dbName(repoId), ino);
+    await ctx.store.registry.put({
+      ...(await ctx.store.registry.get(repoId))!,
       id: 'gone',
       name: 'gone',
       url: 'http://example.invalid/gone',
     });
-    await createDatabase(`${repoDbName('stray')}_lock`);
+    await createDatabase(`${ctx.store.repoFs.dbName('stray')}_lock`);
 
-    const report = await repairStores();
+    const report = await repairStores(ctx.store);
     expect(report.removed).toEqual(
       expect.arrayContaining([
         `basic: ${idxPath} was missing its contents; rebuilt it from its pack.`,
         `basic: removed pack-${orphan} (a pack without its .idx, left by an interrupted write).`,
         'Removed gone (http://example.invalid/gone) from the list: its stored data was gone (an interrupted delete). Clone it again to get it back.',
-        `Deleted ${repoDbName('stray')}_lock, left behind by a repository that is gone.`,
+        `Deleted ${ctx.store.repoFs.dbName('stray')}_lock, left behind by a repository that is gone.`,
       ]),
     );
-    expect(await getRepo('gone')).toBeUndefined();
-    expect(await databaseNames()).not.toContain(`${repoDbName('stray')}_lock`);
+    expect(await ctx.store.registry.get('gone')).toBeUndefined();
+    expect(await databaseNames()).not.toContain(`${ctx.store.repoFs.dbName('stray')}_lock`);
     // Rebuilt byte for byte as it was (our .idx is git index-pack's).
-    expect(Buffer.from((await openRepoFs(repoId).promises.readFile(idxPath)) as Uint8Array)).toEqual(
-      Buffer.from(idxBytes),
-    );
+    expect(
+      Buffer.from((await ctx.store.repoFs.open(repoId).promises.readFile(idxPath)) as Uint8Array),
+    ).toEqual(Buffer.from(idxBytes));
     await expectWholePacks(repoId);
-    await checkedExport(repoId, tmp(), `export-${exports++}`);
+    await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
   });
 });
 

@@ -1,69 +1,73 @@
 import { describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
-import { api } from '../workers/api.ts';
-import { forgetCredentials } from '../workers/store/credentials.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
+import { testEngine } from './support/engine.ts';
 import { failure } from './support/repoChecks.ts';
+
+const { engine, ctx } = testEngine();
 
 const url = `${inject('gitServerUrl')}/private.git`;
 const auth = { username: 'alice', password: 'secret' };
 
 describe('credentials of a private repo', () => {
   it('serve the lazy fetches of the session without being stored', async () => {
-    const { repoId } = await api.clone({ url, auth });
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
-    const checkout = await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url, auth });
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    const checkout = await engine.repo(repoId).checkout({ ref: 'HEAD' });
     expect(checkout.blobsFetched).toBeGreaterThan(0);
 
     // A new session (the worker restarted) has no credentials: fetching a missing blob asks for them.
-    forgetCredentials(repoId);
-    const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
-    const diff = await api.diffCommits(repoId, older, 'HEAD');
+    ctx.store.credentials.forget(repoId);
+    const older = (await engine.repo(repoId).log({ ref: 'HEAD', limit: 10 })).commits.at(-1)!.oid;
+    const diff = await engine.repo(repoId).diffCommits({ from: older, to: 'HEAD' });
     const changed = diff.files.find((f) => f.oldOid)!;
-    const err = await api.diffFile(repoId, changed.oldOid ?? null, changed.newOid ?? null).catch((e) => e);
+    const err = await engine
+      .repo(repoId)
+      .diffFile({ oldOid: changed.oldOid ?? null, newOid: changed.newOid ?? null })
+      .catch((e) => e);
     expect(err.code).toBe('AUTH_REQUIRED');
     expect(err.message).toMatch(/needs a token/);
   });
 
   it('are kept in the repo record when asked, and used after a restart', async () => {
-    const { repoId } = await api.clone({ url, auth, rememberCredentials: true });
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
-    forgetCredentials(repoId);
-    const checkout = await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url, auth, rememberCredentials: true });
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    ctx.store.credentials.forget(repoId);
+    const checkout = await engine.repo(repoId).checkout({ ref: 'HEAD' });
     expect(checkout.blobsFetched).toBeGreaterThan(0);
   });
 
   it('are asked for again after a reload, with a typed error, and then the operation goes on', async () => {
-    const { repoId } = await api.clone({ url, auth });
-    forgetCredentials(repoId);
-    const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
-    const asked = await failure(api.readFile(repoId, older, 'src/greet.js'));
+    const { repoId } = await engine.clone({ url, auth });
+    ctx.store.credentials.forget(repoId);
+    const older = (await engine.repo(repoId).log({ ref: 'HEAD', limit: 10 })).commits.at(-1)!.oid;
+    const asked = await failure(engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' }));
     expect(asked.code).toBe('AUTH_REQUIRED');
     expect(asked).toMatchObject({ repoId, host: new URL(url).host, rejected: false });
 
     // A wrong token is refused as such.
-    await api.setCredentials(repoId, { username: 'alice', password: 'wrong' });
-    expect(await failure(api.readFile(repoId, older, 'src/greet.js'))).toMatchObject({
+    await engine.repo(repoId).setCredentials({ auth: { username: 'alice', password: 'wrong' } });
+    expect(await failure(engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' }))).toMatchObject({
       code: 'AUTH_REQUIRED',
       rejected: true,
     });
 
-    await api.setCredentials(repoId, auth);
-    const file = await api.readFile(repoId, older, 'src/greet.js');
+    await engine.repo(repoId).setCredentials({ auth });
+    const file = await engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' });
     expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
     // Given for the session only: not in storage.
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
     // Fetch and checkout go through the same door.
-    forgetCredentials(repoId);
-    expect((await failure(api.fetch(repoId))).code).toBe('AUTH_REQUIRED');
-    expect((await failure(api.checkout(repoId, 'HEAD'))).code).toBe('AUTH_REQUIRED');
-    await api.setCredentials(repoId, auth, true);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
-    forgetCredentials(repoId);
-    expect((await api.fetch(repoId)).updated).toEqual([]);
+    ctx.store.credentials.forget(repoId);
+    expect((await failure(engine.repo(repoId).fetch())).code).toBe('AUTH_REQUIRED');
+    expect((await failure(engine.repo(repoId).checkout({ ref: 'HEAD' }))).code).toBe('AUTH_REQUIRED');
+    await engine.repo(repoId).setCredentials({ auth, remember: true });
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    ctx.store.credentials.forget(repoId);
+    expect((await engine.repo(repoId).fetch()).updated).toEqual([]);
     // Asked to forget it again: the stored pair goes.
-    await api.setCredentials(repoId, auth, false);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    await engine.repo(repoId).setCredentials({ auth, remember: false });
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
   });
 
   it('are never sent in clear text to another machine, directly or through a proxy', () => {
@@ -94,24 +98,32 @@ describe('a token for a repository reached through a CORS proxy', () => {
   it('is refused until the person agrees to that proxy, and the record then names it', async () => {
     const proxy = await startCorsProxy({ localHosts: [new URL(url).host], rateLimit: false });
     try {
-      const { repoId } = await api.clone({ url, corsProxy: proxy.url, auth: { ...auth, proxy: proxy.url } });
-      const record = async () => (await api.listRepos()).find((r) => r.id === repoId)!;
+      const { repoId } = await engine.clone({
+        url,
+        corsProxy: proxy.url,
+        auth: { ...auth, proxy: proxy.url },
+      });
+      const record = async () => (await engine.listRepos()).find((r) => r.id === repoId)!;
       expect((await record()).tokenProxy).toBe(proxy.url);
-      forgetCredentials(repoId);
-      const older = (await api.log(repoId, 'HEAD', { limit: 10 })).commits.at(-1)!.oid;
+      ctx.store.credentials.forget(repoId);
+      const older = (await engine.repo(repoId).log({ ref: 'HEAD', limit: 10 })).commits.at(-1)!.oid;
       // Asked for with the proxy named, so the dialog can show it.
-      const asked = await failure(api.readFile(repoId, older, 'src/greet.js'));
+      const asked = await failure(engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' }));
       expect(asked).toMatchObject({ code: 'AUTH_REQUIRED', rejected: false, proxy: proxy.url });
       // A token without the agreement, or agreeing to another proxy, is refused and not kept.
       for (const given of [auth, { ...auth, proxy: 'https://other.example' }]) {
-        expect((await failure(api.setCredentials(repoId, given))).code).toBe('PROXY_CONSENT_REQUIRED');
-        expect((await failure(api.readFile(repoId, older, 'src/greet.js'))).code).toBe('AUTH_REQUIRED');
+        expect((await failure(engine.repo(repoId).setCredentials({ auth: given }))).code).toBe(
+          'PROXY_CONSENT_REQUIRED',
+        );
+        expect((await failure(engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' }))).code).toBe(
+          'AUTH_REQUIRED',
+        );
       }
-      await api.setCredentials(repoId, { ...auth, proxy: proxy.url });
-      const file = await api.readFile(repoId, older, 'src/greet.js');
+      await engine.repo(repoId).setCredentials({ auth: { ...auth, proxy: proxy.url } });
+      const file = await engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' });
       expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
       expect((await record()).tokenProxy).toBe(proxy.url);
-      await api.deleteRepo(repoId);
+      await engine.repo(repoId).delete();
     } finally {
       await proxy.close();
     }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
-import { api } from '../workers/api.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import {
   type CommitDiff,
@@ -13,9 +12,12 @@ import {
   type FileChange,
   lineDiff,
 } from '../workers/ops/read/diff.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -80,7 +82,7 @@ function ourChangedLines(hunks: Awaited<ReturnType<typeof diffFile>>['hunks']): 
 
 /** Checks diffCommits and, for every text file it lists, diffFile against git on the same pair. */
 async function checkPair(repoId: string, cwd: string, a: string | null, b: string): Promise<CommitDiff> {
-  const ours = await diffCommits(repoId, a, b);
+  const ours = await diffCommits(ctx, repoId, a, b);
   const base =
     a ?? (await gitCli(['rev-list', '--parents', '-n', '1', b], { cwd })).trim().split(' ')[1] ?? EMPTY_TREE;
   const expected = await nameStatus(cwd, base, b);
@@ -93,7 +95,7 @@ async function checkPair(repoId: string, cwd: string, a: string | null, b: strin
   for (const f of ours.files) {
     if (f.oldMode === '160000' || f.newMode === '160000') continue;
     if (f.status === 'type-changed') continue;
-    const diff = await diffFile(repoId, f.oldOid ?? null, f.newOid ?? null);
+    const diff = await diffFile(ctx, repoId, f.oldOid ?? null, f.newOid ?? null);
     expect(diff.binary, `${label} ${f.path}`).toBe(binary.has(f.path));
     if (diff.binary) continue;
     expect(ourChangedLines(diff.hunks), `${label} ${f.path}`).toEqual(
@@ -108,29 +110,29 @@ describe('diff of features.git commits, against git diff', () => {
   let repoId: string;
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/features.git` })).repoId;
+    repoId = (await engine.clone({ url: `${serverUrl}/features.git` })).repoId;
   });
 
   it('lists changes from the trees alone: no request', async () => {
     await resetStats();
-    const d = await diffCommits(repoId, 'v0.1', 'main');
+    const d = await diffCommits(ctx, repoId, 'v0.1', 'main');
     expect(d.files.length).toBeGreaterThan(3);
     expect((await repoStats('features.git')).requests).toBe(0);
   });
 
   it('fetches both blobs of a modified file in one request, only when asked', async () => {
-    const { files } = await diffCommits(repoId, 'v0.1', 'v0.2-light');
+    const { files } = await diffCommits(ctx, repoId, 'v0.1', 'v0.2-light');
     expect(files.find((f) => f.path === 'notes/evolving.txt')?.status).toBe('added');
-    const change = (await diffCommits(repoId, 'v0.2-light', 'main')).files.find(
+    const change = (await diffCommits(ctx, repoId, 'v0.2-light', 'main')).files.find(
       (f) => f.path === 'notes/evolving.txt',
     )!;
     expect(change.status).toBe('modified');
     await resetStats();
-    const diff = await diffFile(repoId, change.oldOid!, change.newOid!);
+    const diff = await diffFile(ctx, repoId, change.oldOid!, change.newOid!);
     expect((await repoStats('features.git')).requests).toBe(1);
     expect(diff.hunks.length).toBeGreaterThan(0);
     await resetStats();
-    await diffFile(repoId, change.oldOid!, change.newOid!);
+    await diffFile(ctx, repoId, change.oldOid!, change.newOid!);
     expect((await repoStats('features.git')).requests).toBe(0);
   });
 
@@ -154,7 +156,7 @@ describe('diff of features.git commits, against git diff', () => {
     const d = await checkPair(repoId, bare, null, root);
     expect(d.from).toBeNull();
     expect(d.files.every((f) => f.status === 'added')).toBe(true);
-    await maintenanceIdle(repoId);
+    await maintenanceIdle(ctx, repoId);
   });
 });
 
@@ -212,7 +214,7 @@ describe('diff across type changes and file/folder swaps', () => {
       cwd: join(work, 'serve', 'types.git'),
     });
     server = await startGitServer({ root: join(work, 'serve') });
-    repoId = (await api.clone({ url: `${server.url}/types.git` })).repoId;
+    repoId = (await engine.clone({ url: `${server.url}/types.git` })).repoId;
   });
 
   afterAll(async () => {
@@ -227,7 +229,12 @@ describe('diff across type changes and file/folder swaps', () => {
     expect(byPath.get('tool.sh')).toMatchObject({ status: 'modified', oldMode: '100644', newMode: '100755' });
     expect(byPath.get('a')?.status).toBe('deleted');
     expect(byPath.get('a/inside')?.status).toBe('added');
-    const eol = await diffFile(repoId, byPath.get('no-eol.txt')!.oldOid!, byPath.get('no-eol.txt')!.newOid!);
+    const eol = await diffFile(
+      ctx,
+      repoId,
+      byPath.get('no-eol.txt')!.oldOid!,
+      byPath.get('no-eol.txt')!.newOid!,
+    );
     expect(eol.hunks[0].lines).toEqual([
       { kind: ' ', text: 'one' },
       { kind: '-', text: 'two', noNewlineAtEnd: true },

@@ -7,15 +7,17 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
-import { configureRetryPolicy } from '../workers/transport/retryPolicy.ts';
 import { checkedExport, exportRepo } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { type Fault, type Relay, startRelay } from './support/relay.ts';
 import { snapshotGitDir } from './support/repoChecks.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+/** Short waits, so the table runs in seconds: backoff 20 ms doubling, Retry-After capped at 1.5 s. */
+const { engine, ctx } = testEngine({ retry: { baseDelayMs: 20, maxDelayMs: 1_500, stallTimeoutMs: 300 } });
 
 const tmp = useTmpDir('faults');
 
@@ -194,13 +196,10 @@ const applies = (row: Row, op: Op) => op !== 'push' || row.expect.push !== 'n/a'
 /** Cell text for the report, by row name then operation. */
 const table = new Map<string, Partial<Record<Op, string>>>();
 
-/** Short waits, so the table runs in seconds: backoff 20 ms doubling, Retry-After capped at 1.5 s. */
-let restorePolicy: () => void;
 let server: Awaited<ReturnType<typeof serveScratchRepo>>;
 let relay: Relay;
 
 beforeAll(async () => {
-  restorePolicy = configureRetryPolicy({ baseDelayMs: 20, maxDelayMs: 1_500, stallTimeoutMs: 300 });
   // One folder per checkout cell, one file per readFile cell: each cell's blobs are still missing when it runs.
   server = await serveScratchRepo(
     join(tmp(), 'served'),
@@ -226,8 +225,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  restorePolicy?.();
-  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
   await relay?.close();
   await server?.close();
   const lines = [
@@ -331,8 +329,8 @@ function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
 
 /** After any pack merge has settled: the export checked with git (cloneOracle.checkedExport). */
 async function settledExport(repoId: string, name: string): Promise<string[]> {
-  await maintenanceIdle(repoId);
-  return checkedExport(repoId, tmp(), name);
+  await maintenanceIdle(ctx, repoId);
+  return checkedExport(ctx, repoId, tmp(), name);
 }
 
 const expectSuperset = (after: string[], before: string[]) => {
@@ -344,12 +342,17 @@ describe('the fault table', () => {
   describe('clone', () => {
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const outcome = await runCell(row, 'clone', (onRetry) =>
-        api.clone({ url: `${relay.url}/repo.git` }, (p) => {
-          if (p.phase === 'retrying') onRetry(p.text);
-        }),
+        engine.clone(
+          { url: `${relay.url}/repo.git` },
+          {
+            onProgress: (p) => {
+              if (p.phase === 'retrying') onRetry(p.text);
+            },
+          },
+        ),
       );
       expectOutcome(row, 'clone', outcome);
-      const repos = await api.listRepos();
+      const repos = await engine.listRepos();
       if (outcome.error) {
         // Nothing of a failed clone remains: no record, no database.
         expect(repos).toEqual([]);
@@ -358,40 +361,45 @@ describe('the fault table', () => {
       } else {
         expect(repos).toHaveLength(1);
         await settledExport(repos[0].id, `clone-${ROWS.indexOf(row)}`);
-        await api.deleteRepo(repos[0].id);
+        await engine.repo(repos[0].id).delete();
       }
       // The next clone, without the fault, succeeds.
-      const next = await api.clone({ url: `${relay.url}/repo.git` });
+      const next = await engine.clone({ url: `${relay.url}/repo.git` });
       await settledExport(next.repoId, `clone-next-${ROWS.indexOf(row)}`);
-      await api.deleteRepo(next.repoId);
+      await engine.repo(next.repoId).delete();
     });
   });
 
   describe('checkout (lazy blobs), one clone for the column', () => {
     let repoId: string;
     beforeAll(async () => {
-      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+      repoId = (await engine.clone({ url: `${relay.url}/repo.git` })).repoId;
     });
 
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const i = ROWS.indexOf(row);
       const paths = [`c/${i}`];
       const objectsBefore = await settledExport(repoId, `co-before-${i}`);
-      const before = await snapshotGitDir(repoId);
+      const before = await snapshotGitDir(ctx, repoId);
       const outcome = await runCell(row, 'checkout', (onRetry) =>
-        api.checkout(repoId, 'main', { paths }, (p) => {
-          if (p.phase === 'fetching-blobs' && p.retrying) onRetry(p.retrying);
-        }),
+        engine.repo(repoId).checkout(
+          { ref: 'main', paths },
+          {
+            onProgress: (p) => {
+              if (p.phase === 'fetching-blobs' && p.retrying) onRetry(p.retrying);
+            },
+          },
+        ),
       );
       expectOutcome(row, 'checkout', outcome);
       const objectsAfter = await settledExport(repoId, `co-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed checkout leaves the git directory byte for byte: no pack, no index, no ref moved.
-      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      if (outcome.error) expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
       // The same checkout without the fault succeeds, and writes what git has.
-      await api.checkout(repoId, 'main', { paths });
+      await engine.repo(repoId).checkout({ ref: 'main', paths });
       for (const name of ['a.txt', 'b.txt']) {
-        const file = await api.readFile(repoId, 'main', `c/${i}/${name}`);
+        const file = await engine.repo(repoId).readFile({ ref: 'main', path: `c/${i}/${name}` });
         const want = await gitCli(['show', `main:c/${i}/${name}`], { cwd: server.bare });
         expect(new TextDecoder().decode(file.bytes)).toBe(want);
       }
@@ -401,24 +409,29 @@ describe('the fault table', () => {
   describe('readFile (one lazy blob), one clone for the column', () => {
     let repoId: string;
     beforeAll(async () => {
-      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+      repoId = (await engine.clone({ url: `${relay.url}/repo.git` })).repoId;
     });
 
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const i = ROWS.indexOf(row);
       const path = `r/${i}.txt`;
       const objectsBefore = await settledExport(repoId, `rf-before-${i}`);
-      const before = await snapshotGitDir(repoId);
+      const before = await snapshotGitDir(ctx, repoId);
       const outcome = await runCell(row, 'readFile', (onRetry) =>
-        api.readFile(repoId, 'main', path, (p) => {
-          if (p.retrying) onRetry(p.retrying);
-        }),
+        engine.repo(repoId).readFile(
+          { ref: 'main', path },
+          {
+            onProgress: (p) => {
+              if (p.retrying) onRetry(p.retrying);
+            },
+          },
+        ),
       );
       expectOutcome(row, 'readFile', outcome);
       const objectsAfter = await settledExport(repoId, `rf-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
-      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
-      const file = await api.readFile(repoId, 'main', path);
+      if (outcome.error) expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+      const file = await engine.repo(repoId).readFile({ ref: 'main', path });
       expect(new TextDecoder().decode(file.bytes)).toBe(
         await gitCli(['show', `main:${path}`], { cwd: server.bare }),
       );
@@ -430,7 +443,7 @@ describe('the fault table', () => {
     const work = () => join(tmp(), 'served', 'work');
     const env = { GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
     beforeAll(async () => {
-      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
+      repoId = (await engine.clone({ url: `${relay.url}/repo.git` })).repoId;
     });
 
     it.each(ROWS.map((r) => [r.name, r] as const))('%s', async (_, row) => {
@@ -447,20 +460,25 @@ describe('the fault table', () => {
       await gitCli(['push', '-q', server.bare, 'main'], { cwd: work(), env });
       const tip = (await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim();
       const objectsBefore = await settledExport(repoId, `fe-before-${i}`);
-      const before = await snapshotGitDir(repoId);
+      const before = await snapshotGitDir(ctx, repoId);
       const outcome = await runCell(row, 'fetch', (onRetry) =>
-        api.fetch(repoId, {}, (p) => {
-          if (p.phase === 'retrying') onRetry(p.text);
-        }),
+        engine.repo(repoId).fetch(
+          {},
+          {
+            onProgress: (p) => {
+              if (p.phase === 'retrying') onRetry(p.text);
+            },
+          },
+        ),
       );
       expectOutcome(row, 'fetch', outcome);
       const objectsAfter = await settledExport(repoId, `fe-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed fetch leaves the git directory byte for byte: no pack, no ref moved.
-      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      if (outcome.error) expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
       // The next fetch, without the fault, brings the server's tip.
-      await api.fetch(repoId);
-      const exported = await exportRepo(repoId, tmp(), `fe-next-${i}`);
+      await engine.repo(repoId).fetch();
+      const exported = await exportRepo(ctx, repoId, tmp(), `fe-next-${i}`);
       expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(tip);
       await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
     });
@@ -470,28 +488,30 @@ describe('the fault table', () => {
     let repoId: string;
     const author = { name: 'Ada Lovelace', email: 'ada@example.com' };
     beforeAll(async () => {
-      repoId = (await api.clone({ url: `${relay.url}/repo.git` })).repoId;
-      await api.checkout(repoId, 'main');
+      repoId = (await engine.clone({ url: `${relay.url}/repo.git` })).repoId;
+      await engine.repo(repoId).checkout({ ref: 'main' });
     });
 
     it.each(ROWS.filter((r) => applies(r, 'push')).map((r) => [r.name, r] as const))('%s', async (_, row) => {
       const i = ROWS.indexOf(row);
-      await api.writeWorktreeFile(repoId, `push-${i}.txt`, `pushed ${i}\n`.repeat(100));
-      await api.stage(repoId, [`push-${i}.txt`]);
-      const { oid } = await api.commit(repoId, { message: `push ${i}`, author });
+      await engine
+        .repo(repoId)
+        .writeWorktreeFile({ path: `push-${i}.txt`, content: `pushed ${i}\n`.repeat(100) });
+      await engine.repo(repoId).stage({ paths: [`push-${i}.txt`] });
+      const { oid } = await engine.repo(repoId).commit({ message: `push ${i}`, author });
       const objectsBefore = await settledExport(repoId, `pu-before-${i}`);
-      const before = await snapshotGitDir(repoId);
-      const outcome = await runCell(row, 'push', () => api.push(repoId));
+      const before = await snapshotGitDir(ctx, repoId);
+      const outcome = await runCell(row, 'push', () => engine.repo(repoId).push());
       expectOutcome(row, 'push', outcome);
       const objectsAfter = await settledExport(repoId, `pu-after-${i}`);
       expectSuperset(objectsAfter, objectsBefore);
       // A failed push moves nothing here: the remote-tracking ref stays where the server last said it was.
-      if (outcome.error) expect(await snapshotGitDir(repoId)).toEqual(before);
+      if (outcome.error) expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
       // The next push, without the fault, leaves the server's main at the commit, as git sees it.
-      await api.push(repoId);
+      await engine.repo(repoId).push();
       expect((await gitCli(['rev-parse', 'main'], { cwd: server.bare })).trim()).toBe(oid);
       await gitCli(['fsck', '--no-progress'], { cwd: server.bare });
-      const exported = await exportRepo(repoId, tmp(), `pu-next-${i}`);
+      const exported = await exportRepo(ctx, repoId, tmp(), `pu-next-${i}`);
       expect((await gitCli(['rev-parse', 'refs/remotes/origin/main'], { cwd: exported })).trim()).toBe(oid);
       await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: exported });
     });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
 import { failure, packFiles, trackingRefs } from './support/repoChecks.ts';
@@ -13,6 +13,8 @@ import {
   serveCopies,
 } from './support/servedCopies.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 let served: ServedCopies;
 const tmp = useTmpDir('fetch');
@@ -38,7 +40,7 @@ async function expectedRefs(url: string): Promise<string[]> {
 let exported = 0;
 async function exportRepo(repoId: string): Promise<string> {
   const dir = join(tmp(), `export-${exported++}`);
-  await exportDir(openRepoFs(repoId), GITDIR, join(dir, '.git'));
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dir, '.git'));
   return dir;
 }
 
@@ -51,7 +53,7 @@ describe('fetch', () => {
   it('brings new commits, branches and tags; the refs equal git ls-remote; git fsck passes', async () => {
     const url = await served.copy('basic.git', 'grow.git');
     const bare = served.path('grow.git');
-    const { repoId } = await api.clone({ url });
+    const { repoId } = await engine.clone({ url });
 
     const c1 = await commitOnServer(bare, {
       branch: 'main',
@@ -68,7 +70,7 @@ describe('fetch', () => {
     await gitOnServer(bare, ['tag', '-a', '-m', 'Release 2', 'v2', 'main']);
     await gitOnServer(bare, ['tag', 'light', c1]);
 
-    const result = await api.fetch(repoId);
+    const result = await engine.repo(repoId).fetch();
     expect(result.newCommits).toBe(3);
     expect(result.updated.map((u) => `${u.kind} ${u.name}`).sort()).toEqual([
       'fast-forward refs/remotes/origin/main',
@@ -88,19 +90,19 @@ describe('fetch', () => {
     expect(await all(dir)).toEqual(await all(bare));
 
     // Up to date now: a no-op fetch asks two small questions and changes nothing.
-    const packs = await packFiles(repoId);
+    const packs = await packFiles(ctx, repoId);
     served.server.resetStats();
-    const again = await api.fetch(repoId);
+    const again = await engine.repo(repoId).fetch();
     expect(again.updated).toEqual([]);
     expect(again.requests).toBe(2);
-    expect(await packFiles(repoId)).toEqual(packs);
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
     expect(serverBytes('grow.git')).toBeLessThanOrEqual(2100);
   });
 
   it('moves the same bytes as git fetch from an equal clone (within 2 %), completing the thin pack', async () => {
     const url = await served.copy('basic.git', 'parity.git');
     const bare = served.path('parity.git');
-    const { repoId } = await api.clone({ url });
+    const { repoId } = await engine.clone({ url });
     const cli = join(tmp(), 'parity-cli');
     await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
 
@@ -109,7 +111,7 @@ describe('fetch', () => {
     for (let i = 0; i < 40; i++) files[`src/gen/part-${i}/file-${i}.txt`] = `part ${i}\n`;
     const first = await commitOnServer(bare, { branch: 'main', files, message: 'Many folders' });
     // Both clones fetch these first, so the next fetch's trees are deltas against ones they hold.
-    await api.fetch(repoId);
+    await engine.repo(repoId).fetch();
     await git(['fetch', '-q', 'origin'], { cwd: cli });
     for (let i = 0; i < 40; i += 2) files[`src/gen/part-${i}/file-${i}.txt`] = `part ${i}, edited\n`;
     await commitOnServer(bare, { branch: 'main', files, message: 'Edit half of them' });
@@ -124,7 +126,7 @@ describe('fetch', () => {
     await git(['fetch', '-q', 'origin'], { cwd: cli });
     const theirs = served.server.stats('parity.git').bytesSent;
     served.server.resetStats();
-    const result = await api.fetch(repoId);
+    const result = await engine.repo(repoId).fetch();
     const mine = served.server.stats('parity.git').bytesSent;
     expect(result.newCommits).toBe(2);
     expect(result.completedFromLocal).toBeGreaterThan(0);
@@ -134,7 +136,7 @@ describe('fetch', () => {
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     // The stored pack stands alone: git indexes it without the repository around it.
     const packsDir = join(dir, '.git/objects/pack');
-    for (const name of await packFiles(repoId)) {
+    for (const name of await packFiles(ctx, repoId)) {
       if (name.endsWith('.pack'))
         await git(['index-pack', '-o', join(tmp(), `check-${name}.idx`), join(packsDir, name)]);
     }
@@ -151,7 +153,7 @@ describe('fetch', () => {
       old[b] = await commitChain(bare, base, 150, `old-${b}`);
       await gitOnServer(bare, ['update-ref', `refs/heads/${b}`, old[b]]);
     }
-    const { repoId } = await api.clone({ url });
+    const { repoId } = await engine.clone({ url });
     const fresh: Record<string, string> = {};
     for (const b of branches) {
       fresh[b] = await commitChain(bare, base, 2, `new-${b}`);
@@ -161,7 +163,7 @@ describe('fetch', () => {
     await gitOnServer(bare, ['gc', '-q', '--prune=now']);
     expect(await git(['cat-file', '-t', old.a], { cwd: bare }).catch(() => 'gone')).toBe('gone');
 
-    const result = await api.fetch(repoId);
+    const result = await engine.repo(repoId).fetch();
     const localCommits = 4 * 150 + 5;
     expect(result.negotiation.rounds).toBeGreaterThan(2);
     expect(result.negotiation.haves).toBeLessThan(localCommits / 4);
@@ -177,7 +179,7 @@ describe('fetch', () => {
   it('deepens and unshallows a shallow clone as git fetch --deepen and --unshallow do', async () => {
     const url = await served.copy('basic.git', 'shallow.git');
     const bare = served.path('shallow.git');
-    const { repoId } = await api.clone({ url, depth: 1 });
+    const { repoId } = await engine.clone({ url, depth: 1 });
     const cli = join(tmp(), 'shallow-cli');
     await git(['clone', '-q', '--filter=blob:none', '--no-checkout', '--depth=1', url, cli]);
     const count = (d: string) =>
@@ -187,7 +189,7 @@ describe('fetch', () => {
         import('node:fs/promises').then((fs) => fs.readFile(join(d, p.trim()), 'utf8').catch(() => '')),
       );
 
-    const deeper = await api.fetch(repoId, { deepen: 2 });
+    const deeper = await engine.repo(repoId).fetch({ deepen: 2 });
     await git(['fetch', '-q', '--deepen=2', 'origin'], { cwd: cli });
     expect(deeper.shallow).toBe(true);
     let dir = await exportRepo(repoId);
@@ -197,43 +199,44 @@ describe('fetch', () => {
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
 
     // An absolute depth from the remote's tips, as git fetch --depth.
-    await api.fetch(repoId, { depth: 4 });
+    await engine.repo(repoId).fetch({ depth: 4 });
     await git(['fetch', '-q', '--depth=4', 'origin'], { cwd: cli });
     dir = await exportRepo(repoId);
     expect(await count(dir)).toBe(4);
     expect(await shallowFile(dir)).toBe(await shallowFile(cli));
 
-    const whole = await api.fetch(repoId, { unshallow: true });
+    const whole = await engine.repo(repoId).fetch({ unshallow: true });
     expect(whole.shallow).toBe(false);
     dir = await exportRepo(repoId);
     expect(await count(dir)).toBe(await count(bare));
     expect(await shallowFile(dir)).toBe('');
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.shallow).toBe(false);
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.shallow).toBe(false);
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   });
 
   it('keeps nothing of a cancelled fetch', async () => {
     const url = await served.copy('basic.git', 'cancel.git');
     const bare = served.path('cancel.git');
-    const { repoId } = await api.clone({ url });
+    const { repoId } = await engine.clone({ url });
     await commitOnServer(bare, { branch: 'main', files: { 'a.txt': 'a\n' }, message: 'A' });
-    const packs = await packFiles(repoId);
-    const refs = await openRepoFs(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8');
+    const packs = await packFiles(ctx, repoId);
+    const refs = await ctx.store.repoFs.open(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8');
     const controller = new AbortController();
     const err = await failure(
-      api.fetch(
-        repoId,
+      engine.repo(repoId).fetch(
         {},
-        (p) => {
-          if (p.phase === 'writing') controller.abort();
+        {
+          onProgress: (p) => {
+            if (p.phase === 'writing') controller.abort();
+          },
+          signal: controller.signal,
         },
-        controller.signal,
       ),
     );
     expect(err.code).toBe('ABORTED');
-    expect(await packFiles(repoId)).toEqual(packs);
-    expect(await openRepoFs(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toBe(refs);
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
+    expect(await ctx.store.repoFs.open(repoId).promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toBe(refs);
     // And the next fetch does the whole job.
-    expect((await api.fetch(repoId)).newCommits).toBe(1);
+    expect((await engine.repo(repoId).fetch()).newCommits).toBe(1);
   });
 });

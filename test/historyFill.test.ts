@@ -2,15 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
-import { api } from '../workers/api.ts';
 import { fillHistory } from '../workers/ops/sync/historyFill.ts';
-import { getRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import { exportRepo, lsRemoteLines, storedObjects } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { startRelay } from './support/relay.ts';
 import { trackingRefs } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const tmp = useTmpDir('history-fill');
@@ -23,7 +24,8 @@ async function gitBlobNoneClone(url: string, name: string): Promise<string> {
 }
 
 async function hasShallowFile(repoId: string): Promise<boolean> {
-  return openRepoFs(repoId)
+  return ctx.store.repoFs
+    .open(repoId)
     .promises.stat(`${GITDIR}/shallow`)
     .then(
       () => true,
@@ -33,7 +35,7 @@ async function hasShallowFile(repoId: string): Promise<boolean> {
 
 /** The repo holds exactly what git's blob:none clone holds, its refs are the server's, fsck passes. */
 async function expectLikeAClone(repoId: string, url: string, name: string, extra: string[] = []) {
-  const ours = await exportRepo(repoId, tmp(), name);
+  const ours = await exportRepo(ctx, repoId, tmp(), name);
   const theirs = await gitBlobNoneClone(url, name);
   expect(await storedObjects(ours)).toEqual([...(await storedObjects(theirs)), ...extra].sort());
   expect(await trackingRefs(ours, { asRemote: true })).toEqual(
@@ -41,7 +43,7 @@ async function expectLikeAClone(repoId: string, url: string, name: string, extra
   );
   await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: ours });
   expect(await hasShallowFile(repoId)).toBe(false);
-  const record = await getRepo(repoId);
+  const record = await ctx.store.registry.get(repoId);
   expect(record?.historyFill).toBeUndefined();
   expect(record?.shallow).toBe(false);
 }
@@ -52,7 +54,7 @@ describe('first view, then the history fill', () => {
     const relay = await startRelay(serverUrl, { kind: 'record', requests });
     try {
       const url = `${relay.url}/features.git`;
-      const first = await api.clone({ url, firstView: true });
+      const first = await engine.clone({ url, firstView: true });
       expect(first.historyFillPending).toBe(true);
       const fetches = requests.filter((r) => r.body.includes('command=fetch'));
       expect(fetches).toHaveLength(1);
@@ -65,15 +67,15 @@ describe('first view, then the history fill', () => {
       expect(first.objects).toMatchObject({ commit: 1, blob: 0 });
       expect(await hasShallowFile(first.repoId)).toBe(true);
       // The config is a normal clone's: every branch, so the fill and later fetches get them all.
-      const exported = await exportRepo(first.repoId, tmp(), 'first-view');
+      const exported = await exportRepo(ctx, first.repoId, tmp(), 'first-view');
       expect(await git(['config', '--get-all', 'remote.origin.fetch'], { cwd: exported })).toBe(
         '+refs/heads/*:refs/remotes/origin/*\n',
       );
       // The first view reads its README: one blob, fetched when asked for.
-      const readme = await api.readFile(first.repoId, 'HEAD', 'README.md');
+      const readme = await engine.repo(first.repoId).readFile({ ref: 'HEAD', path: 'README.md' });
       expect(readme.bytes.length).toBeGreaterThan(0);
 
-      const fill = await fillHistory(first.repoId, { depths: [2, 4] });
+      const fill = await fillHistory(ctx, first.repoId, { depths: [2, 4] });
       expect(fill).toMatchObject({ complete: true, busyElsewhere: false, steps: 3 });
       await expectLikeAClone(first.repoId, url, 'features', [readme.oid]);
     } finally {
@@ -87,9 +89,9 @@ describe('first view, then the history fill', () => {
     const { dir } = await ensureFixtures({ sized: [SIZED_PRESETS.medium] });
     const url = `${serverUrl}/medium.git`;
     expect(existsSync(join(dir, 'medium.git'))).toBe(true);
-    const plain = await api.clone({ url });
-    const first = await api.clone({ url, firstView: true });
-    const fill = await fillHistory(first.repoId, { depths: [100, 1_000] });
+    const plain = await engine.clone({ url });
+    const first = await engine.clone({ url, firstView: true });
+    const fill = await fillHistory(ctx, first.repoId, { depths: [100, 1_000] });
     expect(fill.steps).toBe(3);
     const total = first.bytesReceived + fill.bytesReceived;
     expect(Math.abs(total / plain.bytesReceived - 1)).toBeLessThan(0.015);
@@ -98,17 +100,18 @@ describe('first view, then the history fill', () => {
 
   it('a fill stopped between steps, or cancelled inside one, leaves a valid shallow repo a second fill completes', async () => {
     const url = `${serverUrl}/small-sized.git`;
-    const first = await api.clone({ url, firstView: true });
-    const one = await fillHistory(first.repoId, { depths: [10, 100], maxSteps: 1 });
+    const first = await engine.clone({ url, firstView: true });
+    const one = await fillHistory(ctx, first.repoId, { depths: [10, 100], maxSteps: 1 });
     expect(one).toMatchObject({ complete: false, steps: 1 });
-    expect((await getRepo(first.repoId))?.historyFill?.depth).toBe(10);
-    const shallowRepo = await exportRepo(first.repoId, tmp(), 'stopped');
+    expect((await ctx.store.registry.get(first.repoId))?.historyFill?.depth).toBe(10);
+    const shallowRepo = await exportRepo(ctx, first.repoId, tmp(), 'stopped');
     await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: shallowRepo });
     expect(Number(await git(['rev-list', '--count', 'HEAD'], { cwd: shallowRepo }))).toBe(10);
 
     // Cancelled while the next step's pack arrives: nothing of that step is stored.
     const abort = new AbortController();
     const cancelled = fillHistory(
+      ctx,
       first.repoId,
       { depths: [10, 100] },
       {
@@ -119,12 +122,12 @@ describe('first view, then the history fill', () => {
       },
     );
     await expect(cancelled).rejects.toMatchObject({ code: 'ABORTED' });
-    const still = await exportRepo(first.repoId, tmp(), 'cancelled');
+    const still = await exportRepo(ctx, first.repoId, tmp(), 'cancelled');
     await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: still });
     expect(Number(await git(['rev-list', '--count', 'HEAD'], { cwd: still }))).toBe(10);
     expect(await hasShallowFile(first.repoId)).toBe(true);
 
-    const rest = await fillHistory(first.repoId, { depths: [10, 100] });
+    const rest = await fillHistory(ctx, first.repoId, { depths: [10, 100] });
     expect(rest.complete).toBe(true);
     await expectLikeAClone(first.repoId, url, 'small-sized-resumed');
   });
@@ -133,16 +136,16 @@ describe('first view, then the history fill', () => {
     const relay = await startRelay(serverUrl, { kind: 'record', requests: [] });
     try {
       const url = `${relay.url}/small-sized.git`;
-      const first = await api.clone({ url, firstView: true });
+      const first = await engine.clone({ url, firstView: true });
       // The clone made 2 POSTs (ls-refs, fetch); the fill's step makes ls-refs, then its fetch rounds.
       relay.setMode({ kind: 'hold', post: 4, afterBytes: 0 });
-      const filling = fillHistory(first.repoId, { depths: [] });
+      const filling = fillHistory(ctx, first.repoId, { depths: [] });
       await relay.holding;
-      const { paths } = await api.listPaths(first.repoId, 'HEAD');
-      const read = await api.readFile(first.repoId, 'HEAD', paths.split('\n')[0]);
+      const { paths } = await engine.repo(first.repoId).listPaths({ ref: 'HEAD' });
+      const read = await engine.repo(first.repoId).readFile({ ref: 'HEAD', path: paths.split('\n')[0] });
       expect(read.bytes.length).toBeGreaterThanOrEqual(0);
       // The working-tree view checks out under the write lock, which the step does not hold while receiving.
-      const status = await api.status(first.repoId);
+      const status = await engine.repo(first.repoId).status();
       expect(status.entries).toEqual([]);
       relay.release();
       expect((await filling).complete).toBe(true);
@@ -166,17 +169,17 @@ describe('first view, then the history fill', () => {
   it('deleting the repo stops its fill: nothing is stored after the delete', async () => {
     const relay = await startRelay(serverUrl, { kind: 'record', requests: [] });
     try {
-      const first = await api.clone({ url: `${relay.url}/small-sized.git`, firstView: true });
+      const first = await engine.clone({ url: `${relay.url}/small-sized.git`, firstView: true });
       relay.setMode({ kind: 'hold', post: 4, afterBytes: 0 });
-      const filling = fillHistory(first.repoId, { depths: [] }).then(
+      const filling = fillHistory(ctx, first.repoId, { depths: [] }).then(
         () => null,
         (err: { code?: string }) => err,
       );
       await relay.holding;
-      await api.deleteRepo(first.repoId);
+      await engine.repo(first.repoId).delete();
       relay.release();
       expect(await filling).toMatchObject({ code: 'ABORTED' });
-      expect(await getRepo(first.repoId)).toBeUndefined();
+      expect(await ctx.store.registry.get(first.repoId)).toBeUndefined();
       expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(`blobless-repo-${first.repoId}`);
     } finally {
       await relay.close();
@@ -185,10 +188,10 @@ describe('first view, then the history fill', () => {
 
   it('a clone the person made shallow is not a first view, and is never filled', async () => {
     const url = `${serverUrl}/small-sized.git`;
-    const cloned = await api.clone({ url, depth: 3, firstView: true });
+    const cloned = await engine.clone({ url, depth: 3, firstView: true });
     expect(cloned.historyFillPending).toBe(false);
-    expect((await getRepo(cloned.repoId))?.historyFill).toBeUndefined();
-    const fill = await fillHistory(cloned.repoId);
+    expect((await ctx.store.registry.get(cloned.repoId))?.historyFill).toBeUndefined();
+    const fill = await fillHistory(ctx, cloned.repoId);
     expect(fill).toMatchObject({ complete: true, steps: 0 });
     expect(await hasShallowFile(cloned.repoId)).toBe(true);
   });

@@ -1,10 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { amplifyingDelta, buildPack } from '../workers/pack/testing/packBuilder.ts';
 import { parseGitConfig } from '../workers/store/gitConfig.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
+import { testEngine } from './support/engine.ts';
 import { failure, snapshotGitDir } from './support/repoChecks.ts';
+
+const { engine, ctx } = testEngine();
 
 const MiB = 1024 * 1024;
 const { pack, commit } = tinyRepoPack();
@@ -104,52 +106,52 @@ let previous: { repoId: string; files: Record<string, string>; record: unknown }
 beforeAll(async () => {
   server = await startCraftedServer(repos);
   // A repo stored before the hostile clones: none of them may touch it.
-  const { repoId } = await api.clone({ url: `${inject('gitServerUrl')}/basic.git` });
+  const { repoId } = await engine.clone({ url: `${inject('gitServerUrl')}/basic.git` });
   previous = {
     repoId,
-    files: await snapshotGitDir(repoId),
-    record: (await api.listRepos()).find((r) => r.id === repoId),
+    files: await snapshotGitDir(ctx, repoId),
+    record: (await engine.listRepos()).find((r) => r.id === repoId),
   };
 });
 
 afterAll(async () => {
   await server.close();
-  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
 });
 
 afterEach(async () => {
-  for (const r of await api.listRepos()) if (r.id !== previous.repoId) await api.deleteRepo(r.id);
+  for (const r of await engine.listRepos()) if (r.id !== previous.repoId) await engine.repo(r.id).delete();
 });
 
 /** Nothing of the failed clone is stored, and the repo stored before is byte for byte as it was. */
 async function expectNothingStoredAndPreviousIntact(): Promise<void> {
-  expect((await api.listRepos()).map((r) => r.id)).toEqual([previous.repoId]);
+  expect((await engine.listRepos()).map((r) => r.id)).toEqual([previous.repoId]);
   const dbs = (await indexedDB.databases()).map((d) => d.name).filter((n) => n?.startsWith('blobless-repo-'));
   // lightning-fs keeps a `<name>_lock` database beside each repo's.
   expect(dbs.filter((n) => !n?.endsWith('_lock'))).toEqual([`blobless-repo-${previous.repoId}`]);
   expect(dbs.filter((n) => n?.endsWith('_lock'))).toEqual(
     dbs.includes(`blobless-repo-${previous.repoId}_lock`) ? [`blobless-repo-${previous.repoId}_lock`] : [],
   );
-  expect(await snapshotGitDir(previous.repoId)).toEqual(previous.files);
-  expect((await api.listRepos())[0]).toEqual(previous.record);
+  expect(await snapshotGitDir(ctx, previous.repoId)).toEqual(previous.files);
+  expect((await engine.listRepos())[0]).toEqual(previous.record);
 }
 
 const urlOf = (name: string) => `${server.url}/${name}`;
 
 describe('ref names from a hostile server', () => {
   it('a HEAD symref-target of refs/heads/../../config ends the clone with HOSTILE_REF_NAME', async () => {
-    const err = await failure(api.clone({ url: urlOf('head-traversal.git') }));
+    const err = await failure(engine.clone({ url: urlOf('head-traversal.git') }));
     expect(err.code).toBe('HOSTILE_REF_NAME');
     expect(err.message).toMatch(/refs\/heads\/\.\.\/\.\.\/config.*contains "\.\."/);
     await expectNothingStoredAndPreviousIntact();
   });
 
   it('bad branch and tag names are skipped with a warning; the config holds no injected section', async () => {
-    const result = await api.clone({ url: urlOf('bad-branches.git') });
+    const result = await engine.clone({ url: urlOf('bad-branches.git') });
     expect(result.refs.map((r) => r.name).sort()).toEqual(['HEAD', 'refs/heads/main']);
     expect(result.warnings.join('\n')).toMatch(/Skipped 4 remote refs whose names git would refuse/);
     expect(result.warnings.join('\n')).toContain(JSON.stringify(EVIL_BRANCH));
-    const fs = openRepoFs(result.repoId).promises;
+    const fs = ctx.store.repoFs.open(result.repoId).promises;
     const config = parseGitConfig((await fs.readFile(`${GITDIR}/config`, 'utf8')) as string);
     expect(config.filter((e) => e.section === 'core').map((e) => e.key)).toEqual([
       'repositoryformatversion',
@@ -159,35 +161,35 @@ describe('ref names from a hostile server', () => {
     ]);
     const packedRefs = (await fs.readFile(`${GITDIR}/packed-refs`, 'utf8')) as string;
     expect(packedRefs).not.toMatch(/\.\.|fsmonitor|lock/);
-    expect(Object.keys(await snapshotGitDir(result.repoId)).filter((p) => /config|\.\./.test(p))).toEqual([
-      `${GITDIR}/config`,
-    ]);
-    await api.deleteRepo(result.repoId);
+    expect(
+      Object.keys(await snapshotGitDir(ctx, result.repoId)).filter((p) => /config|\.\./.test(p)),
+    ).toEqual([`${GITDIR}/config`]);
+    await engine.repo(result.repoId).delete();
     await expectNothingStoredAndPreviousIntact();
   });
 
   it('a later fetch skips the same bad names with a warning and writes nothing outside refs', async () => {
-    const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
-    const before = await snapshotGitDir(repoId);
-    const result = await api.fetch(repoId);
+    const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
+    const before = await snapshotGitDir(ctx, repoId);
+    const result = await engine.repo(repoId).fetch();
     expect(result.updated).toEqual([]);
     expect(result.warnings.join('\n')).toMatch(/Skipped 4 remote refs whose names git would refuse/);
-    expect(await snapshotGitDir(repoId)).toEqual(before);
-    await api.deleteRepo(repoId);
+    expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+    await engine.repo(repoId).delete();
   });
 
   it('v0 advertisement: a bad HEAD target ends the clone with HOSTILE_REF_NAME', async () => {
-    const err = await failure(api.clone({ url: urlOf('v0-head-traversal.git') }));
+    const err = await failure(engine.clone({ url: urlOf('v0-head-traversal.git') }));
     expect(err.code).toBe('HOSTILE_REF_NAME');
     await expectNothingStoredAndPreviousIntact();
   });
 
   it('v0 advertisement: bad branch names are skipped with a warning before isomorphic-git sees them', async () => {
-    const result = await api.clone({ url: urlOf('v0-bad-branches.git') });
+    const result = await engine.clone({ url: urlOf('v0-bad-branches.git') });
     expect(result.protocol).toBe(1);
     expect(result.refs.map((r) => r.name)).toEqual(['refs/heads/main']);
     expect(result.warnings.join('\n')).toMatch(/Skipped 2 remote refs/);
-    const files = Object.keys(await snapshotGitDir(result.repoId));
+    const files = Object.keys(await snapshotGitDir(ctx, result.repoId));
     expect(files.filter((p) => p.includes('..'))).toEqual([]);
     expect(files).not.toContain(`${GITDIR}/refs/remotes/config`);
   });
@@ -195,7 +197,7 @@ describe('ref names from a hostile server', () => {
 
 describe('caps against a hostile server', () => {
   it('a delta bomb ends in PACK_OBJECT_TOO_LARGE', async () => {
-    const err = await failure(api.clone({ url: urlOf('delta-bomb.git') }));
+    const err = await failure(engine.clone({ url: urlOf('delta-bomb.git') }));
     expect(err.code).toBe('PACK_OBJECT_TOO_LARGE');
     expect(err.message).toMatch(/maxObjectSize/);
     await expectNothingStoredAndPreviousIntact();
@@ -203,21 +205,21 @@ describe('caps against a hostile server', () => {
 
   it('a chain of deltas ends in PACK_INFLATE_BUDGET (the limits go through the clone options)', async () => {
     const limits = { maxObjectSize: 8 * MiB, inflateFloor: 16 * MiB };
-    const err = await failure(api.clone({ url: urlOf('delta-chain.git'), limits }));
+    const err = await failure(engine.clone({ url: urlOf('delta-chain.git'), limits }));
     expect(err.code).toBe('PACK_INFLATE_BUDGET');
     expect(err.message).toMatch(/inflateRatio/);
     await expectNothingStoredAndPreviousIntact();
   });
 
   it('progress text with no line break ends in LIMIT_EXCEEDED (maxProgressLineBytes)', async () => {
-    const err = await failure(api.clone({ url: urlOf('endless-progress.git') }, () => {}));
+    const err = await failure(engine.clone({ url: urlOf('endless-progress.git') }, { onProgress: () => {} }));
     expect(err.code).toBe('LIMIT_EXCEEDED');
     expect(err.message).toMatch(/maxProgressLineBytes/);
     await expectNothingStoredAndPreviousIntact();
   });
 
   it('an endless info/refs (v2) stops at maxInfoRefsBytes', async () => {
-    const err = await failure(api.clone({ url: urlOf('endless-info-refs.git') }));
+    const err = await failure(engine.clone({ url: urlOf('endless-info-refs.git') }));
     expect(err.code).toBe('LIMIT_EXCEEDED');
     expect(err.message).toMatch(/info\/refs.*64 ?MiB|67108864 bytes \(maxInfoRefsBytes\)/);
     await expectNothingStoredAndPreviousIntact();
@@ -225,7 +227,7 @@ describe('caps against a hostile server', () => {
 
   it('an endless v0 info/refs stops at maxInfoRefsBytes, also when isomorphic-git asks again', async () => {
     const err = await failure(
-      api.clone({ url: urlOf('endless-v0-info-refs.git'), limits: { maxInfoRefsBytes: 256 * 1024 } }),
+      engine.clone({ url: urlOf('endless-v0-info-refs.git'), limits: { maxInfoRefsBytes: 256 * 1024 } }),
     );
     expect(err.code).toBe('LIMIT_EXCEEDED');
     expect(err.message).toMatch(/262144 bytes \(maxInfoRefsBytes\)/);
@@ -233,22 +235,22 @@ describe('caps against a hostile server', () => {
   });
 
   it('a fetch whose ls-refs answer never ends stops at maxLsRefsBytes, and stores nothing', async () => {
-    const { repoId } = await api.clone({ url: urlOf('bad-branches.git') });
-    const before = await snapshotGitDir(repoId);
+    const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
+    const before = await snapshotGitDir(ctx, repoId);
     repos['bad-branches.git'].endless = 'ls-refs';
     try {
-      const err = await failure(api.fetch(repoId));
+      const err = await failure(engine.repo(repoId).fetch());
       expect(err.code).toBe('LIMIT_EXCEEDED');
       expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
-      expect(await snapshotGitDir(repoId)).toEqual(before);
+      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
     } finally {
       delete repos['bad-branches.git'].endless;
-      await api.deleteRepo(repoId);
+      await engine.repo(repoId).delete();
     }
   });
 
   it('an endless ls-refs stops at maxLsRefsBytes', async () => {
-    const err = await failure(api.clone({ url: urlOf('endless-ls-refs.git') }));
+    const err = await failure(engine.clone({ url: urlOf('endless-ls-refs.git') }));
     expect(err.code).toBe('LIMIT_EXCEEDED');
     expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
     await expectNothingStoredAndPreviousIntact();

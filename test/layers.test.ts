@@ -1,7 +1,8 @@
 // The layering docs/ARCHITECTURE.md promises, checked on the source with TypeScript's own
 // parser: each layer of workers/ imports only the layers before it (the pure ones only model and pure layers
-// before them), the folders of ops/ import each other without a cycle, src/ takes nothing of workers/ but
-// types and rpc.ts, and no module imports itself back through others, not even for types.
+// before them), the folders of ops/ import each other without a cycle, src/ takes from workers/ only the
+// engine's public entries (values from engine/client.ts, types from it and engine/index.ts), and no module
+// imports itself back through others, not even for types.
 //
 // An import is every `import … from`, `export … from`, side-effect `import './x'`, `import x = require()`,
 // dynamic `import('./x')` and `typeof import('./x')`. A statement is type-only if it says `import type` /
@@ -23,17 +24,21 @@ const LAYERS: readonly { name: string; pure: boolean }[] = [
   { name: 'diff', pure: true },
   { name: 'commitgraph', pure: true },
   { name: 'store', pure: false },
+  // The storage implementations (IndexedDB, memory) of store/storage.ts's interface.
+  { name: 'storage', pure: false },
   { name: 'ops', pure: false },
-  // The files directly in workers/: api.ts, rpc.ts, the worker entries and what only they use.
+  // createEngine, its public types and errors, and the comlink adapter (worker.ts, client.ts).
+  { name: 'engine', pure: false },
+  // The files directly in workers/: the worker entries and what only they use.
   { name: 'entries', pure: false },
   { name: 'src', pure: false },
 ];
 
-/**
- * What src/ may import from workers/ as values (types it may import from anywhere): the comlink transfer
- * handlers. The engine's public entry, once there is one, is listed here too.
- */
-const UI_MAY_IMPORT_VALUES_FROM: readonly string[] = ['workers/rpc.ts'];
+/** What src/ may import from workers/ as values: the page's side of the engine, which holds no git code. */
+const UI_MAY_IMPORT_VALUES_FROM: readonly string[] = ['workers/engine/client.ts'];
+
+/** What src/ may import types from: the public entries (the package's `blobless` and `blobless/client`). */
+const UI_MAY_IMPORT_TYPES_FROM: readonly string[] = ['workers/engine/index.ts', 'workers/engine/client.ts'];
 
 interface Import {
   /** The importing file and the imported one, as paths from the repository root. */
@@ -135,7 +140,7 @@ interface LayerReport {
   upward: string[];
   /** Files of workers/ in no layer. */
   unknown: string[];
-  /** Values src/ takes from workers/ other than rpc.ts. */
+  /** What src/ takes from workers/ other than the engine's page side (values) and public entries (types). */
   uiValues: string[];
   /** Cycles between files, types included. */
   cycles: string[];
@@ -168,8 +173,8 @@ function checkLayers(files: ReadonlyMap<string, string>): LayerReport {
       if (target === 'unknown') continue; // reported as the target's own file
       const mine = LAYERS[layer];
       if (mine.name === 'src') {
-        if (i.to.startsWith('workers/') && !i.typeOnly && !UI_MAY_IMPORT_VALUES_FROM.includes(i.to))
-          report.uiValues.push(what);
+        const allowed = i.typeOnly ? UI_MAY_IMPORT_TYPES_FROM : UI_MAY_IMPORT_VALUES_FROM;
+        if (i.to.startsWith('workers/') && !allowed.includes(i.to)) report.uiValues.push(what);
         continue;
       }
       if (target > layer) report.upward.push(`${what}: ${mine.name} may not import ${LAYERS[target].name}`);
@@ -225,7 +230,7 @@ describe('layers', () => {
     expect(report.opsFolderCycles).toEqual([]);
   });
 
-  it('src/ takes nothing from workers/ but types and rpc.ts', () => {
+  it("src/ takes from workers/ only the engine's public entries: values from client.ts, types from index.ts too", () => {
     expect(report.uiValues).toEqual([]);
   });
 
@@ -272,27 +277,30 @@ describe('the layer check catches each break', () => {
     ]);
   });
 
-  it('a value import in src/ from a module it also imports as a type, judged per statement', () => {
+  it('in src/, a value from anywhere but engine/client.ts, a type from anywhere but the public entries', () => {
     const r = check({
       'src/view.ts': [
-        "import type { Api } from '../workers/api.ts';",
-        "import { type Progress, type Result } from '../workers/api.ts';",
-        "export type { Api as A } from '../workers/api.ts';",
-        "import { api } from '../workers/api.ts';",
+        "import type { Engine } from '../workers/engine/index.ts';",
+        "import { type CloneResult, type Repo } from '../workers/engine/index.ts';",
+        "export type { Engine as E } from '../workers/engine/client.ts';",
+        "import { wrapEngine } from '../workers/engine/client.ts';",
+        "import { createEngine } from '../workers/engine/index.ts';",
         "import { type Other, more } from '../workers/other.ts';",
-        "export { api as b } from '../workers/api.ts';",
-        "import { transferHandlers } from '../workers/rpc.ts';",
+        "import type { OpsContext } from '../workers/ops/common/engineContext.ts';",
+        "export { wrapEngine as w } from '../workers/engine/index.ts';",
         "const w = new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module' });",
       ].join('\n'),
-      'workers/api.ts': 'export const api = {};\n',
+      'workers/engine/index.ts': 'export const createEngine = 1;\nexport const wrapEngine = 1;\n',
+      'workers/engine/client.ts': 'export const wrapEngine = 1;\n',
       'workers/other.ts': 'export const more = 1;\n',
-      'workers/rpc.ts': 'export const transferHandlers = 1;\n',
+      'workers/ops/common/engineContext.ts': 'export interface OpsContext {}\n',
       'workers/git.worker.ts': 'export {};\n',
     });
     expect(r.uiValues).toEqual([
-      'src/view.ts -> workers/api.ts (import)',
+      'src/view.ts -> workers/engine/index.ts (import)',
       'src/view.ts -> workers/other.ts (import)',
-      'src/view.ts -> workers/api.ts (re-export)',
+      'src/view.ts -> workers/ops/common/engineContext.ts (type-only import)',
+      'src/view.ts -> workers/engine/index.ts (re-export)',
     ]);
   });
 

@@ -2,24 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { MissingObjectError } from '../workers/ops/common/errors.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
-import {
-  type BlobFetchProgress,
-  blobBytesEstimate,
-  ensureBlobs,
-  planBlobBatches,
-} from '../workers/ops/sync/lazyBlobs.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import { getRepo, putRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import { type BlobFetchProgress, ensureBlobs, planBlobBatches } from '../workers/ops/sync/lazyBlobs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
 import { exportRepo, reachableObjects, storedObjects } from './support/cloneOracle.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -43,7 +38,7 @@ async function headBlobs(repo: string): Promise<string[]> {
 
 /** The ids of `oids` that an export of the repo does not hold, as `git cat-file --batch-all-objects` lists it. */
 async function missingInExport(repoId: string, oids: string[], name: string): Promise<string[]> {
-  const held = new Set(await storedObjects(await exportRepo(repoId, tmp(), name)));
+  const held = new Set(await storedObjects(await exportRepo(ctx, repoId, tmp(), name)));
   return oids.filter((oid) => !held.has(oid));
 }
 
@@ -53,7 +48,7 @@ describe('ensureBlobs on small-sized.git', () => {
   let blobs: string[];
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    repoId = (await engine.clone({ url: `${serverUrl}/${repo}` })).repoId;
     blobs = await headBlobs(repo);
   });
 
@@ -62,7 +57,7 @@ describe('ensureBlobs on small-sized.git', () => {
     const size = 25;
     await resetStats();
     const events: BlobFetchProgress[] = [];
-    const result = await ensureBlobs(repoId, wanted, {
+    const result = await ensureBlobs(ctx, repoId, wanted, {
       batching: { size, concurrency: 3 },
       onProgress: (p) => events.push(p),
     });
@@ -80,49 +75,49 @@ describe('ensureBlobs on small-sized.git', () => {
     }
     expect(events.at(-1)).toMatchObject({ objects: wanted.length, totalObjects: wanted.length });
 
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     for (const oid of wanted.slice(0, 10)) {
       const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid, cache: {} });
       const expected = await gitBuffer(['cat-file', 'blob', oid], { cwd: join(fixturesDir, repo) });
       expect(Buffer.compare(Buffer.from(blob), expected)).toBe(0);
     }
-    await maintenanceIdle(repoId);
+    await maintenanceIdle(ctx, repoId);
   });
 
   it('the default policy fetches every blob of the history in the requests planBlobBatches plans', async () => {
     const history = await reachableObjects(join(fixturesDir, repo), ['--all', '--filter=object:type=blob']);
     // N from the git CLI: the blobs of the history that an export of the repo does not hold yet.
     const before = await missingInExport(repoId, history, 'before-default');
-    const plan = planBlobBatches(before.length, blobBytesEstimate(repoId));
+    const plan = planBlobBatches(before.length, ctx.blobs.estimate(repoId));
     expect(plan.length).toBeGreaterThan(2);
     expect(before.length).toBeLessThan(history.length);
     await resetStats();
-    const result = await ensureBlobs(repoId, history);
+    const result = await ensureBlobs(ctx, repoId, history);
     expect((await repoStats(repo)).requests).toBe(plan.length);
     expect(result.fetched).toBe(before.length);
-    await maintenanceIdle(repoId);
+    await maintenanceIdle(ctx, repoId);
     expect(await missingInExport(repoId, history, 'after-default')).toEqual([]);
   });
 
   it('blobs already stored cost no request', async () => {
     await resetStats();
-    const result = await ensureBlobs(repoId, blobs);
+    const result = await ensureBlobs(ctx, repoId, blobs);
     expect(result).toEqual({ fetched: 0, requests: 0, bytes: 0, objects: [] });
     expect((await repoStats(repo)).requests).toBe(0);
   });
 
   it('the promisor packs are ones real git reads without fetching: fsck, cat-file', async () => {
     const dir = join(tmp(), 'small-exported');
-    await exportDir(openRepoFs(repoId), GITDIR, dir);
+    await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dir);
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     const env = { GIT_NO_LAZY_FETCH: '1' };
-    const promisors = (await packFiles(repoId)).filter((f) => f.endsWith('.promisor'));
-    expect(promisors.length).toBe((await packSetFor(repoId)).packs.length);
+    const promisors = (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.promisor'));
+    expect(promisors.length).toBe((await ctx.store.packs.for(repoId)).packs.length);
     for (const oid of blobs.slice(0, 5)) {
       expect((await gitCli(['cat-file', '-t', oid], { cwd: dir, env })).trim()).toBe('blob');
     }
     // Every pack's .idx is the one `git index-pack` writes for it.
-    for (const name of (await packFiles(repoId)).filter((f) => f.endsWith('.pack'))) {
+    for (const name of (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.pack'))) {
       const oracle = join(tmp(), `${name}.idx`);
       await gitCli(['index-pack', '-o', oracle, join(dir, 'objects/pack', name)]);
       const ours = await readFile(join(dir, 'objects/pack', name.replace(/\.pack$/, '.idx')));
@@ -137,7 +132,7 @@ describe('sharing and failures on features.git', () => {
   let blobs: string[];
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    repoId = (await engine.clone({ url: `${serverUrl}/${repo}` })).repoId;
     blobs = await headBlobs(repo);
   });
 
@@ -146,14 +141,14 @@ describe('sharing and failures on features.git', () => {
     const b = blobs.slice(3, 9);
     await resetStats();
     const [ra, rb] = await Promise.all([
-      ensureBlobs(repoId, a, { batching: { size: 3 } }),
-      ensureBlobs(repoId, b, { batching: { size: 3 } }),
+      ensureBlobs(ctx, repoId, a, { batching: { size: 3 } }),
+      ensureBlobs(ctx, repoId, b, { batching: { size: 3 } }),
     ]);
     // a: [0,3) and [3,6); b joins [3,6) and fetches [6,9).
     expect((await repoStats(repo)).requests).toBe(3);
     expect(ra.requests + rb.requests).toBe(3);
-    expect((await packSetFor(repoId)).missing([...a, ...b])).toEqual([]);
-    await maintenanceIdle(repoId);
+    expect((await ctx.store.packs.for(repoId)).missing([...a, ...b])).toEqual([]);
+    await maintenanceIdle(ctx, repoId);
   });
 
   it('a request shared with a call that is cancelled still completes for the other', async () => {
@@ -163,8 +158,8 @@ describe('sharing and failures on features.git', () => {
     // Both calls plan before the reply can arrive: the second joins the first's request, then the first
     // is cancelled once the second has said it waits for it.
     const seen: BlobFetchProgress[] = [];
-    const first = ensureBlobs(repoId, [oid], { signal: controller.signal });
-    const second = ensureBlobs(repoId, [oid], {
+    const first = ensureBlobs(ctx, repoId, [oid], { signal: controller.signal });
+    const second = ensureBlobs(ctx, repoId, [oid], {
       onProgress: (p) => {
         seen.push(p);
         if (seen.length === 1) controller.abort();
@@ -175,39 +170,39 @@ describe('sharing and failures on features.git', () => {
     expect(seen[0]).toMatchObject({ objects: 0, totalObjects: 1 });
     // The request was the first call's: the second made none of its own.
     expect(result.requests).toBe(0);
-    expect((await packSetFor(repoId)).has(oid)).toBe(true);
+    expect((await ctx.store.packs.for(repoId)).has(oid)).toBe(true);
     expect((await repoStats(repo)).requests).toBe(1);
-    await maintenanceIdle(repoId);
+    await maintenanceIdle(ctx, repoId);
   });
 
   it('an object the server does not have is a MissingObjectError that says so', async () => {
     const ghost = '0123456789abcdef0123456789abcdef01234567';
-    const before = await packFiles(repoId);
-    const err = await failure(ensureBlobs(repoId, [ghost]));
+    const before = await packFiles(ctx, repoId);
+    const err = await failure(ensureBlobs(ctx, repoId, [ghost]));
     expect(err).toBeInstanceOf(MissingObjectError);
     expect(err.code).toBe('MISSING_OBJECT');
     expect((err as MissingObjectError).oid).toBe(ghost);
     expect((err as MissingObjectError).notOnServer).toBe(true);
     expect(err.message).toMatch(/0123456789…/);
-    expect(await packFiles(repoId)).toEqual(before);
+    expect(await packFiles(ctx, repoId)).toEqual(before);
   });
 
   it('an id that is not an object id is refused before any request', async () => {
     await resetStats();
-    const err = await failure(ensureBlobs(repoId, ['HEAD']));
+    const err = await failure(ensureBlobs(ctx, repoId, ['HEAD']));
     expect(err.code).toBe('INVALID_OBJECT_ID');
     expect((await repoStats(repo)).requests).toBe(0);
   });
 
   it('an unreachable server is a MissingObjectError keeping the transport error, and stores nothing', async () => {
-    const record = (await getRepo(repoId))!;
-    const missing = (await packSetFor(repoId)).missing(blobs);
+    const record = (await ctx.store.registry.get(repoId))!;
+    const missing = (await ctx.store.packs.for(repoId)).missing(blobs);
     expect(missing.length).toBeGreaterThan(2);
-    const before = await packFiles(repoId);
-    await putRepo({ ...record, url: 'http://127.0.0.1:9/features.git' });
+    const before = await packFiles(ctx, repoId);
+    await ctx.store.registry.put({ ...record, url: 'http://127.0.0.1:9/features.git' });
     try {
       const err = (await failure(
-        ensureBlobs(repoId, missing.slice(0, 3), { batching: { size: 1 } }),
+        ensureBlobs(ctx, repoId, missing.slice(0, 3), { batching: { size: 1 } }),
       )) as MissingObjectError;
       expect(err).toBeInstanceOf(MissingObjectError);
       expect(missing.slice(0, 3)).toContain(err.oid);
@@ -217,9 +212,9 @@ describe('sharing and failures on features.git', () => {
       );
       expect(err.message).toMatch(/Connect to the network and try again\.$/);
       expect((err.cause as { code?: string }).code).toBe('NETWORK_ERROR');
-      expect(await packFiles(repoId)).toEqual(before);
+      expect(await packFiles(ctx, repoId)).toEqual(before);
     } finally {
-      await putRepo(record);
+      await ctx.store.registry.put(record);
     }
   });
 
@@ -229,12 +224,12 @@ describe('sharing and failures on features.git', () => {
     const big = (
       await gitCli(['rev-parse', 'v0.1:assets/image.bin'], { cwd: join(fixturesDir, repo) })
     ).trim();
-    expect((await packSetFor(repoId)).has(big)).toBe(false);
-    const before = await packFiles(repoId);
+    expect((await ctx.store.packs.for(repoId)).has(big)).toBe(false);
+    const before = await packFiles(ctx, repoId);
     const controller = new AbortController();
     let progressed = 0;
     const err = await failure(
-      ensureBlobs(repoId, [big], {
+      ensureBlobs(ctx, repoId, [big], {
         signal: controller.signal,
         onProgress: (p) => {
           if (p.bytes > 0 && ++progressed === 1) controller.abort();
@@ -243,29 +238,34 @@ describe('sharing and failures on features.git', () => {
     );
     expect(progressed).toBeGreaterThan(0);
     expect(err.code).toBe('ABORTED');
-    expect(await packFiles(repoId)).toEqual(before);
-    expect((await packSetFor(repoId)).has(big)).toBe(false);
+    expect(await packFiles(ctx, repoId)).toEqual(before);
+    expect((await ctx.store.packs.for(repoId)).has(big)).toBe(false);
     // Everything stored before still reads.
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     await git.readBlob({ fs, gitdir: GITDIR, oid: blobs[0], cache: {} });
 
-    const retry = await ensureBlobs(repoId, [big]);
+    const retry = await ensureBlobs(ctx, repoId, [big]);
     expect(retry.fetched).toBe(1);
-    await maintenanceIdle(repoId);
+    await maintenanceIdle(ctx, repoId);
   });
 });
 
 describe('deleteRepo while a lazy fetch runs', () => {
   it('cancels the fetch; the repo stays deleted and later calls are REPO_NOT_FOUND', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/features.git` });
     const readme = (
       await gitCli(['rev-parse', 'HEAD:README.md'], { cwd: join(fixturesDir, 'features.git') })
     ).trim();
     let deleting: Promise<void> | undefined;
     const reading = failure(
-      api.readFile(repoId, 'HEAD', 'assets/random-1.5m.bin', (p) => {
-        if (p.bytes > 0 && !deleting) deleting = api.deleteRepo(repoId);
-      }),
+      engine.repo(repoId).readFile(
+        { ref: 'HEAD', path: 'assets/random-1.5m.bin' },
+        {
+          onProgress: (p) => {
+            if (p.bytes > 0 && !deleting) deleting = engine.repo(repoId).delete();
+          },
+        },
+      ),
     );
     const err = await reading;
     expect(deleting).toBeDefined();
@@ -274,18 +274,18 @@ describe('deleteRepo while a lazy fetch runs', () => {
     // REPO_NOT_FOUND: that is what a fetch left running gets when its late write finds the repo deleted.
     const codes = [err.code, (err.cause as { code?: string } | undefined)?.code];
     expect(codes, err.message).toContain('ABORTED');
-    await maintenanceIdle(repoId);
-    expect((await api.listRepos()).map((r) => r.id)).not.toContain(repoId);
-    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    await maintenanceIdle(ctx, repoId);
+    expect((await engine.listRepos()).map((r) => r.id)).not.toContain(repoId);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(ctx.store.repoFs.dbName(repoId));
     for (const call of [
-      () => api.readFile(repoId, 'HEAD', 'README.md'),
-      () => ensureBlobs(repoId, [readme]),
-      () => api.listRefs(repoId),
+      () => engine.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' }),
+      () => ensureBlobs(ctx, repoId, [readme]),
+      () => engine.repo(repoId).listRefs(),
     ]) {
       expect((await failure(call())).code).toBe('REPO_NOT_FOUND');
     }
     // Nothing recreated the database afterwards.
-    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(ctx.store.repoFs.dbName(repoId));
   });
 });
 
@@ -297,15 +297,15 @@ describe('presence and bytes moved', () => {
       .split('\n')
       .filter((l) => l.split(' ')[1] === 'blob')
       .map((l) => l.split(/\s+/)[2]);
-    const { repoId, bytesReceived } = await api.clone({ url: `${inject('gitServerUrl')}/features.git` });
-    const before = await api.presence(repoId, 'HEAD');
+    const { repoId, bytesReceived } = await engine.clone({ url: `${inject('gitServerUrl')}/features.git` });
+    const before = await engine.repo(repoId).presence({ ref: 'HEAD' });
     expect(before.blobs).toBe(new Set(names).size);
     expect(before.present).toBe(0);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(bytesReceived);
-    const checkout = await api.checkout(repoId, 'HEAD');
-    const after = await api.presence(repoId, 'HEAD');
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(bytesReceived);
+    const checkout = await engine.repo(repoId).checkout({ ref: 'HEAD' });
+    const after = await engine.repo(repoId).presence({ ref: 'HEAD' });
     expect(after.present).toBe(after.blobs);
-    expect((await api.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(
+    expect((await engine.listRepos()).find((r) => r.id === repoId)?.bytesFetched).toBe(
       bytesReceived + checkout.bytes,
     );
   });
@@ -313,17 +313,17 @@ describe('presence and bytes moved', () => {
 
 describe('cancellation from the first progress report', () => {
   it('stores nothing when the caller aborts inside its first onProgress call', async () => {
-    const { repoId } = await api.clone({ url: `${inject('gitServerUrl')}/features.git` });
-    const packsBefore = (await packSetFor(repoId)).packs.length;
-    const tree = await api.readTree(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url: `${inject('gitServerUrl')}/features.git` });
+    const packsBefore = (await ctx.store.packs.for(repoId)).packs.length;
+    const tree = await engine.repo(repoId).readTree({ ref: 'HEAD' });
     const blobs = tree.entries.filter((e) => e.type === 'blob').map((e) => e.oid);
     const controller = new AbortController();
-    const err = await ensureBlobs(repoId, blobs, {
+    const err = await ensureBlobs(ctx, repoId, blobs, {
       signal: controller.signal,
       onProgress: () => controller.abort(),
     }).catch((e) => e);
     expect(err.code).toBe('ABORTED');
-    await maintenanceIdle(repoId);
-    expect((await packSetFor(repoId)).packs.length).toBe(packsBefore);
+    await maintenanceIdle(ctx, repoId);
+    expect((await ctx.store.packs.for(repoId)).packs.length).toBe(packsBefore);
   });
 });

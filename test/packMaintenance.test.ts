@@ -2,18 +2,19 @@ import { readFile as readDiskFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { openRepo } from '../workers/ops/common/repoAccess.ts';
 import { geometricSplit, maintenanceIdle, maybeRepack } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
 import { ensureBlobs } from '../workers/ops/sync/lazyBlobs.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import { GITDIR, openRepoFs, repoDbName } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -26,7 +27,7 @@ async function rev(spec: string): Promise<string> {
 }
 
 async function packFiles(repoId: string): Promise<string[]> {
-  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
+  return (await ctx.store.repoFs.open(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
 }
 
 describe('geometricSplit, as git repack --geometric=2 chooses', () => {
@@ -50,8 +51,8 @@ describe('merging the small promisor packs of features.git', () => {
   let clonePack: string;
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
-    clonePack = (await packSetFor(repoId)).packs[0].checksum;
+    repoId = (await engine.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    clonePack = (await ctx.store.packs.for(repoId)).packs[0].checksum;
     // Three versions of a file git stores as deltas of one another: the server sends them as ofs-deltas,
     // which the merge must carry over with their bases.
     const versions = (
@@ -73,30 +74,30 @@ describe('merging the small promisor packs of features.git', () => {
   });
 
   it('leaves the packs alone below the threshold', async () => {
-    expect(await maybeRepack(repoId)).toBeNull();
+    expect(await maybeRepack(ctx, repoId)).toBeNull();
   });
 
   it('merges them into one promisor pack that holds every object, and deletes the small ones', async () => {
-    await ensureBlobs(repoId, evolving);
-    for (const s of singles) await readFile(repoId, 'HEAD', s.path);
-    await maintenanceIdle(repoId);
-    const before = (await packSetFor(repoId)).packs.map((p) => p.checksum);
+    await ensureBlobs(ctx, repoId, evolving);
+    for (const s of singles) await readFile(ctx, repoId, 'HEAD', s.path);
+    await maintenanceIdle(ctx, repoId);
+    const before = (await ctx.store.packs.for(repoId)).packs.map((p) => p.checksum);
     expect(before).toHaveLength(7);
     const small = before.filter((c) => c !== clonePack);
 
-    const result = await maybeRepack(repoId, { threshold: 3 });
+    const result = await maybeRepack(ctx, repoId, { threshold: 3 });
     expect(result).toEqual({ merged: 6, packs: 2 });
 
     const files = await packFiles(repoId);
     for (const checksum of small) expect(files.filter((f) => f.includes(checksum))).toEqual([]);
-    const after = (await packSetFor(repoId)).packs.map((p) => p.checksum);
+    const after = (await ctx.store.packs.for(repoId)).packs.map((p) => p.checksum);
     const merged = after.find((c) => c !== clonePack)!;
     expect(files).toEqual(
       [clonePack, merged].flatMap((c) => ['idx', 'pack', 'promisor'].map((e) => `pack-${c}.${e}`)).sort(),
     );
 
     // isomorphic-git's cache let go of the deleted packs (it had loaded them for readFile).
-    const cache = (await openRepo(repoId)).cache as Record<symbol, unknown>;
+    const cache = (await openRepo(ctx, repoId)).cache as Record<symbol, unknown>;
     const cached = Object.getOwnPropertySymbols(cache)
       .map((k) => cache[k])
       .find((v): v is Map<string, unknown> => v instanceof Map);
@@ -104,12 +105,12 @@ describe('merging the small promisor packs of features.git', () => {
 
     // Every object reads: through the cache readFile kept across the merge, and a fresh one.
     for (const s of singles) {
-      const file = await readFile(repoId, 'HEAD', s.path);
+      const file = await readFile(ctx, repoId, 'HEAD', s.path);
       expect(
         Buffer.compare(Buffer.from(file.bytes), await gitBuffer(['cat-file', 'blob', s.oid], { cwd: bare })),
       ).toBe(0);
     }
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     for (const oid of evolving) {
       const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid, cache: {} });
       expect(
@@ -142,15 +143,17 @@ describe('merging the small promisor packs of features.git', () => {
 
   it("reads between the new pack's write and the old packs' deletion give git's bytes", async () => {
     const more = ['empty.txt', 'docs/with space/plain name.txt', 'assets/image.bin', 'readme-link'];
-    for (const path of more) await readFile(repoId, 'HEAD', path);
-    await maintenanceIdle(repoId);
+    for (const path of more) await readFile(ctx, repoId, 'HEAD', path);
+    await maintenanceIdle(ctx, repoId);
     // Nothing fits under a 1-byte limit on the merged pack.
-    expect(await maybeRepack(repoId, { threshold: 2, maxPackBytes: 1 })).toBeNull();
-    const old = (await packSetFor(repoId)).packs.map((p) => p.checksum).filter((c) => c !== clonePack);
+    expect(await maybeRepack(ctx, repoId, { threshold: 2, maxPackBytes: 1 })).toBeNull();
+    const old = (await ctx.store.packs.for(repoId)).packs
+      .map((p) => p.checksum)
+      .filter((c) => c !== clonePack);
     expect(old.length).toBeGreaterThan(2);
     const paths = [...more, ...singles.map((s) => s.path)];
     let paused = false;
-    const result = await maybeRepack(repoId, {
+    const result = await maybeRepack(ctx, repoId, {
       threshold: 2,
       beforeDeletingOldPacks: async () => {
         paused = true;
@@ -158,10 +161,10 @@ describe('merging the small promisor packs of features.git', () => {
         const files = await packFiles(repoId);
         for (const checksum of old) expect(files).toContain(`pack-${checksum}.pack`);
         expect(files.filter((f) => f.endsWith('.pack'))).toHaveLength(old.length + 2);
-        const fs = openRepoFs(repoId);
+        const fs = ctx.store.repoFs.open(repoId);
         await resetStats();
         for (const path of paths) {
-          const file = await readFile(repoId, 'HEAD', path);
+          const file = await readFile(ctx, repoId, 'HEAD', path);
           const expected = await gitBuffer(['cat-file', 'blob', file.oid], { cwd: bare });
           expect(Buffer.compare(Buffer.from(file.bytes), expected), path).toBe(0);
           const { blob } = await git.readBlob({ fs, gitdir: GITDIR, oid: file.oid, cache: {} });
@@ -174,7 +177,7 @@ describe('merging the small promisor packs of features.git', () => {
     expect(paused).toBe(true);
     expect(result?.merged).toBeGreaterThanOrEqual(2);
     for (const path of paths) {
-      const file = await readFile(repoId, 'HEAD', path);
+      const file = await readFile(ctx, repoId, 'HEAD', path);
       expect(
         Buffer.compare(
           Buffer.from(file.bytes),
@@ -187,41 +190,41 @@ describe('merging the small promisor packs of features.git', () => {
 
 describe('deleteRepo while a pack merge runs', () => {
   it('waits for the merge, then the repo stays deleted and later calls are REPO_NOT_FOUND', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/${repo}` });
     for (const path of ['README.md', 'notes/README.txt', 'scripts/build.sh'])
-      await readFile(repoId, 'HEAD', path);
-    await maintenanceIdle(repoId);
+      await readFile(ctx, repoId, 'HEAD', path);
+    await maintenanceIdle(ctx, repoId);
     let deleting: Promise<void> | undefined;
-    const merged = await maybeRepack(repoId, {
+    const merged = await maybeRepack(ctx, repoId, {
       threshold: 2,
       beforeDeletingOldPacks: async () => {
-        deleting = api.deleteRepo(repoId);
+        deleting = engine.repo(repoId).delete();
         // Let the delete run as far as it goes while the merge is paused.
         await new Promise((resolve) => setTimeout(resolve, 50));
         expect(await indexedDB.databases()).toContainEqual(
-          expect.objectContaining({ name: repoDbName(repoId) }),
+          expect.objectContaining({ name: ctx.store.repoFs.dbName(repoId) }),
         );
       },
     });
     expect(merged).not.toBeNull();
     await deleting;
-    await maintenanceIdle(repoId);
-    expect((await api.listRepos()).map((r) => r.id)).not.toContain(repoId);
-    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    await maintenanceIdle(ctx, repoId);
+    expect((await engine.listRepos()).map((r) => r.id)).not.toContain(repoId);
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(ctx.store.repoFs.dbName(repoId));
     for (const call of [
-      () => api.readFile(repoId, 'HEAD', 'README.md'),
-      () => api.log(repoId, 'HEAD'),
-      () => api.checkout(repoId, 'main'),
+      () => engine.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' }),
+      () => engine.repo(repoId).log({ ref: 'HEAD' }),
+      () => engine.repo(repoId).checkout({ ref: 'main' }),
     ]) {
       expect((await failure(call())).code).toBe('REPO_NOT_FOUND');
     }
-    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(repoDbName(repoId));
+    expect((await indexedDB.databases()).map((d) => d.name)).not.toContain(ctx.store.repoFs.dbName(repoId));
   });
 });
 
 describe('maintenance after lazy fetches', () => {
   it('runs by itself once a fetch leaves more than 16 promisor packs', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/small-sized.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/small-sized.git` });
     const oids = (
       await gitCli(['ls-tree', '-r', '--format=%(objectname)', 'HEAD'], {
         cwd: join(fixturesDir, 'small-sized.git'),
@@ -232,17 +235,17 @@ describe('maintenance after lazy fetches', () => {
       .slice(0, 20);
     let most = 0;
     for (const oid of oids) {
-      await ensureBlobs(repoId, [oid]);
-      await maintenanceIdle(repoId);
-      most = Math.max(most, (await packSetFor(repoId)).packs.length);
+      await ensureBlobs(ctx, repoId, [oid]);
+      await maintenanceIdle(ctx, repoId);
+      most = Math.max(most, (await ctx.store.packs.for(repoId)).packs.length);
     }
     // The fetch that made the 17th promisor pack (the clone's and 16 others) set off a merge.
     expect(most).toBe(16);
-    const packs = (await packSetFor(repoId)).packs;
+    const packs = (await ctx.store.packs.for(repoId)).packs;
     expect(packs.length).toBeLessThan(8);
-    expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
+    expect((await ctx.store.packs.for(repoId)).missing(oids)).toEqual([]);
     const dir = join(tmp(), 'auto');
-    await exportDir(openRepoFs(repoId), GITDIR, dir);
+    await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dir);
     await gitCli(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     expect((await packFiles(repoId)).filter((f) => f.endsWith('.idx'))).toHaveLength(packs.length);
   });

@@ -6,11 +6,13 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { packObjectCacheLimit, usePackObjectCache } from '../workers/ops/common/packObjectCache.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { usePackObjectCache } from '../workers/ops/common/packObjectCache.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -34,18 +36,10 @@ async function cachedBytesPerPack(cache: object): Promise<number[]> {
 }
 
 describe("isomorphic-git's pack object cache, turned on and bounded", () => {
-  const saved = packObjectCacheLimit.bytes;
-  beforeAll(() => {
-    packObjectCacheLimit.bytes = LIMIT;
-  });
-  afterAll(() => {
-    packObjectCacheLimit.bytes = saved;
-  });
-
   it('every blob and tree of small-sized.git through one cache: cached, within the bound, as git has it', async () => {
     const repo = 'small-sized.git';
-    const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
-    await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url: `${serverUrl}/${repo}` });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
     const listing = await gitCli(['ls-tree', '-r', '-t', '-l', 'HEAD'], { cwd: join(fixturesDir, repo) });
     const objects = listing
       .trim()
@@ -57,7 +51,7 @@ describe("isomorphic-git's pack object cache, turned on and bounded", () => {
     // Enough bytes that an unbounded cache would hold well over the bound.
     expect(total).toBeGreaterThan(3 * (LIMIT + largest));
 
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     const cache = {};
     let peak = 0;
     for (const [i, { type, oid }] of objects.entries()) {
@@ -65,7 +59,7 @@ describe("isomorphic-git's pack object cache, turned on and bounded", () => {
       const bytes = object as Uint8Array;
       const hash = createHash('sha1').update(`${type} ${bytes.length}\0`).update(bytes).digest('hex');
       expect(hash).toBe(oid);
-      if (i === 0) await usePackObjectCache(cache);
+      if (i === 0) await usePackObjectCache(cache, LIMIT);
       peak = Math.max(peak, ...(await cachedBytesPerPack(cache)));
     }
     // On: reads were kept (isomorphic-git alone keeps none). Bounded: never more than the bound held.

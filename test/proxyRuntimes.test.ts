@@ -7,12 +7,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixtureServerOptions } from '../server/fixtures/fixtureServerOptions.ts';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
-import { api } from '../workers/api.ts';
 import { withOrigin } from './support/browserOrigin.ts';
+import { testEngine } from './support/engine.ts';
 import { APP_ORIGIN, CAPPED_LIMITS } from './support/proxyProfiles.ts';
 import { PROXY_RUNTIMES, type ProxyRuntime, startProxyRuntime } from './support/proxyRuntimes.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
 import { type Relay, startRelay } from './support/relay.ts';
+
+const { engine } = testEngine();
 
 const fixturesDir = inject('fixturesDir');
 /** What a client makes of an answer cut short: a broken transfer, or git data that stops mid-way. */
@@ -65,14 +67,14 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
     `${proxy.profile(profile)}/${host}/${repo}/info/refs?service=git-upload-pack`;
 
   it('carries a blob:none clone and a lazy blob from a server without CORS headers', async () => {
-    const cloned = await api.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('open') });
+    const cloned = await engine.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('open') });
     try {
       expect(cloned.protocol).toBe(2);
       expect(cloned.filter).toBe('blob:none');
-      const file = await api.readFile(cloned.repoId, 'HEAD', 'README.md');
+      const file = await engine.repo(cloned.repoId).readFile({ ref: 'HEAD', path: 'README.md' });
       expect(new TextDecoder().decode(file.bytes)).toBe(gitShow('features.git', 'HEAD:README.md'));
     } finally {
-      await api.deleteRepo(cloned.repoId);
+      await engine.repo(cloned.repoId).delete();
     }
   });
 
@@ -96,9 +98,9 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
     expect(res.headers.get('location')).toBe(
       `${new URL(proxy.profile('open')).pathname}/${gitHost}/basic.git/info/refs?service=git-upload-pack`,
     );
-    const cloned = await api.clone({ url: `${git.url}/renamed.git`, corsProxy: proxy.profile('open') });
+    const cloned = await engine.clone({ url: `${git.url}/renamed.git`, corsProxy: proxy.profile('open') });
     expect(cloned.warnings.join(' ')).toMatch(/redirected to .*basic\.git/);
-    await api.deleteRepo(cloned.repoId);
+    await engine.repo(cloned.repoId).delete();
   });
 
   it('passes a token to the host it names, never to another host a redirect names', async () => {
@@ -168,9 +170,10 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
       const text = await res.text();
       expect(text).toMatch(/text\/html, not git data/);
       expect(text).not.toMatch(/<html/i);
-      const err = await api
-        .clone({ url: `${html.url}/basic.git`, corsProxy: proxy.profile('open') })
-        .catch((e) => e);
+      const err = await engine.clone({ url: `${html.url}/basic.git`, corsProxy: proxy.profile('open') }).then(
+        () => ({ code: 'none', message: 'cloned' }),
+        (e: Error & { code: string }) => e,
+      );
       expect(err.code).toBe('PROXY_REFUSED');
       expect(err.message).toMatch(/not git data/);
     });
@@ -178,12 +181,12 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
     it('an answer past the response cap is cut, and the client sees a typed error', async () => {
       // basic.git's advertisement and ref list fit the cap; features.git's pack (40 KB) does not.
       const err = await withOrigin(APP_ORIGIN, () =>
-        api.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('capped') }),
+        engine.clone({ url: `${git.url}/features.git`, corsProxy: proxy.profile('capped') }),
       ).catch((e) => e);
       // Node and Deno break the connection; workerd ends the cut answer as if whole, which the client's
       // pkt-line reader finds short. Typed either way, and nothing of the clone is kept.
       expect(CUT_ANSWER_CODES).toContain(err.code);
-      expect((await api.listRepos()).filter((r) => r.url === `${git.url}/features.git`)).toEqual([]);
+      expect((await engine.listRepos()).filter((r) => r.url === `${git.url}/features.git`)).toEqual([]);
     });
 
     it("a burst gets 429 with Retry-After, and the client's retry then succeeds", async () => {
@@ -201,13 +204,18 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
       expect(Number(retryAfter), `Retry-After: ${retryAfter}`).toBeGreaterThan(0);
       const retries: string[] = [];
       const cloned = await withOrigin(APP_ORIGIN, () =>
-        api.clone({ url: `${git.url}/basic.git`, corsProxy: proxy.profile('limited') }, (p) => {
-          if (p.phase === 'retrying') retries.push(p.text);
-        }),
+        engine.clone(
+          { url: `${git.url}/basic.git`, corsProxy: proxy.profile('limited') },
+          {
+            onProgress: (p) => {
+              if (p.phase === 'retrying') retries.push(p.text);
+            },
+          },
+        ),
       );
       expect(retries.length).toBeGreaterThan(0);
       expect(retries[0]).toMatch(/429/);
-      await api.deleteRepo(cloned.repoId);
+      await engine.repo(cloned.repoId).delete();
     });
   });
 });

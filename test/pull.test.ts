@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../workers/api.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { commitOnServer, type ServedCopies, serveCopies } from './support/servedCopies.ts';
@@ -13,6 +13,8 @@ import {
   readDiskWorktree,
   readLightningWorktree,
 } from './support/worktree.ts';
+
+const { engine, ctx } = testEngine();
 
 let served: ServedCopies;
 const tmp = useTmpDir('pull');
@@ -33,7 +35,7 @@ async function commitLocally(
   content: string,
   message: string,
 ): Promise<string> {
-  const fs = openRepoFs(repoId);
+  const fs = ctx.store.repoFs.open(repoId);
   await fs.promises.writeFile(`/${path}`, content, 'utf8');
   await git.add({ fs, dir: '/', gitdir: GITDIR, filepath: path });
   const oid = await git.commit({ fs, dir: '/', gitdir: GITDIR, message, author: me, committer: me });
@@ -42,14 +44,14 @@ async function commitLocally(
 }
 
 const read = async (repoId: string, path: string) =>
-  (await openRepoFs(repoId).promises.readFile(`/${path}`, 'utf8')) as string;
+  (await ctx.store.repoFs.open(repoId).promises.readFile(`/${path}`, 'utf8')) as string;
 
 let n = 0;
 /** The repo exported with its working tree: git's own view of it. */
 async function exportAll(repoId: string): Promise<string> {
   const dir = join(tmp(), `export-${n++}`);
-  await exportWorktree(openRepoFs(repoId), dir);
-  await exportDir(openRepoFs(repoId), GITDIR, join(dir, '.git'));
+  await exportWorktree(ctx.store.repoFs.open(repoId), dir);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dir, '.git'));
   return dir;
 }
 
@@ -57,9 +59,9 @@ describe('pull', () => {
   it('fast-forwards the branch and its working tree to the remote', async () => {
     const url = await served.copy('basic.git', 'ff.git');
     const bare = served.path('ff.git');
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
-    const before = (await api.readCommit(repoId, 'HEAD')).oid;
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
+    const before = (await engine.repo(repoId).readCommit({ ref: 'HEAD' })).oid;
     await commitOnServer(bare, { branch: 'main', files: { 'src/greet.js': 'one\n' }, message: 'One' });
     const tip = await commitOnServer(bare, {
       branch: 'main',
@@ -67,27 +69,27 @@ describe('pull', () => {
       message: 'Two',
     });
 
-    const result = await api.pull(repoId);
+    const result = await engine.repo(repoId).pull();
     expect(result.status).toBe('fast-forward');
     expect(result).toMatchObject({ branch: 'main', from: before, to: tip, newCommits: 2, conflicts: [] });
     expect(result.checkout?.filesWritten).toBe(2);
     expect(result.checkout?.filesDeleted).toBe(1);
     // The working tree is git's checkout of the new tip, and git sees nothing to commit.
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(
       await gitCheckoutOf(bare, tip, join(tmp(), 'ff-oracle')),
     );
     const dir = await exportAll(repoId);
     expect((await gitCli(['symbolic-ref', 'HEAD'], { cwd: dir })).trim()).toBe('refs/heads/main');
     expect((await gitCli(['rev-parse', 'HEAD'], { cwd: dir })).trim()).toBe(tip);
     expect(await gitCli(['status', '--porcelain'], { cwd: dir })).toBe('');
-    expect((await api.pull(repoId)).status).toBe('up-to-date');
+    expect((await engine.repo(repoId).pull()).status).toBe('up-to-date');
   });
 
   it('merges when both sides moved: a merge commit with both parents, its tree checked out', async () => {
     const url = await served.copy('basic.git', 'merge.git');
     const bare = served.path('merge.git');
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
     const ours = await commitLocally(repoId, 'README.md', '# basic\n\nChanged here.\n', 'Local change');
     const theirs = await commitOnServer(bare, {
       branch: 'main',
@@ -95,7 +97,9 @@ describe('pull', () => {
       message: 'Remote change',
     });
 
-    const result = await api.pull(repoId, { author: { name: 'Local Person', email: 'local@example.test' } });
+    const result = await engine
+      .repo(repoId)
+      .pull({ author: { name: 'Local Person', email: 'local@example.test' } });
     expect(result.status).toBe('merged');
     expect(result.conflicts).toEqual([]);
     expect(await read(repoId, 'README.md')).toBe('# basic\n\nChanged here.\n');
@@ -111,8 +115,8 @@ describe('pull', () => {
   it('shows a conflict and leaves the branch and working tree exactly as they were', async () => {
     const url = await served.copy('basic.git', 'conflict.git');
     const bare = served.path('conflict.git');
-    const { repoId } = await api.clone({ url });
-    await api.checkout(repoId, 'HEAD');
+    const { repoId } = await engine.clone({ url });
+    await engine.repo(repoId).checkout({ ref: 'HEAD' });
     const ours = await commitLocally(repoId, 'src/greet.js', 'ours\n', 'Local greeting');
     await commitLocally(repoId, 'README.md', '# mine\n', 'Local readme');
     const local = await commitLocally(repoId, 'docs/guide.txt', 'mine\n', 'Local guide');
@@ -121,9 +125,9 @@ describe('pull', () => {
       files: { 'src/greet.js': 'theirs\n', 'docs/guide.txt': 'mine\n', 'other.txt': 'x\n' },
       message: 'Remote greeting',
     });
-    const worktree = await readLightningWorktree(openRepoFs(repoId));
+    const worktree = await readLightningWorktree(ctx.store.repoFs.open(repoId));
 
-    const result = await api.pull(repoId);
+    const result = await engine.repo(repoId).pull();
     expect(result.status).toBe('conflict');
     expect(result.conflicts).toEqual(['src/greet.js']);
     expect(result.to).toBe(local);
@@ -131,7 +135,7 @@ describe('pull', () => {
     // The fetch itself is kept: origin/main moved.
     expect(result.fetch.updated.map((u) => u.new)).toEqual([theirs]);
     // Nothing else changed: no markers, no half-merged index, HEAD on main at the local commit.
-    expect(await readLightningWorktree(openRepoFs(repoId))).toEqual(worktree);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(worktree);
     const dir = await exportAll(repoId);
     expect((await gitCli(['rev-parse', 'HEAD', 'origin/main'], { cwd: dir })).trim().split('\n')).toEqual([
       local,

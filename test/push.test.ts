@@ -4,15 +4,16 @@ import git from 'isomorphic-git';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitServer } from '../server/gitServer.ts';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
-import { api } from '../workers/api.ts';
-import { updateRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { type PushServer, startPushServer } from './support/pushServer.ts';
 import { startRelay } from './support/relay.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 import { readLightningWorktree } from './support/worktree.ts';
+
+const { engine, ctx } = testEngine();
 
 const author = { name: 'Grace Hopper', email: 'grace@example.com' };
 const tmp = useTmpDir('push-test');
@@ -43,7 +44,7 @@ async function commitWithoutCheckout(
   files: Record<string, string | null | { from: string }>,
   message: string,
 ): Promise<string> {
-  const fs = openRepoFs(repoId);
+  const fs = ctx.store.repoFs.open(repoId);
   const gitdir = GITDIR;
   const { commit } = await git.readCommit({ fs, gitdir, oid: parent });
   type Entry = { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' };
@@ -105,12 +106,12 @@ describe('push', () => {
     const requests: { path: string; body: Buffer }[] = [];
     const relay = await startRelay(push.server.url, { kind: 'record', requests });
     try {
-      const { repoId } = await api.clone({ url: `${relay.url}/basic.git` });
+      const { repoId } = await engine.clone({ url: `${relay.url}/basic.git` });
       const base = (await bareGit(['rev-parse', 'main'])).trim();
       // Two blobs stored (as a file view fetches them), which the push must leave out: the remote has them.
-      await api.readFile(repoId, 'main', 'src/main.js');
-      await api.readFile(repoId, 'main', 'docs/guide.txt');
-      const packsBefore = await packFiles(repoId);
+      await engine.repo(repoId).readFile({ ref: 'main', path: 'src/main.js' });
+      await engine.repo(repoId).readFile({ ref: 'main', path: 'docs/guide.txt' });
+      const packsBefore = await packFiles(ctx, repoId);
       // A change and a new file in a folder, then a file moved whose blob this clone never fetched; docs/
       // stays as the remote has it.
       const first = await commitWithoutCheckout(
@@ -128,12 +129,12 @@ describe('push', () => {
       const before = push.server.stats('basic.git');
       requests.length = 0;
 
-      const result = await api.push(repoId);
+      const result = await engine.repo(repoId).push();
 
       const after = push.server.stats('basic.git');
       expect(after.fetches).toBe(before.fetches);
       expect(after.pushes).toBe(before.pushes + 1);
-      expect(await packFiles(repoId)).toEqual(packsBefore);
+      expect(await packFiles(ctx, repoId)).toEqual(packsBefore);
       expect(result).toMatchObject({ ref: 'refs/heads/main', oldOid: base, newOid: tip, upToDate: false });
 
       // git as the oracle: what `rev-list --objects` says the remote lacked is what the pack held.
@@ -154,14 +155,14 @@ describe('push', () => {
       );
       await bareGit(['fsck', '--no-progress']);
       // The remote-tracking branch follows, in packed-refs.
-      const fs = openRepoFs(repoId);
+      const fs = ctx.store.repoFs.open(repoId);
       expect(await git.resolveRef({ fs, gitdir: GITDIR, ref: 'refs/remotes/origin/main' })).toBe(tip);
       expect(await fs.promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toContain(
         `${tip} refs/remotes/origin/main\n`,
       );
 
       // Nothing new: nothing is sent, not even a request to receive-pack.
-      const again = await api.push(repoId);
+      const again = await engine.repo(repoId).push();
       expect(again.upToDate).toBe(true);
       expect(push.server.stats('basic.git').pushes).toBe(after.pushes);
     } finally {
@@ -172,12 +173,12 @@ describe('push', () => {
   it('edits, commits and pushes through the CORS proxy', async () => {
     const proxy = await startCorsProxy({ localHosts: [new URL(push.server.url).host] });
     try {
-      const { repoId } = await api.clone({ url: push.url('basic.git'), corsProxy: proxy.url });
-      await api.writeWorktreeFile(repoId, 'docs/guide.txt', 'Rewritten.\n');
-      await api.stage(repoId, ['docs/guide.txt']);
-      const { oid } = await api.commit(repoId, { message: 'Rewrite the guide', author });
+      const { repoId } = await engine.clone({ url: push.url('basic.git'), corsProxy: proxy.url });
+      await engine.repo(repoId).writeWorktreeFile({ path: 'docs/guide.txt', content: 'Rewritten.\n' });
+      await engine.repo(repoId).stage({ paths: ['docs/guide.txt'] });
+      const { oid } = await engine.repo(repoId).commit({ message: 'Rewrite the guide', author });
       const before = push.server.stats('basic.git');
-      const result = await api.push(repoId);
+      const result = await engine.repo(repoId).push();
       expect(result.newOid).toBe(oid);
       expect(result.sent).toMatchObject({ commits: 1, blobs: 1, trees: 2 });
       expect(push.server.stats('basic.git').fetches).toBe(before.fetches);
@@ -190,14 +191,18 @@ describe('push', () => {
   });
 
   it('creates a new branch from an older commit, sending only its new commit', async () => {
-    const { repoId } = await api.clone({ url: push.url('basic.git') });
+    const { repoId } = await engine.clone({ url: push.url('basic.git') });
     // Made from main~3: the walk must find that the remote has it although no remote ref names it.
-    await api.createBranch(repoId, 'topic', (await bareGit(['rev-parse', 'main~3'])).trim());
-    await api.checkout(repoId, 'topic');
-    await api.writeWorktreeFile(repoId, 'topic.txt', 'a file only the topic branch has\n');
-    await api.stage(repoId, ['topic.txt']);
-    const { oid } = await api.commit(repoId, { message: 'Topic', author });
-    const result = await api.push(repoId);
+    await engine
+      .repo(repoId)
+      .createBranch({ name: 'topic', start: (await bareGit(['rev-parse', 'main~3'])).trim() });
+    await engine.repo(repoId).checkout({ ref: 'topic' });
+    await engine
+      .repo(repoId)
+      .writeWorktreeFile({ path: 'topic.txt', content: 'a file only the topic branch has\n' });
+    await engine.repo(repoId).stage({ paths: ['topic.txt'] });
+    const { oid } = await engine.repo(repoId).commit({ message: 'Topic', author });
+    const result = await engine.repo(repoId).push();
     expect(result.oldOid).toBe('0000000000000000000000000000000000000000');
     expect(result.sent).toMatchObject({ commits: 1, blobs: 1, trees: 1 });
     expect((await bareGit(['rev-parse', 'topic'])).trim()).toBe(oid);
@@ -210,22 +215,22 @@ describe('push', () => {
 describe('rejected push', () => {
   /** Everything local a rejected push must not touch. */
   async function localState(repoId: string) {
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     return {
       main: await git.resolveRef({ fs, gitdir: GITDIR, ref: 'refs/heads/main' }),
       head: await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' }),
       worktree: await readLightningWorktree(fs),
-      status: await api.status(repoId),
+      status: await engine.repo(repoId).status(),
     };
   }
 
   async function cloneAndCommit(): Promise<{ repoId: string; oid: string }> {
-    const { repoId } = await api.clone({ url: push.url('basic.git') });
-    await api.writeWorktreeFile(repoId, 'README.md', '# local change\n');
-    await api.stage(repoId, ['README.md']);
-    const { oid } = await api.commit(repoId, { message: 'Local change', author });
+    const { repoId } = await engine.clone({ url: push.url('basic.git') });
+    await engine.repo(repoId).writeWorktreeFile({ path: 'README.md', content: '# local change\n' });
+    await engine.repo(repoId).stage({ paths: ['README.md'] });
+    const { oid } = await engine.repo(repoId).commit({ message: 'Local change', author });
     // An unstaged edit too: the working tree must come out as it went in.
-    await api.writeWorktreeFile(repoId, 'src/main.js', 'unstaged\n');
+    await engine.repo(repoId).writeWorktreeFile({ path: 'src/main.js', content: 'unstaged\n' });
     return { repoId, oid };
   }
 
@@ -257,7 +262,7 @@ describe('rejected push', () => {
     const before = await localState(repoId);
     const pushes = push.server.stats('basic.git').pushes;
 
-    const err = await failure(api.push(repoId));
+    const err = await failure(engine.repo(repoId).push());
     expect(err.name).toBe('OperationError');
     expect(err.code).toBe('PUSH_NON_FAST_FORWARD');
     expect(err.message).toMatch(/fetch first.*Pull/);
@@ -271,13 +276,13 @@ describe('rejected push', () => {
   it('is refused by the server (receive.denyNonFastForwards) even when forced, and loses nothing', async () => {
     const { repoId, oid } = await cloneAndCommit();
     // Move the remote on, with a commit this clone then knows about but does not descend from.
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     const { commit } = await git.readCommit({ fs, gitdir: GITDIR, oid });
     const theirs = await pushFromElsewhere();
     await bareGit(['config', 'receive.denyNonFastForwards', 'true']);
     const before = await localState(repoId);
 
-    const err = await failure(api.push(repoId, { force: true }));
+    const err = await failure(engine.repo(repoId).push({ force: true }));
     expect(err.code).toBe('PUSH_NON_FAST_FORWARD');
     expect((err as { remoteMessage?: string }).remoteMessage).toBe('non-fast-forward');
     expect((await bareGit(['rev-parse', 'main'])).trim()).toBe(theirs);
@@ -286,14 +291,14 @@ describe('rejected push', () => {
   });
 
   it('refuses locally, before sending, when the remote tip is known and not an ancestor', async () => {
-    const { repoId } = await api.clone({ url: push.url('basic.git') });
+    const { repoId } = await engine.clone({ url: push.url('basic.git') });
     const base = (await bareGit(['rev-parse', 'main'])).trim();
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     const parent = (await git.readCommit({ fs, gitdir: GITDIR, oid: base })).commit.parent[0];
     // main rewound one commit, then a new commit: the remote's tip is known here but would be dropped.
     await commitWithoutCheckout(repoId, parent, { 'other.txt': 'other\n' }, 'Diverge');
     const pushes = push.server.stats('basic.git').pushes;
-    const err = await failure(api.push(repoId));
+    const err = await failure(engine.repo(repoId).push());
     expect(err.code).toBe('PUSH_NON_FAST_FORWARD');
     expect(err.message).toMatch(/non-fast-forward/);
     expect(push.server.stats('basic.git').pushes).toBe(pushes);
@@ -301,18 +306,18 @@ describe('rejected push', () => {
   });
 
   it('says the server takes no pushes when receive-pack is off', async () => {
-    const { repoId } = await api.clone({ url: push.url('basic.git') });
+    const { repoId } = await engine.clone({ url: push.url('basic.git') });
     // The same repository served as the fixtures are: http.receivepack false.
     const readOnly = await startGitServer({ root: join(push.bare('basic.git'), '..') });
     try {
-      await updateRepo(repoId, (r) => ({ ...r, url: `${readOnly.url}/basic.git` }));
+      await ctx.store.registry.update(repoId, (r) => ({ ...r, url: `${readOnly.url}/basic.git` }));
       await commitWithoutCheckout(
         repoId,
         (await bareGit(['rev-parse', 'main'])).trim(),
         { 'x.txt': 'x\n' },
         'X',
       );
-      expect((await failure(api.push(repoId))).code).toBe('PUSH_FORBIDDEN');
+      expect((await failure(engine.repo(repoId).push())).code).toBe('PUSH_FORBIDDEN');
     } finally {
       await readOnly.close();
     }

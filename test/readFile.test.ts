@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { MissingObjectError } from '../workers/ops/common/errors.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import { getRepo, putRepo } from '../workers/store/registry.ts';
+import { testEngine } from './support/engine.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -66,14 +66,14 @@ describe('readFile in a blob:none clone of features.git', () => {
   let repoId: string;
 
   beforeAll(async () => {
-    repoId = (await api.clone({ url: `${serverUrl}/${repo}` })).repoId;
+    repoId = (await engine.clone({ url: `${serverUrl}/${repo}` })).repoId;
   });
 
   it('fetches only that blob, in one request, about the size of a pack of it alone', async () => {
     const path = 'assets/random-64k.bin';
     const oid = (await gitCli(['rev-parse', `HEAD:${path}`], { cwd: bare })).trim();
     await resetStats();
-    const file = await readFile(repoId, 'HEAD', path);
+    const file = await readFile(ctx, repoId, 'HEAD', path);
     const stats = await repoStats(repo);
     expect(stats.requests).toBe(1);
     // The pack plus its framing: the section header and flush, and 5 bytes per sideband packet, which
@@ -88,13 +88,13 @@ describe('readFile in a blob:none clone of features.git', () => {
 
   it('a second read of it makes no request', async () => {
     await resetStats();
-    await readFile(repoId, 'HEAD', 'assets/random-64k.bin');
+    await readFile(ctx, repoId, 'HEAD', 'assets/random-64k.bin');
     expect((await repoStats(repo)).requests).toBe(0);
   });
 
   it('concurrent reads of one path make one request', async () => {
     await resetStats();
-    const reads = await Promise.all([1, 2, 3].map(() => readFile(repoId, 'main', 'src/new-name.js')));
+    const reads = await Promise.all([1, 2, 3].map(() => readFile(ctx, repoId, 'main', 'src/new-name.js')));
     expect((await repoStats(repo)).requests).toBe(1);
     for (const r of reads) expect(Buffer.from(r.bytes).toString()).toBe('export const name = "new";\n');
   });
@@ -107,7 +107,7 @@ describe('readFile in a blob:none clone of features.git', () => {
     expect([...kinds].sort()).toEqual(['100644', '100755', '120000', '160000']);
     for (const f of files) {
       if (f.mode === '160000') continue;
-      const ours = await readFile(repoId, 'HEAD', f.path);
+      const ours = await readFile(ctx, repoId, 'HEAD', f.path);
       const theirs = await gitBuffer(['show', `HEAD:${f.path}`], { cwd: bare });
       expect(Buffer.compare(Buffer.from(ours.bytes), theirs), f.path).toBe(0);
       expect(ours.oid, f.path).toBe(f.oid);
@@ -119,56 +119,56 @@ describe('readFile in a blob:none clone of features.git', () => {
     const paths = files.map((f) => f.path);
     expect(paths).toContain('docs/with space/ünïcødé – файл.txt');
     expect(paths).toContain('empty.txt');
-    expect((await readFile(repoId, 'HEAD', 'readme-link')).bytes).toEqual(
+    expect((await readFile(ctx, repoId, 'HEAD', 'readme-link')).bytes).toEqual(
       new TextEncoder().encode('README.md'),
     );
-    expect((await readFile(repoId, 'HEAD', 'assets/random-1.5m.bin')).size).toBe(1572864);
-    await maintenanceIdle(repoId);
+    expect((await readFile(ctx, repoId, 'HEAD', 'assets/random-1.5m.bin')).size).toBe(1572864);
+    await maintenanceIdle(ctx, repoId);
   });
 
   it('reads files of other refs: a branch, a tag, an abbreviated commit id', async () => {
     const devOnly = 'src/unmerged.js';
     const content = await gitBuffer(['show', `feature/x:${devOnly}`], { cwd: bare });
-    expect(Buffer.compare(Buffer.from((await readFile(repoId, 'feature/x', devOnly)).bytes), content)).toBe(
-      0,
-    );
+    expect(
+      Buffer.compare(Buffer.from((await readFile(ctx, repoId, 'feature/x', devOnly)).bytes), content),
+    ).toBe(0);
     const old = await gitBuffer(['show', 'v0.1:src/old-name.js'], { cwd: bare });
-    expect(Buffer.compare(Buffer.from((await readFile(repoId, 'v0.1', 'src/old-name.js')).bytes), old)).toBe(
-      0,
-    );
+    expect(
+      Buffer.compare(Buffer.from((await readFile(ctx, repoId, 'v0.1', 'src/old-name.js')).bytes), old),
+    ).toBe(0);
     const short = (await gitCli(['rev-parse', '--short=8', 'v0.2-light'], { cwd: bare })).trim();
     const notes = await gitBuffer(['show', 'v0.2-light:notes/evolving.txt'], { cwd: bare });
     expect(
-      Buffer.compare(Buffer.from((await readFile(repoId, short, '/notes/evolving.txt')).bytes), notes),
+      Buffer.compare(Buffer.from((await readFile(ctx, repoId, short, '/notes/evolving.txt')).bytes), notes),
     ).toBe(0);
   });
 
   it('a missing path or a folder is PATH_NOT_FOUND; a submodule is IS_SUBMODULE; all without a request', async () => {
     await resetStats();
     for (const path of ['no/such/file', 'src', 'README.md/x', '', 'src/../README.md']) {
-      const err = await failure(readFile(repoId, 'HEAD', path));
+      const err = await failure(readFile(ctx, repoId, 'HEAD', path));
       expect(err.code, path).toBe('PATH_NOT_FOUND');
     }
-    const sub = await failure(readFile(repoId, 'HEAD', 'vendor/sub'));
+    const sub = await failure(readFile(ctx, repoId, 'HEAD', 'vendor/sub'));
     expect(sub.code).toBe('IS_SUBMODULE');
     expect(sub.message).toMatch(/submodule/);
-    expect((await failure(readFile(repoId, 'no-such-branch', 'README.md'))).code).toBe('REF_NOT_FOUND');
+    expect((await failure(readFile(ctx, repoId, 'no-such-branch', 'README.md'))).code).toBe('REF_NOT_FOUND');
     expect((await repoStats(repo)).requests).toBe(0);
   });
 });
 
 describe('readFile offline', () => {
   it('a missing blob is a MissingObjectError naming path and oid, nothing is stored, present blobs still read', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/${repo}` });
-    const present = await readFile(repoId, 'HEAD', 'README.md');
-    const record = (await getRepo(repoId))!;
-    await putRepo({ ...record, url: 'http://127.0.0.1:9/features.git' });
-    const before = await packFiles(repoId);
-    const packsBefore = (await packSetFor(repoId)).packs.length;
+    const { repoId } = await engine.clone({ url: `${serverUrl}/${repo}` });
+    const present = await readFile(ctx, repoId, 'HEAD', 'README.md');
+    const record = (await ctx.store.registry.get(repoId))!;
+    await ctx.store.registry.put({ ...record, url: 'http://127.0.0.1:9/features.git' });
+    const before = await packFiles(ctx, repoId);
+    const packsBefore = (await ctx.store.packs.for(repoId)).packs.length;
 
     const path = 'docs/with space/ünïcødé – файл.txt';
     const oid = (await gitCli(['rev-parse', `HEAD:${path}`], { cwd: bare })).trim();
-    const err = (await failure(readFile(repoId, 'HEAD', path))) as MissingObjectError;
+    const err = (await failure(readFile(ctx, repoId, 'HEAD', path))) as MissingObjectError;
     expect(err).toBeInstanceOf(MissingObjectError);
     expect(err.code).toBe('MISSING_OBJECT');
     expect(err.oid).toBe(oid);
@@ -181,9 +181,9 @@ describe('readFile offline', () => {
     expect(err.message).toMatch(/Could not reach 127\.0\.0\.1:9/);
     expect(err.message).toMatch(/Connect to the network and try again\.$/);
 
-    expect(await packFiles(repoId)).toEqual(before);
-    expect((await packSetFor(repoId)).packs.length).toBe(packsBefore);
-    const again = await readFile(repoId, 'HEAD', 'README.md');
+    expect(await packFiles(ctx, repoId)).toEqual(before);
+    expect((await ctx.store.packs.for(repoId)).packs.length).toBe(packsBefore);
+    const again = await readFile(ctx, repoId, 'HEAD', 'README.md');
     expect(again.bytes).toEqual(present.bytes);
   });
 });

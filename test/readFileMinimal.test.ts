@@ -3,14 +3,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
-import { getRepo } from '../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -39,7 +40,7 @@ describe('readFileMinimal on small-sized.git', () => {
   beforeAll(async () => {
     path = await deepestFile(sizedBare);
     await resetStats();
-    await api.clone({ url: `${serverUrl}/${sized}` });
+    await engine.clone({ url: `${serverUrl}/${sized}` });
     cloneBytes = (await repoStats(sized)).bytesSent;
   });
 
@@ -47,7 +48,7 @@ describe('readFileMinimal on small-sized.git', () => {
   // large.git below. Here: a few per cent, which fetching the history or every blob would exceed.
   it('shows one file, byte for byte, for a small part of what a blob:none clone moves', async () => {
     await resetStats();
-    const read = await readFileMinimal(`${serverUrl}/${sized}`, 'main', path);
+    const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, 'main', path);
     const stats = await repoStats(sized);
     expect(read.kind).toBe('file');
     expect(read.commit).toBe(await rev(sizedBare, 'main'));
@@ -65,7 +66,7 @@ describe('readFileMinimal on small-sized.git', () => {
 
   it('reads it again from storage, asking the server only where the branch is', async () => {
     await resetStats();
-    const read = await readFileMinimal(`${serverUrl}/${sized}`, 'main', path);
+    const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, 'main', path);
     expect((await repoStats(sized)).requests).toBe(2);
     expect(Buffer.from(read.file!.bytes)).toEqual(
       await gitBuffer(['show', `main:${path}`], { cwd: sizedBare }),
@@ -79,7 +80,7 @@ describe('readFileMinimal on small-sized.git', () => {
       .filter(Boolean);
     const other = `${folder}/${names.find((n) => `${folder}/${n}` !== path)}`;
     await resetStats();
-    const read = await readFileMinimal(`${serverUrl}/${sized}`, 'main', other);
+    const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, 'main', other);
     expect((await repoStats(sized)).requests).toBe(3);
     expect(Buffer.from(read.file!.bytes)).toEqual(
       await gitBuffer(['show', `main:${other}`], { cwd: sizedBare }),
@@ -87,7 +88,7 @@ describe('readFileMinimal on small-sized.git', () => {
   });
 
   it('lists a folder as git ls-tree does', async () => {
-    const read = await readFileMinimal(`${serverUrl}/${sized}`, 'main', '');
+    const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, 'main', '');
     expect(read.kind).toBe('folder');
     const listing = (await gitCli(['ls-tree', 'main'], { cwd: sizedBare }))
       .split('\n')
@@ -103,7 +104,7 @@ describe('readFileMinimal on small-sized.git', () => {
   it('reads an older commit given by its id, from its own depth-1 fetch', async () => {
     const old = await rev(sizedBare, 'main~20');
     const file = (await gitCli(['ls-tree', '-r', '--name-only', old], { cwd: sizedBare })).split('\n')[0];
-    const read = await readFileMinimal(`${serverUrl}/${sized}`, old, file);
+    const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, old, file);
     expect(read.commit).toBe(old);
     expect(read.refName).toBeNull();
     expect(Buffer.from(read.file!.bytes)).toEqual(
@@ -113,14 +114,14 @@ describe('readFileMinimal on small-sized.git', () => {
 
   it('keeps a shallow partial repo the git CLI reads, marked minimal in the registry', async () => {
     const repoId = minimalRepoId(`${serverUrl}/${sized}`);
-    const record = await getRepo(repoId);
+    const record = await ctx.store.registry.get(repoId);
     expect(record).toMatchObject({ minimal: true, shallow: true, filter: 'tree:0' });
-    expect((await api.listRepos()).map((r) => r.id)).not.toContain(repoId);
+    expect((await engine.listRepos()).map((r) => r.id)).not.toContain(repoId);
 
     const scratch = await mkdtemp(join(tmpdir(), 'blobless-minimal-'));
     try {
       const exported = join(scratch, '.git');
-      await exportDir(openRepoFs(repoId), GITDIR, exported);
+      await exportDir(ctx.store.repoFs.open(repoId), GITDIR, exported);
       // The server is not asked: anything missing would make these fail, not be fetched lazily.
       const offline = ['-c', 'remote.origin.url=/nonexistent', '-C', exported];
       const head = await rev(sizedBare, 'main');
@@ -151,7 +152,7 @@ describe.runIf(existsSync(large))('readFileMinimal on large.git', () => {
       const clone = (await repoStats('large.git')).bytesSent;
       const path = await deepestFile(large);
       await resetStats();
-      const read = await readFileMinimal(url, 'main', path);
+      const read = await readFileMinimal(ctx, url, 'main', path);
       const stats = await repoStats('large.git');
       expect(Buffer.from(read.file!.bytes)).toEqual(
         await gitBuffer(['show', `main:${path}`], { cwd: large }),
@@ -159,7 +160,7 @@ describe.runIf(existsSync(large))('readFileMinimal on large.git', () => {
       expect(stats.bytesSent).toBeLessThan(clone * 0.01);
     } finally {
       await rm(scratch, { recursive: true, force: true });
-      await api.deleteRepo(minimalRepoId(url));
+      await engine.repo(minimalRepoId(url)).delete();
     }
   });
 });
@@ -168,56 +169,64 @@ describe('readFileMinimal: what it refuses', () => {
   const url = `${serverUrl}/${features}`;
 
   it('names a branch or tag that does not exist', async () => {
-    const err = await failure(readFileMinimal(url, 'no-such-branch', 'README.md'));
+    const err = await failure(readFileMinimal(ctx, url, 'no-such-branch', 'README.md'));
     expect(err.code).toBe('REF_NOT_FOUND');
     expect(err.message).toContain('no-such-branch');
   });
 
   it('says a path is not in the commit', async () => {
-    const err = await failure(readFileMinimal(url, 'HEAD', 'docs/nothing-here.txt'));
+    const err = await failure(readFileMinimal(ctx, url, 'HEAD', 'docs/nothing-here.txt'));
     expect(err.code).toBe('PATH_NOT_FOUND');
   });
 
   it('says a submodule has no content here', async () => {
-    const err = await failure(readFileMinimal(url, 'HEAD', 'vendor/sub'));
+    const err = await failure(readFileMinimal(ctx, url, 'HEAD', 'vendor/sub'));
     expect(err.code).toBe('IS_SUBMODULE');
   });
 
   it('reads through a tag to its commit', async () => {
     const tags = (await gitCli(['tag'], { cwd: featuresBare })).split('\n').filter(Boolean);
-    const read = await readFileMinimal(url, tags[0], '');
+    const read = await readFileMinimal(ctx, url, tags[0], '');
     expect(read.commit).toBe(await rev(featuresBare, `${tags[0]}^{commit}`));
   });
 
   it('refuses a tree git would refuse, naming the entry and the check', async () => {
-    const err = await failure(readFileMinimal(`${serverUrl}/hostile.git`, 'case/dotgit', ''));
+    const err = await failure(readFileMinimal(ctx, `${serverUrl}/hostile.git`, 'case/dotgit', ''));
     expect(err.code).toBe('HOSTILE_TREE');
     expect(err.message).toContain('.git');
   });
 
   it('refuses a server that speaks only protocol v0', async () => {
-    const err = await failure(readFileMinimal(`${serverUrl}/v0.git`, 'HEAD', 'README.md'));
+    const err = await failure(readFileMinimal(ctx, `${serverUrl}/v0.git`, 'HEAD', 'README.md'));
     expect(err.code).toBe('UNSUPPORTED_PROTOCOL');
   });
 
   it('refuses a commit the server does not have', async () => {
-    const err = await failure(readFileMinimal(url, '0123456789abcdef0123456789abcdef01234567', 'README.md'));
+    const err = await failure(
+      readFileMinimal(ctx, url, '0123456789abcdef0123456789abcdef01234567', 'README.md'),
+    );
     expect(err.code).toBe('REF_NOT_FOUND');
   });
 });
 
 afterAll(async () => {
-  await api.deleteRepo(minimalRepoId(`${serverUrl}/${sized}`)).catch(() => undefined);
+  await engine
+    .repo(minimalRepoId(`${serverUrl}/${sized}`))
+    .delete()
+    .catch(() => undefined);
 });
 
 describe('readFileMinimal: two reads of one repository at once', () => {
   it('both succeed and both packs are kept, as two widgets of one page would', async () => {
     const url = `${serverUrl}/${features}`;
     const repoId = minimalRepoId(url);
-    await api.deleteRepo(repoId).catch(() => undefined);
+    await engine
+      .repo(repoId)
+      .delete()
+      .catch(() => undefined);
     const [a, b] = await Promise.all([
-      readFileMinimal(url, 'main', 'scripts/build.sh'),
-      readFileMinimal(url, 'main', 'notes/README.txt'),
+      readFileMinimal(ctx, url, 'main', 'scripts/build.sh'),
+      readFileMinimal(ctx, url, 'main', 'notes/README.txt'),
     ]);
     expect(Buffer.from(a.file!.bytes)).toEqual(
       await gitBuffer(['show', 'main:scripts/build.sh'], { cwd: featuresBare }),
@@ -227,8 +236,8 @@ describe('readFileMinimal: two reads of one repository at once', () => {
     );
     // Read again: everything is stored, whichever call wrote it.
     await resetStats();
-    await readFileMinimal(url, 'main', 'scripts/build.sh');
-    await readFileMinimal(url, 'main', 'notes/README.txt');
+    await readFileMinimal(ctx, url, 'main', 'scripts/build.sh');
+    await readFileMinimal(ctx, url, 'main', 'notes/README.txt');
     expect((await repoStats(features)).requests).toBe(4);
   });
 });

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { minimalRepoId } from '../workers/ops/read/readFileMinimal.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { FakeLockManager } from './support/fakeLocks.ts';
 import { git, gitBuffer } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
@@ -8,12 +11,16 @@ const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'small-sized.git');
 const url = `${serverUrl}/small-sized.git`;
 
-type Module = typeof import('../workers/ops/read/readFileMinimal.ts');
-
-/** A fresh copy of every module of ours: what a second widget's worker would run, on the same storage. */
-async function worker(): Promise<Module> {
-  vi.resetModules();
-  return import('../workers/ops/read/readFileMinimal.ts');
+/**
+ * A second widget's worker: an engine of its own (its own caches and pack sets), on the same storage and
+ * the same locks (navigator.locks, as every worker of a profile shares them).
+ */
+function worker() {
+  const { engine, ctx } = testEngine();
+  return {
+    ctx,
+    readFileMinimal: (url: string, ref: string, path: string) => engine.readFileMinimal({ url, ref, path }),
+  };
 }
 
 describe('readFileMinimal from two workers of one profile (two widgets of one page)', () => {
@@ -26,8 +33,8 @@ describe('readFileMinimal from two workers of one profile (two widgets of one pa
   });
 
   it('keeps what each stored: the shallow list, the packs, and a third worker finds both files', async () => {
-    const a = await worker();
-    const b = await worker();
+    const a = worker();
+    const b = worker();
     const paths = ['lib/committer-17.ts', 'lib/entries-5.ts'];
     const older = (await git(['rev-parse', 'main~3'], { cwd: bare })).trim();
     const [ra, rb] = await Promise.all([
@@ -36,7 +43,7 @@ describe('readFileMinimal from two workers of one profile (two widgets of one pa
     ]);
     expect(ra.commit).not.toBe(rb.commit);
 
-    const c = await worker();
+    const c = worker();
     await resetStats();
     for (const [ref, path] of [
       [ra.commit, paths[0]],
@@ -49,17 +56,15 @@ describe('readFileMinimal from two workers of one profile (two widgets of one pa
     }
     // Given by commit id, stored ones need no request beyond info/refs.
     expect((await repoStats('small-sized.git')).requests).toBe(2);
-    const { openRepoFs, GITDIR } = await import('../workers/store/repoFs.ts');
-    const shallow = (await openRepoFs(c.minimalRepoId(url)).promises.readFile(
-      `${GITDIR}/shallow`,
-      'utf8',
-    )) as string;
+    const shallow = (await c.ctx.store.repoFs
+      .open(minimalRepoId(url))
+      .promises.readFile(`${GITDIR}/shallow`, 'utf8')) as string;
     expect(shallow.trim().split('\n').sort()).toEqual([ra.commit, rb.commit].sort());
   });
 
   it('does not fetch again what another worker stored since this one last looked', async () => {
-    const a = await worker();
-    const b = await worker();
+    const a = worker();
+    const b = worker();
     // Both have read the repository once, so both hold its pack set in memory.
     await a.readFileMinimal(url, 'main', 'lib/committer-17.ts');
     await b.readFileMinimal(url, 'main', 'lib/committer-17.ts');

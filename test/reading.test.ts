@@ -2,9 +2,11 @@
 // paths, file history with --follow, blame's attribution and compare.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
+
+const { engine } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'reading.git');
@@ -12,13 +14,13 @@ const lines = (text: string) => text.split('\n').filter(Boolean);
 
 let repoId: string;
 beforeAll(async () => {
-  repoId = (await api.clone({ url: `${serverUrl}/reading.git` })).repoId;
+  repoId = (await engine.clone({ url: `${serverUrl}/reading.git` })).repoId;
 });
 
 describe('go-to-file paths', () => {
   it('lists every path of the commit as git ls-tree -r does, with no request', async () => {
     await resetStats();
-    const { paths } = await api.listPaths(repoId, 'main');
+    const { paths } = await engine.repo(repoId).listPaths({ ref: 'main' });
     expect(paths.split('\n')).toEqual(
       lines(await gitCli(['ls-tree', '-r', '--name-only', 'main'], { cwd: bare })),
     );
@@ -30,7 +32,7 @@ describe('file history', () => {
   async function all(ref: string, path: string, limit = 2): Promise<string[]> {
     const seen: string[] = [];
     for (let skip = 0; ; skip += limit) {
-      const page = await api.fileHistory(repoId, ref, path, { skip, limit });
+      const page = await engine.repo(repoId).fileHistory({ ref, path, skip, limit });
       seen.push(...page.entries.map((e) => e.commit.oid));
       if (!page.more) break;
     }
@@ -51,7 +53,7 @@ describe('file history', () => {
   });
 
   it('says where a rename came from', async () => {
-    const page = await api.fileHistory(repoId, 'main', 'docs/new-name.txt', { limit: 10 });
+    const page = await engine.repo(repoId).fileHistory({ ref: 'main', path: 'docs/new-name.txt', limit: 10 });
     const rename = page.entries.find((e) => e.status === 'renamed');
     expect(rename).toMatchObject({ path: 'docs/new-name.txt', renamedFrom: 'notes/old-name.txt' });
     expect(page.entries.at(-1)).toMatchObject({ path: 'notes/old-name.txt', status: 'added' });
@@ -76,7 +78,9 @@ describe('blame', () => {
     expect(versions).toBeGreaterThanOrEqual(20);
     await resetStats();
     const progress: number[] = [];
-    const result = await api.blame(repoId, 'main', path, (p) => progress.push(p.linesDone));
+    const result = await engine
+      .repo(repoId)
+      .blame({ ref: 'main', path }, { onProgress: (p) => progress.push(p.linesDone) });
     const ours = result.lines.map((l, i): [string, number, number] => [l.commit, l.origLine, i + 1]);
     expect(ours).toEqual(await gitBlame('main', path));
     const requests = (await repoStats('reading.git')).requests;
@@ -87,18 +91,22 @@ describe('blame', () => {
   });
 
   it('follows a rename, as git blame does', async () => {
-    const result = await api.blame(repoId, 'main', 'docs/new-name.txt');
+    const result = await engine.repo(repoId).blame({ ref: 'main', path: 'docs/new-name.txt' });
     const ours = result.lines.map((l, i): [string, number, number] => [l.commit, l.origLine, i + 1]);
     expect(ours).toEqual(await gitBlame('main', 'docs/new-name.txt'));
     expect(result.lines[0].origPath).toBe('notes/old-name.txt');
   });
 
   it('stops with ABORTED when cancelled', async () => {
-    const fresh = (await api.clone({ url: `${serverUrl}/reading.git` })).repoId;
+    const fresh = (await engine.clone({ url: `${serverUrl}/reading.git` })).repoId;
     const controller = new AbortController();
-    const err = await api
-      .blame(fresh, 'main', 'src/blame.txt', () => controller.abort(), controller.signal)
-      .catch((e) => e);
+    const err = await engine
+      .repo(fresh)
+      .blame(
+        { ref: 'main', path: 'src/blame.txt' },
+        { onProgress: () => controller.abort(), signal: controller.signal },
+      )
+      .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'ABORTED' });
   });
 });
@@ -109,7 +117,7 @@ describe('compare', () => {
     ['feature', 'main'],
     ['v1.0', 'main'],
   ])('%s...%s lists what git log a..b and git diff --name-status a...b list', async (a, b) => {
-    const result = await api.compare(repoId, a, b);
+    const result = await engine.repo(repoId).compare({ base: a, head: b });
     expect(result.commits.map((c) => c.oid)).toEqual(
       lines(await gitCli(['log', '--format=%H', `${a}..${b}`], { cwd: bare })),
     );
@@ -128,7 +136,7 @@ describe('last commit of each entry', () => {
     ['feature', 'src'],
   ])('at %s:%s equals git log -1 -- <entry> for every entry, with no request', async (ref, folder) => {
     await resetStats();
-    const result = await api.lastCommits(repoId, ref, folder);
+    const result = await engine.repo(repoId).lastCommits({ ref, path: folder });
     const names = lines(await gitCli(['ls-tree', '--name-only', `${ref}:${folder}`], { cwd: bare }));
     expect(result.unresolved).toEqual([]);
     for (const name of names) {

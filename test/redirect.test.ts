@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
-import { api } from '../workers/api.ts';
+import type { Engine } from '../workers/engine/types.ts';
+import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
+
+const { engine } = testEngine();
 
 const gitServer = inject('gitServerUrl');
 const gitHost = new URL(gitServer).host;
@@ -17,12 +20,12 @@ async function redirecting(...args: Parameters<typeof startRedirectServer>): Pro
 }
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
-  for (const r of await api.listRepos()) await api.deleteRepo(r.id);
+  for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
 });
 
-async function cloneError(opts: Parameters<typeof api.clone>[0]) {
+async function cloneError(opts: Parameters<Engine['clone']>[0]) {
   try {
-    await api.clone(opts);
+    await engine.clone(opts);
   } catch (err) {
     return err as Error & { code: string };
   }
@@ -32,7 +35,7 @@ async function cloneError(opts: Parameters<typeof api.clone>[0]) {
 describe('a repository that moved (30x on info/refs)', () => {
   it('is cloned from where info/refs landed, and only that first request is redirected', async () => {
     const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
-    const result = await api.clone({ url: `${moved.url}/moved.git` });
+    const result = await engine.clone({ url: `${moved.url}/moved.git` });
     const head = (await git(['--git-dir', `${fixturesDir}/basic.git`, 'rev-parse', 'HEAD'])).trim();
     expect(result.head.oid).toBe(head);
     // The POSTs went to the new base: had they gone to the old one, they would have been redirected too.
@@ -41,15 +44,15 @@ describe('a repository that moved (30x on info/refs)', () => {
     ]);
     expect(result.warnings.join('\n')).toContain(`redirected to ${gitServer}/basic.git`);
     // As git keeps remote.origin.url, the address given stays the repository's address.
-    const [record] = await api.listRepos();
+    const [record] = await engine.listRepos();
     expect(record.url).toBe(`${moved.url}/moved.git`);
   });
 
   it('a later lazy fetch, which skips info/refs, is sent back to it and then follows the move', async () => {
     const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
-    const { repoId } = await api.clone({ url: `${moved.url}/moved.git` });
+    const { repoId } = await engine.clone({ url: `${moved.url}/moved.git` });
     moved.seen.length = 0;
-    const file = await api.readFile(repoId, 'HEAD', 'README.md');
+    const file = await engine.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' });
     const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
     expect(new TextDecoder().decode(file.bytes)).toBe(expected);
     expect(moved.seen.map((r) => `${r.method} ${r.url}`)).toEqual([
@@ -78,7 +81,7 @@ describe('a repository that moved (30x on info/refs)', () => {
 
   it('keeps the token on a move within the same host', async () => {
     const host = await redirecting([{ from: '/old/private.git/', to: '/private.git/' }], gitServer);
-    const result = await api.clone({ url: `${host.url}/old/private.git`, auth: alice });
+    const result = await engine.clone({ url: `${host.url}/old/private.git`, auth: alice });
     expect(result.refs.length).toBeGreaterThan(0);
     expect(host.seen.filter((r) => !r.authorization)).toEqual([]);
   });
@@ -108,7 +111,7 @@ describe('a repository the test git server moved (renamed.git → basic.git)', (
   });
 
   it('is cloned, the POSTs going to the new name', async () => {
-    const result = await api.clone({ url: `${gitServer}/renamed.git` });
+    const result = await engine.clone({ url: `${gitServer}/renamed.git` });
     expect(result.warnings.join('\n')).toContain(`redirected to ${gitServer}/basic.git`);
     expect(result.requests).toBe(3); // info/refs, ls-refs, fetch: no POST was redirected
   });
@@ -126,7 +129,7 @@ describe('a moved repository through the CORS proxy', () => {
     expect(res.headers.get('location')).toBe(`/${gitHost}/basic.git/info/refs?service=git-upload-pack`);
 
     moved.seen.length = 0;
-    const result = await api.clone({ url: `${moved.url}/moved.git`, corsProxy: proxy.url });
+    const result = await engine.clone({ url: `${moved.url}/moved.git`, corsProxy: proxy.url });
     expect(result.refs.length).toBeGreaterThan(0);
     expect(moved.seen.map((r) => r.method)).toEqual(['GET']);
   });

@@ -4,30 +4,19 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { api } from '../workers/api.ts';
 import { openRepo } from '../workers/ops/common/repoAccess.ts';
 import { maintenanceIdle, scheduleRepack } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
 import { ensureBlobs } from '../workers/ops/sync/lazyBlobs.ts';
 import { PackIngester } from '../workers/pack/packIngester.ts';
 import { writePack } from '../workers/store/gitDir.ts';
-import { packSetFor } from '../workers/store/packSet.ts';
-import {
-  createBatchedFs,
-  openRepoFs,
-  type PromiseFs,
-  repoDbName,
-  writeAllOrNothing,
-} from '../workers/store/repoFs.ts';
-import {
-  InProcessLocks,
-  type LockWait,
-  tryRepoLock,
-  underRepoLock,
-  withRepoLock,
-} from '../workers/store/repoLock.ts';
+import { createBatchedFs, type PromiseFs } from '../workers/store/repoFs.ts';
+import { InProcessLocks, type LockWait } from '../workers/store/repoLock.ts';
+import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
@@ -70,10 +59,10 @@ describe('the repo lock', () => {
   it('makes a second writer wait, tells it what runs, and lets it give up', async () => {
     const id = `lock-test-${Math.random()}`;
     const release = deferred();
-    const holding = withRepoLock(id, 'checkout of main', () => release.promise);
+    const holding = ctx.store.locks.withRepoLock(id, 'checkout of main', () => release.promise);
     const waits: LockWait[] = [];
     const controller = new AbortController();
-    const waiting = withRepoLock(id, 'delete', async () => 'ran', {
+    const waiting = ctx.store.locks.withRepoLock(id, 'delete', async () => 'ran', {
       signal: controller.signal,
       onWait: (w) => waits.push(w),
     });
@@ -82,16 +71,16 @@ describe('the repo lock', () => {
     controller.abort();
     expect(await failure(waiting)).toMatchObject({ name: 'StoreError', code: 'ABORTED' });
     // A write on behalf of the holder joins it instead of waiting (a checkout's own blob fetch).
-    expect(await underRepoLock(id, 'fetching blobs', async () => 'joined')).toBe('joined');
+    expect(await ctx.store.locks.underRepoLock(id, 'fetching blobs', async () => 'joined')).toBe('joined');
     // Background work never waits for it.
-    expect(await tryRepoLock(id, 'merging packs', async () => 'merged')).toBe('busy');
+    expect(await ctx.store.locks.tryRepoLock(id, 'merging packs', async () => 'merged')).toBe('busy');
     release.resolve();
     await holding;
-    expect(await withRepoLock(id, 'delete', async () => 'ran')).toBe('ran');
+    expect(await ctx.store.locks.withRepoLock(id, 'delete', async () => 'ran')).toBe('ran');
   });
 
   it('a checkout under the lock fetches blobs, and the merge they set off runs after it, not inside', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/small-sized.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/small-sized.git` });
     // 17 small promisor packs: the next fetch sets off a merge.
     const oids = (
       await gitCli(['ls-tree', '-r', '--format=%(objectname)', 'HEAD'], {
@@ -100,23 +89,23 @@ describe('the repo lock', () => {
     )
       .trim()
       .split('\n');
-    await withRepoLock(repoId, 'test', async () => {
-      for (const oid of oids.slice(0, 17)) await ensureBlobs(repoId, [oid]);
+    await ctx.store.locks.withRepoLock(repoId, 'test', async () => {
+      for (const oid of oids.slice(0, 17)) await ensureBlobs(ctx, repoId, [oid]);
     });
-    expect((await packSetFor(repoId)).packs.length).toBe(18);
-    const result = await api.checkout(repoId, 'HEAD');
+    expect((await ctx.store.packs.for(repoId)).packs.length).toBe(18);
+    const result = await engine.repo(repoId).checkout({ ref: 'HEAD' });
     expect(result.blobsFetched).toBe(oids.length - 17);
-    await maintenanceIdle(repoId);
-    expect((await packSetFor(repoId)).packs.length).toBeLessThan(8);
-    expect((await packSetFor(repoId)).missing(oids)).toEqual([]);
+    await maintenanceIdle(ctx, repoId);
+    expect((await ctx.store.packs.for(repoId)).packs.length).toBeLessThan(8);
+    expect((await ctx.store.packs.for(repoId)).missing(oids)).toEqual([]);
   });
 });
 
 describe('two tabs on one repo', () => {
   /** "Another tab": its own lightning-fs on the repo's database, writing under the repo's lock. */
   async function otherTabWrites(repoId: string, write: (fs: PromiseFs) => Promise<void>): Promise<void> {
-    await withRepoLock(repoId, 'the other tab', async () => {
-      const other = createBatchedFs(repoDbName(repoId));
+    await ctx.store.locks.withRepoLock(repoId, 'the other tab', async () => {
+      const other = createBatchedFs(ctx.store.storage, ctx.store.repoFs.dbName(repoId));
       await write(other.fs.promises);
       await other.fs.promises.flush();
       await (other.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
@@ -124,20 +113,20 @@ describe('two tabs on one repo', () => {
   }
 
   async function storedTree(repoId: string, dir: string): Promise<string[]> {
-    const fresh = createBatchedFs(repoDbName(repoId));
+    const fresh = createBatchedFs(ctx.store.storage, ctx.store.repoFs.dbName(repoId));
     const names = await fresh.fs.promises.readdir(dir);
     await (fresh.fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
     return names.sort();
   }
 
   it("an operation held past lightning-fs's idle timeout does not erase what the other tab writes", async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/basic.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/basic.git` });
     // The operation holds its batch longer than lightning-fs's 500 ms idle timeout, which lets go of
     // lightning-fs's own activation lock: without the repo's lock the other tab would write then, and
     // this operation's commit (of the tree it held) would drop the other tab's file.
-    const operation = withRepoLock(repoId, 'checkout of main', () =>
-      writeAllOrNothing(repoId, async () => {
-        const fs = openRepoFs(repoId).promises;
+    const operation = ctx.store.locks.withRepoLock(repoId, 'checkout of main', () =>
+      ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
+        const fs = ctx.store.repoFs.open(repoId).promises;
         await fs.writeFile('/first.txt', 'first\n', 'utf8');
         await new Promise((r) => setTimeout(r, 800));
         await fs.writeFile('/second.txt', 'second\n', 'utf8');
@@ -152,11 +141,11 @@ describe('two tabs on one repo', () => {
   });
 
   it('a pack the other tab stored is seen here at once: no fetch for what it holds', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
-    await readFile(repoId, 'HEAD', 'README.md');
+    const { repoId } = await engine.clone({ url: `${serverUrl}/features.git` });
+    await readFile(ctx, repoId, 'HEAD', 'README.md');
     const bare = join(fixturesDir, 'features.git');
     const oid = (await gitCli(['rev-parse', 'HEAD:src/new-name.js'], { cwd: bare })).trim();
-    expect((await packSetFor(repoId)).has(oid)).toBe(false);
+    expect((await ctx.store.packs.for(repoId)).has(oid)).toBe(false);
     const packBytes = execFileSync('git', ['pack-objects', '--stdout'], { cwd: bare, input: `${oid}\n` });
     const ingester = await PackIngester.create();
     ingester.push(new Uint8Array(packBytes));
@@ -165,21 +154,23 @@ describe('two tabs on one repo', () => {
       writePack(fs, { checksum: pack.checksum, pack: pack.pack, idx: pack.idx, promisor: '' }),
     );
     // This tab's next read looks at the stored generation and reads the packs again.
-    await openRepo(repoId);
-    expect((await packSetFor(repoId)).has(oid)).toBe(true);
-    const file = await readFile(repoId, 'HEAD', 'src/new-name.js');
+    await openRepo(ctx, repoId);
+    expect((await ctx.store.packs.for(repoId)).has(oid)).toBe(true);
+    const file = await readFile(ctx, repoId, 'HEAD', 'src/new-name.js');
     expect(file.oid).toBe(oid);
-    expect((await packFiles(repoId)).filter((f) => f.startsWith(`pack-${pack.checksum}`))).toHaveLength(3);
+    expect((await packFiles(ctx, repoId)).filter((f) => f.startsWith(`pack-${pack.checksum}`))).toHaveLength(
+      3,
+    );
   });
 
   it('scheduleRepack defers while another holds the lock, then merges', async () => {
-    const { repoId } = await api.clone({ url: `${serverUrl}/features.git` });
+    const { repoId } = await engine.clone({ url: `${serverUrl}/features.git` });
     for (const path of ['README.md', 'src/new-name.js', 'scripts/build.sh'])
-      await readFile(repoId, 'HEAD', path);
+      await readFile(ctx, repoId, 'HEAD', path);
     const release = deferred();
-    const holding = withRepoLock(repoId, 'the other tab', () => release.promise);
-    scheduleRepack(repoId);
-    const idle = maintenanceIdle(repoId);
+    const holding = ctx.store.locks.withRepoLock(repoId, 'the other tab', () => release.promise);
+    scheduleRepack(ctx, repoId);
+    const idle = maintenanceIdle(ctx, repoId);
     let done = false;
     void idle.then(() => {
       done = true;

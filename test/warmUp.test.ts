@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { api } from '../workers/api.ts';
+
+import { testEngine } from './support/engine.ts';
+
+const { engine } = testEngine();
 
 describe('the warm-up at page load', () => {
   it('is stopped by a clone that begins, and the clone runs as ever', async () => {
-    const warming = api.warmUp();
-    const failed = await api.clone({ url: 'http://127.0.0.1:9/nothing.git' }).catch((e) => e);
+    const warming = engine.warmUp();
+    const failed = await engine.clone({ url: 'http://127.0.0.1:9/nothing.git' }).catch((e) => e);
     expect(failed.code).toBeDefined();
     expect(await warming).toBe('stopped');
     // Once per worker: asked again, it answers how it ended.
-    expect(await api.warmUp()).toBe('stopped');
+    expect(await engine.warmUp()).toBe('stopped');
   });
 });

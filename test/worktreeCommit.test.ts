@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { api, type StatusEntry } from '../workers/api.ts';
+import type { StatusEntry } from '../workers/engine/types.ts';
 import { classify } from '../workers/ops/worktree/workingTree.ts';
-import { GITDIR, openRepoFs } from '../workers/store/repoFs.ts';
+import { GITDIR } from '../workers/store/repoFs.ts';
+import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 import { exportWorktree, readLightningWorktree } from './support/worktree.ts';
+
+const { engine, ctx } = testEngine();
 
 const serverUrl = inject('gitServerUrl');
 const tmp = useTmpDir('worktree');
@@ -17,8 +20,8 @@ let exports = 0;
 /** The repo as git sees it on disk: the working tree with the git directory as its `.git`. */
 async function exportRepo(repoId: string): Promise<string> {
   const dest = join(tmp(), `repo-${exports++}`);
-  await exportWorktree(openRepoFs(repoId), dest);
-  await exportDir(openRepoFs(repoId), GITDIR, join(dest, '.git'));
+  await exportWorktree(ctx.store.repoFs.open(repoId), dest);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dest, '.git'));
   return dest;
 }
 
@@ -47,50 +50,58 @@ const author = { name: 'Ada Lovelace', email: 'ada@example.com' };
 describe('working tree status, staging and commit', () => {
   let repoId: string;
   beforeAll(async () => {
-    ({ repoId } = await api.clone({ url: `${serverUrl}/basic.git` }));
+    ({ repoId } = await engine.clone({ url: `${serverUrl}/basic.git` }));
   });
 
   it('checks out HEAD first when the clone has no working tree, and then reports nothing changed', async () => {
     expect(
-      await openRepoFs(repoId)
+      await ctx.store.repoFs
+        .open(repoId)
         .promises.stat(`${GITDIR}/index`)
         .catch(() => null),
     ).toBeNull();
-    const status = await api.status(repoId);
+    const status = await engine.repo(repoId).status();
     expect(status.branch).toBe('main');
     expect(status.entries).toEqual([]);
-    expect((await readLightningWorktree(openRepoFs(repoId))).map((e) => e.path)).toContain('src/greet.js');
+    expect((await readLightningWorktree(ctx.store.repoFs.open(repoId))).map((e) => e.path)).toContain(
+      'src/greet.js',
+    );
   });
 
   it('reports every kind of change as git status --porcelain does', async () => {
-    await api.writeWorktreeFile(repoId, 'src/greet.js', 'export const greet = (n) => "Hey " + n;\n');
-    await api.stage(repoId, ['src/greet.js']);
-    await api.writeWorktreeFile(repoId, 'README.md', '# basic, edited\n');
-    await api.writeWorktreeFile(repoId, 'notes/todo.txt', 'untracked\n');
-    await api.writeWorktreeFile(repoId, 'docs/added.md', 'staged new file\n');
-    await api.stage(repoId, ['docs/added.md']);
-    await api.deleteWorktreeFile(repoId, 'docs/guide.txt');
-    await api.deleteWorktreeFile(repoId, 'src/main.js');
-    await api.stage(repoId, ['src/main.js']);
-    await api.writeWorktreeFile(repoId, 'src/farewell.js', 'staged\n');
-    await api.stage(repoId, ['src/farewell.js']);
-    await api.writeWorktreeFile(repoId, 'src/farewell.js', 'staged, then changed again\n');
+    await engine
+      .repo(repoId)
+      .writeWorktreeFile({ path: 'src/greet.js', content: 'export const greet = (n) => "Hey " + n;\n' });
+    await engine.repo(repoId).stage({ paths: ['src/greet.js'] });
+    await engine.repo(repoId).writeWorktreeFile({ path: 'README.md', content: '# basic, edited\n' });
+    await engine.repo(repoId).writeWorktreeFile({ path: 'notes/todo.txt', content: 'untracked\n' });
+    await engine.repo(repoId).writeWorktreeFile({ path: 'docs/added.md', content: 'staged new file\n' });
+    await engine.repo(repoId).stage({ paths: ['docs/added.md'] });
+    await engine.repo(repoId).deleteWorktreeFile({ path: 'docs/guide.txt' });
+    await engine.repo(repoId).deleteWorktreeFile({ path: 'src/main.js' });
+    await engine.repo(repoId).stage({ paths: ['src/main.js'] });
+    await engine.repo(repoId).writeWorktreeFile({ path: 'src/farewell.js', content: 'staged\n' });
+    await engine.repo(repoId).stage({ paths: ['src/farewell.js'] });
+    await engine
+      .repo(repoId)
+      .writeWorktreeFile({ path: 'src/farewell.js', content: 'staged, then changed again\n' });
 
-    const ours = porcelain((await api.status(repoId)).entries);
+    const ours = porcelain((await engine.repo(repoId).status()).entries);
     expect(ours).toEqual(await gitPorcelain(await exportRepo(repoId)));
     expect(ours).toHaveLength(7);
   });
 
   it('unstages back to HEAD and renames as a delete plus a new file', async () => {
-    await api.unstage(repoId, ['src/main.js', 'docs/added.md']);
-    await api.renameWorktreeFile(repoId, 'notes/todo.txt', 'todo.txt');
-    const ours = porcelain((await api.status(repoId)).entries);
+    await engine.repo(repoId).unstage({ paths: ['src/main.js', 'docs/added.md'] });
+    await engine.repo(repoId).renameWorktreeFile({ from: 'notes/todo.txt', to: 'todo.txt' });
+    const ours = porcelain((await engine.repo(repoId).status()).entries);
     expect(ours).toContain(' D src/main.js');
     expect(ours).toContain('?? docs/added.md');
     expect(ours).toContain('?? todo.txt');
     // The emptied folder is gone, as with git mv.
     expect(
-      await openRepoFs(repoId)
+      await ctx.store.repoFs
+        .open(repoId)
         .promises.stat('/notes')
         .catch(() => null),
     ).toBeNull();
@@ -98,14 +109,14 @@ describe('working tree status, staging and commit', () => {
   });
 
   it('shows the staged change of a file, HEAD against the index', async () => {
-    const diff = await api.stagedDiff(repoId, 'src/greet.js');
+    const diff = await engine.repo(repoId).stagedDiff({ path: 'src/greet.js' });
     const added = diff.hunks.flatMap((h) => h.lines).filter((l) => l.kind === '+');
     expect(added.map((l) => l.text)).toEqual(['export const greet = (n) => "Hey " + n;']);
   });
 
   it('commits what is staged; git reads the commit and fsck passes', async () => {
-    const before = await api.status(repoId);
-    const { oid, branch } = await api.commit(repoId, { message: 'Greet briefly', author });
+    const before = await engine.repo(repoId).status();
+    const { oid, branch } = await engine.repo(repoId).commit({ message: 'Greet briefly', author });
     expect(branch).toBe('main');
     const dir = await exportRepo(repoId);
     const raw = await gitCli(['cat-file', '-p', oid], { cwd: dir });
@@ -123,7 +134,7 @@ describe('working tree status, staging and commit', () => {
     expect(await gitCli(['diff', '--name-status', 'HEAD~1', 'HEAD'], { cwd: dir })).toBe(
       'M\tsrc/farewell.js\nM\tsrc/greet.js\n',
     );
-    const after = porcelain((await api.status(repoId)).entries);
+    const after = porcelain((await engine.repo(repoId).status()).entries);
     expect(after).toEqual(await gitPorcelain(dir));
     // src/greet.js is committed; src/farewell.js keeps only its unstaged change.
     expect(after).toHaveLength(before.entries.length - 1);
@@ -131,10 +142,12 @@ describe('working tree status, staging and commit', () => {
   });
 
   it('amends HEAD: same parent, new message', async () => {
-    const fs = openRepoFs(repoId);
+    const fs = ctx.store.repoFs.open(repoId);
     const head = await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' });
     const parent = (await git.readCommit({ fs, gitdir: GITDIR, oid: head })).commit.parent;
-    const { oid } = await api.commit(repoId, { message: 'Greet briefly, and say bye', author, amend: true });
+    const { oid } = await engine
+      .repo(repoId)
+      .commit({ message: 'Greet briefly, and say bye', author, amend: true });
     const amended = (await git.readCommit({ fs, gitdir: GITDIR, oid })).commit;
     expect(amended.parent).toEqual(parent);
     expect(amended.message).toBe('Greet briefly, and say bye\n');
@@ -142,33 +155,43 @@ describe('working tree status, staging and commit', () => {
   });
 
   it('refuses a commit with nothing staged, an empty message or a bad author, keeping everything', async () => {
-    const head = await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' });
-    expect((await failure(api.commit(repoId, { message: 'x', author }))).code).toBe('NOTHING_TO_COMMIT');
-    await api.stage(repoId, ['README.md']);
-    expect((await failure(api.commit(repoId, { message: '  ', author }))).code).toBe('INVALID_INPUT');
+    const head = await git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'HEAD' });
+    expect((await failure(engine.repo(repoId).commit({ message: 'x', author }))).code).toBe(
+      'NOTHING_TO_COMMIT',
+    );
+    await engine.repo(repoId).stage({ paths: ['README.md'] });
+    expect((await failure(engine.repo(repoId).commit({ message: '  ', author }))).code).toBe('INVALID_INPUT');
     const bad = { name: 'Eve <e>', email: 'e@example.com' };
-    expect((await failure(api.commit(repoId, { message: 'x', author: bad }))).code).toBe('INVALID_INPUT');
-    expect(await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' })).toBe(head);
+    expect((await failure(engine.repo(repoId).commit({ message: 'x', author: bad }))).code).toBe(
+      'INVALID_INPUT',
+    );
+    expect(await git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'HEAD' })).toBe(
+      head,
+    );
   });
 
   it('refuses paths outside the working tree or inside .git', async () => {
     for (const path of ['../x', '.git/config', 'a//b', '/', 'src/../../x']) {
-      expect((await failure(api.writeWorktreeFile(repoId, path, 'x'))).code).toBe('INVALID_PATH');
+      expect((await failure(engine.repo(repoId).writeWorktreeFile({ path, content: 'x' }))).code).toBe(
+        'INVALID_PATH',
+      );
     }
   });
 
   it('creates, switches to and deletes branches', async () => {
-    const head = await git.resolveRef({ fs: openRepoFs(repoId), gitdir: GITDIR, ref: 'HEAD' });
-    await api.commit(repoId, { message: 'Readme', author });
-    expect(await api.createBranch(repoId, 'topic', head)).toBe(head);
-    expect((await failure(api.createBranch(repoId, 'topic'))).code).toBe('BRANCH_EXISTS');
-    expect((await failure(api.createBranch(repoId, 'bad..name'))).code).toBe('INVALID_INPUT');
-    await api.checkout(repoId, 'topic', { force: true });
-    expect((await api.status(repoId)).branch).toBe('topic');
-    expect((await failure(api.deleteBranch(repoId, 'topic'))).code).toBe('INVALID_INPUT');
-    await api.checkout(repoId, 'main', { force: true });
-    await api.deleteBranch(repoId, 'topic');
-    expect((await api.listRefs(repoId)).branches).not.toContain('topic');
+    const head = await git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'HEAD' });
+    await engine.repo(repoId).commit({ message: 'Readme', author });
+    expect(await engine.repo(repoId).createBranch({ name: 'topic', start: head })).toBe(head);
+    expect((await failure(engine.repo(repoId).createBranch({ name: 'topic' }))).code).toBe('BRANCH_EXISTS');
+    expect((await failure(engine.repo(repoId).createBranch({ name: 'bad..name' }))).code).toBe(
+      'INVALID_INPUT',
+    );
+    await engine.repo(repoId).checkout({ ref: 'topic', force: true });
+    expect((await engine.repo(repoId).status()).branch).toBe('topic');
+    expect((await failure(engine.repo(repoId).deleteBranch({ name: 'topic' }))).code).toBe('INVALID_INPUT');
+    await engine.repo(repoId).checkout({ ref: 'main', force: true });
+    await engine.repo(repoId).deleteBranch({ name: 'topic' });
+    expect((await engine.repo(repoId).listRefs()).branches).not.toContain('topic');
   });
 });
 

@@ -3,7 +3,6 @@ import FS from '@isomorphic-git/lightning-fs';
 import * as Comlink from 'comlink';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/web';
-import { installTransferHandlers } from '../../workers/rpc.ts';
 
 /**
  * isomorphic-git's clone as people run it in a browser today: a full clone (every branch, tag and blob)
@@ -27,5 +26,4 @@ const api = {
 
 export type IsogitWorkerApi = typeof api;
 
-installTransferHandlers();
 Comlink.expose(api);

@@ -1,39 +1,20 @@
 import * as Comlink from 'comlink';
-import type { GitApi } from '../../workers/api.ts';
-import type { EmbedApi } from '../../workers/embedApi.ts';
-import { installTransferHandlers } from '../../workers/rpc.ts';
-import type { BenchPage, UpcomingOperation } from './benchPage.ts';
+import { type Engine, wrapEngine } from '../../workers/engine/client.ts';
+import type { BenchPage } from './benchPage.ts';
 import type { IsogitWorkerApi } from './isogit.worker.ts';
 
 const moduleStartMs = performance.now();
-installTransferHandlers();
-
-// Whether the running worker has an operation is asked at run time (`ready()`), never assumed.
-type BenchGitApi = GitApi;
 
 // Created as the app creates it (src/gitClient.ts), so the bench runs the worker bundle users get.
-const blobless = Comlink.wrap<BenchGitApi>(
+const blobless = wrapEngine(
   new Worker(new URL('../../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 const workerCreatedMs = performance.now();
 let firstCall: { sent: number; answered: number } | undefined;
 let warmUpMs: number | undefined;
 
-/**
- * Does the worker's api have this function? A comlink GET of a missing property answers undefined; of a
- * function, it fails, because a function cannot be posted back. Either way nothing runs.
- */
-async function workerHas(name: UpcomingOperation): Promise<boolean> {
-  const remote = blobless as unknown as Record<string, PromiseLike<unknown>>;
-  try {
-    return (await remote[name]) !== undefined;
-  } catch {
-    return true;
-  }
-}
-
 let isogit: { worker: Worker; api: Comlink.Remote<IsogitWorkerApi> } | undefined;
-let embed: Comlink.Remote<EmbedApi> | undefined;
+let embed: Engine | undefined;
 
 // Main-thread responsiveness is a figure of the benchmark, not a pass/fail test: it depends on the machine.
 const longTasks = { longestMs: 0, count: 0 };
@@ -54,12 +35,8 @@ const bench: BenchPage = {
     const warmUpStart = performance.now();
     await blobless.warmUp();
     warmUpMs ??= performance.now() - warmUpStart;
-    const [checkout, readFile, fetch] = await Promise.all([
-      workerHas('checkout'),
-      workerHas('readFile'),
-      workerHas('fetch'),
-    ]);
-    return { available: { checkout, readFile, fetch } };
+    // The engine has every operation (the old worker API was asked, operation by operation).
+    return { available: { checkout: true, readFile: true, fetch: true } };
   },
 
   startupTimes() {
@@ -82,9 +59,9 @@ const bench: BenchPage = {
     const result = await blobless.clone({ url, firstView: true });
     const cloned = performance.now();
     const ref = result.head.branch ?? result.head.oid;
-    const tree = await blobless.readTree(result.repoId, ref);
+    const tree = await blobless.repo(result.repoId).readTree({ ref });
     const readme = tree.entries.find((e) => e.type === 'blob' && /^readme(\.|$)/i.test(e.name));
-    if (readme) await blobless.readFile(result.repoId, ref, readme.name);
+    if (readme) await blobless.repo(result.repoId).readFile({ ref, path: readme.name });
     const done = performance.now();
     return {
       ms: done - started,
@@ -110,13 +87,13 @@ const bench: BenchPage = {
 
   async bloblessCheckout(repoId, ref) {
     const started = performance.now();
-    await blobless.checkout(repoId, ref);
+    await blobless.repo(repoId).checkout({ ref });
     return { ms: performance.now() - started };
   },
 
   async bloblessNoopFetch(repoId) {
     const started = performance.now();
-    const result = await blobless.fetch(repoId);
+    const result = await blobless.repo(repoId).fetch();
     const ms = performance.now() - started;
     // Measured right after the clone: anything fetched would mean the cell measures something else.
     if (result.updated.length > 0 || result.newCommits > 0) {
@@ -131,7 +108,9 @@ const bench: BenchPage = {
     const started = performance.now();
     const result = await blobless.clone({ url });
     const cloned = performance.now();
-    const content = await blobless.readFile(result.repoId, result.head.branch ?? result.head.oid, path);
+    const content = await blobless
+      .repo(result.repoId)
+      .readFile({ ref: result.head.branch ?? result.head.oid, path });
     const done = performance.now();
     return {
       ms: done - started,
@@ -145,21 +124,22 @@ const bench: BenchPage = {
 
   async bloblessBlame(repoId, ref, path) {
     const started = performance.now();
-    const result = await blobless.blame(repoId, ref, path);
+    const result = await blobless.repo(repoId).blame({ ref, path });
     return { ms: performance.now() - started, lines: result.lines.length, requests: result.requests };
   },
 
   async embedOneFile(url, path) {
     // The widget's own worker, created as src/embed/embedClient.ts creates it, started before the clock.
-    embed ??= Comlink.wrap<EmbedApi>(
+    embed ??= wrapEngine(
       new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), {
         type: 'module',
         name: 'embed',
       }),
     );
-    await embed.storage();
+    // Started before the clock: a call the worker refuses still waits for its engine (its storage probe).
+    await embed.listRepos().catch(() => undefined);
     const started = performance.now();
-    const read = await embed.readFileMinimal(url, '', path);
+    const read = await embed.readFileMinimal({ url, path });
     return { ms: performance.now() - started, size: read.file?.bytes.length ?? 0, commit: read.commit };
   },
 

@@ -17,7 +17,9 @@ import { parseArgs, promisify } from 'node:util';
 import { ensureFixtures, SIZED_PRESETS } from '../../server/fixtures/index.ts';
 import { startGitServer } from '../../server/gitServer.ts';
 import { startRelay } from '../../test/support/relay.ts';
-import { api } from '../../workers/api.ts';
+import { createEngine } from '../../workers/engine/engine.ts';
+
+const engine = createEngine();
 
 (globalThis as { navigator?: unknown }).navigator ??= {};
 
@@ -142,26 +144,26 @@ try {
     return new Response(counted, res);
   };
   const session = performance.now();
-  const cloned = await api.clone({ url: `${gitServer.url}/large.git`, firstView: true });
-  await api.fillHistory(cloned.repoId);
-  await api.checkout(cloned.repoId, 'HEAD');
+  const cloned = await engine.clone({ url: `${gitServer.url}/large.git`, firstView: true });
+  await engine.repo(cloned.repoId).fillHistory();
+  await engine.repo(cloned.repoId).checkout({ ref: 'HEAD' });
   const sessionMs = performance.now() - session;
-  await api.deleteRepo(cloned.repoId);
+  await engine.repo(cloned.repoId).delete();
   const sessionRequests = sent.length;
 
   // Our negotiator with the fork's commits: Blobless clones the fork, which then vanishes from the
   // server in favour of large.git, three commits ahead and without the fork's own branch.
   await cp(fork, join(serverRoot, 'fork.git'), { recursive: true });
-  const forked = await api.clone({ url: `${gitServer.url}/fork.git` });
+  const forked = await engine.clone({ url: `${gitServer.url}/fork.git` });
   await rm(join(serverRoot, 'fork.git'), { recursive: true });
   await cp(server, join(serverRoot, 'fork.git'), { recursive: true });
   const before = sent.length;
-  const fetched = await api.fetch(forked.repoId);
+  const fetched = await engine.repo(forked.repoId).fetch();
   const rounds = sent.slice(before).filter((s) => s.what.endsWith('git-upload-pack'));
   console.log(
     `Blobless fetch, its clone of the fork (${LOCAL_COMMITS} commits the server lacks): ${fetched.negotiation.rounds} rounds, ${fetched.negotiation.haves} haves, POST bodies ${rounds.map((r) => r.bodyBytes).join(' ')} B`,
   );
-  await api.deleteRepo(forked.repoId);
+  await engine.repo(forked.repoId).delete();
   globalThis.fetch = realFetch;
   sent.length = sessionRequests;
 

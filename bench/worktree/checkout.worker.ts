@@ -3,10 +3,12 @@
 // from IndexedDB, for checkout.bench.ts to compare with the git CLI's checkout.
 import '../../workers/bufferPolyfill.ts';
 import git from 'isomorphic-git';
-import { clone } from '../../workers/ops/sync/clone.ts';
-import { type CheckoutResult, checkout } from '../../workers/ops/worktree/checkout.ts';
-import { listRepoRecords } from '../../workers/store/registry.ts';
-import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
+import { createEngine, engineContext } from '../../workers/engine/engine.ts';
+import type { CheckoutResult } from '../../workers/engine/types.ts';
+import { GITDIR } from '../../workers/store/repoFs.ts';
+
+const engine = createEngine();
+const ctx = engineContext(engine);
 
 export interface CheckoutRun {
   repoId: string;
@@ -44,17 +46,15 @@ let debug = false;
 
 async function run(url: string): Promise<CheckoutRun> {
   let t = performance.now();
-  const cloned = await clone({ url });
+  const cloned = await engine.clone({ url });
   const cloneMs = performance.now() - t;
   t = performance.now();
   let firstWrite = 0;
   let analysed = 0;
   let lastWrite = 0;
   let lastFetch = 0;
-  const result = await checkout(
-    cloned.repoId,
-    'HEAD',
-    {},
+  const result = await engine.repo(cloned.repoId).checkout(
+    { ref: 'HEAD' },
     {
       onProgress: (p) => {
         if (debug) console.log(JSON.stringify(p));
@@ -75,7 +75,7 @@ async function run(url: string): Promise<CheckoutRun> {
     );
   }
   const again = performance.now();
-  const second = await checkout(cloned.repoId, 'HEAD');
+  const second = await engine.repo(cloned.repoId).checkout({ ref: 'HEAD' });
   return {
     repoId: cloned.repoId,
     cloneMs: Math.round(cloneMs),
@@ -88,9 +88,9 @@ async function run(url: string): Promise<CheckoutRun> {
 }
 
 async function verify(): Promise<VerifyResult> {
-  const [record] = await listRepoRecords();
+  const [record] = await ctx.store.registry.list();
   if (!record) throw new Error('no repository stored');
-  const fs = openRepoFs(record.id);
+  const fs = ctx.store.repoFs.open(record.id);
   const p = fs.promises;
   if (debug) console.log('verify: opening', record.id);
   const started = performance.now();

@@ -1,8 +1,11 @@
 // One benchmark run inside a Chromium worker: write `files` small files into a fresh lightning-fs through
 // the chosen backend, flush, then open the database again as a new page would and read every file back.
 import FS from '@isomorphic-git/lightning-fs';
+import { indexedDbStorage } from '../../workers/storage/indexedDb.ts';
 import type { BatchedIdb } from '../../workers/store/batchedIdb.ts';
 import { createBatchedFs } from '../../workers/store/repoFs.ts';
+
+const storage = indexedDbStorage();
 
 /**
  * default: lightning-fs as shipped (IdbBackend, one transaction per file);
@@ -13,7 +16,7 @@ export type Backend = 'default' | 'batched' | 'repoFs';
 
 function openFs(backend: Backend, name: string): { fs: FS; db?: BatchedIdb } {
   if (backend === 'default') return { fs: new FS(name) };
-  return createBatchedFs(name, { fixInodeWalk: backend === 'repoFs' });
+  return createBatchedFs(storage, name, { fixInodeWalk: backend === 'repoFs' });
 }
 
 export interface WorktreeWriteRun {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { api } from '../../workers/api.ts';
+import { createEngine } from '../../workers/engine/engine.ts';
 import { GitHttpClient } from '../../workers/transport/gitHttp.ts';
 import {
   type CorsProxy,
@@ -9,6 +9,8 @@ import {
   startCorsProxy,
 } from './nodeProxy.ts';
 import { ipv6Bytes } from './privateAddress.ts';
+
+const engine = createEngine();
 
 const gitServer = inject('gitServerUrl');
 const gitHost = gitServer.replace(/^http:\/\//, '');
@@ -127,11 +129,11 @@ describe('the proxy in front of the local git server', () => {
   });
 
   it('carries a whole blob:none clone', async () => {
-    const result = await api.clone({ url: `${gitServer}/features.git`, corsProxy: open.url });
+    const result = await engine.clone({ url: `${gitServer}/features.git`, corsProxy: open.url });
     expect(result.protocol).toBe(2);
     expect(result.filter).toBe('blob:none');
     expect(result.refs.length).toBeGreaterThan(3);
-    await api.deleteRepo(result.repoId);
+    await engine.repo(result.repoId).delete();
   });
 
   it('answers preflights with the headers git needs', async () => {
@@ -174,7 +176,10 @@ describe('the proxy in front of the local git server', () => {
     });
     expect(res.status).toBe(403);
     expect(await res.text()).toMatch(/loopback or private/);
-    const err = await api.clone({ url: `${gitServer}/basic.git`, corsProxy: closed.url }).catch((e) => e);
+    const err = await engine.clone({ url: `${gitServer}/basic.git`, corsProxy: closed.url }).then(
+      () => ({ code: 'none', message: 'no error' }),
+      (e: Error & { code: string }) => e,
+    );
     expect(err.code).toBe('PROXY_REFUSED');
     expect(err.message).toMatch(/The CORS proxy refused the request: .*loopback or private/);
   });
@@ -182,9 +187,9 @@ describe('the proxy in front of the local git server', () => {
   it('reaches a listed local host although it is loopback', async () => {
     const listed = await startCorsProxy({ localHosts: [gitHost] });
     try {
-      const result = await api.clone({ url: `${gitServer}/basic.git`, corsProxy: listed.url });
+      const result = await engine.clone({ url: `${gitServer}/basic.git`, corsProxy: listed.url });
       expect(result.refs.length).toBeGreaterThan(0);
-      await api.deleteRepo(result.repoId);
+      await engine.repo(result.repoId).delete();
     } finally {
       await listed.close();
     }
@@ -279,13 +284,16 @@ describe("the proxy's rules", () => {
     });
     expect(res.status).toBe(403);
     expect(await res.text()).toMatch(/plain http .*does not forward credentials/);
-    const err = await api
+    const err = await engine
       .clone({
         url: `${gitServer}/private.git`,
         corsProxy: plain.url,
         auth: { username: 'alice', password: 'secret', proxy: plain.url },
       })
-      .catch((e) => e);
+      .then(
+        () => ({ code: 'none', message: 'no error' }),
+        (e: Error & { code: string }) => e,
+      );
     expect(err.code).toBe('PROXY_REFUSED');
     expect(err.message).toMatch(/does not forward credentials/);
   });
@@ -339,17 +347,23 @@ describe('a token never crosses the network in plain http', () => {
       );
     }
     expect(() => through('https://proxy.example/')).not.toThrow();
-    const err = await api
+    const err = await engine
       .clone({ url: 'https://github.com/o/r.git', corsProxy: 'https://proxy.example', auth })
-      .catch((e) => e);
+      .then(
+        () => ({ code: 'none', message: 'no error' }),
+        (e: Error & { code: string }) => e,
+      );
     expect(err.code).toBe('PROXY_CONSENT_REQUIRED');
     expect(requests).toBe(0);
   });
 
   it('the clone says so before any request', async () => {
-    const err = await api
+    const err = await engine
       .clone({ url: 'https://github.com/o/r.git', corsProxy: 'http://proxy.example', auth })
-      .catch((e) => e);
+      .then(
+        () => ({ code: 'none', message: 'no error' }),
+        (e: Error & { code: string }) => e,
+      );
     expect(err.code).toBe('INSECURE_TRANSPORT');
     expect(err.message).toMatch(/proxy\.example is reached over plain http/);
   });

@@ -1,4 +1,4 @@
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type AuthRequiredError, type BloblessError, gitClient } from '../gitClient.ts';
 import { askForToken } from './TokenDialog.tsx';
 
 /**
@@ -11,22 +11,16 @@ export async function withToken<T>(operation: () => Promise<T>): Promise<T> {
     try {
       return await operation();
     } catch (err) {
-      const e = err as RemoteOperationError;
-      if (e?.code !== 'AUTH_REQUIRED') throw err;
-      const details = (e.details ?? {}) as {
-        repoId?: string;
-        host?: string;
-        rejected?: boolean;
-        proxy?: string;
-      };
-      if (!details.repoId) throw err;
-      const answer = await askForToken({
-        host: details.host ?? 'the server',
-        rejected: !!details.rejected,
-        proxy: details.proxy,
-      });
+      // AuthRequiredError: which repo, at which host, and whether a token was refused.
+      if (!isAuthRequired(err)) throw err;
+      const answer = await askForToken({ host: err.host, rejected: err.rejected, proxy: err.proxy });
       if (!answer) throw err;
-      await gitClient.setCredentials(details.repoId, answer.auth, answer.remember);
+      await gitClient.repo(err.repoId).setCredentials({ auth: answer.auth, remember: answer.remember });
     }
   }
+}
+
+/** The worker's AuthRequiredError (AUTH_REQUIRED is its code alone), told by its code: no class is loaded for it. */
+function isAuthRequired(err: unknown): err is AuthRequiredError {
+  return (err as BloblessError | undefined)?.code === 'AUTH_REQUIRED';
 }

@@ -1,9 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { MinimalEntry } from '../../workers/embedApi.ts';
 import { formatBytes } from '../format.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 import { renderMarkdown, resolveRepoPath } from '../markdown/renderMarkdown.ts';
-import { type MinimalRead, RemoteOperationError, readMinimal } from './embedClient.ts';
+import { type BloblessError, type MinimalEntry, type MinimalRead, readMinimal } from './embedClient.ts';
 import type { HostChannel } from './hostChannel.ts';
 import { type EmbedParams, formatLines, type LineRange } from './params.ts';
 
@@ -62,9 +61,11 @@ export function Widget({ initial, channel }: { initial: EmbedParams; channel: Ho
       })
       .catch((err: unknown) => {
         if (abort.signal.aborted) return;
+        // What the worker throws always has a code; anything else is a bug here.
+        const known = err as Partial<BloblessError> | undefined;
         const e =
-          err instanceof RemoteOperationError
-            ? { code: err.code, message: err.message }
+          typeof known?.code === 'string'
+            ? { code: known.code, message: String(known.message) }
             : { code: 'INTERNAL', message: String((err as Error)?.message ?? err) };
         setError(e);
         channel.post({ type: 'error', ...e });

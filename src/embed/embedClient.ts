@@ -1,15 +1,10 @@
-import * as Comlink from 'comlink';
-import type { EmbedApi, MinimalRead } from '../../workers/embedApi.ts';
-import { installTransferHandlers, RemoteOperationError } from '../../workers/rpc.ts';
+import { type BloblessError, type MinimalRead, wrapEngine } from '../../workers/engine/client.ts';
 import { loadAppConfig } from '../appConfig.ts';
 
-export type { MinimalRead };
-export { RemoteOperationError };
+export type { BloblessError, MinimalEntry, MinimalRead } from '../../workers/engine/client.ts';
 
-installTransferHandlers();
-
-/** The widget's own worker: reads only (workers/embedApi.ts), nothing of the app's clone or checkout. */
-const worker = Comlink.wrap<EmbedApi>(
+/** The widget's own worker: reads only (workers/embed.worker.ts), nothing of the app's clone or checkout. */
+const engine = wrapEngine(
   new Worker(new URL('../../workers/embed.worker.ts', import.meta.url), { type: 'module', name: 'embed' }),
 );
 
@@ -24,10 +19,10 @@ export async function readMinimal(
   signal: AbortSignal,
 ): Promise<MinimalRead> {
   try {
-    return await worker.readFileMinimal(repo, ref, path, {}, undefined, signal);
+    return await engine.readFileMinimal({ url: repo, ref, path }, { signal });
   } catch (err) {
     const { corsProxy } = await loadAppConfig();
-    if (!(err instanceof RemoteOperationError && err.code === 'NETWORK_ERROR' && corsProxy)) throw err;
-    return worker.readFileMinimal(repo, ref, path, { corsProxy }, undefined, signal);
+    if (!((err as BloblessError).code === 'NETWORK_ERROR' && corsProxy)) throw err;
+    return engine.readFileMinimal({ url: repo, ref, path, corsProxy }, { signal });
   }
 }

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { BlameProgress, BlameResult } from '../../workers/api.ts';
+import type { BlameProgress, BlameResult } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
@@ -21,9 +21,11 @@ export function BlameView({ repoId, gitRef, path }: { repoId: string; gitRef: st
     setResult(null);
     setError(null);
     setProgress(null);
-    withToken(() => gitClient.blame(repoId, gitRef, path, proxy(setProgress), abort.signal))
+    withToken(() =>
+      gitClient.repo(repoId).blame({ ref: gitRef, path }, { onProgress: setProgress, signal: abort.signal }),
+    )
       .then(setResult)
-      .catch((err: RemoteOperationError) => setError({ message: err.message, code: err.code }))
+      .catch((err: BloblessError) => setError({ message: err.message, code: err.code }))
       .finally(() => setController(null));
     return abort;
   }

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
-import type { CloneResult } from '../../workers/api.ts';
+import type { CloneResult } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
-import type { RemoteOperationError } from '../gitClient.ts';
+import type { BloblessError } from '../gitClient.ts';
 import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
 import { CloneError } from './CloneError.tsx';
@@ -54,7 +54,7 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
       onCloned();
       navigate({ repo: result.repoId, path: '' });
     } catch (err) {
-      const e = err as RemoteOperationError;
+      const e = err as BloblessError;
       setError({ message: e.message, code: e.code ?? 'INTERNAL' });
     } finally {
       setBusy(false);

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { Author } from '../../workers/api.ts';
-import type { RemoteOperationError } from '../gitClient.ts';
+import type { Author } from '../../workers/engine/index.ts';
+import type { BloblessError } from '../gitClient.ts';
 
 /** Message, author (remembered in this browser) and amend; what is staged is what gets committed. */
 export function CommitDialog({
@@ -28,7 +28,7 @@ export function CommitDialog({
     try {
       await onCommit(message, { name, email }, amend);
     } catch (err) {
-      const failure = err as RemoteOperationError;
+      const failure = err as BloblessError;
       setError(`${failure.message} (${failure.code})`);
       setWorking(false);
     }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { CommitSummary } from '../../workers/api.ts';
+import type { CommitSummary } from '../../workers/engine/index.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -35,7 +35,7 @@ export function CommitList({
     if (loading.current) return;
     loading.current = true;
     try {
-      const page = await gitClient.log(repoId, gitRef, { limit: PAGE, skip });
+      const page = await gitClient.repo(repoId).log({ ref: gitRef, limit: PAGE, skip });
       setCommits((prev) => (skip === 0 ? page.commits : [...prev, ...page.commits]));
       setMore(page.more);
     } catch (err) {

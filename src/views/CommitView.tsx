@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/api.ts';
+import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate, routeHref } from '../route.ts';
 import { CopyButton } from './CopyButton.tsx';
 import { DiffHunks } from './DiffHunks.tsx';
@@ -22,8 +22,14 @@ export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
     setCommit(null);
     setDiff(null);
     setError(null);
-    gitClient.readCommit(repoId, oid).then(setCommit, (e: Error) => setError(e.message));
-    gitClient.diffCommits(repoId, null, oid).then(setDiff, (e: Error) => setError(e.message));
+    gitClient
+      .repo(repoId)
+      .readCommit({ ref: oid })
+      .then(setCommit, (e: Error) => setError(e.message));
+    gitClient
+      .repo(repoId)
+      .diffCommits({ from: null, to: oid })
+      .then(setDiff, (e: Error) => setError(e.message));
   }, [repoId, oid]);
 
   return (
@@ -80,10 +86,9 @@ export function ChangedFile({ repoId, change }: { repoId: string; change: FileCh
 
   useEffect(() => {
     if (!open || diff) return;
-    withToken(() => gitClient.diffFile(repoId, change.oldOid ?? null, change.newOid ?? null)).then(
-      setDiff,
-      (e: RemoteOperationError) => setError(`${e.message} (${e.code})`),
-    );
+    withToken(() =>
+      gitClient.repo(repoId).diffFile({ oldOid: change.oldOid ?? null, newOid: change.newOid ?? null }),
+    ).then(setDiff, (e: BloblessError) => setError(`${e.message} (${e.code})`));
   }, [open]);
 
   return (

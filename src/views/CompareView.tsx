@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Comparison } from '../../workers/api.ts';
+import type { Comparison } from '../../workers/engine/index.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate, parseCompare } from '../route.ts';
 import { ChangedFile } from './CommitView.tsx';
 
@@ -24,9 +24,10 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
     setHead(parsed.head);
     const abort = new AbortController();
     gitClient
-      .compare(repoId, parsed.base, parsed.head, abort.signal)
+      .repo(repoId)
+      .compare({ base: parsed.base, head: parsed.head }, { signal: abort.signal })
       .then(setResult)
-      .catch((err: RemoteOperationError) => setError(err.message));
+      .catch((err: BloblessError) => setError(err.message));
     return () => abort.abort();
   }, [repoId, spec]);
 

@@ -1,4 +1,4 @@
-import type { FileDiff } from '../../workers/api.ts';
+import type { FileDiff } from '../../workers/engine/index.ts';
 
 /** One file's hunks, as `git diff` prints them. */
 export function DiffHunks({ diff }: { diff: FileDiff }) {

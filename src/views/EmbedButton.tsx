@@ -33,7 +33,7 @@ export function EmbedButton({
     }
     setError(null);
     try {
-      const oid = known ?? (await gitClient.readCommit(repoId, gitRef)).oid;
+      const oid = known ?? (await gitClient.repo(repoId).readCommit({ ref: gitRef })).oid;
       const embedUrl = new URL('embed.html', location.href).href;
       setCommit(oid);
       setSnippet(

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CodeEditor } from '../codeEditor.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 
 /** A working file in CodeMirror (loaded on first use); Save writes it to the working tree, unstaged. */
 export function FileEditor({
@@ -24,7 +24,10 @@ export function FileEditor({
     setState('loading');
     setError(null);
     Promise.all([
-      gitClient.readWorktreeFile(repoId, path).catch(() => new Uint8Array()),
+      gitClient
+        .repo(repoId)
+        .readWorktreeFile({ path })
+        .catch(() => new Uint8Array()),
       import('../codeEditor.ts'),
     ])
       .then(([bytes, { createEditor }]) => {
@@ -45,11 +48,11 @@ export function FileEditor({
     if (!editor.current) return;
     setState('saving');
     try {
-      await gitClient.writeWorktreeFile(repoId, path, editor.current.text());
+      await gitClient.repo(repoId).writeWorktreeFile({ path, content: editor.current.text() });
       setState('clean');
       onSaved();
     } catch (err) {
-      setError((err as RemoteOperationError).message);
+      setError((err as BloblessError).message);
       setState('dirty');
     }
   }

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { FileHistoryEntry } from '../../workers/api.ts';
+import type { FileHistoryEntry } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 
@@ -21,11 +21,13 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
     loading.current = true;
     setBusy(true);
     try {
-      const page = await withToken(() => gitClient.fileHistory(repoId, gitRef, path, { skip, limit: PAGE }));
+      const page = await withToken(() =>
+        gitClient.repo(repoId).fileHistory({ ref: gitRef, path, skip, limit: PAGE }),
+      );
       setEntries((prev) => (skip === 0 ? page.entries : [...prev, ...page.entries]));
       setMore(page.more);
     } catch (err) {
-      setError(`${(err as RemoteOperationError).message}`);
+      setError(`${(err as BloblessError).message}`);
     } finally {
       loading.current = false;
       setBusy(false);

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { LastCommits, TreeEntry, TreeListing } from '../../workers/api.ts';
+import type { LastCommits, TreeEntry, TreeListing } from '../../workers/engine/index.ts';
 import { NEXT_STEP } from '../cloneFlow.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 import { isMarkdown } from './imageTypes.ts';
@@ -34,15 +34,18 @@ export function FileTree({
     setLast(null);
     const abort = new AbortController();
     gitClient
-      .readTree(repoId, gitRef, path)
+      .repo(repoId)
+      .readTree({ ref: gitRef, path })
       .then((l) => {
         setListing(l);
         // After the listing, never before it: walking history for each entry can take a while.
-        return gitClient.lastCommits(repoId, l.commit, path, abort.signal).then(setLast);
+        return gitClient
+          .repo(repoId)
+          .lastCommits({ ref: l.commit, path }, { signal: abort.signal })
+          .then(setLast);
       })
       .catch(
-        (err: RemoteOperationError) =>
-          !abort.signal.aborted && setError({ message: err.message, code: err.code }),
+        (err: BloblessError) => !abort.signal.aborted && setError({ message: err.message, code: err.code }),
       );
     return () => abort.abort();
   }, [repoId, gitRef, path]);
@@ -51,7 +54,10 @@ export function FileTree({
   useEffect(() => {
     if (grown === 0 || !listing) return;
     const abort = new AbortController();
-    gitClient.lastCommits(repoId, listing.commit, path, abort.signal).then(setLast, () => undefined);
+    gitClient
+      .repo(repoId)
+      .lastCommits({ ref: listing.commit, path }, { signal: abort.signal })
+      .then(setLast, () => undefined);
     return () => abort.abort();
   }, [grown]);
 
@@ -147,9 +153,10 @@ function FolderReadme({ repoId, gitRef, path }: { repoId: string; gitRef: string
     setError(null);
     const abort = new AbortController();
     gitClient
-      .readFile(repoId, gitRef, path, undefined, abort.signal)
+      .repo(repoId)
+      .readFile({ ref: gitRef, path }, { signal: abort.signal })
       .then((file) => setText(new TextDecoder().decode(file.bytes)))
-      .catch((err: RemoteOperationError) => setError(`${err.message} (${err.code})`));
+      .catch((err: BloblessError) => setError(`${err.message} (${err.code})`));
     return () => abort.abort();
   }, [repoId, gitRef, path]);
   const name = path.slice(path.lastIndexOf('/') + 1);

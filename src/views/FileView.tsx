@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FileContent } from '../../workers/api.ts';
+import type { FileContent } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { formatBytes } from '../format.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
 import { navigate, parseLineAnchor, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
@@ -44,12 +44,12 @@ export function FileView({
   useEffect(() => {
     setShowLarge(false);
     const abort = new AbortController();
-    withToken(() => gitClient.readFile(repoId, gitRef, path, undefined, abort.signal))
+    withToken(() => gitClient.repo(repoId).readFile({ ref: gitRef, path }, { signal: abort.signal }))
       // A read answered after the view moved on must not replace the newer one's answer.
       .then((f) => {
         if (!abort.signal.aborted) setRead({ of: shown, file: f });
       })
-      .catch((err: RemoteOperationError) => {
+      .catch((err: BloblessError) => {
         if (!abort.signal.aborted) setRead({ of: shown, error: { message: err.message, code: err.code } });
       });
     return () => abort.abort();

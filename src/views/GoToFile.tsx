@@ -1,7 +1,7 @@
 import * as Comlink from 'comlink';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import type { PathMatch, PathSearch } from '../search/pathSearch.worker.ts';
 import { Modal } from './Modal.tsx';
@@ -85,12 +85,13 @@ export function GoToFile({
     if (cached !== undefined) ready(cached);
     else
       gitClient
-        .listPaths(repoId, gitRef)
+        .repo(repoId)
+        .listPaths({ ref: gitRef })
         .then(({ paths }) => {
           pathCache.set(cacheKey, paths);
           ready(paths);
         })
-        .catch((err: RemoteOperationError) => setError(err.message));
+        .catch((err: BloblessError) => setError(err.message));
   }, [repoId, gitRef]);
 
   useEffect(() => {

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoRecord } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { useRepoActivity } from '../repoActivity.ts';

@@ -54,7 +54,8 @@ export function MarkdownView({
       const type = target && imageType(target.path);
       if (!target || !type) continue;
       gitClient
-        .readFile(repoId, gitRef, target.path, undefined, abort.signal)
+        .repo(repoId)
+        .readFile({ ref: gitRef, path: target.path }, { signal: abort.signal })
         .then((file) => {
           const url = URL.createObjectURL(new Blob([file.bytes as BlobPart], { type }));
           urls.push(url);

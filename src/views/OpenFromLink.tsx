@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoRecord } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
 
@@ -27,7 +27,7 @@ export function OpenFromLink({
         const repo = (await gitClient.listRepos()).find((r) => r.id === result.repoId);
         if (repo) onReady(repo);
       })
-      .catch((err: RemoteOperationError) => setError({ message: err.message, code: err.code }))
+      .catch((err: BloblessError) => setError({ message: err.message, code: err.code }))
       .finally(() => setProgress(null));
     return () => controller.abort();
   }, [url, gitRef]);

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { CheckoutProgress as Progress, RefList } from '../../workers/api.ts';
+import type { CheckoutProgress as Progress, RefList } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
 
@@ -14,7 +14,10 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
   const [controller, setController] = useState<AbortController | null>(null);
 
   useEffect(() => {
-    gitClient.listRefs(repoId).then(setRefs, (err: Error) => setError(err.message));
+    gitClient
+      .repo(repoId)
+      .listRefs()
+      .then(setRefs, (err: Error) => setError(err.message));
   }, [repoId]);
 
   async function switchTo(ref: string) {
@@ -25,19 +28,18 @@ export function RefSwitcher({ repoId, current }: { repoId: string; current: stri
     try {
       await whileBusy('checkout', () =>
         withToken(() =>
-          gitClient.checkout(
-            repoId,
-            ref,
-            { force: false },
-            proxy((p: Progress) => setProgress(p)),
-            abort.signal,
-          ),
+          gitClient
+            .repo(repoId)
+            .checkout(
+              { ref, force: false },
+              { onProgress: (p: Progress) => setProgress(p), signal: abort.signal },
+            ),
         ),
       );
       navigate({ ref, commit: null });
     } catch (err) {
       // Cancelled (while waiting for another tab, say): the working tree is as it was; nothing to say.
-      if ((err as RemoteOperationError).code !== 'ABORTED') setError((err as RemoteOperationError).message);
+      if ((err as BloblessError).code !== 'ABORTED') setError((err as BloblessError).message);
     } finally {
       setProgress(null);
       setController(null);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RepairReport } from '../../workers/api.ts';
+import type { RepairReport } from '../../workers/engine/index.ts';
 import { gitClient } from '../gitClient.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoRecord } from '../../workers/engine/index.ts';
 import { formatBytes, formatDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -11,7 +11,7 @@ export function RepoList({ repos, onChanged }: { repos: RepoRecord[]; onChanged:
   }
   async function remove(repo: RepoRecord) {
     if (!confirm(`Delete ${repo.name} (${formatBytes(repo.sizeBytes)}) from this browser?`)) return;
-    await gitClient.deleteRepo(repo.id);
+    await gitClient.repo(repo.id).delete();
     onChanged();
   }
   return (

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/api.ts';
+import type { RepoRecord } from '../../workers/engine/index.ts';
 import { gitClient } from '../gitClient.ts';
 import { useHistoryFill } from '../historyFill.ts';
 import { askWhoIsBusy, useRepoActivity } from '../repoActivity.ts';
@@ -109,10 +109,13 @@ function StoredRepoView({
   const fill = useHistoryFill(repo);
   useEffect(() => {
     setCommit(undefined);
-    gitClient.readCommit(repo.id, ref).then(
-      (c) => setCommit(c.oid),
-      () => undefined,
-    );
+    gitClient
+      .repo(repo.id)
+      .readCommit({ ref })
+      .then(
+        (c) => setCommit(c.oid),
+        () => undefined,
+      );
   }, [repo.id, ref, version, synced]);
 
   useEffect(() => {
@@ -272,7 +275,8 @@ function PathView({
       if (current) setFound({ of: lookedUp, kind: k });
     };
     gitClient
-      .readTree(repoId, gitRef, path)
+      .repo(repoId)
+      .readTree({ ref: gitRef, path })
       .then(() => settle('dir'))
       // A tree git refuses is shown as the folder's error, not looked up again as a file.
       .catch((err: { code?: string }) => settle(err.code === 'HOSTILE_TREE' ? 'dir' : 'file'));

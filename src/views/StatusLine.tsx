@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Presence, RepoRecord } from '../../workers/api.ts';
+import type { Presence, RepoRecord } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { type FillState, startHistoryFill, stopHistoryFill } from '../historyFill.ts';
@@ -19,7 +19,10 @@ export function StatusLine({
   const [presence, setPresence] = useState<Presence | null>(null);
   const [record, setRecord] = useState<RepoRecord | null>(null);
   useEffect(() => {
-    gitClient.presence(repoId, gitRef).then(setPresence, () => setPresence(null));
+    gitClient
+      .repo(repoId)
+      .presence({ ref: gitRef })
+      .then(setPresence, () => setPresence(null));
     gitClient.listRepos().then((all) => setRecord(all.find((r) => r.id === repoId) ?? null));
   }, [repoId, gitRef, tick]);
   return (

@@ -1,9 +1,9 @@
 import { useRef, useState } from 'preact/hooks';
-import type { FetchResult, PullProgress, PullResult, RefUpdate } from '../../workers/api.ts';
+import type { FetchResult, PullProgress, PullResult, RefUpdate } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
 import { formatBytes } from '../format.ts';
-import { gitClient, proxy, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { CloneProgress } from './CloneProgress.tsx';
 
 type Outcome = { kind: 'fetch'; result: FetchResult } | { kind: 'pull'; result: PullResult };
@@ -26,22 +26,22 @@ export function SyncButtons({ repoId, onUpdated }: { repoId: string; onUpdated: 
     setProgress({ phase: 'connecting' });
     const abort = new AbortController();
     controller.current = abort;
-    const onProgress = proxy((p: PullProgress) => setProgress(p));
+    const onProgress = (p: PullProgress) => setProgress(p);
     try {
       if (kind === 'fetch') {
         const result = await whileBusy('fetch', () =>
-          withToken(() => gitClient.fetch(repoId, {}, onProgress, abort.signal)),
+          withToken(() => gitClient.repo(repoId).fetch({}, { onProgress, signal: abort.signal })),
         );
         setOutcome({ kind, result });
       } else {
         const result = await whileBusy('pull', () =>
-          withToken(() => gitClient.pull(repoId, {}, onProgress, abort.signal)),
+          withToken(() => gitClient.repo(repoId).pull({}, { onProgress, signal: abort.signal })),
         );
         setOutcome({ kind, result });
       }
       onUpdated();
     } catch (err) {
-      const e = err as RemoteOperationError;
+      const e = err as BloblessError;
       setError(e.code === 'ABORTED' ? 'Cancelled; nothing of it was kept.' : e.message);
     } finally {
       setBusy(null);

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/api.ts';
+import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { loadAuthor, saveAuthor } from '../authorSettings.ts';
-import { gitClient, type RemoteOperationError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { CommitDialog } from './CommitDialog.tsx';
 import { DiffHunks } from './DiffHunks.tsx';
 import { FileEditor } from './FileEditor.tsx';
@@ -40,7 +40,7 @@ export function WorkingTree({
 
   async function refresh() {
     try {
-      setStatus(await gitClient.status(repoId));
+      setStatus(await gitClient.repo(repoId).status());
       setDiffs({});
     } catch (err) {
       setError(failure(err));
@@ -52,10 +52,13 @@ export function WorkingTree({
     setOpenFile(null);
     if (!openPath) return;
     let current = true;
-    gitClient.readWorktreeFile(repoId, openPath).then(
-      () => current && setOpenFile(openPath),
-      () => undefined,
-    );
+    gitClient
+      .repo(repoId)
+      .readWorktreeFile({ path: openPath })
+      .then(
+        () => current && setOpenFile(openPath),
+        () => undefined,
+      );
     return () => {
       current = false;
     };
@@ -86,7 +89,7 @@ export function WorkingTree({
       return;
     }
     try {
-      const diff = await gitClient.stagedDiff(repoId, path);
+      const diff = await gitClient.repo(repoId).stagedDiff({ path });
       setDiffs((d) => ({ ...d, [path]: diff }));
     } catch (err) {
       setDiffs((d) => ({ ...d, [path]: (err as Error).message }));
@@ -96,18 +99,18 @@ export function WorkingTree({
   function newFile() {
     const path = prompt('New file (path from the repository root):');
     if (path)
-      void run(`Creating ${path}…`, () => gitClient.writeWorktreeFile(repoId, path, '')).then(() =>
-        setEditing(path),
-      );
+      void run(`Creating ${path}…`, () =>
+        gitClient.repo(repoId).writeWorktreeFile({ path, content: '' }),
+      ).then(() => setEditing(path));
   }
   function rename(path: string) {
     const to = prompt(`Rename ${path} to:`, path);
     if (to && to !== path)
-      void run(`Renaming ${path}…`, () => gitClient.renameWorktreeFile(repoId, path, to));
+      void run(`Renaming ${path}…`, () => gitClient.repo(repoId).renameWorktreeFile({ from: path, to }));
   }
   function remove(path: string) {
     if (confirm(`Delete ${path} from the working tree?`)) {
-      void run(`Deleting ${path}…`, () => gitClient.deleteWorktreeFile(repoId, path));
+      void run(`Deleting ${path}…`, () => gitClient.repo(repoId).deleteWorktreeFile({ path }));
     }
   }
 
@@ -117,7 +120,7 @@ export function WorkingTree({
     setNotice(null);
     setBusy('Pushing…');
     try {
-      setPushed(await withToken(() => gitClient.push(repoId)));
+      setPushed(await withToken(() => gitClient.repo(repoId).push()));
     } catch (err) {
       setError(failure(err));
     } finally {
@@ -210,8 +213,12 @@ export function WorkingTree({
               key={e.path}
               entry={e}
               diff={diffs[e.path]}
-              onStage={() => run(`Staging ${e.path}…`, () => gitClient.stage(repoId, [e.path]))}
-              onUnstage={() => run(`Unstaging ${e.path}…`, () => gitClient.unstage(repoId, [e.path]))}
+              onStage={() =>
+                run(`Staging ${e.path}…`, () => gitClient.repo(repoId).stage({ paths: [e.path] }))
+              }
+              onUnstage={() =>
+                run(`Unstaging ${e.path}…`, () => gitClient.repo(repoId).unstage({ paths: [e.path] }))
+              }
               onDiff={() => toggleDiff(e.path)}
               onEdit={() => setEditing(e.path)}
               onRename={() => rename(e.path)}
@@ -227,7 +234,7 @@ export function WorkingTree({
           onCancel={() => setCommitting(false)}
           onCommit={async (message, author, amend) => {
             saveAuthor(author);
-            const result = await gitClient.commit(repoId, { message, author, amend });
+            const result = await gitClient.repo(repoId).commit({ message, author, amend });
             setCommitting(false);
             await refresh();
             onCommitted(result.branch);
@@ -321,14 +328,14 @@ function BranchMenu({
     const name = prompt('New branch name (made from HEAD, then checked out):');
     if (!name) return;
     void run(`Creating ${name}…`, async () => {
-      await gitClient.createBranch(repoId, name);
-      await gitClient.checkout(repoId, name);
+      await gitClient.repo(repoId).createBranch({ name });
+      await gitClient.repo(repoId).checkout({ ref: name });
       onSwitched(name);
     });
   }
   function remove() {
     const name = prompt(`Delete which local branch? (not ${current ?? 'the current one'})`);
-    if (name) void run(`Deleting ${name}…`, () => gitClient.deleteBranch(repoId, name));
+    if (name) void run(`Deleting ${name}…`, () => gitClient.repo(repoId).deleteBranch({ name }));
   }
   return (
     <>
@@ -360,7 +367,7 @@ function WriteError({
     try {
       const author = loadAuthor();
       const result = await withToken(() =>
-        gitClient.pull(repoId, author.name && author.email ? { author } : {}),
+        gitClient.repo(repoId).pull(author.name && author.email ? { author } : {}),
       );
       if (result.status === 'conflict') {
         setNote(
@@ -374,7 +381,7 @@ function WriteError({
         );
       }
     } catch (err) {
-      setNote((err as RemoteOperationError).message);
+      setNote((err as BloblessError).message);
     } finally {
       setPulling(false);
     }
@@ -404,6 +411,6 @@ function count(n: number, noun: string): string {
 }
 
 function failure(err: unknown): Failure {
-  const e = err as RemoteOperationError;
+  const e = err as BloblessError;
   return { message: e.message, code: e.code ?? 'INTERNAL' };
 }

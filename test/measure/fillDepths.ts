@@ -6,30 +6,29 @@ import '../nodeBrowserEnv.ts';
 import { fixtureServerOptions } from '../../server/fixtures/fixtureServerOptions.ts';
 import { ensureFixtures, SIZED_PRESETS } from '../../server/fixtures/index.ts';
 import { startGitServer } from '../../server/gitServer.ts';
-import { clone } from '../../workers/ops/sync/clone.ts';
-import { fillHistory } from '../../workers/ops/sync/historyFill.ts';
+import { testEngine } from '../support/engine.ts';
 
 const [name = 'medium', schedulesArg = '|100,1000,10000'] = process.argv.slice(2);
 const sized = name in SIZED_PRESETS ? [SIZED_PRESETS[name as keyof typeof SIZED_PRESETS]] : [];
 const { dir } = await ensureFixtures({ sized });
 const server = await startGitServer(fixtureServerOptions(dir));
 const url = `${server.url}/${name}.git`;
+const { engine } = testEngine();
 const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`;
 try {
   let t = performance.now();
-  const plain = await clone({ url });
+  const plain = await engine.clone({ url });
   console.log(
     `plain blob:none clone: ${((performance.now() - t) / 1000).toFixed(2)} s, ${mb(plain.bytesReceived)}`,
   );
   for (const s of schedulesArg.split('|')) {
     const depths = s ? s.split(',').map(Number) : [];
     t = performance.now();
-    const first = await clone({ url, firstView: true });
+    const first = await engine.clone({ url, firstView: true });
     const firstS = (performance.now() - t) / 1000;
     const stepTimes: string[] = [];
     let last = performance.now();
-    const fill = await fillHistory(
-      first.repoId,
+    const fill = await engine.repo(first.repoId).fillHistory(
       { depths },
       {
         onProgress: (p) => {

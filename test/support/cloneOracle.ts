@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
+import type { EngineContext } from '../../workers/engine/engine.ts';
+import { GITDIR } from '../../workers/store/repoFs.ts';
 import { exportDir } from './exportGitDir.ts';
 import { git } from './git.ts';
 
@@ -51,9 +52,14 @@ export async function reachableObjects(bare: string, args: string[]): Promise<st
 }
 
 /** Copies a repo's git directory out of lightning-fs to `${scratch}/${name}` for the git CLI. */
-export async function exportRepo(repoId: string, scratch: string, name: string): Promise<string> {
+export async function exportRepo(
+  ctx: EngineContext,
+  repoId: string,
+  scratch: string,
+  name: string,
+): Promise<string> {
   const dest = join(scratch, `${name}-${repoId}`);
-  await exportDir(openRepoFs(repoId), GITDIR, dest);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dest);
   return dest;
 }
 
@@ -74,8 +80,13 @@ export async function expectWholePacks(gitDir: string): Promise<void> {
  * Exports the repo and checks it with git: `fsck --connectivity-only` passes and every pack is whole.
  * Returns the objects the export's packs hold.
  */
-export async function checkedExport(repoId: string, scratch: string, name: string): Promise<string[]> {
-  const dir = await exportRepo(repoId, scratch, name);
+export async function checkedExport(
+  ctx: EngineContext,
+  repoId: string,
+  scratch: string,
+  name: string,
+): Promise<string[]> {
+  const dir = await exportRepo(ctx, repoId, scratch, name);
   await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   await expectWholePacks(dir);
   return storedObjects(dir);
@@ -87,12 +98,13 @@ export async function checkedExport(repoId: string, scratch: string, name: strin
  * writes for its pack.
  */
 export async function expectGitDirMatches(opts: {
+  ctx: EngineContext;
   repoId: string;
   bare: string;
   revList: string[];
   scratch: string;
 }): Promise<string> {
-  const dir = await exportRepo(opts.repoId, opts.scratch, 'oracle');
+  const dir = await exportRepo(opts.ctx, opts.repoId, opts.scratch, 'oracle');
   expect(await storedObjects(dir)).toEqual(await reachableObjects(opts.bare, opts.revList));
   await git(['fsck', '--no-progress', '--connectivity-only'], { cwd: dir });
   const packDir = join(dir, 'objects/pack');

@@ -1,22 +1,27 @@
-import { type CrashPoint, setCrashHook } from '../../workers/store/crashPoints.ts';
-import { abandonOpenRepoFs } from '../../workers/store/repoFs.ts';
-import { dropLocksOfTerminatedWorker } from '../../workers/store/repoLock.ts';
+import type { EngineContext } from '../../workers/engine/engine.ts';
+import type { CrashPoint } from '../../workers/store/crashPoints.ts';
 
 /**
- * What terminating the worker does, in one process: uncommitted writes are lost and nothing more is stored,
- * its locks are let go, and what it kept in memory is forgotten (a new worker starts from IndexedDB).
+ * What terminating the worker does to its engine, in one process: uncommitted writes are lost and nothing
+ * more is stored, its locks are let go, and what it kept in memory is forgotten (a new engine starts from
+ * IndexedDB).
  */
-export async function terminateWorker(): Promise<void> {
-  await abandonOpenRepoFs();
-  dropLocksOfTerminatedWorker();
+export async function terminateWorker(ctx: EngineContext): Promise<void> {
+  await ctx.store.repoFs.abandonAll();
+  ctx.store.locks.dropAll();
 }
 
 /**
  * Starts `operation` and stops it dead at `point`: the operation never goes on from there (no cleanup, no
- * catch runs), then the worker is "terminated". Fails if the operation ends without reaching the point.
+ * catch runs), then the engine's worker is "terminated". Fails if the operation ends without reaching the
+ * point.
  */
-export async function crashAt(point: CrashPoint, operation: () => Promise<unknown>): Promise<void> {
-  const reached = pauseAt(point);
+export async function crashAt(
+  ctx: EngineContext,
+  point: CrashPoint,
+  operation: () => Promise<unknown>,
+): Promise<void> {
+  const reached = pauseAt(ctx, point);
   const running = operation();
   running.catch(() => undefined);
   await Promise.race([
@@ -26,12 +31,15 @@ export async function crashAt(point: CrashPoint, operation: () => Promise<unknow
       (err) => Promise.reject(new Error(`the operation failed before ${point}: ${err}`)),
     ),
   ]);
-  setCrashHook(undefined);
-  await terminateWorker();
+  ctx.store.crash.setHook(undefined);
+  await terminateWorker(ctx);
 }
 
 /** Holds the next operation that reaches `point` there until `resume()` (for an operation still alive). */
-export function pauseAt(point: CrashPoint): { paused: Promise<void>; resume: () => void } {
+export function pauseAt(
+  ctx: EngineContext,
+  point: CrashPoint,
+): { paused: Promise<void>; resume: () => void } {
   let paused!: () => void;
   let resume!: () => void;
   const reached = new Promise<void>((r) => {
@@ -40,7 +48,7 @@ export function pauseAt(point: CrashPoint): { paused: Promise<void>; resume: () 
   const released = new Promise<void>((r) => {
     resume = r;
   });
-  setCrashHook((p) => {
+  ctx.store.crash.setHook((p) => {
     if (p !== point) return;
     paused();
     return released;
@@ -48,7 +56,7 @@ export function pauseAt(point: CrashPoint): { paused: Promise<void>; resume: () 
   return {
     paused: reached,
     resume: () => {
-      setCrashHook(undefined);
+      ctx.store.crash.setHook(undefined);
       resume();
     },
   };

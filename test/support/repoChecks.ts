@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { GITDIR, openRepoFs } from '../../workers/store/repoFs.ts';
+import type { EngineContext } from '../../workers/engine/engine.ts';
+import { GITDIR } from '../../workers/store/repoFs.ts';
 import { git } from './git.ts';
 
 /** The files of a repo's pack directory, sorted: what a fetch stored, or did not. */
-export async function packFiles(repoId: string): Promise<string[]> {
-  return (await openRepoFs(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
+export async function packFiles(ctx: EngineContext, repoId: string): Promise<string[]> {
+  return (await ctx.store.repoFs.open(repoId).promises.readdir(`${GITDIR}/objects/pack`)).sort();
 }
 
 /** The typed error a call failed with; fails the test if it succeeded. */
@@ -21,8 +22,8 @@ export async function failure(p: Promise<unknown>): Promise<Error & { code: stri
  * Every file under the repo's `/.git`, path to SHA-1 of its bytes, sorted: compare two to show an operation
  * left the git directory byte for byte as it was.
  */
-export async function snapshotGitDir(repoId: string): Promise<Record<string, string>> {
-  const fs = openRepoFs(repoId).promises;
+export async function snapshotGitDir(ctx: EngineContext, repoId: string): Promise<Record<string, string>> {
+  const fs = ctx.store.repoFs.open(repoId).promises;
   const out: Record<string, string> = {};
   const walk = async (dir: string): Promise<void> => {
     for (const name of (await fs.readdir(dir)).sort()) {

@@ -1,22 +1,25 @@
 /** Stable codes callers may branch on; the message is for people. */
-export type PackErrorCode =
-  | 'PACK_SIGNATURE'
-  | 'PACK_VERSION'
-  | 'PACK_TRUNCATED'
-  | 'PACK_CORRUPT'
-  | 'PACK_CHECKSUM_MISMATCH'
-  | 'PACK_DELTA_BASE_MISSING'
-  | 'PACK_DELTA_INVALID'
-  | 'PACK_TRAILING_DATA'
-  | 'PACK_INDEX_INVALID'
-  /** An object (or a delta's declared result) is larger than `maxObjectSize`. */
-  | 'PACK_OBJECT_TOO_LARGE'
-  /** The pack inflates to more than its budget (`inflateRatio` times its size, at least `inflateFloor`). */
-  | 'PACK_INFLATE_BUDGET'
-  | 'ABORTED';
+export const PACK_ERROR_CODES = Object.freeze([
+  'PACK_SIGNATURE',
+  'PACK_VERSION',
+  'PACK_TRUNCATED',
+  'PACK_CORRUPT',
+  'PACK_CHECKSUM_MISMATCH',
+  'PACK_DELTA_BASE_MISSING',
+  'PACK_DELTA_INVALID',
+  'PACK_TRAILING_DATA',
+  'PACK_INDEX_INVALID',
+  // An object (or a delta's declared result) is larger than `maxObjectSize`.
+  'PACK_OBJECT_TOO_LARGE',
+  // The pack inflates to more than its budget (`inflateRatio` times its size, at least `inflateFloor`).
+  'PACK_INFLATE_BUDGET',
+  'ABORTED',
+] as const);
+
+export type PackErrorCode = (typeof PACK_ERROR_CODES)[number];
 
 // What the person should do next, appended to every message of that code.
-const ADVICE: Record<PackErrorCode, string> = {
+const ADVICE: Readonly<Record<PackErrorCode, string>> = Object.freeze({
   PACK_SIGNATURE: 'The server did not send a git pack; check the repository URL.',
   PACK_VERSION: 'This pack format is not supported; only versions 2 and 3 are.',
   PACK_TRUNCATED: 'The download ended early; nothing was stored. Try again.',
@@ -33,7 +36,7 @@ const ADVICE: Record<PackErrorCode, string> = {
   PACK_INFLATE_BUDGET:
     'Nothing was stored. The server may be hostile; if the repository is genuine, raise the limit in the clone options.',
   ABORTED: 'Nothing was stored.',
-};
+});
 
 export class PackError extends Error {
   readonly code: PackErrorCode;

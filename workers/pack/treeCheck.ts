@@ -5,6 +5,10 @@
 // (FSCK_MSG_*), path.c (is_ntfs_dotgit, is_ntfs_dotgitmodules) and utf8.c (is_hfs_dotgit); the codes
 // git has no name for are marked "ours".
 
+import { show } from './showName.ts';
+
+export { show };
+
 /** Why a tree was refused; a reader can hold this list against git's fsck-msgids. */
 export type TreeCheck =
   /** The bytes are not a tree: a mode that is not octal digits, a missing NUL, a truncated object id. */
@@ -299,15 +303,6 @@ function resolveLink(
     queue.unshift(...next.split(/[/\\]/));
   }
   return null;
-}
-
-/** A name as a person can read it in a message: quoted, invisible and control characters escaped. */
-export function show(name: string): string {
-  const escaped = name.replace(
-    /[\u0000-\u001f\u007f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return `"${escaped.replace(/"/g, '\\"')}"`;
 }
 
 /** The mode's digits as text, or null when they are not all octal (or none). */

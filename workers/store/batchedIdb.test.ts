@@ -1,7 +1,12 @@
 import FS from '@isomorphic-git/lightning-fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { indexedDbStorage } from '../storage/indexedDb.ts';
 import { handOver } from './batchedIdb.ts';
-import { createBatchedFs, openRepoFs, repoDbName, repoFsBackend, writeAllOrNothing } from './repoFs.ts';
+import { createBatchedFs } from './repoFs.ts';
+import { Store } from './store.ts';
+
+const storage = indexedDbStorage();
+const store = new Store(storage, 'blobless');
 
 type Deactivatable = { _deactivate(): Promise<void> };
 const opened: FS[] = [];
@@ -12,7 +17,7 @@ function freshName(): string {
 }
 
 function open(name: string) {
-  const made = createBatchedFs(name);
+  const made = createBatchedFs(storage, name);
   opened.push(made.fs);
   return made;
 }
@@ -246,31 +251,31 @@ describe('BatchedIdb under lightning-fs', () => {
 describe('writeAllOrNothing', () => {
   it('stores everything written inside it in one transaction', async () => {
     const repoId = freshName();
-    const fs = openRepoFs(repoId);
+    const fs = store.repoFs.open(repoId);
     opened.push(fs);
     await fs.promises.writeFile('/before.txt', 'before', 'utf8');
-    const tx = countWriteTransactions(repoDbName(repoId));
-    await writeAllOrNothing(repoId, async () => {
+    const tx = countWriteTransactions(store.repoFs.dbName(repoId));
+    await store.repoFs.writeAllOrNothing(repoId, async () => {
       await fs.promises.mkdir('/w');
       for (let i = 0; i < 100; i++) await fs.promises.writeFile(`/w/${i}`, `${i}`, 'utf8');
     });
     // One for what was pending before (kept out of the batch), one for the batch.
     expect(tx.count()).toBe(2);
-    expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+    expect(store.repoFs.backend(repoId).pendingWrites).toBe(0);
     await close(fs);
     expect((await fs.promises.readdir('/w')).length).toBe(100);
   });
 
   it('stores nothing of a write that throws, and the tree is as before', async () => {
     const repoId = freshName();
-    const fs = openRepoFs(repoId);
+    const fs = store.repoFs.open(repoId);
     opened.push(fs);
     const p = fs.promises;
     await p.writeFile('/kept.txt', 'kept', 'utf8');
     await p.mkdir('/dir');
     const failure = new Error('half way');
     await expect(
-      writeAllOrNothing(repoId, async () => {
+      store.repoFs.writeAllOrNothing(repoId, async () => {
         await p.writeFile('/kept.txt', 'changed', 'utf8');
         await p.writeFile('/dir/new.txt', 'new', 'utf8');
         await p.rmdir('/dir').catch(() => undefined);
@@ -280,7 +285,7 @@ describe('writeAllOrNothing', () => {
     ).rejects.toBe(failure);
     expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
     expect(await p.readdir('/dir')).toEqual([]);
-    expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+    expect(store.repoFs.backend(repoId).pendingWrites).toBe(0);
     await close(fs);
     expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
   });
@@ -297,7 +302,7 @@ describe('writeAllOrNothing', () => {
     'a batch the disk refuses is STORAGE_FULL with the figures (%o), and none of it is stored',
     async (estimate, room) => {
       const repoId = freshName();
-      const fs = openRepoFs(repoId);
+      const fs = store.repoFs.open(repoId);
       opened.push(fs);
       const p = fs.promises;
       await p.writeFile('/kept.txt', 'kept', 'utf8');
@@ -312,17 +317,23 @@ describe('writeAllOrNothing', () => {
         this: IDBDatabase,
         ...args: Parameters<IDBDatabase['transaction']>
       ) {
-        if (full && args[1] === 'readwrite' && [args[0]].flat().includes(`${repoDbName(repoId)}_files`)) {
+        if (
+          full &&
+          args[1] === 'readwrite' &&
+          [args[0]].flat().includes(`${store.repoFs.dbName(repoId)}_files`)
+        ) {
           throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
         }
         return original.apply(this, args);
       });
       try {
-        const err = await writeAllOrNothing(repoId, async () => {
-          full = true;
-          await p.writeFile('/pack.bin', new Uint8Array(1_500_000));
-          await p.unlink('/kept.txt');
-        }).catch((e) => e);
+        const err = await store.repoFs
+          .writeAllOrNothing(repoId, async () => {
+            full = true;
+            await p.writeFile('/pack.bin', new Uint8Array(1_500_000));
+            await p.unlink('/kept.txt');
+          })
+          .catch((e) => e);
         expect(err).toMatchObject({ name: 'StoreError', code: 'STORAGE_FULL' });
         expect(err.message).toBe(
           `The browser refused to store the changes (1.5 MB needed; ${room}): its storage for this site is full. Delete repositories you no longer need, then try again.`,
@@ -331,7 +342,7 @@ describe('writeAllOrNothing', () => {
         nav.storage = storage;
         vi.restoreAllMocks();
       }
-      expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+      expect(store.repoFs.backend(repoId).pendingWrites).toBe(0);
       expect(await p.readdir('/')).toEqual(['kept.txt']);
       await close(fs);
       expect(await p.readdir('/')).toEqual(['kept.txt']);
@@ -344,15 +355,17 @@ describe('staging ahead of the commit', () => {
   /** A repo whose every new file is staged as soon as it is written (STAGE_BYTES 1). */
   function stagingRepo() {
     const repoId = freshName();
-    const fs = openRepoFs(repoId);
+    const fs = store.repoFs.open(repoId);
     opened.push(fs);
-    repoFsBackend(repoId).stageBytes = 1;
-    return { repoId, fs, p: fs.promises, name: repoDbName(repoId) };
+    store.repoFs.backend(repoId).stageBytes = 1;
+    return { repoId, fs, p: fs.promises, name: store.repoFs.dbName(repoId) };
   }
 
   /** The superblock IndexedDB holds now, read apart from the repo's own file system. */
   async function storedPaths(name: string): Promise<string[]> {
-    const other = new FS(`${name}`, { db: new (await import('./batchedIdb.ts')).BatchedIdb(name) } as never);
+    const other = new FS(`${name}`, {
+      db: new (await import('./batchedIdb.ts')).BatchedIdb(name, storage.files(name)),
+    } as never);
     opened.push(other);
     const out: string[] = [];
     const walk = async (dir: string) => {
@@ -372,13 +385,13 @@ describe('staging ahead of the commit', () => {
     await p.writeFile('/before.txt', 'before', 'utf8');
     await p.flush();
     const keysBefore = (await rawKeys(name)).length;
-    await writeAllOrNothing(repoId, async () => {
+    await store.repoFs.writeAllOrNothing(repoId, async () => {
       await p.mkdir('/w');
       for (let i = 0; i < 20; i++) await p.writeFile(`/w/${i}`, `content ${i}`, 'utf8');
       // Staged: their contents are in IndexedDB already, and out of the pending batch.
-      await repoFsBackend(repoId).storedInodes();
+      await store.repoFs.backend(repoId).storedInodes();
       expect((await rawKeys(name)).length).toBe(keysBefore + 20);
-      expect(repoFsBackend(repoId).pendingWrites).toBe(0);
+      expect(store.repoFs.backend(repoId).pendingWrites).toBe(0);
       expect(await storedPaths(name)).toEqual(['/before.txt']);
       // Reads of a staged file go to IndexedDB.
       expect(await p.readFile('/w/7', 'utf8')).toBe('content 7');
@@ -398,16 +411,16 @@ describe('staging ahead of the commit', () => {
     const keysBefore = await rawKeys(name);
     const failure = new Error('half way');
     await expect(
-      writeAllOrNothing(repoId, async () => {
+      store.repoFs.writeAllOrNothing(repoId, async () => {
         await p.writeFile('/kept.txt', 'x'.repeat(1000), 'utf8');
         await p.writeFile('/new.txt', 'new', 'utf8');
-        await repoFsBackend(repoId).storedInodes();
+        await store.repoFs.backend(repoId).storedInodes();
         expect((await rawKeys(name)).length).toBe(keysBefore.length + 1);
         throw failure;
       }),
     ).rejects.toBe(failure);
     // The discard deleted what it staged; the old file is untouched.
-    await repoFsBackend(repoId).storedInodes();
+    await store.repoFs.backend(repoId).storedInodes();
     expect((await rawKeys(name)).sort()).toEqual(keysBefore.sort());
     expect(await p.readFile('/kept.txt', 'utf8')).toBe('kept');
     await expect(p.readFile('/new.txt', 'utf8')).rejects.toThrow();

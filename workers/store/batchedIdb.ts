@@ -1,6 +1,7 @@
 /**
  * A drop-in for lightning-fs's IdbBackend (the `db` option of its DefaultBackend) that turns one
- * IndexedDB transaction per file into one per superblock save.
+ * IndexedDB transaction per file into one per superblock save. It stores through the engine's storage
+ * (store/storage.ts FileRecords): IndexedDB by default, memory where asked; the batching is the same.
  *
  * lightning-fs keeps the directory tree (the "superblock") in memory and file contents in IndexedDB
  * under their inode number; its IdbBackend opens a transaction for every write, so writing a working
@@ -15,6 +16,7 @@
 
 import type FS from '@isomorphic-git/lightning-fs';
 import { storageErrorWithFigures } from './errors.ts';
+import type { FileRecords, RecordKey } from './storage.ts';
 
 /** lightning-fs's in-memory superblock: a tree of Maps, stored as is (structured clone). */
 export type Superblock = FS.SuperBlock;
@@ -52,17 +54,23 @@ const GENERATION_KEY = '!generation';
  */
 export const STAGE_BYTES = 4 * 1024 * 1024;
 
-/** Buffers whose writer gave them up (a pack just received), so stored without a defensive copy. */
-const handedOver = new WeakSet<Uint8Array>();
+/** Marks a buffer whose writer gave it up (a pack just received), so stored without a defensive copy. */
+const HANDED_OVER = Symbol('handed over to the file system');
 
 /**
  * Marks `bytes` as given to the file system for good: the writer will not change nor reuse them, and they
  * fill their whole ArrayBuffer, so writeFile keeps them as they are instead of copying. A pack is then held
- * once, not twice, until IndexedDB stores it.
+ * once, not twice, until IndexedDB stores it. The mark is on the buffer itself, so it needs no registry.
  */
 export function handOver(bytes: Uint8Array): Uint8Array {
-  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) handedOver.add(bytes);
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    Object.defineProperty(bytes, HANDED_OVER, { value: true });
+  }
   return bytes;
+}
+
+function isHandedOver(bytes: Uint8Array): boolean {
+  return (bytes as Uint8Array & { [HANDED_OVER]?: true })[HANDED_OVER] === true;
 }
 
 export class BatchedIdb {
@@ -80,7 +88,6 @@ export class BatchedIdb {
   private staged = new Set<number>();
   /** The first staging transaction that failed: the whole batch then fails at its commit. */
   private stageError: unknown = null;
-  private dbPromise: Promise<IDBDatabase> | undefined;
   private holds = 0;
   /** A superblock lightning-fs asked to save while writes were held; committed on release. */
   private heldSuperblock: Superblock | undefined;
@@ -109,7 +116,8 @@ export class BatchedIdb {
 
   constructor(
     readonly dbName: string,
-    readonly storeName = `${dbName}_files`,
+    /** Where the records go: one database of the engine's storage. */
+    private readonly records: FileRecords,
   ) {}
 
   /** Writes (and unlinks) not yet committed. */
@@ -143,10 +151,10 @@ export class BatchedIdb {
     // While writes are held, the newest tree is the held one: IndexedDB's would not name the held files.
     if (this.heldSuperblock !== undefined) return this.heldSuperblock;
     await this.chain;
-    const [superblock, generation] = await this.requestMany<[Superblock, string | undefined]>((store) => [
-      store.get(SUPERBLOCK_KEY),
-      store.get(GENERATION_KEY),
-    ]);
+    const [superblock, generation] = (await this.records.getMany([SUPERBLOCK_KEY, GENERATION_KEY])) as [
+      Superblock,
+      string | undefined,
+    ];
     this.generation = generation;
     this.loaded = true;
     return superblock;
@@ -155,14 +163,14 @@ export class BatchedIdb {
   /** The inodes whose contents IndexedDB holds (committed): startup repair looks for the ones missing. */
   async storedInodes(): Promise<Set<number>> {
     await this.chain;
-    const keys = await this.request<IDBValidKey[]>('readonly', (store) => store.getAllKeys());
+    const keys = await this.records.keys();
     return new Set(keys.filter((k): k is number => typeof k === 'number'));
   }
 
   /** The generation IndexedDB holds now: another than `generation` means another tab committed. */
   async storedGeneration(): Promise<string | undefined> {
     await this.chain;
-    return this.request('readonly', (store) => store.get(GENERATION_KEY));
+    return (await this.records.get(GENERATION_KEY)) as string | undefined;
   }
 
   /**
@@ -185,13 +193,13 @@ export class BatchedIdb {
   async readFile(inode: number): Promise<Uint8Array | undefined> {
     const pending = this.lookupPending(inode);
     if (pending !== undefined) return pending ?? undefined;
-    return this.request('readonly', (store) => store.get(inode));
+    return (await this.records.get(inode)) as Uint8Array | undefined;
   }
 
   writeFile(inode: number, data: Uint8Array): Promise<void> {
     // A copy unless handed over: the caller may reuse its buffer, and a pooled Node Buffer would store its
     // whole slab.
-    this.pending.set(inode, handedOver.has(data) ? data : new Uint8Array(data));
+    this.pending.set(inode, isHandedOver(data) ? data : new Uint8Array(data));
     if (this.holds > 0 && this.fresh.has(inode) && !this.dead) {
       this.freshBytes += data.byteLength;
       if (this.freshBytes >= this.stageBytes) this.stage();
@@ -220,9 +228,7 @@ export class BatchedIdb {
     const run = this.chain.then(async () => {
       try {
         if (this.stageError !== null || this.dead || this.ignoringSaves) return;
-        await this.transact((store) => {
-          for (const [inode, data] of batch) store.put(data, inode);
-        });
+        await this.records.write(batch);
         for (const inode of batch.keys()) this.staged.add(inode);
       } catch (err) {
         let bytes = 0;
@@ -250,19 +256,13 @@ export class BatchedIdb {
     if (inodes.length === 0) return;
     // Chained after any staging in flight, so its put cannot land after this delete. If the delete itself
     // fails, startup repair finds the unnamed records.
-    this.chain = this.chain.then(() =>
-      this.transact((store) => {
-        for (const inode of inodes) store.delete(inode);
-      }).catch(() => undefined),
-    );
+    this.chain = this.chain.then(() => this.records.write(deletions(inodes)).catch(() => undefined));
   }
 
   /** Deletes stored contents that no superblock names (startup repair, under the repo's write lock). */
   async deleteUnnamed(inodes: number[]): Promise<void> {
     await this.chain;
-    await this.transact((store) => {
-      for (const inode of inodes) store.delete(inode);
-    });
+    await this.records.write(deletions(inodes));
   }
 
   unlink(inode: number): Promise<void> {
@@ -274,16 +274,14 @@ export class BatchedIdb {
     this.pending.clear();
     this.forgetStaging();
     this.heldSuperblock = undefined;
-    await this.request('readwrite', (store) => store.clear());
+    await this.records.clear();
   }
 
   /** lightning-fs closes its backend when it goes idle; held writes stay in memory for the next commit. */
   async close(): Promise<void> {
     await this.chain;
-    if (this.pending.size > 0 || this.heldSuperblock !== undefined || !this.dbPromise) return;
-    const db = await this.dbPromise.catch(() => undefined);
-    this.dbPromise = undefined;
-    db?.close();
+    if (this.pending.size > 0 || this.heldSuperblock !== undefined) return;
+    await this.records.close();
   }
 
   /**
@@ -327,7 +325,7 @@ export class BatchedIdb {
 
   private async commitNow(superblock: Superblock): Promise<void> {
     if (this.ignoringSaves || this.dead) return;
-    const db = await this.db();
+    await this.records.ready();
     if (this.ignoringSaves || this.dead) return;
     // From here to the last put nothing awaits, so the batch and the superblock are taken at one instant.
     const batch = this.pending;
@@ -338,14 +336,9 @@ export class BatchedIdb {
     try {
       // A staging transaction of this batch failed (chained before this commit, so it has settled).
       if (this.stageError !== null) throw this.stageError;
-      await this.transactOn(db, (store) => {
-        for (const [inode, data] of batch) {
-          if (data === null) store.delete(inode);
-          else store.put(data, inode);
-        }
-        store.put(superblock, SUPERBLOCK_KEY);
-        store.put(generation, GENERATION_KEY);
-      });
+      const changes: [RecordKey, unknown][] = [...batch];
+      changes.push([SUPERBLOCK_KEY, superblock], [GENERATION_KEY, generation]);
+      await this.records.write(changes);
       this.transactions++;
       this.generation = generation;
       // The superblock now names what was staged: it is committed like the rest.
@@ -384,73 +377,8 @@ export class BatchedIdb {
     }
     return undefined;
   }
+}
 
-  /** One readwrite transaction; resolves when IndexedDB has committed it. */
-  private async transact(fill: (store: IDBObjectStore) => void): Promise<void> {
-    await this.transactOn(await this.db(), fill);
-  }
-
-  /**
-   * A readwrite transaction on `db`, opened and filled before this returns (no await in between, so what
-   * `fill` puts is taken at one instant); resolves when IndexedDB has committed it. A put can throw at
-   * once (a quota check, a clone failure): then none of it is stored.
-   */
-  private transactOn(db: IDBDatabase, fill: (store: IDBObjectStore) => void): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const tx = db.transaction(this.storeName, 'readwrite');
-      tx.oncomplete = () => resolve();
-      tx.onabort = tx.onerror = () => reject(tx.error);
-      try {
-        fill(tx.objectStore(this.storeName));
-      } catch (err) {
-        tx.abort();
-        reject(err);
-      }
-    });
-  }
-
-  private db(): Promise<IDBDatabase> {
-    this.dbPromise ??= new Promise<IDBDatabase>((resolve, reject) => {
-      const req = indexedDB.open(this.dbName);
-      req.onupgradeneeded = () => req.result.createObjectStore(this.storeName);
-      req.onsuccess = () => {
-        const db = req.result;
-        // Deleting the repo's database must not wait for this connection.
-        db.onversionchange = () => {
-          db.close();
-          this.dbPromise = undefined;
-        };
-        resolve(db);
-      };
-      req.onerror = () => reject(req.error);
-    });
-    const opening = this.dbPromise;
-    opening.catch(() => {
-      if (this.dbPromise === opening) this.dbPromise = undefined;
-    });
-    return opening;
-  }
-
-  private async requestMany<T extends unknown[]>(make: (store: IDBObjectStore) => IDBRequest[]): Promise<T> {
-    const db = await this.db();
-    return new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(this.storeName, 'readonly');
-      const reqs = make(tx.objectStore(this.storeName));
-      tx.oncomplete = () => resolve(reqs.map((r) => r.result) as T);
-      tx.onabort = tx.onerror = () => reject(tx.error);
-    });
-  }
-
-  private async request<T>(
-    mode: IDBTransactionMode,
-    make: (store: IDBObjectStore) => IDBRequest,
-  ): Promise<T> {
-    const db = await this.db();
-    return new Promise<T>((resolve, reject) => {
-      const tx = db.transaction(this.storeName, mode);
-      const req = make(tx.objectStore(this.storeName));
-      tx.oncomplete = () => resolve(req.result as T);
-      tx.onabort = tx.onerror = () => reject(tx.error ?? req.error);
-    });
-  }
+function deletions(inodes: number[]): [RecordKey, null][] {
+  return inodes.map((inode) => [inode, null]);
 }

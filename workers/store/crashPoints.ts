@@ -1,5 +1,5 @@
 // Named points inside the writing operations where crash tests stop a worker dead. In production no hook
-// is ever set (only tests call setCrashHook), so each point costs one comparison.
+// is ever set (only tests call setHook), so each point costs one comparison.
 //
 // In Chromium, an e2e test reaches the worker's global scope through DevTools (Playwright's
 // `worker.evaluate`), which no page script can: it sets `__bloblessCrashAt` to a point's name, waits for
@@ -22,26 +22,29 @@ export type CrashPoint =
   /** A pack merge deleted some of the old packs' files, not yet committed. */
   | 'repack:old-packs-removing';
 
-type CrashHook = (point: CrashPoint) => Promise<void> | void;
-
-let hook: CrashHook | undefined;
-
-/** For tests: `hook` runs at every crash point; it may never resolve, abandoning the operation there. */
-export function setCrashHook(next: CrashHook | undefined): void {
-  hook = next;
-}
+export type CrashHook = (point: CrashPoint) => Promise<void> | void;
 
 interface CrashGlobals {
   __bloblessCrashAt?: string;
   __bloblessCrashedAt?: string;
 }
 
-export async function crashPoint(point: CrashPoint): Promise<void> {
-  if (hook) await hook(point);
-  const globals = globalThis as CrashGlobals;
-  if (globals.__bloblessCrashAt === point) {
-    globals.__bloblessCrashedAt = point;
-    // Never goes on: the test terminates the worker while it waits here.
-    await new Promise<never>(() => undefined);
+/** One engine's crash points: the hook a test set, if any. */
+export class CrashPoints {
+  private hook: CrashHook | undefined;
+
+  /** For tests: `hook` runs at every crash point; it may never resolve, abandoning the operation there. */
+  setHook(next: CrashHook | undefined): void {
+    this.hook = next;
+  }
+
+  async at(point: CrashPoint): Promise<void> {
+    if (this.hook) await this.hook(point);
+    const globals = globalThis as CrashGlobals;
+    if (globals.__bloblessCrashAt === point) {
+      globals.__bloblessCrashedAt = point;
+      // Never goes on: the test terminates the worker while it waits here.
+      await new Promise<never>(() => undefined);
+    }
   }
 }

@@ -1,14 +1,17 @@
-export type StoreErrorCode =
-  | 'STORAGE_FULL'
-  | 'STORAGE_FAILED'
-  | 'STORAGE_BLOCKED'
-  | 'REPO_NOT_FOUND'
-  /** A config value git's format cannot hold (a NUL, a line feed in a section name), or a malformed config. */
-  | 'CONFIG_INVALID'
-  /** A ref name git would refuse reached the store (a bug upstream: ops filters server names first). */
-  | 'REF_NAME_INVALID'
-  /** A wait for another tab's work on the repo, given up (the person cancelled). */
-  | 'ABORTED';
+export const STORE_ERROR_CODES = Object.freeze([
+  'STORAGE_FULL',
+  'STORAGE_FAILED',
+  'STORAGE_BLOCKED',
+  'REPO_NOT_FOUND',
+  // A config value git's format cannot hold (a NUL, a line feed in a section name), or a malformed config.
+  'CONFIG_INVALID',
+  // A ref name git would refuse reached the store (a bug upstream: ops filters server names first).
+  'REF_NAME_INVALID',
+  // A wait for another tab's work on the repo, given up (the person cancelled).
+  'ABORTED',
+] as const);
+
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 export class StoreError extends Error {
   override readonly name = 'StoreError';

@@ -1,11 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { memoryStorage } from '../storage/memory.ts';
 import { writeNewGitDir } from './gitDir.ts';
-import { deleteRepoFs, GITDIR, openRepoFs } from './repoFs.ts';
+import { GITDIR } from './repoFs.ts';
+import { Store } from './store.ts';
 
+const store = new Store(memoryStorage(), 'blobless');
 const repoId = 'gitdir-ref-guard';
-afterAll(() => deleteRepoFs(repoId));
+afterAll(() => store.repoFs.delete(repoId));
 
 const base = {
+  description: 'Cloned by Blobless',
   config: { remote: { url: 'https://h/r.git', fetchRefspec: '+refs/heads/*:refs/remotes/origin/*' } },
   head: { branch: 'main' },
   packedRefs: [],
@@ -19,7 +23,7 @@ describe('writeNewGitDir refuses ref names git refuses, before writing anything'
     ['a packed ref', { looseRefs: [], packedRefs: [{ name: 'refs/tags/a\nb', oid: '1'.repeat(40) }] }],
     ['the HEAD branch', { looseRefs: [], head: { branch: '../../config' } }],
   ])('%s', async (_, bad) => {
-    const fs = openRepoFs(repoId).promises;
+    const fs = store.repoFs.open(repoId).promises;
     await expect(writeNewGitDir(fs, { ...base, ...bad })).rejects.toMatchObject({ code: 'REF_NAME_INVALID' });
     await expect(fs.readdir(GITDIR)).rejects.toMatchObject({ code: 'ENOENT' });
   });

@@ -34,6 +34,8 @@ export async function writePackFile(fs: PromiseFs, checksum: string, pack: Uint8
 
 export interface NewGitDir {
   config: RepoConfig;
+  /** `.git/description` ("Cloned by Blobless"): what gitweb and hooks show; the engine's productName says. */
+  description: string;
   /** `ref: refs/heads/x` target branch, or a detached commit id. */
   head: { branch: string } | { oid: string };
   looseRefs: { name: string; value: string }[];
@@ -111,7 +113,7 @@ export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void>
     }
     await writePack(fs, d.pack);
     await fs.writeFile(`${GITDIR}/config`, serializeRepoConfig(d.config), 'utf8');
-    await fs.writeFile(`${GITDIR}/description`, 'Cloned by Blobless\n', 'utf8');
+    await fs.writeFile(`${GITDIR}/description`, `${d.description}\n`, 'utf8');
     await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
     await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs(d.packedRefs), 'utf8');
     for (const ref of d.looseRefs) await writeFileDeep(fs, `${GITDIR}/${ref.name}`, `${ref.value}\n`);

@@ -7,7 +7,7 @@ import { SHA1_HEX } from '../model/objectId.ts';
 import { oidFromHex } from '../pack/objectHash.ts';
 import { type PackIndex, parsePackIndexV2 } from '../pack/packIndex.ts';
 import { storageError } from './errors.ts';
-import { GITDIR, onRepoFsReloaded, openRepoFs, type PromiseFs } from './repoFs.ts';
+import { GITDIR, type PromiseFs, type RepoFileSystems } from './repoFs.ts';
 
 export const PACK_DIR = `${GITDIR}/objects/pack`;
 
@@ -96,28 +96,36 @@ function oidBytes(oid: string): Uint8Array {
   }
 }
 
-const loaded = new Map<string, Promise<PackSet>>();
-
 /**
- * The repo's pack set, read from disk on first use and then shared: concurrent callers get the same
- * instance, so a pack added by one is seen by all.
+ * Each repo's pack set, read from disk on first use and then shared: concurrent callers get the same
+ * instance, so a pack added by one is seen by all. One per engine.
  */
-export function packSetFor(repoId: string): Promise<PackSet> {
-  let set = loaded.get(repoId);
-  if (!set) {
-    set = loadPackSet(openRepoFs(repoId).promises);
-    loaded.set(repoId, set);
-    // A failed load (storage error) is not cached: the next call tries again.
-    set.catch(() => {
-      if (loaded.get(repoId) === set) loaded.delete(repoId);
-    });
-  }
-  return set;
-}
+export class PackSets {
+  private readonly loaded = new Map<string, Promise<PackSet>>();
 
-/** Drops the cached set, e.g. when the repo is deleted; the next packSetFor reads the disk again. */
-export function forgetPackSet(repoId: string): void {
-  loaded.delete(repoId);
+  constructor(private readonly repoFs: RepoFileSystems) {
+    // Another tab changed the packs: read them again on next use.
+    repoFs.onReloaded((repoId) => this.forget(repoId));
+  }
+
+  for(repoId: string): Promise<PackSet> {
+    let set = this.loaded.get(repoId);
+    if (!set) {
+      set = loadPackSet(this.repoFs.open(repoId).promises);
+      this.loaded.set(repoId, set);
+      const loading = set;
+      // A failed load (storage error) is not cached: the next call tries again.
+      loading.catch(() => {
+        if (this.loaded.get(repoId) === loading) this.loaded.delete(repoId);
+      });
+    }
+    return set;
+  }
+
+  /** Drops the cached set, e.g. when the repo is deleted; the next `for` reads the disk again. */
+  forget(repoId: string): void {
+    this.loaded.delete(repoId);
+  }
 }
 
 async function loadPackSet(fs: PromiseFs): Promise<PackSet> {
@@ -140,6 +148,3 @@ async function loadPackSet(fs: PromiseFs): Promise<PackSet> {
   }
   return set;
 }
-
-// Another tab changed the packs: read them again on next use.
-onRepoFsReloaded(forgetPackSet);

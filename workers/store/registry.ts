@@ -1,4 +1,4 @@
-import { createStore, del, get, set, type UseStore, update, values } from 'idb-keyval';
+import type { KeyValueStore, Storage, StorageNames } from './storage.ts';
 
 /** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
 export interface RepoRecord {
@@ -46,46 +46,48 @@ export interface HistoryFillState {
   bytes: number;
 }
 
-let opened: UseStore | undefined;
-// Opened on first use rather than at import, so importing the module never touches IndexedDB.
-function store(): UseStore {
-  opened ??= createStore('blobless-registry', 'repos');
-  return opened;
-}
+/** The list of stored repos: one record each, in the engine's registry database. One per engine. */
+export class Registry {
+  private readonly store: KeyValueStore<RepoRecord>;
 
-export async function putRepo(record: RepoRecord): Promise<void> {
-  await set(record.id, record, store());
-}
+  constructor(storage: Storage, names: StorageNames) {
+    this.store = storage.keyValue<RepoRecord>(names.registryDatabase, 'repos');
+  }
 
-export async function getRepo(id: string): Promise<RepoRecord | undefined> {
-  return get<RepoRecord>(id, store());
-}
+  async put(record: RepoRecord): Promise<void> {
+    await this.store.set(record.id, record);
+  }
 
-export async function listRepoRecords(): Promise<RepoRecord[]> {
-  const all = await values<RepoRecord>(store());
-  return all.sort((a, b) => b.lastFetchedAt - a.lastFetchedAt);
-}
+  get(id: string): Promise<RepoRecord | undefined> {
+    return this.store.get(id);
+  }
 
-export async function removeRepo(id: string): Promise<void> {
-  await del(id, store());
-}
+  /** Every record, the one fetched last first. */
+  async list(): Promise<RepoRecord[]> {
+    const all = await this.store.values();
+    return all.filter(Boolean).sort((a, b) => b.lastFetchedAt - a.lastFetchedAt);
+  }
 
-/** Changes a record in one transaction, so it neither undoes a concurrent update nor revives a deleted repo. */
-export async function updateRepo(id: string, change: (r: RepoRecord) => RepoRecord): Promise<void> {
-  await update<RepoRecord | undefined>(id, (r) => r && change(r), store());
-}
+  async remove(id: string): Promise<void> {
+    await this.store.delete(id);
+  }
 
-/** Adds what a fetch cost to the record, in one IndexedDB transaction so concurrent fetches add up. */
-export async function addFetched(id: string, bytes: number, storedBytes: number): Promise<void> {
-  await update<RepoRecord | undefined>(
-    id,
-    (r) =>
-      r && {
-        ...r,
-        bytesFetched: (r.bytesFetched ?? 0) + bytes,
-        sizeBytes: r.sizeBytes + storedBytes,
-        lastFetchedAt: Date.now(),
-      },
-    store(),
-  );
+  /** Changes a record in one transaction, so it neither undoes a concurrent update nor revives a deleted repo. */
+  async update(id: string, change: (r: RepoRecord) => RepoRecord): Promise<void> {
+    await this.store.update(id, (r) => r && change(r));
+  }
+
+  /** Adds what a fetch cost to the record, in one transaction so concurrent fetches add up. */
+  async addFetched(id: string, bytes: number, storedBytes: number): Promise<void> {
+    await this.store.update(
+      id,
+      (r) =>
+        r && {
+          ...r,
+          bytesFetched: (r.bytesFetched ?? 0) + bytes,
+          sizeBytes: r.sizeBytes + storedBytes,
+          lastFetchedAt: Date.now(),
+        },
+    );
+  }
 }

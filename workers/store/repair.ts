@@ -9,10 +9,10 @@
 import { isSha1Hex, SHA1_HEX } from '../model/objectId.ts';
 import { PackIngester } from '../pack/packIngester.ts';
 import { removePackFiles } from './gitDir.ts';
-import { forgetPackSet, PACK_DIR } from './packSet.ts';
-import { listRepoRecords, type RepoRecord, removeRepo, updateRepo } from './registry.ts';
-import { deleteRepoFs, GITDIR, openRepoFs, type PromiseFs, repoDbName, repoFsBackend } from './repoFs.ts';
-import { repoLockInUse, tryRepoLock } from './repoLock.ts';
+import { PACK_DIR } from './packSet.ts';
+import type { RepoRecord } from './registry.ts';
+import { GITDIR, type PromiseFs } from './repoFs.ts';
+import type { Store } from './store.ts';
 
 export interface RepairReport {
   /** What was deleted or rewritten, one sentence each. */
@@ -21,79 +21,75 @@ export interface RepairReport {
   reported: string[];
 }
 
-const DB_NAME = /^blobless-repo-(.+?)(_lock)?$/;
 /** A pack's files in objects/pack (gitrepository-layout): `pack-<id>.pack|.idx|.promisor|.keep`. */
 const PACK_FILE_NAME = new RegExp(`^pack-(${SHA1_HEX})\\.(pack|idx|promisor|keep)$`);
 const PACK_FILE_PATH = new RegExp(`^/\\.git/objects/pack/pack-(${SHA1_HEX})\\.(pack|idx|promisor|keep)$`);
 
 /** Looks at every stored repo once; see the file comment. Never throws: a failure is reported. */
-export async function repairStores(): Promise<RepairReport> {
+export async function repairStores(store: Store): Promise<RepairReport> {
+  const { registry, locks, repoFs, names } = store;
   const report: RepairReport = { removed: [], reported: [] };
-  const databases = await listDatabases();
+  const databases = await store.storage.listDatabases();
   if (!databases) {
     report.reported.push(
       'This browser cannot list its databases, so leftovers of interrupted clones were not looked for.',
     );
   }
-  const records = await listRepoRecords();
+  const records = await registry.list();
   const recorded = new Map(records.map((r) => [r.id, r]));
   const withData = new Set<string>();
   const companions = new Set<string>();
   for (const name of databases ?? []) {
-    const m = DB_NAME.exec(name);
-    if (!m) continue;
-    if (m[2]) companions.add(m[1]);
-    else withData.add(m[1]);
+    const db = names.parseRepoDatabase(name);
+    if (!db) continue;
+    if (db.companion) companions.add(db.repoId);
+    else withData.add(db.repoId);
   }
 
   for (const id of new Set([...withData, ...companions])) {
     if (recorded.has(id)) continue;
     // A clone in progress in another tab holds the lock from before its database exists to its record.
-    if (await repoLockInUse(id)) continue;
-    const done = await tryRepoLock(id, 'repairing', async () => {
-      await deleteRepoFs(id);
-      forgetPackSet(id);
-    }).catch((err: unknown) => err);
+    if (await locks.repoLockInUse(id)) continue;
+    const done = await locks
+      .tryRepoLock(id, 'repairing', async () => {
+        await repoFs.delete(id);
+        store.forgetRepo(id);
+      })
+      .catch((err: unknown) => err);
     if (done === 'busy') continue;
-    if (done instanceof Error) report.reported.push(`Could not delete ${repoDbName(id)}: ${done.message}`);
+    const dbName = repoFs.dbName(id);
+    if (done instanceof Error) report.reported.push(`Could not delete ${dbName}: ${done.message}`);
     else if (withData.has(id)) {
-      report.removed.push(`Deleted ${repoDbName(id)}: an interrupted clone that no repository record names.`);
+      report.removed.push(`Deleted ${dbName}: an interrupted clone that no repository record names.`);
     } else {
-      report.removed.push(`Deleted ${repoDbName(id)}_lock, left behind by a repository that is gone.`);
+      report.removed.push(`Deleted ${dbName}_lock, left behind by a repository that is gone.`);
     }
   }
 
   for (const record of records) {
     if (databases && !withData.has(record.id)) {
-      if (await repoLockInUse(record.id)) continue;
-      await removeRepo(record.id);
+      if (await locks.repoLockInUse(record.id)) continue;
+      await registry.remove(record.id);
       report.removed.push(
         `Removed ${record.name} (${record.url}) from the list: its stored data was gone (an interrupted delete). Clone it again to get it back.`,
       );
       continue;
     }
-    const done = await tryRepoLock(record.id, 'repairing', () => repairRepo(record, report)).catch(
-      (err: unknown) => err,
-    );
+    const done = await locks
+      .tryRepoLock(record.id, 'repairing', () => repairRepo(store, record, report))
+      .catch((err: unknown) => err);
     if (done instanceof Error) report.reported.push(`Could not check ${record.name}: ${done.message}`);
   }
   return report;
 }
 
-async function listDatabases(): Promise<string[] | undefined> {
-  const factory = indexedDB as IDBFactory & { databases?: () => Promise<IDBDatabaseInfo[]> };
-  if (typeof factory.databases !== 'function') return undefined;
-  const all = await factory.databases();
-  return all.map((d) => d.name ?? '').filter(Boolean);
-}
-
-async function repairRepo(record: RepoRecord, report: RepairReport): Promise<void> {
-  const fs = openRepoFs(record.id).promises;
+async function repairRepo(store: Store, record: RepoRecord, report: RepairReport): Promise<void> {
+  const fs = store.repoFs.open(record.id).promises;
   const label = record.name;
   let packsChanged = false;
 
   // One walk of the tree: the files whose contents IndexedDB does not hold, and every inode it names.
-  const stored = await repoFsBackend(record.id).storedInodes();
+  const stored = await store.repoFs.backend(record.id).storedInodes();
   const missing: string[] = [];
   const named = new Set<number>();
   await walkFiles(fs, '/', (path, ino, isFile) => {
@@ -105,7 +101,7 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
   // died before it. The fixes below remove files, whose contents go with them, or write new ones.
   const unnamed = [...stored].filter((ino) => !named.has(ino));
   if (unnamed.length > 0) {
-    await repoFsBackend(record.id).deleteUnnamed(unnamed);
+    await store.repoFs.backend(record.id).deleteUnnamed(unnamed);
     report.removed.push(
       `${label}: deleted ${unnamed.length} stored file contents that no file names (left by an interrupted write).`,
     );
@@ -166,14 +162,14 @@ async function repairRepo(record: RepoRecord, report: RepairReport): Promise<voi
   // The record follows HEAD: a checkout that died after committing its files left the record behind.
   const head = await readHead(fs);
   if (head && (head.branch !== record.branch || head.oid !== record.headOid)) {
-    await updateRepo(record.id, (r) => ({ ...r, branch: head.branch, headOid: head.oid }));
+    await store.registry.update(record.id, (r) => ({ ...r, branch: head.branch, headOid: head.oid }));
     report.removed.push(
       `${label}: the list now shows ${head.branch ?? head.oid.slice(0, 7)}, where HEAD is.`,
     );
   }
 
   await fs.flush();
-  if (packsChanged) forgetPackSet(record.id);
+  if (packsChanged) store.forgetRepo(record.id);
 }
 
 async function walkFiles(

@@ -1,7 +1,6 @@
 // What the workers of every tab say to each other and to the pages about a repository, over one
-// BroadcastChannel. The UI takes the type from here and the channel's name from api.repoEvents().
-
-export const REPO_EVENTS_CHANNEL = 'blobless-repos';
+// BroadcastChannel per engine namespace (StorageNames.eventsChannel). The UI takes the type from here and
+// the channel's name from engine.repoEvents().
 
 export type RepoEvent =
   /** A worker took the repo's write lock and runs `what` (e.g. "checkout of main"). */
@@ -14,6 +13,6 @@ export type RepoEvent =
   | { type: 'who'; repoId: string; origin: string };
 
 /** The channel, or null where there is none (very old browsers). */
-export function openRepoEvents(): BroadcastChannel | null {
-  return typeof BroadcastChannel === 'function' ? new BroadcastChannel(REPO_EVENTS_CHANNEL) : null;
+export function openRepoEvents(name: string): BroadcastChannel | null {
+  return typeof BroadcastChannel === 'function' ? new BroadcastChannel(name) : null;
 }

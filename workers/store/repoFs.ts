@@ -1,7 +1,9 @@
 import FS from '@isomorphic-git/lightning-fs';
+import CacheFS from '@isomorphic-git/lightning-fs/src/CacheFS.js';
 import DefaultBackend from '@isomorphic-git/lightning-fs/src/DefaultBackend.js';
 import { BatchedIdb } from './batchedIdb.ts';
 import { StoreError, storageError } from './errors.ts';
+import type { FsMutex, Storage, StorageNames } from './storage.ts';
 
 /** The git directory inside each repo's file system; `/` stays free for a working tree. */
 export const GITDIR = '/.git';
@@ -13,210 +15,6 @@ export interface OpenRepoFs {
   db: BatchedIdb;
 }
 
-const open = new Map<string, OpenRepoFs>();
-
-export function repoDbName(repoId: string): string {
-  return `blobless-repo-${repoId}`;
-}
-
-/**
- * One lightning-fs (one IndexedDB database) per repo, so deleting a repo is dropping a database. Its
- * file contents go through BatchedIdb: one transaction per superblock save instead of one per file.
- */
-export function openRepoFs(repoId: string): FS {
-  return openEntry(repoId).fs;
-}
-
-// Repos deleted in this worker: a late write (a lazy fetch finishing) must not recreate their database.
-const deleted = new Set<string>();
-
-function openEntry(repoId: string): OpenRepoFs {
-  if (deleted.has(repoId)) {
-    throw new StoreError('REPO_NOT_FOUND', `The repository "${repoId}" was deleted from this browser.`);
-  }
-  let entry = open.get(repoId);
-  if (!entry) {
-    entry = createBatchedFs(repoDbName(repoId));
-    entry.db.mayCommitBareSave = () => writerCheck(repoId);
-    open.set(repoId, entry);
-  }
-  return entry;
-}
-
-/**
- * Lets a deleted repo be made again under the same id: for repos whose id is derived from their URL (the
- * minimal reads), where a new read after a delete is a new request, not a late write.
- */
-export function allowRecreate(repoId: string): void {
-  deleted.delete(repoId);
-}
-
-/** A lightning-fs on database `name` as repos use it: BatchedIdb under RepoFsBackend. */
-export function createBatchedFs(name: string, opts: { fixInodeWalk?: boolean } = {}): OpenRepoFs {
-  const db = new BatchedIdb(name);
-  const backend = opts.fixInodeWalk === false ? undefined : new RepoFsBackend();
-  const fs = new FS(name, { db, backend } as unknown as FS.Options);
-  db.onCommitFailed = () => {
-    void deactivate(fs).catch(() => undefined);
-  };
-  return { fs, db };
-}
-
-/**
- * lightning-fs's own backend, less one cost: its CacheFS numbers each new inode by walking the whole
- * tree for the largest number in use, so writing n files costs O(n²) (in Chromium, 4 of the 5 s it took
- * to write 20,000 files). Counting on from one walk per loaded tree gives fresh numbers without the walk;
- * unlike the walk it never hands out again the number of a file deleted meanwhile, which is harmless.
- */
-export class RepoFsBackend extends DefaultBackend {
-  override async init(name: string, options?: object): Promise<void> {
-    await super.init(name, options);
-    const cache = this._cache;
-    const walk = cache.autoinc.bind(cache);
-    let counted: unknown;
-    let next = 0;
-    const db = (options as { db?: unknown } | undefined)?.db;
-    cache.autoinc = () => {
-      if (cache._root !== counted) {
-        counted = cache._root;
-        next = walk();
-      }
-      const inode = next++;
-      // Numbered past everything the loaded tree names: its contents are new to IndexedDB.
-      if (db instanceof BatchedIdb) db.noteNewInode(inode);
-      return inode;
-    };
-  }
-}
-
-/** The repo's storage backend, for tests and benchmarks that count its transactions. */
-export function repoFsBackend(repoId: string): BatchedIdb {
-  return openEntry(repoId).db;
-}
-
-/**
- * Runs `write` with every change to the repo's files held in memory, then stores them all in one
- * IndexedDB transaction. If `write` throws, nothing it did is stored and the file tree is read back from
- * IndexedDB, as it was before. Changes made meanwhile by anything else on the same repo share that fate,
- * so callers run one writing operation per repo at a time.
- */
-export async function writeAllOrNothing<T>(repoId: string, write: () => Promise<T>): Promise<T> {
-  const { fs, db } = openEntry(repoId);
-  // lightning-fs's flush fails on a file system not yet initialised (a new repo): any call does that.
-  await fs.promises.stat('/').catch(() => undefined);
-  // What was written before is not part of this batch: store it now, so a discard cannot take it along.
-  await fs.promises.flush();
-  db.hold();
-  let result: T;
-  try {
-    result = await write();
-  } catch (err) {
-    await discardRepoFsChanges(repoId);
-    throw err;
-  }
-  try {
-    // The superblock lightning-fs saves on flush (or saved while held, if it went idle) carries every write.
-    await db.release();
-    await fs.promises.flush();
-  } catch (err) {
-    // Not stored (a full disk, say): then not kept in memory either, where a later save would store it.
-    await discardRepoFsChanges(repoId);
-    throw storageError(err, 'the changes');
-  }
-  return result;
-}
-
-/** Drops the repo's uncommitted writes and makes lightning-fs reload its file tree from IndexedDB. */
-export async function discardRepoFsChanges(repoId: string): Promise<void> {
-  const entry = open.get(repoId);
-  if (!entry) return;
-  entry.db.discard();
-  // Deactivating drops lightning-fs's in-memory superblock (its save is ignored after discard); the next
-  // call loads the stored one.
-  await deactivate(entry.fs);
-}
-
-const reloadListeners: ((repoId: string) => void)[] = [];
-
-let writerCheck: (repoId: string) => boolean = () => true;
-
-/** repoLock.ts tells whether this worker holds a repo's write lock (set once, at its import). */
-export function setRepoWriterCheck(check: (repoId: string) => boolean): void {
-  writerCheck = check;
-}
-
-/**
- * Registers what must be forgotten when the repo's files were changed by another tab (the pack set,
- * isomorphic-git's cache): called after syncRepoFs found a newer tree.
- */
-export function onRepoFsReloaded(listener: (repoId: string) => void): void {
-  reloadListeners.push(listener);
-}
-
-/**
- * Makes this worker see what another tab committed: lightning-fs keeps the tree in memory, and a tab that
- * wrote on a stale tree would erase the other's files. One small read of the stored generation; when it
- * differs, the tree is reloaded and the listeners told. Skipped while this worker has writes of its own
- * in flight (it holds the lock then, so nobody else can have committed). Returns whether it reloaded.
- */
-export async function syncRepoFs(repoId: string): Promise<boolean> {
-  const entry = open.get(repoId);
-  if (!entry) return false;
-  const { fs, db } = entry;
-  // Not yet loaded here: the first use reads the stored tree anyway.
-  if (db.generation === undefined && !db.loaded) return false;
-  if (db.held || db.pendingWrites > 0) return false;
-  let stored: string | undefined;
-  try {
-    stored = await db.storedGeneration();
-  } catch {
-    return false;
-  }
-  if (stored === db.generation || db.held || db.pendingWrites > 0) return false;
-  // Not flushed: the tree in memory is the older one, and saving it would erase the other tab's commit.
-  db.discard();
-  await deactivate(fs);
-  for (const listener of reloadListeners) listener(repoId);
-  return true;
-}
-
-/** The generation of the repo's tree this worker holds (undefined when not open): see BatchedIdb. */
-export function repoFsGeneration(repoId: string): string | undefined {
-  return open.get(repoId)?.db.generation;
-}
-
-/** Whether the repo's writes are held for an all-or-nothing batch (writeAllOrNothing) right now. */
-export function repoFsHeld(repoId: string): boolean {
-  return open.get(repoId)?.db.held ?? false;
-}
-
-/** Resolves true once the repo's writes so far are committed, false if they were dropped. */
-export function repoFsCommitted(repoId: string): Promise<boolean> {
-  const entry = open.get(repoId);
-  return entry ? entry.db.whenCommitted() : Promise.resolve(true);
-}
-
-/**
- * For crash tests: what a terminated worker leaves. Every open repo loses its uncommitted writes and
- * stores nothing more (its lightning-fs saves are ignored), and this worker forgets it all, as a new
- * worker would start.
- */
-export async function abandonOpenRepoFs(): Promise<void> {
-  const entries = [...open];
-  open.clear();
-  deleted.clear();
-  for (const [repoId, entry] of entries) {
-    entry.db.kill();
-    await deactivate(entry.fs).catch(() => undefined);
-    for (const listener of reloadListeners) listener(repoId);
-  }
-}
-
-/** Writes lightning-fs's debounced superblock now, so a reload right after an operation sees its files. */
-export async function flushRepoFs(repoId: string): Promise<void> {
-  await openRepoFs(repoId).promises.flush();
-}
-
 /**
  * How long a delete waits for other connections to the repo's database (another tab's worker) to close
  * after IndexedDB asked them to. Ours close at once on `versionchange`; one that does not is a tab that
@@ -224,54 +22,258 @@ export async function flushRepoFs(repoId: string): Promise<void> {
  */
 export const DELETE_BLOCKED_TIMEOUT_MS = 10_000;
 
-export async function deleteRepoFs(repoId: string, opts: { blockedTimeoutMs?: number } = {}): Promise<void> {
-  deleted.add(repoId);
-  const entry = open.get(repoId);
-  open.delete(repoId);
-  if (entry) {
-    // lightning-fs keeps its database open between calls; deleteDatabase would wait on it forever.
-    entry.db.discard();
-    await deactivate(entry.fs).catch(() => undefined);
+/**
+ * One lightning-fs (one database) per repo, so deleting a repo is dropping a database, each with its file
+ * contents behind BatchedIdb: one transaction per superblock save instead of one per file. One instance per
+ * engine: the file systems it opened, the repos it deleted, and who is told when another tab committed.
+ */
+export class RepoFileSystems {
+  private readonly opened = new Map<string, OpenRepoFs>();
+  /** Repos deleted by this engine: a late write (a lazy fetch finishing) must not recreate their database. */
+  private readonly deleted = new Set<string>();
+  private readonly reloadListeners: ((repoId: string) => void)[] = [];
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly names: StorageNames,
+    /** Whether this engine holds the repo's write lock (repoLock.ts): only then may a bare save commit. */
+    private readonly writerCheck: (repoId: string) => boolean,
+  ) {}
+
+  dbName(repoId: string): string {
+    return this.names.repoDatabase(repoId);
   }
-  const name = repoDbName(repoId);
-  const timeout = opts.blockedTimeoutMs ?? DELETE_BLOCKED_TIMEOUT_MS;
-  await Promise.all([deleteDatabase(name, timeout), deleteDatabase(`${name}_lock`, timeout)]);
+
+  /** The repo's lightning-fs, opened on first use. */
+  open(repoId: string): FS {
+    return this.entry(repoId).fs;
+  }
+
+  /** The repo's storage backend, for tests and benchmarks that count its transactions, and for repair. */
+  backend(repoId: string): BatchedIdb {
+    return this.entry(repoId).db;
+  }
+
+  private entry(repoId: string): OpenRepoFs {
+    if (this.deleted.has(repoId)) {
+      throw new StoreError('REPO_NOT_FOUND', `The repository "${repoId}" was deleted from this browser.`);
+    }
+    let entry = this.opened.get(repoId);
+    if (!entry) {
+      entry = createBatchedFs(this.storage, this.dbName(repoId));
+      entry.db.mayCommitBareSave = () => this.writerCheck(repoId);
+      this.opened.set(repoId, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Lets a deleted repo be made again under the same id: for repos whose id is derived from their URL (the
+   * minimal reads), where a new read after a delete is a new request, not a late write.
+   */
+  allowRecreate(repoId: string): void {
+    this.deleted.delete(repoId);
+  }
+
+  /**
+   * Runs `write` with every change to the repo's files held in memory, then stores them all in one
+   * transaction. If `write` throws, nothing it did is stored and the file tree is read back from storage,
+   * as it was before. Changes made meanwhile by anything else on the same repo share that fate, so callers
+   * run one writing operation per repo at a time.
+   */
+  async writeAllOrNothing<T>(repoId: string, write: () => Promise<T>): Promise<T> {
+    const { fs, db } = this.entry(repoId);
+    // lightning-fs's flush fails on a file system not yet initialised (a new repo): any call does that.
+    await fs.promises.stat('/').catch(() => undefined);
+    // What was written before is not part of this batch: store it now, so a discard cannot take it along.
+    await fs.promises.flush();
+    db.hold();
+    let result: T;
+    try {
+      result = await write();
+    } catch (err) {
+      await this.discard(repoId);
+      throw err;
+    }
+    try {
+      // The superblock lightning-fs saves on flush (or saved while held, if it went idle) carries every write.
+      await db.release();
+      await fs.promises.flush();
+    } catch (err) {
+      // Not stored (a full disk, say): then not kept in memory either, where a later save would store it.
+      await this.discard(repoId);
+      throw storageError(err, 'the changes');
+    }
+    return result;
+  }
+
+  /** Drops the repo's uncommitted writes and makes lightning-fs reload its file tree from storage. */
+  async discard(repoId: string): Promise<void> {
+    const entry = this.opened.get(repoId);
+    if (!entry) return;
+    entry.db.discard();
+    // Deactivating drops lightning-fs's in-memory superblock (its save is ignored after discard); the next
+    // call loads the stored one.
+    await deactivate(entry.fs);
+  }
+
+  /**
+   * Registers what must be forgotten when the repo's files were changed by another tab (the pack set,
+   * isomorphic-git's cache): called after sync() found a newer tree.
+   */
+  onReloaded(listener: (repoId: string) => void): void {
+    this.reloadListeners.push(listener);
+  }
+
+  /**
+   * Makes this engine see what another tab committed: lightning-fs keeps the tree in memory, and a tab that
+   * wrote on a stale tree would erase the other's files. One small read of the stored generation; when it
+   * differs, the tree is reloaded and the listeners told. Skipped while this engine has writes of its own
+   * in flight (it holds the lock then, so nobody else can have committed). Returns whether it reloaded.
+   */
+  async sync(repoId: string): Promise<boolean> {
+    const entry = this.opened.get(repoId);
+    if (!entry) return false;
+    const { fs, db } = entry;
+    // Not yet loaded here: the first use reads the stored tree anyway.
+    if (db.generation === undefined && !db.loaded) return false;
+    if (db.held || db.pendingWrites > 0) return false;
+    let stored: string | undefined;
+    try {
+      stored = await db.storedGeneration();
+    } catch {
+      return false;
+    }
+    if (stored === db.generation || db.held || db.pendingWrites > 0) return false;
+    // Not flushed: the tree in memory is the older one, and saving it would erase the other tab's commit.
+    db.discard();
+    await deactivate(fs);
+    for (const listener of this.reloadListeners) listener(repoId);
+    return true;
+  }
+
+  /** The generation of the repo's tree this engine holds (undefined when not open): see BatchedIdb. */
+  generation(repoId: string): string | undefined {
+    return this.opened.get(repoId)?.db.generation;
+  }
+
+  /** Whether the repo's writes are held for an all-or-nothing batch (writeAllOrNothing) right now. */
+  held(repoId: string): boolean {
+    return this.opened.get(repoId)?.db.held ?? false;
+  }
+
+  /** Resolves true once the repo's writes so far are committed, false if they were dropped. */
+  committed(repoId: string): Promise<boolean> {
+    const entry = this.opened.get(repoId);
+    return entry ? entry.db.whenCommitted() : Promise.resolve(true);
+  }
+
+  /**
+   * For crash tests: what a terminated worker leaves. Every open repo loses its uncommitted writes and
+   * stores nothing more (its lightning-fs saves are ignored), and this engine forgets it all.
+   */
+  async abandonAll(): Promise<void> {
+    const entries = [...this.opened];
+    this.opened.clear();
+    this.deleted.clear();
+    for (const [repoId, entry] of entries) {
+      entry.db.kill();
+      await deactivate(entry.fs).catch(() => undefined);
+      for (const listener of this.reloadListeners) listener(repoId);
+    }
+  }
+
+  /** Writes lightning-fs's debounced superblock now, so a reload right after an operation sees its files. */
+  async flush(repoId: string): Promise<void> {
+    await this.open(repoId).promises.flush();
+  }
+
+  /** Deletes the repo's database and lightning-fs's lock companion; nothing may recreate it afterwards. */
+  async delete(repoId: string, opts: { blockedTimeoutMs?: number } = {}): Promise<void> {
+    this.deleted.add(repoId);
+    const entry = this.opened.get(repoId);
+    this.opened.delete(repoId);
+    if (entry) {
+      // lightning-fs keeps its database open between calls; deleteDatabase would wait on it forever.
+      entry.db.discard();
+      await deactivate(entry.fs).catch(() => undefined);
+    }
+    const name = this.dbName(repoId);
+    const blockedTimeoutMs = opts.blockedTimeoutMs ?? DELETE_BLOCKED_TIMEOUT_MS;
+    await Promise.all([
+      this.storage.deleteDatabase(name, { blockedTimeoutMs }),
+      this.storage.deleteDatabase(`${name}_lock`, { blockedTimeoutMs }),
+    ]);
+  }
+
+  /** Stores what is pending and lets go of every file system (the engine closes). */
+  async close(): Promise<void> {
+    const entries = [...this.opened.values()];
+    this.opened.clear();
+    for (const entry of entries) {
+      await entry.fs.promises.flush().catch(() => undefined);
+      await deactivate(entry.fs).catch(() => undefined);
+    }
+  }
+}
+
+/** A lightning-fs on database `name` as repos use it: BatchedIdb under RepoFsBackend. */
+export function createBatchedFs(
+  storage: Storage,
+  name: string,
+  opts: { fixInodeWalk?: boolean } = {},
+): OpenRepoFs {
+  const db = new BatchedIdb(name, storage.files(name));
+  const backend = opts.fixInodeWalk === false ? undefined : new RepoFsBackend();
+  const mutex = storage.fsMutex?.(name);
+  const fs = new FS(name, { db, backend, mutex } as unknown as FS.Options);
+  db.onCommitFailed = () => {
+    void deactivate(fs).catch(() => undefined);
+  };
+  return { fs, db };
+}
+
+/**
+ * lightning-fs's own backend, less two things. Its CacheFS numbers each new inode by walking the whole
+ * tree for the largest number in use, so writing n files costs O(n²) (in Chromium, 4 of the 5 s it took
+ * to write 20,000 files). Counting on from one walk per loaded tree gives fresh numbers without the walk;
+ * unlike the walk it never hands out again the number of a file deleted meanwhile, which is harmless.
+ * And a storage no other worker reaches gives its own activation mutex (none): lightning-fs's choice reads
+ * `navigator.locks`, which Node does not have.
+ */
+export class RepoFsBackend extends DefaultBackend {
+  override async init(name: string, options?: object): Promise<void> {
+    const { db, mutex } = (options ?? {}) as { db?: unknown; mutex?: FsMutex };
+    if (mutex) {
+      // DefaultBackend.init, with the mutex given.
+      this._name = name;
+      this._idb = db;
+      this._mutex = mutex;
+      this._cache = new CacheFS(name, { uid: 1, gid: 1 });
+      this._opts = {};
+      this._needsWipe = false;
+    } else {
+      await super.init(name, options);
+    }
+    const cache = this._cache;
+    const walk = cache.autoinc.bind(cache);
+    let counted: unknown;
+    let next = 0;
+    cache.autoinc = () => {
+      if (cache._root !== counted) {
+        counted = cache._root;
+        next = walk();
+      }
+      const inode = next++;
+      // Numbered past everything the loaded tree names: its contents are new to storage.
+      if (db instanceof BatchedIdb) db.noteNewInode(inode);
+      return inode;
+    };
+  }
 }
 
 function deactivate(fs: FS): Promise<void> {
   return (fs.promises as unknown as { _deactivate(): Promise<void> })._deactivate();
-}
-
-/**
- * Deletes a database, and resolves only once it is gone. `blocked` means other connections are still
- * open: IndexedDB has sent them `versionchange` (ours close on it), and the delete completes when they
- * have closed, so it is waited for, not taken as done.
- */
-function deleteDatabase(name: string, blockedTimeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const req = indexedDB.deleteDatabase(name);
-    req.onsuccess = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    req.onerror = () => {
-      clearTimeout(timer);
-      reject(storageError(req.error, `the deletion of ${name}`));
-    };
-    req.onblocked = () => {
-      timer ??= setTimeout(
-        () =>
-          reject(
-            new StoreError(
-              'STORAGE_BLOCKED',
-              `Another tab keeps the repository's database ${name} open. Close that tab (or reload it), then delete again.`,
-            ),
-          ),
-        blockedTimeoutMs,
-      );
-    };
-  });
 }
 
 /** `mkdir -p`, tolerant of directories that already exist. */

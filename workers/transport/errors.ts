@@ -1,26 +1,28 @@
-export type TransportErrorCode =
-  | 'INVALID_URL'
-  /** The device says it has no network (`navigator.onLine` is false): no request was sent. */
-  | 'OFFLINE'
-  | 'NETWORK_ERROR'
-  /** The response stopped sending for longer than the stall timeout (retryPolicy.ts STALL_TIMEOUT_MS). */
-  | 'TIMEOUT'
-  | 'HTTP_UNAUTHORIZED'
-  | 'HTTP_FORBIDDEN'
-  | 'HTTP_NOT_FOUND'
-  | 'HTTP_ERROR'
-  /** A token would cross the network in plain http (to the git host or to a CORS proxy). */
-  | 'INSECURE_TRANSPORT'
-  /** A redirect git would not follow, or one that would carry the token to another host. */
-  | 'REDIRECT_REFUSED'
-  /** The CORS proxy itself said no (its rules, not the git host's answer); the message is the proxy's. */
-  | 'PROXY_REFUSED'
-  /**
-   * The token would go through a CORS proxy the person has not agreed to for this repository (in the
-   * token dialog, which names the proxy): nothing was sent.
-   */
-  | 'PROXY_CONSENT_REQUIRED'
-  | 'ABORTED';
+/** Every code a TransportError carries; the type below is made from it, so the two cannot drift apart. */
+export const TRANSPORT_ERROR_CODES = Object.freeze([
+  'INVALID_URL',
+  // The device says it has no network (`navigator.onLine` is false): no request was sent.
+  'OFFLINE',
+  'NETWORK_ERROR',
+  // The response stopped sending for longer than the stall timeout (retryPolicy.ts STALL_TIMEOUT_MS).
+  'TIMEOUT',
+  'HTTP_UNAUTHORIZED',
+  'HTTP_FORBIDDEN',
+  'HTTP_NOT_FOUND',
+  'HTTP_ERROR',
+  // A token would cross the network in plain http (to the git host or to a CORS proxy).
+  'INSECURE_TRANSPORT',
+  // A redirect git would not follow, or one that would carry the token to another host.
+  'REDIRECT_REFUSED',
+  // The CORS proxy itself said no (its rules, not the git host's answer); the message is the proxy's.
+  'PROXY_REFUSED',
+  // The token would go through a CORS proxy the person has not agreed to for this repository (in the
+  // token dialog, which names the proxy): nothing was sent.
+  'PROXY_CONSENT_REQUIRED',
+  'ABORTED',
+] as const);
+
+export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 
 export interface TransportErrorDetail {
   retryAfterMs?: number;

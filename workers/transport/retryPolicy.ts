@@ -62,30 +62,19 @@ export interface RetryPolicy {
   stallTimeoutMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   attempts: RETRY_ATTEMPTS,
   baseDelayMs: RETRY_BASE_DELAY_MS,
   maxDelayMs: RETRY_MAX_DELAY_MS,
   stallTimeoutMs: STALL_TIMEOUT_MS,
-};
-
-let configured: RetryPolicy = DEFAULT_RETRY_POLICY;
+});
 
 /**
- * Sets the policy every request of this worker follows from now on (the fault table's tests wait
- * milliseconds, not seconds); returns a function that restores the one before.
+ * The policy in force: the defaults, with the engine's (createEngine's `retry`: the fault table's tests
+ * wait milliseconds, not seconds) and a request's own overrides on top.
  */
-export function configureRetryPolicy(policy: Partial<RetryPolicy>): () => void {
-  const before = configured;
-  configured = { ...configured, ...policy };
-  return () => {
-    configured = before;
-  };
-}
-
-/** The policy in force, with a request's own overrides on top. */
 export function retryPolicy(overrides?: Partial<RetryPolicy>): RetryPolicy {
-  return { ...configured, ...overrides };
+  return { ...DEFAULT_RETRY_POLICY, ...overrides };
 }
 
 /** Whether a request that failed this way may be sent again as it was. */

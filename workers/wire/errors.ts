@@ -3,23 +3,30 @@
  * on; the message says what the server sent and what it probably means.
  */
 
-export type WireErrorCode =
-  /** A pkt-line length header was malformed: not hex, a reserved length (0003), an empty line (0004) or too long. */
-  | 'PKT_LINE_INVALID'
-  /** The byte stream ended inside a pkt-line: the connection was cut short. Retrying may help. */
-  | 'PKT_LINE_TRUNCATED'
-  /** We were asked to encode more than one pkt-line can hold. A bug on our side, not the server's. */
-  | 'PKT_LINE_TOO_LONG'
-  /** Well-formed pkt-lines, but not the message the protocol calls for at this point. */
-  | 'PROTOCOL_UNEXPECTED'
-  /** The response stopped at a packet boundary before the packet that ends it. Retrying may help. */
-  | 'RESPONSE_TRUNCATED'
-  /** The URL answered, but not like a smart-HTTP git server (an HTML page, a dumb server, a proxy error). */
-  | 'NOT_GIT'
-  /** A request could not be built from the given options (an oid that is not hex, a line feed in an argument). */
-  | 'REQUEST_INVALID'
-  /** A response, or one line of progress text, is larger than its cap in WireLimits; `limit` names the setting. */
-  | 'LIMIT_EXCEEDED';
+/** Every code a WireError carries; the type below is made from it, so the two cannot drift apart. */
+export const WIRE_ERROR_CODES = Object.freeze([
+  // A pkt-line length header was malformed: not hex, a reserved length (0003), an empty line (0004) or too long.
+  'PKT_LINE_INVALID',
+  // The byte stream ended inside a pkt-line: the connection was cut short. Retrying may help.
+  'PKT_LINE_TRUNCATED',
+  // We were asked to encode more than one pkt-line can hold. A bug on our side, not the server's.
+  'PKT_LINE_TOO_LONG',
+  // Well-formed pkt-lines, but not the message the protocol calls for at this point.
+  'PROTOCOL_UNEXPECTED',
+  // The response stopped at a packet boundary before the packet that ends it. Retrying may help.
+  'RESPONSE_TRUNCATED',
+  // The URL answered, but not like a smart-HTTP git server (an HTML page, a dumb server, a proxy error).
+  'NOT_GIT',
+  // A request could not be built from the given options (an oid that is not hex, a line feed in an argument).
+  'REQUEST_INVALID',
+  // A response, or one line of progress text, is larger than its cap in WireLimits; `limit` names the setting.
+  'LIMIT_EXCEEDED',
+] as const);
+
+export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
+
+/** The one code of RemoteError. */
+export const REMOTE_ERROR_CODES = Object.freeze(['REMOTE_ERROR'] as const);
 
 export class WireError extends Error {
   override readonly name = 'WireError';
@@ -48,7 +55,7 @@ export class WireError extends Error {
  */
 export class RemoteError extends Error {
   override readonly name = 'RemoteError';
-  readonly code = 'REMOTE_ERROR';
+  readonly code: (typeof REMOTE_ERROR_CODES)[number] = 'REMOTE_ERROR';
   readonly remoteMessage: string;
   /** How the server delivered the message. */
   readonly channel: 'err-packet' | 'sideband-3';

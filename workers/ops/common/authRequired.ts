@@ -1,6 +1,5 @@
-import { hasCredentials } from '../../store/credentials.ts';
-import { getRepo } from '../../store/registry.ts';
 import { TransportError } from '../../transport/errors.ts';
+import type { OpsContext } from './engineContext.ts';
 import { AuthRequiredError } from './errors.ts';
 
 /**
@@ -8,16 +7,20 @@ import { AuthRequiredError } from './errors.ts';
  * batch, a fetch) becomes AuthRequiredError, so the UI knows to ask for a token and run it again, instead of
  * showing a failed file.
  */
-export async function withAuthRequired<T>(repoId: string, operation: () => Promise<T>): Promise<T> {
+export async function withAuthRequired<T>(
+  ctx: OpsContext,
+  repoId: string,
+  operation: () => Promise<T>,
+): Promise<T> {
   try {
     return await operation();
   } catch (err) {
     if (!isUnauthorized(err)) throw err;
-    const record = await getRepo(repoId);
+    const record = await ctx.store.registry.get(repoId);
     if (!record) throw err;
     // A token the person has not agreed to send through the repository's proxy was never sent: ask for it
     // again, with the proxy named, as for a missing one.
-    const rejected = hasCredentials(record) && !isCode(err, 'PROXY_CONSENT_REQUIRED');
+    const rejected = ctx.store.credentials.has(record) && !isCode(err, 'PROXY_CONSENT_REQUIRED');
     throw new AuthRequiredError(repoId, new URL(record.url).host, rejected, record.corsProxy);
   }
 }

@@ -1,60 +1,65 @@
-import { show, type TreeCheck } from '../../pack/treeCheck.ts';
+import { show } from '../../pack/showName.ts';
+import type { TreeCheck } from '../../pack/treeCheck.ts';
 
-export type OperationErrorCode =
-  | 'EMPTY_REPOSITORY'
-  | 'REF_NOT_FOUND'
-  | 'NOT_GIT'
-  | 'ABORTED'
-  | 'REPO_NOT_FOUND'
-  | 'PATH_NOT_FOUND'
-  /** The path names a submodule (a gitlink, mode 160000): its content is another repository, not a blob. */
-  | 'IS_SUBMODULE'
-  /** A caller passed something that cannot be an object id. */
-  | 'INVALID_OBJECT_ID'
-  /** A checkout would overwrite or delete local changes; WorktreeDirtyError names the files. */
-  | 'WORKTREE_DIRTY'
-  /** The server's repository uses object ids Blobless cannot hash (SHA-256). */
-  | 'UNSUPPORTED_OBJECT_FORMAT'
-  /** A tree git would refuse (a ".git" entry, a link out of the working tree…); HostileTreeError says which. */
-  | 'HOSTILE_TREE'
-  /** The server named HEAD's branch with a name git refuses (`refs/heads/../../config`): nothing is cloned. */
-  | 'HOSTILE_REF_NAME'
-  /** The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch). */
-  | 'UNSUPPORTED_PROTOCOL'
-  /** A path given for the working tree leaves it, names `.git`, or is empty. */
-  | 'INVALID_PATH'
-  /** A commit message, author, branch name or other argument that git would refuse. */
-  | 'INVALID_INPUT'
-  /** Nothing is staged: the commit would record the same tree as HEAD. */
-  | 'NOTHING_TO_COMMIT'
-  | 'BRANCH_EXISTS'
-  /** An operation that needs a branch (commit's target, push's source) found HEAD detached, or the reverse. */
-  | 'DETACHED_HEAD'
-  /** The remote has commits the local branch lacks: fetch and merge (pull) first. PushRejectedError. */
-  | 'PUSH_NON_FAST_FORWARD'
-  /** The server refused the update for another reason (a hook, a protected branch). PushRejectedError. */
-  | 'PUSH_REJECTED'
-  /** The server does not accept pushes from us (403 on receive-pack). */
-  | 'PUSH_FORBIDDEN'
-  /**
-   * The server's answer to a push broke off (or came garbled) after the server received it: it may have
-   * applied it. The remote-tracking ref is left as it was; a fetch, or pushing again, tells.
-   */
-  | 'PUSH_OUTCOME_UNKNOWN'
-  /** The server asked for credentials (401): AuthRequiredError says for which repo and host. */
-  | 'AUTH_REQUIRED'
-  /** A fetch that received without the lock found `shallow` changed by another writer: nothing stored. */
-  | 'FETCH_STALE'
-  /** A shallow repo's boundary commit: its parent (needed for its diff) has not been fetched yet. */
-  | 'NOT_FETCHED_YET'
-  /** A pull needs HEAD on a branch. */
-  | 'DETACHED_HEAD'
-  /** A pull found no common history between the branch and its upstream. */
-  | 'UNRELATED_HISTORIES'
-  | 'INTERNAL';
+/** Every code an OperationError carries; the type below is made from it, so the two cannot drift apart. */
+export const OPERATION_ERROR_CODES = Object.freeze([
+  'EMPTY_REPOSITORY',
+  'REF_NOT_FOUND',
+  'NOT_GIT',
+  'ABORTED',
+  'REPO_NOT_FOUND',
+  'PATH_NOT_FOUND',
+  // The path names a submodule (a gitlink, mode 160000): its content is another repository, not a blob.
+  'IS_SUBMODULE',
+  // A caller passed something that cannot be an object id.
+  'INVALID_OBJECT_ID',
+  // A checkout would overwrite or delete local changes; WorktreeDirtyError names the files.
+  'WORKTREE_DIRTY',
+  // The server's repository uses object ids Blobless cannot hash (SHA-256).
+  'UNSUPPORTED_OBJECT_FORMAT',
+  // A tree git would refuse (a ".git" entry, a link out of the working tree…); HostileTreeError says which.
+  'HOSTILE_TREE',
+  // The server named HEAD's branch with a name git refuses (`refs/heads/../../config`): nothing is cloned.
+  'HOSTILE_REF_NAME',
+  // The server speaks only protocol v0/v1, and the operation needs v2 (the minimal fetch, a fetch).
+  'UNSUPPORTED_PROTOCOL',
+  // A path given for the working tree leaves it, names `.git`, or is empty.
+  'INVALID_PATH',
+  // A commit message, author, branch name or other argument that git would refuse.
+  'INVALID_INPUT',
+  // Nothing is staged: the commit would record the same tree as HEAD.
+  'NOTHING_TO_COMMIT',
+  'BRANCH_EXISTS',
+  // An operation that needs a branch (commit's target, push's source, pull) found HEAD detached, or the reverse.
+  'DETACHED_HEAD',
+  // The remote has commits the local branch lacks: fetch and merge (pull) first. PushRejectedError.
+  'PUSH_NON_FAST_FORWARD',
+  // The server refused the update for another reason (a hook, a protected branch). PushRejectedError.
+  'PUSH_REJECTED',
+  // The server does not accept pushes from us (403 on receive-pack).
+  'PUSH_FORBIDDEN',
+  // The server's answer to a push broke off (or came garbled) after the server received it: it may have
+  // applied it. The remote-tracking ref is left as it was; a fetch, or pushing again, tells.
+  'PUSH_OUTCOME_UNKNOWN',
+  // The server asked for credentials (401): AuthRequiredError says for which repo and host.
+  'AUTH_REQUIRED',
+  // A fetch that received without the lock found `shallow` changed by another writer: nothing stored.
+  'FETCH_STALE',
+  // A shallow repo's boundary commit: its parent (needed for its diff) has not been fetched yet.
+  'NOT_FETCHED_YET',
+  // A pull found no common history between the branch and its upstream.
+  'UNRELATED_HISTORIES',
+  // Not the input's fault: a bug, or a failure of a library below (its message says which).
+  'INTERNAL',
+] as const);
+
+export type OperationErrorCode = (typeof OPERATION_ERROR_CODES)[number];
+
+/** The codes of MissingObjectError. */
+export const MISSING_OBJECT_ERROR_CODES = Object.freeze(['MISSING_OBJECT', 'OFFLINE'] as const);
 
 export class OperationError extends Error {
-  override readonly name = 'OperationError';
+  override readonly name: string = 'OperationError';
   constructor(
     readonly code: OperationErrorCode,
     message: string,
@@ -65,6 +70,7 @@ export class OperationError extends Error {
 
 /** A checkout stopped before writing anything because it would lose changes made in the working tree. */
 export class WorktreeDirtyError extends OperationError {
+  override readonly name = 'WorktreeDirtyError';
   constructor(readonly paths: string[]) {
     const shown = paths.slice(0, 10).join(', ');
     const more = paths.length > 10 ? ` and ${paths.length - 10} more` : '';
@@ -81,6 +87,7 @@ export class WorktreeDirtyError extends OperationError {
  * `check` git's name for the check. Nothing was written.
  */
 export class HostileTreeError extends OperationError {
+  override readonly name = 'HostileTreeError';
   constructor(
     readonly path: string,
     readonly check: TreeCheck,
@@ -98,6 +105,7 @@ export class HostileTreeError extends OperationError {
  * the branch, its commits and the working tree are as they were. `remoteMessage` is the server's reason.
  */
 export class PushRejectedError extends OperationError {
+  override readonly name = 'PushRejectedError';
   constructor(
     code: 'PUSH_NON_FAST_FORWARD' | 'PUSH_REJECTED',
     readonly ref: string,
@@ -127,7 +135,7 @@ export class MissingObjectError extends Error {
    * OFFLINE when the device had no network, so nothing was asked of the server: the UI says "offline"
    * rather than "missing", and the person knows reconnecting is all it takes.
    */
-  readonly code: 'MISSING_OBJECT' | 'OFFLINE';
+  readonly code: (typeof MISSING_OBJECT_ERROR_CODES)[number];
   readonly oid: string;
   readonly path?: string;
   readonly reason: string;
@@ -190,6 +198,7 @@ export class MissingObjectError extends Error {
  * or refused the one given. The UI asks for one, hands it to `setCredentials`, and runs the operation again.
  */
 export class AuthRequiredError extends OperationError {
+  override readonly name = 'AuthRequiredError';
   constructor(
     readonly repoId: string,
     readonly host: string,

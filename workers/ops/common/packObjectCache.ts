@@ -22,9 +22,6 @@
  */
 export const PACK_OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
 
-/** The bound in force: PACK_OBJECT_CACHE_BYTES, lowered by tests to see it work on small fixtures. */
-export const packObjectCacheLimit = { bytes: PACK_OBJECT_CACHE_BYTES };
-
 interface CachedObject {
   object: Uint8Array;
 }
@@ -35,42 +32,47 @@ interface PackIndexLike {
 }
 
 const HELD = Symbol('bytes held in offsetCache');
-let patched = false;
+/** Each loaded pack's bound, set from the engine that opened the repo (engines may differ). */
+const LIMIT = Symbol('bound on offsetCache');
+/** Marks isomorphic-git's pack reader as patched: the mark is on its prototype, not in a variable here. */
+const PATCHED = Symbol('offsetCache turned on');
+
+type Bounded = PackIndexLike & { [HELD]?: number; [LIMIT]?: number };
 
 /**
- * Turns on and bounds the object cache of isomorphic-git's pack reader, once for the whole worker, as soon
- * as `cache` (an isomorphic-git cache object) holds a loaded pack. isomorphic-git keeps packs in a Map
+ * Turns on and bounds the object cache of isomorphic-git's pack reader (once per realm: it patches the
+ * reader's prototype, which every engine shares) as soon as `cache` (an isomorphic-git cache object) holds
+ * a loaded pack, and bounds each of its loaded packs to `limitBytes`. isomorphic-git keeps packs in a Map
  * under a private symbol named `PackfileCache` (repoAccess.ts reads it too); a version that stores them
  * otherwise is left as it is: reads are then as slow as before, never wrong.
  */
-export async function usePackObjectCache(cache: object): Promise<void> {
-  if (patched) return;
+export async function usePackObjectCache(cache: object, limitBytes = PACK_OBJECT_CACHE_BYTES): Promise<void> {
   const record = cache as Record<symbol, unknown>;
   for (const key of Object.getOwnPropertySymbols(record)) {
     const packs = record[key];
     if (key.description !== 'PackfileCache' || !(packs instanceof Map)) continue;
     for (const loading of packs.values()) {
-      const index = (await Promise.resolve(loading).catch(() => null)) as PackIndexLike | null;
+      const index = (await Promise.resolve(loading).catch(() => null)) as Bounded | null;
       if (index && typeof index.readSlice === 'function' && typeof index.offsetCache === 'object') {
-        patch(Object.getPrototypeOf(index) as PackIndexLike);
-        return;
+        index[LIMIT] = limitBytes;
+        patch(Object.getPrototypeOf(index) as PackIndexLike & { [PATCHED]?: true });
       }
     }
   }
 }
 
-function patch(proto: PackIndexLike): void {
-  if (patched) return;
-  patched = true;
+function patch(proto: PackIndexLike & { [PATCHED]?: true }): void {
+  if (proto[PATCHED]) return;
+  proto[PATCHED] = true;
   const readSlice = proto.readSlice;
-  proto.readSlice = async function (this: PackIndexLike & { [HELD]?: number }, args) {
+  proto.readSlice = async function (this: Bounded, args) {
     if (!Number.isFinite(this.readDepth)) this.readDepth = 0;
     const had = args.start in this.offsetCache;
     const result = await readSlice.call(this, args);
     if (!had) {
       const added = this.offsetCache[args.start]?.object?.byteLength ?? 0;
       this[HELD] = (this[HELD] ?? 0) + added;
-      if (this[HELD] > packObjectCacheLimit.bytes) {
+      if (this[HELD] > (this[LIMIT] ?? PACK_OBJECT_CACHE_BYTES)) {
         this.offsetCache = {};
         this[HELD] = 0;
       }

@@ -1,14 +1,17 @@
+import type FS from '@isomorphic-git/lightning-fs';
 import git, { type CommitObject } from 'isomorphic-git';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { parseShallow } from '../../model/shallow.ts';
-import { getRepo, type RepoRecord } from '../../store/registry.ts';
-import { GITDIR, onRepoFsReloaded, openRepoFs, syncRepoFs } from '../../store/repoFs.ts';
+import type { RepoRecord } from '../../store/registry.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import type { OpsContext } from './engineContext.ts';
 import { OperationError } from './errors.ts';
 import { usePackObjectCache } from './packObjectCache.ts';
 
-type Fs = ReturnType<typeof openRepoFs>;
+type Fs = FS;
 
 export interface RepoHandle {
+  readonly id: string;
   record: RepoRecord;
   fs: Fs;
   gitdir: string;
@@ -28,45 +31,27 @@ export function commitQueue(repo: RepoHandle, skip?: Set<string>): CommitQueue<C
   return new CommitQueue((oid) => readCommitObject(repo, oid), skip);
 }
 
-const caches = new Map<string, object>();
-const checkedTrees = new Map<string, Set<string>>();
-
-export async function openRepo(repoId: string): Promise<RepoHandle> {
-  // Another tab may have committed since: read its tree, not the one this worker last saw.
-  await syncRepoFs(repoId);
-  const record = await getRepo(repoId);
+/** Opens a stored repo for an operation: REPO_NOT_FOUND if there is none. */
+export async function openRepo(ctx: OpsContext, repoId: string): Promise<RepoHandle> {
+  const { store } = ctx;
+  // Another tab may have committed since: read its tree, not the one this engine last saw.
+  await store.repoFs.sync(repoId);
+  const record = await store.registry.get(repoId);
   if (!record)
     throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
-  let cache = caches.get(repoId);
-  if (!cache) {
-    cache = {};
-    caches.set(repoId, cache);
-  }
-  let checked = checkedTrees.get(repoId);
-  if (!checked) {
-    checked = new Set();
-    checkedTrees.set(repoId, checked);
-  }
+  const { cache, checkedTrees } = ctx.repos.for(repoId);
   // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
-  await usePackObjectCache(cache);
-  return { record, fs: openRepoFs(repoId), gitdir: GITDIR, cache, checkedTrees: checked };
+  await usePackObjectCache(cache, ctx.settings.packObjectCacheBytes);
+  return { id: repoId, record, fs: store.repoFs.open(repoId), gitdir: GITDIR, cache, checkedTrees };
 }
-
-export function forgetRepo(repoId: string): void {
-  caches.delete(repoId);
-  checkedTrees.delete(repoId);
-}
-
-// isomorphic-git caches packs it read; another tab may have merged them away.
-onRepoFsReloaded(forgetRepo);
 
 /**
  * Drops deleted packs from isomorphic-git's cache, which would otherwise hold their bytes for as long as
  * the repo is open. isomorphic-git keeps packs in a Map under a private symbol named `PackfileCache`, keyed
  * by the .idx path; if a version of it stores them otherwise, nothing is dropped and only memory is lost.
  */
-export function evictPacksFromCache(repoId: string, checksums: string[]): void {
-  const cache = caches.get(repoId) as Record<symbol, unknown> | undefined;
+export function evictPacksFromCache(ctx: OpsContext, repoId: string, checksums: string[]): void {
+  const cache = ctx.repos.existing(repoId)?.cache as Record<symbol, unknown> | undefined;
   if (!cache) return;
   for (const key of Object.getOwnPropertySymbols(cache)) {
     const packs = cache[key];

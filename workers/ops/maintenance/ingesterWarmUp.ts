@@ -4,22 +4,25 @@ import { warmUpIngester } from '../../pack/warmUp.ts';
 // 482-507 ms of the worker's time at page load). Fewer might do; not measured. docs/decisions/warm-up.md.
 const ROUNDS = 3;
 
-let warming: { done: Promise<'done' | 'stopped'>; controller: AbortController } | undefined;
+/** The page-load warm-up of the pack ingester, once per engine; any operation that begins stops it. */
+export class IngesterWarmUp {
+  private warming: { done: Promise<'done' | 'stopped'>; controller: AbortController } | undefined;
 
-/** Starts warming the ingester once per worker; resolves when it is done or was stopped, never rejects. */
-export function warmUpOnce(): Promise<'done' | 'stopped'> {
-  if (!warming) {
-    const controller = new AbortController();
-    const done = warmUpIngester(ROUNDS, controller.signal).then(
-      () => 'done' as const,
-      () => 'stopped' as const,
-    );
-    warming = { done, controller };
+  /** Starts warming the ingester once; resolves when it is done or was stopped, never rejects. */
+  once(): Promise<'done' | 'stopped'> {
+    if (!this.warming) {
+      const controller = new AbortController();
+      const done = warmUpIngester(ROUNDS, controller.signal).then(
+        () => 'done' as const,
+        () => 'stopped' as const,
+      );
+      this.warming = { done, controller };
+    }
+    return this.warming.done;
   }
-  return warming.done;
-}
 
-/** An operation begins: a warm-up still running stops, so that it takes no time from it. */
-export function stopWarmUp(): void {
-  warming?.controller.abort();
+  /** An operation begins: a warm-up still running stops, so that it takes no time from it. */
+  stop(): void {
+    this.warming?.controller.abort();
+  }
 }

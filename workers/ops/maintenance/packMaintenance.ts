@@ -5,11 +5,10 @@
 import { createWasmSha1 } from '../../pack/objectHash.ts';
 import { parsePackIndexV2 } from '../../pack/packIndex.ts';
 import { PackIngester } from '../../pack/packIngester.ts';
-import { crashPoint } from '../../store/crashPoints.ts';
 import { removePackFiles, writePack } from '../../store/gitDir.ts';
-import { PACK_DIR, type PackInfo, type PackSet, packSetFor } from '../../store/packSet.ts';
-import { flushRepoFs, openRepoFs, type PromiseFs } from '../../store/repoFs.ts';
-import { repoLockFree, tryRepoLock, underRepoLock } from '../../store/repoLock.ts';
+import { PACK_DIR, type PackInfo, type PackSet } from '../../store/packSet.ts';
+import type { PromiseFs } from '../../store/repoFs.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError } from '../common/errors.ts';
 import { evictPacksFromCache } from '../common/repoAccess.ts';
 
@@ -42,11 +41,21 @@ const MAX_PACK_BYTES = 64 * 1024 * 1024;
 // git repack --geometric=2: a pack is kept when it holds at least twice the objects of the one below it.
 const SPLIT_FACTOR = 2;
 
-const running = new Map<string, Promise<unknown>>();
-const scheduled = new Set<string>();
+/** One engine's pack maintenance under way: what runs, what is scheduled, what waits for the lock. */
+export class MaintenanceState {
+  readonly running = new Map<string, Promise<unknown>>();
+  readonly scheduled = new Set<string>();
+  /** Merges waiting for another operation to let the repo's lock go. */
+  readonly deferred = new Map<string, Promise<void>>();
+}
+
+export interface MaintenanceContext extends OpsContext {
+  readonly maintenance: MaintenanceState;
+}
 
 /** Runs maintenance operations of one repo one after the other. */
-function serialized<T>(repoId: string, task: () => Promise<T>): Promise<T> {
+function serialized<T>(ctx: MaintenanceContext, repoId: string, task: () => Promise<T>): Promise<T> {
+  const { running } = ctx.maintenance;
   const previous = running.get(repoId) ?? Promise.resolve();
   const next = previous.catch(() => undefined).then(task);
   running.set(repoId, next);
@@ -56,9 +65,6 @@ function serialized<T>(repoId: string, task: () => Promise<T>): Promise<T> {
   next.then(clear, clear);
   return next;
 }
-
-/** Merges waiting for another operation to let the repo's lock go. */
-const deferred = new Map<string, Promise<void>>();
 
 /**
  * Starts maybeRepack in the background unless one is already waiting to run. ensureBlobs calls this and
@@ -71,23 +77,25 @@ const deferred = new Map<string, Promise<void>>();
  * fetched the blobs, or another tab's) is never held up by a merge nor has one inside its batch. The
  * merge then waits, outside `running`, for the lock to be let go, and starts again.
  */
-export function scheduleRepack(repoId: string): void {
+export function scheduleRepack(ctx: MaintenanceContext, repoId: string): void {
+  const { scheduled, deferred } = ctx.maintenance;
   if (scheduled.has(repoId) || deferred.has(repoId)) return;
   scheduled.add(repoId);
-  serialized(repoId, async () => {
+  serialized(ctx, repoId, async () => {
     scheduled.delete(repoId);
-    const outcome = await tryRepoLock(repoId, 'merging packs', () => repack(repoId, {}));
-    if (outcome === 'busy') deferUntilLockFree(repoId);
+    const outcome = await ctx.store.locks.tryRepoLock(repoId, 'merging packs', () => repack(ctx, repoId, {}));
+    if (outcome === 'busy') deferUntilLockFree(ctx, repoId);
     return outcome;
   }).catch((err) => {
     console.warn(`Pack maintenance of ${repoId} failed; it will be tried again later.`, err);
   });
 }
 
-function deferUntilLockFree(repoId: string): void {
-  const wait = repoLockFree(repoId).then(() => {
+function deferUntilLockFree(ctx: MaintenanceContext, repoId: string): void {
+  const { deferred } = ctx.maintenance;
+  const wait = ctx.store.locks.repoLockFree(repoId).then(() => {
     deferred.delete(repoId);
-    scheduleRepack(repoId);
+    scheduleRepack(ctx, repoId);
   });
   deferred.set(repoId, wait);
 }
@@ -96,7 +104,8 @@ function deferUntilLockFree(repoId: string): void {
  * Resolves once no maintenance of the repo runs or waits (for tests). Not to be awaited under the repo's
  * lock: a deferred merge waits for that lock.
  */
-export async function maintenanceIdle(repoId: string): Promise<void> {
+export async function maintenanceIdle(ctx: MaintenanceContext, repoId: string): Promise<void> {
+  const { running, deferred } = ctx.maintenance;
   for (;;) {
     const p = running.get(repoId) ?? deferred.get(repoId);
     if (!p) return;
@@ -110,22 +119,29 @@ export async function maintenanceIdle(repoId: string): Promise<void> {
  * complete on disk, and are deleted only after every one of their objects was found in it. Returns null
  * when there was nothing to do.
  */
-export function maybeRepack(repoId: string, opts: RepackOptions = {}): Promise<RepackResult | null> {
-  return serialized(repoId, () =>
-    underRepoLock(repoId, 'merging packs', () => repack(repoId, opts), { signal: opts.signal }),
+export function maybeRepack(
+  ctx: MaintenanceContext,
+  repoId: string,
+  opts: RepackOptions = {},
+): Promise<RepackResult | null> {
+  return serialized(ctx, repoId, () =>
+    ctx.store.locks.underRepoLock(repoId, 'merging packs', () => repack(ctx, repoId, opts), {
+      signal: opts.signal,
+    }),
   );
 }
 
-async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult | null> {
+async function repack(ctx: OpsContext, repoId: string, opts: RepackOptions): Promise<RepackResult | null> {
+  const { store } = ctx;
   const { signal } = opts;
   const threshold = opts.threshold ?? REPACK_THRESHOLD;
   const maxPackBytes = opts.maxPackBytes ?? MAX_PACK_BYTES;
   if (signal?.aborted) throw abortedError();
-  const packSet = await packSetFor(repoId);
+  const packSet = await store.packs.for(repoId);
   const promisor = packSet.packs.filter((p) => p.promisor);
   if (promisor.length <= threshold) return null;
 
-  const fs = openRepoFs(repoId).promises;
+  const fs = store.repoFs.open(repoId).promises;
   const sized: (PackInfo & { bytes: number })[] = [];
   for (const pack of promisor) {
     sized.push({ ...pack, bytes: (await fs.stat(packPath(pack.checksum, 'pack'))).size });
@@ -148,10 +164,10 @@ async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult
     const merged = await mergePacks(fs, packSet, merge, signal);
     if (signal?.aborted) throw abortedError();
     await writePack(fs, merged);
-    await flushRepoFs(repoId);
+    await store.repoFs.flush(repoId);
     packSet.add(merged.checksum, merged.idx, true);
     created = merged.checksum;
-    await crashPoint('repack:merged-pack-committed');
+    await store.crash.at('repack:merged-pack-committed');
     await opts.beforeDeletingOldPacks?.();
   }
 
@@ -159,12 +175,12 @@ async function repack(repoId: string, opts: RepackOptions): Promise<RepackResult
   // even if the signal fires, so the repo is never left with both halves of a merge for long.
   const gone = [...(created ? merge : []), ...redundant].map((p) => p.checksum);
   for (const checksum of gone) packSet.remove(checksum);
-  evictPacksFromCache(repoId, gone);
+  evictPacksFromCache(ctx, repoId, gone);
   for (const [i, checksum] of gone.entries()) {
     await removePackFiles(fs, checksum);
-    if (i === 0) await crashPoint('repack:old-packs-removing');
+    if (i === 0) await store.crash.at('repack:old-packs-removing');
   }
-  await flushRepoFs(repoId);
+  await store.repoFs.flush(repoId);
   return { merged: gone.length, packs: packSet.packs.length };
 }
 

@@ -14,8 +14,8 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
-import { fileHistory } from './fileHistory.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
 import { blobsByOid, commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
@@ -98,6 +98,7 @@ function unchangedLines(older: string[], newer: string[]): Int32Array {
 }
 
 export async function blame(
+  ctx: BlobContext & FileHistoryContext,
   repoId: string,
   ref: string,
   path: string,
@@ -105,7 +106,7 @@ export async function blame(
 ): Promise<BlameResult> {
   const { signal, onProgress } = hooks;
   const clean = path.replace(/^\/+|\/+$/g, '');
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const startEntry = await entryAtPath(repo, await commitTree(repo, start), clean);
   if (!startEntry || startEntry.mode === '040000' || startEntry.mode === '160000') {
@@ -117,7 +118,7 @@ export async function blame(
   const versions: string[] = [];
   for (let skip = 0; ; ) {
     throwIfAborted(signal);
-    const page = await fileHistory(repoId, start, clean, { skip, limit: 200 }, { signal });
+    const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, { signal });
     for (const e of page.entries) {
       if (e.status === 'deleted') continue;
       const entry = await entryAtPath(repo, await commitTree(repo, e.commit.oid), e.path);
@@ -147,7 +148,7 @@ export async function blame(
         fetchedUpTo += batch.length;
         generation *= 2;
       }
-      const got = await ensureBlobs(repoId, batch, { signal, connection: hooks.connection });
+      const got = await ensureBlobs(ctx, repoId, batch, { signal, connection: hooks.connection });
       requests += got.requests;
       versionsFetched += got.fetched;
       progress(linesDone, totalLines);

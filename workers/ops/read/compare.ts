@@ -2,6 +2,7 @@
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
 import git from 'isomorphic-git';
+import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import {
   commitQueue,
@@ -51,6 +52,7 @@ async function ancestors(repo: RepoHandle, from: string, signal?: AbortSignal): 
 }
 
 export async function compareRefs(
+  ctx: OpsContext,
   repoId: string,
   baseRef: string,
   headRef: string,
@@ -58,7 +60,7 @@ export async function compareRefs(
   hooks: { signal?: AbortSignal } = {},
 ): Promise<Comparison> {
   const limit = opts.limit ?? 250;
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const base = await resolveCommit(repo, baseRef);
   const head = await resolveCommit(repo, headRef);
   const excluded = await ancestors(repo, base, hooks.signal);
@@ -95,6 +97,6 @@ export async function compareRefs(
     );
   }
   // Unrelated histories have no merge base: then every file of head is new, as git diff shows it.
-  const diff = await diffCommits(repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
+  const diff = await diffCommits(ctx, repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
   return { base, head, mergeBase, commits, truncated, diff };
 }

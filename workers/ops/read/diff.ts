@@ -4,6 +4,7 @@
 import { structuredPatch } from 'diff';
 import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import {
   isBinary,
@@ -14,8 +15,7 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import type { BlobFetchHooks } from '../sync/lazyBlobs.ts';
-import { ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
 export type ChangeStatus = 'added' | 'deleted' | 'modified' | 'type-changed';
 
@@ -76,12 +76,13 @@ const LINE_DIFF_TIMEOUT_MS = 3000;
  * both sides, so it costs no network and time in proportion to what changed.
  */
 export async function diffCommits(
+  ctx: OpsContext,
   repoId: string,
   commitA: string | null,
   commitB: string,
   opts: { againstEmptyTree?: boolean } = {},
 ): Promise<CommitDiff> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const to = await resolveCommit(repo, commitB);
   const toCommit = await readCommitObject(repo, to);
   const from = opts.againstEmptyTree
@@ -207,14 +208,15 @@ function compareCodePoints(a: string, b: string): number {
  * context. Both blobs are fetched in one request if they are not stored.
  */
 export async function diffFile(
+  ctx: BlobContext,
   repoId: string,
   oldOid: string | null,
   newOid: string | null,
   hooks: DiffFileHooks = {},
 ): Promise<FileDiff> {
   const oids = [oldOid, newOid].filter((o): o is string => o !== null);
-  if (oids.length > 0) await ensureBlobs(repoId, oids, hooks);
-  const repo = await openRepo(repoId);
+  if (oids.length > 0) await ensureBlobs(ctx, repoId, oids, hooks);
+  const repo = await openRepo(ctx, repoId);
   const empty = new Uint8Array(0);
   const oldBytes = oldOid === null ? empty : await readBlobBytes(repo, oldOid);
   const newBytes = newOid === null ? empty : await readBlobBytes(repo, newOid);

@@ -3,6 +3,7 @@
 
 import type { CommitObject } from 'isomorphic-git';
 import type { CommitQueue } from '../../model/commitQueue.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import {
   commitQueue,
@@ -124,11 +125,22 @@ class FileHistoryWalk {
   }
 }
 
-// As for the history list: the walk of the last page asked for is kept, so paging costs one page of work.
-const walks = new Map<string, { key: string; walk: FileHistoryWalk }>();
+/** As for the history list: the walk of the last page asked for is kept, so paging costs one page of work. */
+export class FileHistoryWalks {
+  readonly walks = new Map<string, { key: string; walk: FileHistoryWalk }>();
+
+  forget(repoId: string): void {
+    this.walks.delete(repoId);
+  }
+}
+
+export interface FileHistoryContext extends OpsContext {
+  readonly fileWalks: FileHistoryWalks;
+}
 
 /** One page of the history of `path` from `ref`, newest first. */
 export async function fileHistory(
+  ctx: FileHistoryContext,
   repoId: string,
   ref: string,
   path: string,
@@ -138,9 +150,10 @@ export async function fileHistory(
   const limit = Math.max(1, page.limit ?? 50);
   const skip = Math.max(0, page.skip ?? 0);
   const clean = path.replace(/^\/+|\/+$/g, '');
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const key = `${start}\0${clean}`;
+  const { walks } = ctx.fileWalks;
   const kept = walks.get(repoId);
   let walk = kept?.key === key ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
@@ -151,8 +164,4 @@ export async function fileHistory(
   while (walk.emitted < skip && !walk.done) await walk.next(Math.min(500, skip - walk.emitted), hooks.signal);
   const entries = await walk.next(limit, hooks.signal);
   return { entries, more: !walk.done };
-}
-
-export function forgetFileHistories(repoId: string): void {
-  walks.delete(repoId);
 }

@@ -1,5 +1,6 @@
 import git, { type CommitObject } from 'isomorphic-git';
 import type { CommitQueue } from '../../model/commitQueue.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import {
   commitQueue,
   openRepo,
@@ -67,34 +68,51 @@ class CommitWalk {
   }
 }
 
-// The walk of the last page asked for, one per repo (for its latest start commit), so scrolling a long
-// history costs one page of work per page instead of re-walking from the top. Calls on a repo are chained:
-// two pages asked for at once must not interleave one walk.
-const walks = new Map<string, { start: string; walk: CommitWalk }>();
-const chains = new Map<string, Promise<unknown>>();
+/**
+ * The walk of the last page asked for, one per repo (for its latest start commit), so scrolling a long
+ * history costs one page of work per page instead of re-walking from the top. Calls on a repo are chained:
+ * two pages asked for at once must not interleave one walk. One per engine.
+ */
+export class LogWalks {
+  readonly walks = new Map<string, { start: string; walk: CommitWalk }>();
+  readonly chains = new Map<string, Promise<unknown>>();
+
+  forget(repoId: string): void {
+    this.walks.delete(repoId);
+    this.chains.delete(repoId);
+  }
+}
+
+export interface HistoryContext extends OpsContext {
+  readonly logWalks: LogWalks;
+}
 
 /** One page of history in committer-date order, newest first, as `git rev-list <ref>` without --topo-order. */
 export function log(
+  ctx: HistoryContext,
   repoId: string,
   ref: string,
   page: { limit?: number; skip?: number } = {},
 ): Promise<LogPage> {
+  const { chains } = ctx.logWalks;
   const run = (chains.get(repoId) ?? Promise.resolve())
     .catch(() => undefined)
-    .then(() => logPage(repoId, ref, page));
+    .then(() => logPage(ctx, repoId, ref, page));
   chains.set(repoId, run);
   return run;
 }
 
 async function logPage(
+  ctx: HistoryContext,
   repoId: string,
   ref: string,
   page: { limit?: number; skip?: number },
 ): Promise<LogPage> {
   const limit = Math.max(1, page.limit ?? 50);
   const skip = Math.max(0, page.skip ?? 0);
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
+  const { walks } = ctx.logWalks;
   const kept = walks.get(repoId);
   let walk = kept?.start === start ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
@@ -107,14 +125,9 @@ async function logPage(
   return { commits, more: !walk.done };
 }
 
-export function forgetWalks(repoId: string): void {
-  walks.delete(repoId);
-  chains.delete(repoId);
-}
-
 /** One commit, for the commit view. */
-export async function readCommit(repoId: string, ref: string): Promise<CommitSummary> {
-  const repo = await openRepo(repoId);
+export async function readCommit(ctx: OpsContext, repoId: string, ref: string): Promise<CommitSummary> {
+  const repo = await openRepo(ctx, repoId);
   const oid = await resolveCommit(repo, ref);
   const { commit } = await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
   return {

@@ -2,6 +2,7 @@
 // commits and trees only, walking back until every entry is placed, so it comes after the listing.
 
 import type { CommitObject } from 'isomorphic-git';
+import type { OpsContext } from '../common/engineContext.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import {
   commitQueue,
@@ -29,12 +30,13 @@ export interface LastCommits {
 export const LAST_COMMITS_MAX_WALK = 5000;
 
 export async function lastCommits(
+  ctx: OpsContext,
   repoId: string,
   ref: string,
   path = '',
   hooks: { signal?: AbortSignal; maxCommits?: number } = {},
 ): Promise<LastCommits> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const start = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   const shallow = await shallowCommits(repo);

@@ -1,6 +1,6 @@
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { packSetFor } from '../../store/packSet.ts';
 import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
 
 export interface Presence {
@@ -13,8 +13,8 @@ export interface Presence {
 }
 
 /** How much of a commit's content is here: walks its trees (all local), asks the pack indexes. */
-export async function presence(repoId: string, ref: string): Promise<Presence> {
-  const repo = await openRepo(repoId);
+export async function presence(ctx: OpsContext, repoId: string, ref: string): Promise<Presence> {
+  const repo = await openRepo(ctx, repoId);
   const commit = await resolveCommit(repo, ref);
   const blobs = new Set<string>();
   const seenTrees = new Set<string>();
@@ -28,7 +28,7 @@ export async function presence(repoId: string, ref: string): Promise<Presence> {
       else if (e.mode !== MODE_GITLINK) blobs.add(e.oid);
     }
   }
-  const packSet = await packSetFor(repoId);
+  const packSet = await ctx.store.packs.for(repoId);
   const missing = packSet.missing(blobs).length;
   return { commit, blobs: blobs.size, present: blobs.size - missing, packs: packSet.packs.length };
 }

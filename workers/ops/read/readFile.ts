@@ -5,7 +5,7 @@ import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeChec
 import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
 import { MissingObjectError, OperationError } from '../common/errors.ts';
 import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
-import { type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
 export interface FileContent {
   oid: string;
@@ -25,12 +25,13 @@ export type ReadFileHooks = Pick<BlobFetchHooks, 'onProgress' | 'signal' | 'conn
  * stored and cannot be fetched; nothing is stored then.
  */
 export async function readFile(
+  ctx: BlobContext,
   repoId: string,
   ref: string,
   path: string,
   hooks: ReadFileHooks = {},
 ): Promise<FileContent> {
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const commit = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   const entry = await findEntry(repo, commit, clean, ref);
@@ -44,7 +45,7 @@ export async function readFile(
     );
   }
   try {
-    await ensureBlobs(repoId, [entry.oid], hooks);
+    await ensureBlobs(ctx, repoId, [entry.oid], hooks);
   } catch (err) {
     throw err instanceof MissingObjectError ? err.withPath(clean) : err;
   }

@@ -15,19 +15,7 @@ import { PackIngester } from '../../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { serializeRepoConfig } from '../../store/gitConfig.ts';
 import { writePack } from '../../store/gitDir.ts';
-import { packSetFor } from '../../store/packSet.ts';
-import { getRepo, putRepo } from '../../store/registry.ts';
-import {
-  allowRecreate,
-  du,
-  flushRepoFs,
-  GITDIR,
-  mkdirp,
-  openRepoFs,
-  type PromiseFs,
-  writeFileDeep,
-} from '../../store/repoFs.ts';
-import { withRepoLock } from '../../store/repoLock.ts';
+import { du, GITDIR, mkdirp, type PromiseFs, writeFileDeep } from '../../store/repoFs.ts';
 import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabilities.ts';
 import { RemoteError } from '../../wire/errors.ts';
@@ -36,6 +24,7 @@ import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { readPackets } from '../../wire/pktLine.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
+import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import { isBinary } from '../common/repoAccess.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
@@ -140,6 +129,7 @@ export function minimalRepoId(url: string): string {
  * typed errors; a cancelled call throws ABORTED. Each reply is stored whole or not at all.
  */
 export async function readFileMinimal(
+  ctx: OpsContext,
   url: string,
   ref: string,
   path: string,
@@ -149,7 +139,8 @@ export async function readFileMinimal(
   const { signal, onProgress } = hooks;
   throwIfAborted(signal);
   const parts = pathParts(path);
-  const client = new GitHttpClient(url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
+  const { store } = ctx;
+  const client = connect(ctx, url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
   const caps = await capabilities(client);
@@ -160,24 +151,25 @@ export async function readFileMinimal(
   // Without `filter` the commit's request brings its whole snapshot: more bytes, and still correct.
   const filtered = fetchCaps.has('filter');
   const strategy = options.strategy ?? MINIMAL_STRATEGY;
-  const result = await withRepoLock(
+  const result = await store.locks.withRepoLock(
     repoId,
     'reading a file of the remote',
     async () => {
-      allowRecreate(repoId);
-      const fs = openRepoFs(repoId).promises;
+      store.repoFs.allowRecreate(repoId);
+      const fs = store.repoFs.open(repoId).promises;
       const repo: Store = {
+        ctx,
         repoId,
         fs,
         cache: {},
         // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
-        trees: { fs: openRepoFs(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
+        trees: { fs: store.repoFs.open(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
         client,
         caps,
         hooks,
       };
       await ensureGitDir(repo, client.url.href);
-      const packSet = await packSetFor(repoId);
+      const packSet = await store.packs.for(repoId);
       if (!packSet.has(target.commit)) {
         const shallow = await fetchPack(repo, 'commit', [target.commit], {
           deepen: fetchCaps.has('shallow') ? 1 : undefined,
@@ -192,8 +184,8 @@ export async function readFileMinimal(
       const treeFilter = filtered ? (strategy === 'two-levels' ? TWO_LEVELS : 'tree:0') : null;
       const read = await walk(repo, commit.commit.tree, parts, ref || 'HEAD', treeFilter);
       throwIfAborted(signal);
-      await flushRepoFs(repoId);
-      await record(repoId, client, options.corsProxy, target.commit);
+      await store.repoFs.flush(repoId);
+      await record(ctx, repoId, client, options.corsProxy, target.commit);
       return read;
     },
     { signal },
@@ -211,6 +203,7 @@ export async function readFileMinimal(
 }
 
 interface Store {
+  ctx: OpsContext;
   repoId: string;
   fs: PromiseFs;
   cache: object;
@@ -360,7 +353,7 @@ async function ensureObject(
   oid: string,
   filter: string | undefined,
 ): Promise<void> {
-  const packSet = await packSetFor(repo.repoId);
+  const packSet = await repo.ctx.store.packs.for(repo.repoId);
   if (packSet.has(oid)) return;
   // A wanted object is always sent whatever the filter (rev-list --filter-provided-objects is off), so
   // tree:0 brings this tree and nothing it names.
@@ -420,7 +413,7 @@ async function fetchPack(
   if (!sawPack) throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   const pack = await ingester.finish();
   throwIfAborted(signal);
-  const packSet = await packSetFor(repo.repoId);
+  const packSet = await repo.ctx.store.packs.for(repo.repoId);
   if (pack.objects.length > 0 && !packSet.index(pack.checksum)) {
     await writePack(repo.fs, {
       checksum: pack.checksum,
@@ -453,7 +446,7 @@ async function ensureGitDir(repo: Store, url: string): Promise<void> {
   ]) {
     await mkdirp(fs, `${GITDIR}/${dir}`);
   }
-  await fs.writeFile(`${GITDIR}/description`, 'Files read by the Blobless widget\n', 'utf8');
+  await fs.writeFile(`${GITDIR}/description`, `Files read by ${repo.ctx.settings.productName}\n`, 'utf8');
   await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
   // The config last: it marks the directory as set up (HEAD follows once a commit is stored).
   const config = serializeRepoConfig({
@@ -487,11 +480,18 @@ async function updateRefs(fs: PromiseFs, commit: string, refName: string | null)
   await fs.writeFile(`${GITDIR}/HEAD`, `${commit}\n`, 'utf8');
 }
 
-async function record(repoId: string, client: GitHttpClient, corsProxy: string | undefined, commit: string) {
-  const fs = openRepoFs(repoId).promises;
-  const previous = await getRepo(repoId);
+async function record(
+  ctx: OpsContext,
+  repoId: string,
+  client: GitHttpClient,
+  corsProxy: string | undefined,
+  commit: string,
+) {
+  const { store } = ctx;
+  const fs = store.repoFs.open(repoId).promises;
+  const previous = await store.registry.get(repoId);
   const now = Date.now();
-  await putRepo({
+  await store.registry.put({
     id: repoId,
     url: client.url.href,
     corsProxy,

@@ -1,4 +1,5 @@
 import git from 'isomorphic-git';
+import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo } from '../common/repoAccess.ts';
 
 export interface RefList {
@@ -11,8 +12,8 @@ export interface RefList {
 }
 
 /** The names a branch/tag switcher offers: local and remote-tracking branches merged, and tags. */
-export async function listRefs(repoId: string): Promise<RefList> {
-  const { fs, gitdir } = await openRepo(repoId);
+export async function listRefs(ctx: OpsContext, repoId: string): Promise<RefList> {
+  const { fs, gitdir } = await openRepo(ctx, repoId);
   const [local, remote, tags, current, head] = await Promise.all([
     git.listBranches({ fs, gitdir }),
     git.listBranches({ fs, gitdir, remote: 'origin' }),

@@ -1,5 +1,6 @@
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
 
@@ -26,8 +27,13 @@ export interface TreeListing {
  * is checked (checkedTrees.ts): HostileTreeError for one git would refuse, PATH_NOT_FOUND for a path
  * that is not a folder.
  */
-export async function readTree(repoId: string, ref: string, path = ''): Promise<TreeListing> {
-  const repo = await openRepo(repoId);
+export async function readTree(
+  ctx: OpsContext,
+  repoId: string,
+  ref: string,
+  path = '',
+): Promise<TreeListing> {
+  const repo = await openRepo(ctx, repoId);
   const commit = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   const notFound = () => new OperationError('PATH_NOT_FOUND', `"${clean}" is not a directory in ${ref}.`);

@@ -3,6 +3,7 @@
 
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, type RepoHandle, resolveCommit } from '../common/repoAccess.ts';
 
 export { MODE_GITLINK, MODE_TREE };
@@ -41,8 +42,12 @@ export async function entryAtPath(
  * Every file path of a commit (blobs, symlinks and submodules), in git's order (`git ls-tree -r
  * --name-only`), newline-separated: one string crosses the worker boundary far faster than 100,000.
  */
-export async function listPaths(repoId: string, ref: string): Promise<{ commit: string; paths: string }> {
-  const repo = await openRepo(repoId);
+export async function listPaths(
+  ctx: OpsContext,
+  repoId: string,
+  ref: string,
+): Promise<{ commit: string; paths: string }> {
+  const repo = await openRepo(ctx, repoId);
   const commit = await resolveCommit(repo, ref);
   const out: string[] = [];
   const walk = async (oid: string, prefix: string): Promise<void> => {

@@ -1,23 +1,20 @@
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { DEFAULT_FETCH_REFSPEC, formatRefspec } from '../../model/refspec.ts';
 import { PackIngester } from '../../pack/packIngester.ts';
-import { crashPoint } from '../../store/crashPoints.ts';
-import { rememberForSession } from '../../store/credentials.ts';
 import { writeNewGitDir, writePackFile } from '../../store/gitDir.ts';
 import type { PackedRef } from '../../store/packedRefs.ts';
-import { putRepo, removeRepo } from '../../store/registry.ts';
-import { deleteRepoFs, du, flushRepoFs, GITDIR, openRepoFs, writeAllOrNothing } from '../../store/repoFs.ts';
-import { withRepoLock } from '../../store/repoLock.ts';
+import { du, GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
-import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
+import { type GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { readPackets } from '../../wire/pktLine.ts';
+import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { clearTimeline, measure, step } from '../common/timeline.ts';
+import { type Timeline, timeline } from '../common/timeline.ts';
 import { cloneLimits } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
@@ -29,13 +26,15 @@ export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult }
 
 /** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
 export async function clone(
+  ctx: OpsContext,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress> = {},
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
-  const limits = cloneLimits(opts);
-  const connect = (corsProxy?: string) =>
-    new GitHttpClient(opts.url, {
+  const { store } = ctx;
+  const limits = cloneLimits(ctx, opts);
+  const connectTo = (corsProxy?: string) =>
+    connect(ctx, opts.url, {
       corsProxy,
       auth: opts.auth,
       signal,
@@ -43,11 +42,12 @@ export async function clone(
       onRetry: ({ text, attempt, attempts, delayMs }) =>
         onProgress?.({ phase: 'retrying', text, attempt, attempts, delayMs }),
     });
-  let client = connect(opts.corsProxy);
+  let client = connectTo(opts.corsProxy);
   let effective = opts;
   const notes: string[] = [];
   onProgress?.({ phase: 'connecting' });
-  clearTimeline('clone');
+  const steps = timeline(ctx, 'clone');
+  steps.clear();
   const cloneStart = performance.now();
   let advertisement: Uint8Array;
   const fallback = opts.fallbackCorsProxy;
@@ -55,12 +55,12 @@ export async function clone(
   const canFallBack = fallback && !opts.corsProxy && !opts.auth;
   try {
     // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
-    advertisement = await step('clone', 'info-refs', () =>
+    advertisement = await steps.step('info-refs', () =>
       client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
     );
   } catch (err) {
     if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
-    client = connect(fallback);
+    client = connectTo(fallback);
     effective = { ...opts, corsProxy: fallback };
     notes.push(
       `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
@@ -73,15 +73,15 @@ export async function clone(
   const lockAsked = performance.now();
   // Held from before the database exists until the record is written: startup repair in another tab
   // sees a database without a record, and the held lock tells it the clone is alive.
-  return withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
-    measure('clone', 'lock', lockAsked);
+  return store.locks.withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
+    steps.measure('lock', lockAsked);
     try {
-      const result = await cloneInto(repoId, client, advertisement, effective, hooks);
-      measure('clone', 'total', cloneStart);
+      const result = await cloneInto(ctx, steps, repoId, client, advertisement, effective, hooks);
+      steps.measure('total', cloneStart);
       return { ...result, warnings: [...notes, ...result.warnings] };
     } catch (err) {
-      await deleteRepoFs(repoId).catch(() => undefined);
-      await removeRepo(repoId).catch(() => undefined);
+      await store.repoFs.delete(repoId).catch(() => undefined);
+      await store.registry.remove(repoId).catch(() => undefined);
       if (signal?.aborted) throw abortedError();
       throw err;
     }
@@ -89,6 +89,8 @@ export async function clone(
 }
 
 async function cloneInto(
+  ctx: OpsContext,
+  steps: Timeline,
   repoId: string,
   client: GitHttpClient,
   infoRefs: Uint8Array,
@@ -96,10 +98,11 @@ async function cloneInto(
   hooks: OperationHooks<CloneProgress>,
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
+  const { store } = ctx;
   const advertisement = parseInfoRefs(infoRefs);
   throwIfAborted(signal);
   if (advertisement.version !== 2) {
-    return cloneWithProtocolV1(repoId, client, opts, hooks);
+    return cloneWithProtocolV1(ctx, repoId, client, opts, hooks);
   }
   const caps = advertisement.capabilities;
   if (caps.objectFormat !== 'sha1') {
@@ -121,9 +124,9 @@ async function cloneInto(
     fetchCaps.has('filter');
   const tags = opts.tags ?? true;
 
-  const limits = cloneLimits(opts);
+  const limits = cloneLimits(ctx, opts);
   // The first view lists the heads only (to find HEAD's branch); the fill lists the tags.
-  const listed = await step('clone', 'ls-refs', () =>
+  const listed = await steps.step('ls-refs', () =>
     lsRefsCall(client, caps, refPrefixes(opts, tags && !firstView), {
       agent: agentFor(caps),
       maxBytes: limits.maxLsRefsBytes,
@@ -167,8 +170,8 @@ async function cloneInto(
   });
   // Both wait on something else (the server; the hasher's wasm compile), so they overlap.
   const [body, ingester] = await Promise.all([
-    step('clone', 'fetch-response', () => client.postLent('git-upload-pack', request)),
-    step('clone', 'ingester-create', () =>
+    steps.step('fetch-response', () => client.postLent('git-upload-pack', request)),
+    steps.step('ingester-create', () =>
       PackIngester.create({ signal, onProgress: (p) => onProgress?.(p), limits }),
     ),
   ]);
@@ -190,17 +193,17 @@ async function cloneInto(
   if (!sawPack) {
     throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   }
-  measure('clone', 'receive', receiveStart);
+  steps.measure('receive', receiveStart);
   // Final once its trailer checks out: the pack goes to IndexedDB (staged ahead of the batch's commit,
   // store/batchedIdb.ts) while its deltas are resolved and its index written. Still one batch.
   const received = ingester.received();
-  const fs = openRepoFs(repoId).promises;
+  const fs = store.repoFs.open(repoId).promises;
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
   let writeStart = performance.now();
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
-  const pack = await writeAllOrNothing(repoId, async () => {
+  const pack = await store.repoFs.writeAllOrNothing(repoId, async () => {
     await writePackFile(fs, received.checksum, received.pack);
-    const indexed = await step('clone', 'index', () => ingester.finish({ objects: false }));
+    const indexed = await steps.step('index', () => ingester.finish({ objects: false }));
     throwIfAborted(signal);
     onProgress?.({ phase: 'writing' });
     writeStart = performance.now();
@@ -213,24 +216,25 @@ async function cloneInto(
         },
         branch: plan.branch ?? undefined,
       },
+      description: `Cloned by ${ctx.settings.productName}`,
       head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
       looseRefs: plan.looseRefs,
       packedRefs: plan.packedRefs,
       shallow,
       pack: { checksum: indexed.checksum, pack: indexed.pack, idx: indexed.idx, promisor, packWritten: true },
     });
-    await crashPoint('clone:files-written');
+    await store.crash.at('clone:files-written');
     return indexed;
   });
-  measure('clone', 'write', writeStart);
-  await step('clone', 'flush', () => flushRepoFs(repoId));
+  steps.measure('write', writeStart);
+  await steps.step('flush', () => store.repoFs.flush(repoId));
   throwIfAborted(signal);
   // Files first, then the record: a crash in between leaves a database no record names, which startup
   // repair deletes (the lock held by this clone tells it apart from one in progress).
-  await crashPoint('clone:files-committed');
+  await store.crash.at('clone:files-committed');
   const now = Date.now();
   const recordStart = performance.now();
-  await putRepo({
+  await store.registry.put({
     id: repoId,
     url: client.url.href,
     corsProxy: opts.corsProxy,
@@ -248,8 +252,8 @@ async function cloneInto(
     createdAt: now,
     lastFetchedAt: now,
   });
-  measure('clone', 'record', recordStart);
-  if (opts.auth) rememberForSession(repoId, opts.auth);
+  steps.measure('record', recordStart);
+  if (opts.auth) store.credentials.rememberForSession(repoId, opts.auth);
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },

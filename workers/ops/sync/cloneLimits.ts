@@ -1,10 +1,9 @@
-import { DEFAULT_PACK_LIMITS, type PackLimits } from '../../pack/packLimits.ts';
-import { DEFAULT_WIRE_LIMITS, type WireLimits } from '../../wire/wireLimits.ts';
+import type { EngineLimits, OpsContext } from '../common/engineContext.ts';
 
 /** Every cap a clone applies: the wire's on responses, the pack's on objects and inflation. */
-export type CloneLimits = WireLimits & PackLimits;
+export type CloneLimits = EngineLimits;
 
-/** The clone's caps: the given ones, defaults for the rest. */
-export function cloneLimits(opts: { limits?: Partial<CloneLimits> }): CloneLimits {
-  return { ...DEFAULT_WIRE_LIMITS, ...DEFAULT_PACK_LIMITS, ...opts.limits };
+/** The clone's caps: the given ones, the engine's for the rest. */
+export function cloneLimits(ctx: OpsContext, opts: { limits?: Partial<CloneLimits> }): CloneLimits {
+  return { ...ctx.settings.limits, ...opts.limits };
 }

@@ -1,13 +1,13 @@
-import git, { type GitHttpRequest, type HttpClient } from 'isomorphic-git';
-import http from 'isomorphic-git/http/web';
+import type FS from '@isomorphic-git/lightning-fs';
+import git, { type GitHttpRequest, type GitHttpResponse, type HttpClient } from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { PackIngester } from '../../pack/packIngester.ts';
-import { putRepo } from '../../store/registry.ts';
-import { du, flushRepoFs, GITDIR, openRepoFs, type PromiseFs } from '../../store/repoFs.ts';
+import { du, GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { type GitHttpClient, isOffline, offlineError, repoName } from '../../transport/gitHttp.ts';
 import { parseInfoRefs } from '../../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../../wire/pktLine.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { cloneLimits } from './cloneLimits.ts';
@@ -19,24 +19,27 @@ import { checkRemoteRefNames } from './remoteRefNames.ts';
  * with every blob, but it works, and the result says so.
  */
 export async function cloneWithProtocolV1(
+  ctx: OpsContext,
   repoId: string,
   client: GitHttpClient,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress>,
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
-  const fs = openRepoFs(repoId);
+  const { store } = ctx;
+  const fs = store.repoFs.open(repoId);
   const url = client.url.href;
   let requests = client.requests;
   let bytes = client.bytesReceived;
   const warnings: string[] = [];
-  const limits = cloneLimits(opts);
+  const limits = cloneLimits(ctx, opts);
+  const fetchFn = ctx.settings.fetch ?? fetch;
   const counting: HttpClient = {
     async request(req: GitHttpRequest) {
       // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
       if (isOffline()) throw offlineError(client.url.host);
       requests++;
-      const res = await http.request({ ...req, signal });
+      const res = await request(fetchFn, { ...req, signal });
       const body = res.body;
       if (!body) return res;
       if (
@@ -97,7 +100,7 @@ export async function cloneWithProtocolV1(
     }
     throw err;
   }
-  await flushRepoFs(repoId);
+  await store.repoFs.flush(repoId);
   const pfs = fs.promises;
   const branch = (await git.currentBranch({ fs, gitdir: GITDIR })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir: GITDIR, ref: 'HEAD' });
@@ -116,7 +119,7 @@ export async function cloneWithProtocolV1(
   }
   const counts = await countObjects(pfs);
   const now = Date.now();
-  await putRepo({
+  await store.registry.put({
     id: repoId,
     url,
     name: repoName(client.url),
@@ -190,7 +193,53 @@ async function countObjects(pfs: PromiseFs): Promise<CloneResult['objects']> {
   return counts;
 }
 
-async function peel(fs: ReturnType<typeof openRepoFs>, oid: string): Promise<string> {
+/**
+ * isomorphic-git's web HTTP client (isomorphic-git/http/web), through the engine's fetch rather than the
+ * global one: the request body collected (no streaming uploads in browsers), the response body streamed.
+ */
+async function request(fetchFn: typeof fetch, req: GitHttpRequest): Promise<GitHttpResponse> {
+  let body: Uint8Array | undefined;
+  if (req.body) {
+    const parts: Uint8Array[] = [];
+    for await (const part of req.body) parts.push(part);
+    body = concatBytes(parts);
+  }
+  const res = await fetchFn(req.url, {
+    method: req.method ?? 'GET',
+    headers: req.headers,
+    body: body as BodyInit | undefined,
+    signal: req.signal as AbortSignal | undefined,
+  });
+  const headers: Record<string, string> = {};
+  for (const [key, value] of res.headers.entries()) headers[key] = value;
+  return {
+    url: res.url,
+    method: req.method,
+    statusCode: res.status,
+    statusMessage: res.statusText,
+    body: res.body ? chunks(res.body) : single(new Uint8Array(await res.arrayBuffer())),
+    headers,
+  };
+}
+
+async function* chunks(stream: ReadableStream<Uint8Array>): AsyncIterableIterator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+async function* single(bytes: Uint8Array): AsyncIterableIterator<Uint8Array> {
+  yield bytes;
+}
+
+async function peel(fs: FS, oid: string): Promise<string> {
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const obj = await git.readObject({ fs, gitdir: GITDIR, oid: current });

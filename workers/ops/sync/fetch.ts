@@ -9,25 +9,22 @@ import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../..
 import { serializeShallow } from '../../model/shallow.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
 import { type IngestedPack, PackIngester } from '../../pack/packIngester.ts';
-import { credentialsFor } from '../../store/credentials.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
-import { forgetPackSet, packSetFor } from '../../store/packSet.ts';
-import { updateRepo } from '../../store/registry.ts';
-import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
-import { heldInThisWorker, withRepoLock } from '../../store/repoLock.ts';
-import { GitHttpClient } from '../../transport/gitHttp.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { readPackets } from '../../wire/pktLine.ts';
+import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { forgetRepo, openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
+import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
-import { ensureBlobs } from './lazyBlobs.ts';
+import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
 import { SkippingNegotiator } from './negotiator.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
@@ -101,17 +98,19 @@ export interface FetchStoring {
 }
 
 export async function fetchRepo(
+  ctx: BlobContext,
   repoId: string,
   opts: FetchOptions = {},
   hooks: OperationHooks<FetchProgress> = {},
   storing: FetchStoring = {},
 ): Promise<FetchResult> {
   const { signal, onProgress } = hooks;
-  const repo = await openRepo(repoId);
+  const { store } = ctx;
+  const repo = await openRepo(ctx, repoId);
   const { record } = repo;
-  const client = new GitHttpClient(record.url, {
+  const client = connect(ctx, record.url, {
     corsProxy: record.corsProxy,
-    auth: credentialsFor(record),
+    auth: store.credentials.for(record),
     signal,
     protocol: 'version=2',
     onRetry: ({ text, attempt, attempts, delayMs }) =>
@@ -170,7 +169,7 @@ export async function fetchRepo(
     }
   }
 
-  const packSet = await packSetFor(repoId);
+  const packSet = await store.packs.for(repoId);
   const shallowBefore = await readShallow(repo);
   const isShallow = shallowBefore.length > 0;
   let deepen: number | undefined;
@@ -208,7 +207,7 @@ export async function fetchRepo(
   let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
   const negotiation = { rounds: 0, haves: 0 };
   if (wants.length > 0) {
-    const result = await negotiateAndReceive(repo, client, {
+    const result = await negotiateAndReceive(ctx, repo, client, {
       wants,
       remoteOids: planned.map((p) => p.remote.peeled ?? p.remote.oid),
       shallow: shallowBefore,
@@ -226,7 +225,7 @@ export async function fetchRepo(
 
   let updates: { name: string; old: string | null; value: PackedRef }[] = [];
   let shallowAfter = shallowBefore;
-  const store = async (target: RepoHandle) => {
+  const storeFetched = async (target: RepoHandle) => {
     // Refs as they are now, then as they will be.
     const fs = target.fs.promises;
     const packedText = await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '');
@@ -266,10 +265,10 @@ export async function fetchRepo(
     if (pack || updates.length > 0 || shallowChanged) {
       // A pack merge started by a lazy fetch writes to the same file system: not inside this batch. Under
       // the repo's lock (the API's fetch) none can run, and waiting for a deferred one would deadlock.
-      if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
+      if (!store.locks.heldHereNow(repoId)) await maintenanceIdle(ctx, repoId);
       const stored = pack;
       try {
-        await writeAllOrNothing(repoId, async () => {
+        await store.repoFs.writeAllOrNothing(repoId, async () => {
           if (stored) {
             await writePack(fs, {
               checksum: stored.checksum,
@@ -292,14 +291,14 @@ export async function fetchRepo(
         });
       } catch (err) {
         // The discard dropped whatever else was written meanwhile: reread what is stored.
-        forgetPackSet(repoId);
-        forgetRepo(repoId);
+        store.forgetRepo(repoId);
+        ctx.repos.forget(repoId);
         if (signal?.aborted) throw abortedError();
         throw err;
       }
-      if (stored) (await packSetFor(repoId)).add(stored.checksum, stored.idx, filter !== null);
+      if (stored) (await store.packs.for(repoId)).add(stored.checksum, stored.idx, filter !== null);
     }
-    await updateRepo(repoId, (r) => ({
+    await store.registry.update(repoId, (r) => ({
       ...r,
       shallow: storedShallow.length > 0,
       bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
@@ -308,11 +307,11 @@ export async function fetchRepo(
     }));
   };
   if (storing.lockToStore) {
-    await withRepoLock(
+    await store.locks.withRepoLock(
       repoId,
       storing.lockToStore.what,
       async () => {
-        const target = await openRepo(repoId);
+        const target = await openRepo(ctx, repoId);
         const now = await readShallow(target);
         if (now.join() !== shallowBefore.join()) {
           throw new OperationError(
@@ -320,12 +319,12 @@ export async function fetchRepo(
             'The repository changed while its history was fetched; nothing was stored, and the next fetch asks again.',
           );
         }
-        await store(target);
+        await storeFetched(target);
       },
       { signal },
     );
   } else {
-    await store(repo);
+    await storeFetched(repo);
   }
 
   const updated: RefUpdate[] = [];
@@ -372,13 +371,14 @@ interface NegotiationInput {
  * (or we send `done`), and then with the pack in the same response.
  */
 async function negotiateAndReceive(
+  ctx: BlobContext,
   repo: RepoHandle,
   client: GitHttpClient,
   input: NegotiationInput,
 ): Promise<{ pack: IngestedPack; shallowInfo: { shallow: string[]; unshallow: string[] } | null }> {
   const { signal, onProgress } = input.hooks;
   const negotiator = new SkippingNegotiator(commitReader(repo), input.shallow);
-  const packSet = await packSetFor(repo.record.id);
+  const packSet = await ctx.store.packs.for(repo.id);
   for (const oid of new Set(input.remoteOids)) {
     if (packSet.has(oid)) await negotiator.knownCommon(oid);
   }
@@ -392,7 +392,7 @@ async function negotiateAndReceive(
   const ingester = await PackIngester.create({
     signal,
     onProgress: (p) => onProgress?.(p),
-    externalBase: (oid) => readLocalObject(repo, oid, signal),
+    externalBase: (oid) => readLocalObject(ctx, repo, oid, signal),
   });
   for (;;) {
     throwIfAborted(signal);
@@ -494,7 +494,7 @@ async function peel(repo: RepoHandle, oid: string): Promise<string | null> {
 }
 
 /** A thin pack's delta base, from this repo; a promisor repo fetches it first if a filter left it out. */
-async function readLocalObject(repo: RepoHandle, oid: string, signal?: AbortSignal) {
+async function readLocalObject(ctx: BlobContext, repo: RepoHandle, oid: string, signal?: AbortSignal) {
   const read = async () => {
     const { type, object } = await git.readObject({
       fs: repo.fs,
@@ -510,7 +510,7 @@ async function readLocalObject(repo: RepoHandle, oid: string, signal?: AbortSign
   } catch {
     if (!repo.record.filter) return null;
   }
-  await ensureBlobs(repo.record.id, [oid], { signal });
+  await ensureBlobs(ctx, repo.id, [oid], { signal });
   return read().catch(() => null);
 }
 

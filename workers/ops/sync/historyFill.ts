@@ -5,11 +5,11 @@
 // whole, under the write lock taken only to store it. A step cancelled or failed stores nothing; the
 // steps before it stay, a valid shallow repository, and the record's `historyFill` says where to resume.
 
-import { getRepo, type HistoryFillState, updateRepo } from '../../store/registry.ts';
-import { tryFillLock } from '../../store/repoLock.ts';
+import type { HistoryFillState } from '../../store/registry.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { type FetchProgress, fetchRepo } from './fetch.ts';
+import type { BlobContext } from './lazyBlobs.ts';
 
 /**
  * The depths of the steps before the unshallow one (`npx tsx test/measure/fillDepths.ts large …`, one run
@@ -67,35 +67,39 @@ export interface FillOptions {
   onStepStored?: () => void;
 }
 
-/** The fills running in this worker, so that deleting the repo can stop its fill first. */
-const running = new Map<string, AbortController>();
+export interface FillContext extends BlobContext {
+  /** The fills running in this engine, so that deleting the repo can stop its fill first. */
+  readonly fills: Map<string, AbortController>;
+}
 
 /** Brings a first-view clone's history, branches and tags; a no-op for any other repo. */
 export async function fillHistory(
+  ctx: FillContext,
   repoId: string,
   opts: FillOptions = {},
   hooks: OperationHooks<FillProgress> = {},
 ): Promise<FillResult> {
   const stop = new AbortController();
   const signal = hooks.signal ? AbortSignal.any([hooks.signal, stop.signal]) : stop.signal;
-  const ran = await tryFillLock(repoId, async () => {
-    running.set(repoId, stop);
+  const ran = await ctx.store.locks.tryFillLock(repoId, async () => {
+    ctx.fills.set(repoId, stop);
     try {
-      return await fillSteps(repoId, opts, { ...hooks, signal });
+      return await fillSteps(ctx, repoId, opts, { ...hooks, signal });
     } finally {
-      running.delete(repoId);
+      ctx.fills.delete(repoId);
     }
   });
   if (ran === 'busy') return { complete: false, busyElsewhere: true, steps: 0, commits: 0, bytesReceived: 0 };
   return ran.value;
 }
 
-/** Stops this worker's fill of the repo (it is being deleted): the step under way stores nothing. */
-export function cancelHistoryFill(repoId: string): void {
-  running.get(repoId)?.abort();
+/** Stops this engine's fill of the repo (it is being deleted): the step under way stores nothing. */
+export function cancelHistoryFill(ctx: FillContext, repoId: string): void {
+  ctx.fills.get(repoId)?.abort();
 }
 
 async function fillSteps(
+  ctx: FillContext,
   repoId: string,
   opts: FillOptions,
   hooks: OperationHooks<FillProgress>,
@@ -112,7 +116,7 @@ async function fillSteps(
   let stale = 0;
   for (;;) {
     throwIfAborted(signal);
-    const record = await getRepo(repoId);
+    const record = await ctx.store.registry.get(repoId);
     if (!record) {
       throw new OperationError(
         'REPO_NOT_FOUND',
@@ -133,6 +137,7 @@ async function fillSteps(
     let fetched: Awaited<ReturnType<typeof fetchRepo>>;
     try {
       fetched = await fetchRepo(
+        ctx,
         repoId,
         // Tags wait for the last step: a depth counted from every tag would take most of the history at
         // once (medium.git's 10 tags, 1,000 commits apart, made a depth-1,000 step fetch all of it).
@@ -166,7 +171,7 @@ async function fillSteps(
     };
     // The last step ran the refspec's whole fetch (every branch and tag, no depth): what a clone holds.
     const done = depth === null;
-    await updateRepo(repoId, (r) => ({ ...r, historyFill: done ? undefined : next }));
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, historyFill: done ? undefined : next }));
     // The history walks stopped at the old shallow boundary: the next page starts a new walk.
     opts.onStepStored?.();
     result.commits = next.commits;

@@ -6,22 +6,18 @@
 import { isSha1Hex } from '../../model/objectId.ts';
 import { PackError } from '../../pack/errors.ts';
 import { type IngestedObject, PackIngester } from '../../pack/packIngester.ts';
-import { credentialsFor } from '../../store/credentials.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { looseObjects } from '../../store/looseObjects.ts';
-import { packSetFor } from '../../store/packSet.ts';
-import { addFetched, getRepo } from '../../store/registry.ts';
-import { flushRepoFs, openRepoFs, repoFsCommitted, repoFsHeld } from '../../store/repoFs.ts';
-import { underRepoLock } from '../../store/repoLock.ts';
 import { TransportError } from '../../transport/errors.ts';
-import { GitHttpClient, type HttpAuth } from '../../transport/gitHttp.ts';
+import type { HttpAuth } from '../../transport/gitHttp.ts';
 import { formatDelay, retryDelay, retryPolicy, sleep } from '../../transport/retryPolicy.ts';
 import { RemoteError, WireError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import { readPackets } from '../../wire/pktLine.ts';
+import { connect } from '../common/engineContext.ts';
 import { abortedError, MissingObjectError, OperationError } from '../common/errors.ts';
-import { scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
 
 export type { IngestedObject };
 
@@ -163,21 +159,39 @@ export function planBlobBatches(
   return sizes.filter((n) => n > 0);
 }
 
-/** Bytes received and blobs received by a repo's lazy fetches in this session, for planBlobBatches. */
-const blobBytesByRepo = new Map<string, { bytes: number; blobs: number }>();
+/** One engine's lazy blob fetches: the batches in flight, and what each repo's blobs have cost so far. */
+export class BlobFetchState {
+  /** Bytes received and blobs received by a repo's lazy fetches in this session, for planBlobBatches. */
+  readonly bytesByRepo = new Map<string, { bytes: number; blobs: number }>();
+  /** Batches being fetched, by wanted oid, per repo. */
+  readonly inFlightByRepo = new Map<string, Map<string, Batch>>();
 
-/** Expected bytes per blob of the repo's next lazy fetch: its earlier ones', else PRIOR_BYTES_PER_BLOB. */
-export function blobBytesEstimate(repoId: string): number {
-  const seen = blobBytesByRepo.get(repoId);
-  return seen && seen.blobs > 0 ? seen.bytes / seen.blobs : PRIOR_BYTES_PER_BLOB;
+  inFlightFor(repoId: string): Map<string, Batch> {
+    let map = this.inFlightByRepo.get(repoId);
+    if (!map) {
+      map = new Map();
+      this.inFlightByRepo.set(repoId, map);
+    }
+    return map;
+  }
+
+  /** Expected bytes per blob of the repo's next lazy fetch: its earlier ones', else PRIOR_BYTES_PER_BLOB. */
+  estimate(repoId: string): number {
+    const seen = this.bytesByRepo.get(repoId);
+    return seen && seen.blobs > 0 ? seen.bytes / seen.blobs : PRIOR_BYTES_PER_BLOB;
+  }
+
+  record(repoId: string, bytes: number, blobs: number): void {
+    if (blobs === 0) return;
+    const seen = this.bytesByRepo.get(repoId) ?? { bytes: 0, blobs: 0 };
+    seen.bytes += bytes;
+    seen.blobs += blobs;
+    this.bytesByRepo.set(repoId, seen);
+  }
 }
 
-function recordBlobBytes(repoId: string, bytes: number, blobs: number): void {
-  if (blobs === 0) return;
-  const seen = blobBytesByRepo.get(repoId) ?? { bytes: 0, blobs: 0 };
-  seen.bytes += bytes;
-  seen.blobs += blobs;
-  blobBytesByRepo.set(repoId, seen);
+export interface BlobContext extends MaintenanceContext {
+  readonly blobs: BlobFetchState;
 }
 
 interface BatchOutcome {
@@ -232,18 +246,6 @@ class Batch {
   }
 }
 
-/** Batches being fetched, by wanted oid, per repo. */
-const inFlightByRepo = new Map<string, Map<string, Batch>>();
-
-function inFlightFor(repoId: string): Map<string, Batch> {
-  let map = inFlightByRepo.get(repoId);
-  if (!map) {
-    map = new Map();
-    inFlightByRepo.set(repoId, map);
-  }
-  return map;
-}
-
 /**
  * Makes sure the repo holds every object in `oids`, fetching those no pack has. Blobs already stored cost no
  * request; blobs another call is already fetching are waited for, not fetched again. Throws
@@ -252,22 +254,24 @@ function inFlightFor(repoId: string): Map<string, Batch> {
  * maintenance is scheduled in the background (see packMaintenance.ts).
  */
 export async function ensureBlobs(
+  ctx: BlobContext,
   repoId: string,
   oids: string[],
   hooks: BlobFetchHooks = {},
 ): Promise<BlobFetchResult> {
   const { signal, onProgress } = hooks;
+  const { store } = ctx;
   if (signal?.aborted) throw abortedError();
-  const packSet = await packSetFor(repoId);
+  const packSet = await store.packs.for(repoId);
   const result: BlobFetchResult = { fetched: 0, requests: 0, bytes: 0, objects: [] };
   const notPacked = packSet.missing(normalize(oids));
   if (notPacked.length === 0) return result;
   // Objects made here (staged files, commits, merges) are loose, and the server has never seen them.
-  const loose = await looseObjects(openRepoFs(repoId).promises, notPacked);
+  const loose = await looseObjects(store.repoFs.open(repoId).promises, notPacked);
   const wanted = notPacked.filter((oid) => !loose.has(oid));
   if (wanted.length === 0) return result;
 
-  const record = await getRepo(repoId);
+  const record = await store.registry.get(repoId);
   if (!record) {
     throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
   }
@@ -275,7 +279,7 @@ export async function ensureBlobs(
 
   // From here to the registration of the new batches nothing awaits, so no other call can slip in between
   // the look-up of an oid and the registration of the batch that fetches it.
-  const inFlight = inFlightFor(repoId);
+  const inFlight = ctx.blobs.inFlightFor(repoId);
   const missing = packSet.missing(wanted);
   const joined = new Set<Batch>();
   const fresh: string[] = [];
@@ -286,7 +290,7 @@ export async function ensureBlobs(
   }
   const own: Batch[] = [];
   let start = 0;
-  for (const size of batchSizes(repoId, fresh.length, hooks.batching)) {
+  for (const size of batchSizes(ctx, repoId, fresh.length, hooks.batching)) {
     const batch = new Batch(fresh.slice(start, start + size));
     start += size;
     for (const oid of batch.oids) inFlight.set(oid, batch);
@@ -322,9 +326,9 @@ export async function ensureBlobs(
   const connection = {
     ...hooks.connection,
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
-    auth: hooks.connection?.auth ?? credentialsFor(record),
+    auth: hooks.connection?.auth ?? store.credentials.for(record),
   };
-  const context: FetchContext = { repoId, url: record.url, connection, inFlight };
+  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -372,31 +376,37 @@ export async function ensureBlobs(
     }
     // The pack set as it is now: another tab's commit seen on taking the lock replaces the one read above,
     // and the packs just fetched were added to the new one.
-    const stillMissing = (await packSetFor(repoId)).missing(missing);
+    const stillMissing = (await store.packs.for(repoId)).missing(missing);
     if (stillMissing.length > 0) throw missingError(stillMissing, waitedFor, outcomes);
     return result;
   } finally {
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     for (const batch of waitedFor) batch.listeners.delete(report);
-    if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(repoId);
+    if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(ctx, repoId);
   }
 }
 
-function batchSizes(repoId: string, count: number, batching: BlobFetchHooks['batching']): number[] {
+function batchSizes(
+  ctx: BlobContext,
+  repoId: string,
+  count: number,
+  batching: BlobFetchHooks['batching'],
+): number[] {
   const fixed = batching?.size;
   if (fixed !== undefined) {
     const size = Math.max(1, Math.floor(fixed));
     return Array.from({ length: Math.ceil(count / size) }, (_, i) => Math.min(size, count - i * size));
   }
-  return planBlobBatches(count, blobBytesEstimate(repoId), { ...BLOB_BATCH_POLICY, ...batching?.policy });
+  return planBlobBatches(count, ctx.blobs.estimate(repoId), { ...BLOB_BATCH_POLICY, ...batching?.policy });
 }
 
 /**
  * Cancels every blob fetch of the repo, whoever asked for it, and resolves once they have stopped: call it
  * before deleting the repo, so that no pack is written into it afterwards. Waiting calls get ABORTED.
  */
-export async function cancelBlobFetches(repoId: string): Promise<void> {
-  blobBytesByRepo.delete(repoId);
+export async function cancelBlobFetches(ctx: BlobContext, repoId: string): Promise<void> {
+  const { bytesByRepo, inFlightByRepo } = ctx.blobs;
+  bytesByRepo.delete(repoId);
   const inFlight = inFlightByRepo.get(repoId);
   if (!inFlight) return;
   inFlightByRepo.delete(repoId);
@@ -441,7 +451,8 @@ function forget(inFlight: Map<string, Batch>, batch: Batch): void {
   for (const oid of batch.oids) if (inFlight.get(oid) === batch) inFlight.delete(oid);
 }
 
-interface FetchContext {
+interface BatchContext {
+  ctx: BlobContext;
   repoId: string;
   url: string;
   connection: BlobFetchConnection;
@@ -449,7 +460,7 @@ interface FetchContext {
 }
 
 /** Sends one batch's request and stores its pack; settles the batch and never throws. */
-async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
+async function runBatch(context: BatchContext, batch: Batch): Promise<void> {
   batch.state = 'running';
   try {
     batch.settle(context.inFlight, { ok: await fetchResuming(context, batch) });
@@ -465,9 +476,9 @@ async function runBatch(context: FetchContext, batch: Batch): Promise<void> {
  * call stored some meanwhile; the request is rebuilt from the store, never repeated blindly.) Transient
  * answers before any byte (5xx, 429, a reset) are retried inside the transport.
  */
-async function fetchResuming(context: FetchContext, batch: Batch): Promise<BatchOutcome> {
+async function fetchResuming(context: BatchContext, batch: Batch): Promise<BatchOutcome> {
   const signal = batch.controller.signal;
-  const policy = retryPolicy();
+  const policy = retryPolicy(context.ctx.settings.retry);
   const total: BatchOutcome = { objects: [], requests: 0, bytes: 0, absent: [] };
   let wants = batch.oids;
   for (let attempt = 1; ; attempt++) {
@@ -480,7 +491,7 @@ async function fetchResuming(context: FetchContext, batch: Batch): Promise<Batch
       return total;
     } catch (err) {
       if (!brokeMidTransfer(err) || attempt >= policy.attempts || signal.aborted) throw err;
-      wants = (await packSetFor(context.repoId)).missing(batch.oids);
+      wants = (await context.ctx.store.packs.for(context.repoId)).missing(batch.oids);
       if (wants.length === 0) return total;
       const delayMs = retryDelay(attempt, err instanceof TransportError ? err : {}, policy);
       batch.retrying = `The transfer broke off (${(err as Error).message.split('(')[0].trim()}); asking again for the ${wants.length} blob${wants.length === 1 ? '' : 's'} still missing in ${formatDelay(delayMs)}… (attempt ${attempt + 1} of ${policy.attempts})`;
@@ -500,10 +511,11 @@ function brokeMidTransfer(err: unknown): err is TransportError | WireError {
   return err instanceof WireError && (err.code === 'RESPONSE_TRUNCATED' || err.code === 'PKT_LINE_TRUNCATED');
 }
 
-async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]): Promise<BatchOutcome> {
-  const { repoId, connection } = context;
+async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]): Promise<BatchOutcome> {
+  const { ctx, repoId, connection } = context;
+  const { store } = ctx;
   const signal = batch.controller.signal;
-  const client = new GitHttpClient(context.url, {
+  const client = connect(ctx, context.url, {
     corsProxy: connection.corsProxy,
     auth: connection.auth,
     signal,
@@ -542,36 +554,38 @@ async function fetchBatch(context: FetchContext, batch: Batch, wants: string[]):
   }
   if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
   const pack = await ingester.finish();
-  recordBlobBytes(repoId, client.bytesReceived, pack.objects.length);
+  ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = wants.filter((oid) => !received.has(oid));
   // One writer per repo: under the lock of the operation that asked, or of its own (waiting, cancellable).
-  await underRepoLock(
+  await store.locks.underRepoLock(
     repoId,
     'fetching blobs',
     async () => {
       // The repo's current pack set: a failed checkout, or another tab, may have replaced the one this
       // batch started with.
-      const current = await packSetFor(repoId);
+      const current = await store.packs.for(repoId);
       if (pack.objects.length === 0 || current.index(pack.checksum)) return;
       // git writes an empty .promisor for a lazy fetch (2.39: fetch --stdin names no refs).
-      await writePack(openRepoFs(repoId).promises, {
+      await writePack(store.repoFs.open(repoId).promises, {
         checksum: pack.checksum,
         pack: pack.pack,
         idx: pack.idx,
         promisor: '',
       });
-      await flushRepoFs(repoId);
+      await store.repoFs.flush(repoId);
       current.add(pack.checksum, pack.idx, true);
       batch.stored = true;
       // Counted once stored: inside an operation's all-or-nothing batch (a checkout) that is when the
       // operation commits, and a discarded batch is not counted at all.
       const count = (stored: boolean) =>
-        stored ? addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length) : undefined;
-      const committed = repoFsCommitted(repoId);
-      if (repoFsHeld(repoId)) void committed.then(count);
+        stored
+          ? store.registry.addFetched(repoId, client.bytesReceived, pack.pack.length + pack.idx.length)
+          : undefined;
+      const committed = store.repoFs.committed(repoId);
+      if (store.repoFs.held(repoId)) void committed.then(count);
       else await count(await committed);
     },
     { signal },

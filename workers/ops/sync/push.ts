@@ -9,16 +9,15 @@
 import git from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { credentialsFor } from '../../store/credentials.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
-import { packSetFor } from '../../store/packSet.ts';
-import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
+import { GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
-import { GitHttpClient } from '../../transport/gitHttp.ts';
+import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import { CLIENT_AGENT, parseInfoRefs } from '../../wire/capabilities.ts';
 import { WireError } from '../../wire/errors.ts';
 import { readPackets } from '../../wire/pktLine.ts';
 import { buildReceivePackRequest, parseReportStatus } from '../../wire/receivePack.ts';
+import { connect, type OpsContext } from '../common/engineContext.ts';
 import { OperationError, PushRejectedError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
@@ -58,13 +57,14 @@ const AGENT = `agent=${CLIENT_AGENT}`;
  * `refs/remotes/origin/<remoteBranch>` moves to the pushed commit, in packed-refs.
  */
 export async function push(
+  ctx: OpsContext,
   repoId: string,
   opts: PushOptions = {},
   hooks: OperationHooks<PushProgress> = {},
 ): Promise<PushResult> {
   const { signal, onProgress } = hooks;
   throwIfAborted(signal);
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const { fs, gitdir } = repo;
   const branch = opts.branch ?? (await git.currentBranch({ fs, gitdir }));
   if (!branch) {
@@ -83,9 +83,9 @@ export async function push(
   }
 
   onProgress?.({ phase: 'negotiating' });
-  const client = new GitHttpClient(repo.record.url, {
+  const client = connect(ctx, repo.record.url, {
     corsProxy: repo.record.corsProxy,
-    auth: credentialsFor(repo.record),
+    auth: ctx.store.credentials.for(repo.record),
     signal,
     // receive-pack has no v2: a Git-Protocol header would only confuse a proxy.
     protocol: null,
@@ -95,7 +95,7 @@ export async function push(
   const oldOid = remoteOids.get(ref) ?? ZERO_OID;
   const empty = { commits: 0, trees: 0, blobs: 0, packBytes: 0 };
   if (oldOid === newOid) {
-    await setRemoteTracking(repoId, repo, remoteBranch, newOid);
+    await setRemoteTracking(ctx, repo, remoteBranch, newOid);
     return { ref, oldOid, newOid, upToDate: true, sent: empty, remoteMessages: '' };
   }
 
@@ -129,7 +129,7 @@ export async function push(
   // What the remote has: every advertised commit we also have, and all their history.
   const remoteTips: string[] = [];
   for (const oid of new Set(remoteOids.values())) if (await isCommit(repo, oid)) remoteTips.push(oid);
-  const objects = await objectsToSend(repoId, repo, newOid, remoteTips, {
+  const objects = await objectsToSend(ctx, repo, newOid, remoteTips, {
     signal,
     onCount: (counts) => onProgress?.({ phase: 'counting', ...counts }),
   });
@@ -184,7 +184,7 @@ export async function push(
       reason,
     );
   }
-  await setRemoteTracking(repoId, repo, remoteBranch, newOid);
+  await setRemoteTracking(ctx, repo, remoteBranch, newOid);
   return {
     ref,
     oldOid,
@@ -245,7 +245,7 @@ interface ObjectList {
  * commits and trees only.
  */
 export async function objectsToSend(
-  repoId: string,
+  ctx: OpsContext,
   repo: RepoHandle,
   tip: string,
   remoteTips: string[],
@@ -278,7 +278,7 @@ export async function objectsToSend(
     await markRemote(tree);
   }
 
-  const packs = await packSetFor(repoId);
+  const packs = await ctx.store.packs.for(repo.id);
   const isStored = async (oid: string) =>
     packs.has(oid) ||
     (await fs.promises.stat(`${GITDIR}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`).then(
@@ -385,14 +385,14 @@ async function newCommitsOf(
 
 /** Moves `refs/remotes/origin/<branch>` in packed-refs, where the clone keeps remote-tracking refs. */
 async function setRemoteTracking(
-  repoId: string,
+  ctx: OpsContext,
   repo: RepoHandle,
   branch: string,
   oid: string,
 ): Promise<void> {
   const fs = repo.fs.promises;
   const name = `refs/remotes/origin/${branch}`;
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repo.id, async () => {
     const path = `${GITDIR}/packed-refs`;
     const text = await fs.readFile(path, { encoding: 'utf8' }).then(
       (t) => t as string,

@@ -2,7 +2,7 @@
 
 import git from 'isomorphic-git';
 import { isValidRefName } from '../../model/refName.ts';
-import { writeAllOrNothing } from '../../store/repoFs.ts';
+import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
 
@@ -19,8 +19,13 @@ export function checkBranchName(name: string): string {
 }
 
 /** Creates `name` at `start` (a branch, tag or commit; HEAD when omitted) without switching to it. */
-export async function createBranch(repoId: string, name: string, start = 'HEAD'): Promise<string> {
-  const repo = await openRepo(repoId);
+export async function createBranch(
+  ctx: OpsContext,
+  repoId: string,
+  name: string,
+  start = 'HEAD',
+): Promise<string> {
+  const repo = await openRepo(ctx, repoId);
   const { fs, gitdir } = repo;
   checkBranchName(name);
   const exists = await git.resolveRef({ fs, gitdir, ref: `refs/heads/${name}` }).then(
@@ -29,13 +34,15 @@ export async function createBranch(repoId: string, name: string, start = 'HEAD')
   );
   if (exists) throw new OperationError('BRANCH_EXISTS', `A branch named "${name}" already exists.`);
   const oid = await resolveCommit(repo, start);
-  await writeAllOrNothing(repoId, () => git.writeRef({ fs, gitdir, ref: `refs/heads/${name}`, value: oid }));
+  await ctx.store.repoFs.writeAllOrNothing(repoId, () =>
+    git.writeRef({ fs, gitdir, ref: `refs/heads/${name}`, value: oid }),
+  );
   return oid;
 }
 
 /** Deletes a local branch (not the current one); its remote-tracking branch stays. */
-export async function deleteBranch(repoId: string, name: string): Promise<void> {
-  const { fs, gitdir } = await openRepo(repoId);
+export async function deleteBranch(ctx: OpsContext, repoId: string, name: string): Promise<void> {
+  const { fs, gitdir } = await openRepo(ctx, repoId);
   const current = await git.currentBranch({ fs, gitdir });
   if (current === name) {
     throw new OperationError(
@@ -48,5 +55,5 @@ export async function deleteBranch(repoId: string, name: string): Promise<void> 
     () => false,
   );
   if (!exists) throw new OperationError('REF_NOT_FOUND', `There is no local branch "${name}".`);
-  await writeAllOrNothing(repoId, () => git.deleteBranch({ fs, gitdir, ref: name }));
+  await ctx.store.repoFs.writeAllOrNothing(repoId, () => git.deleteBranch({ fs, gitdir, ref: name }));
 }

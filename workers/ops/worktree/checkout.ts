@@ -6,11 +6,7 @@
 
 import git from 'isomorphic-git';
 import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { crashPoint } from '../../store/crashPoints.ts';
-import { forgetPackSet } from '../../store/packSet.ts';
-import { updateRepo } from '../../store/registry.ts';
-import { GITDIR, type PromiseFs, writeAllOrNothing } from '../../store/repoFs.ts';
-import { heldInThisWorker } from '../../store/repoLock.ts';
+import { GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { assertSafeSymlinks, commitTree, readCheckedTree } from '../common/checkedTrees.ts';
 import {
   abortedError,
@@ -22,10 +18,11 @@ import {
 } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { usePackObjectCache } from '../common/packObjectCache.ts';
-import { forgetRepo, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
-import { clearTimeline, measure, step } from '../common/timeline.ts';
+import { openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
+import { type Timeline, timeline } from '../common/timeline.ts';
 import { maintenanceIdle, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import {
+  type BlobContext,
   type BlobFetchHooks,
   type BlobFetchProgress,
   type BlobFetchResult,
@@ -95,6 +92,7 @@ interface Target {
  * the failure are kept: the next checkout will not fetch them again.
  */
 export async function checkout(
+  ctx: BlobContext,
   repoId: string,
   ref: string,
   opts: CheckoutOptions = {},
@@ -102,14 +100,15 @@ export async function checkout(
 ): Promise<CheckoutResult> {
   const { signal, onProgress, connection, batching } = hooks;
   throwIfAborted(signal);
-  clearTimeline('checkout');
+  const steps = timeline(ctx, 'checkout');
+  steps.clear();
   const started = performance.now();
-  const repo = await openRepo(repoId);
+  const repo = await openRepo(ctx, repoId);
   const target = await resolveTarget(repo, ref);
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
-  const files = await step('checkout', 'list-files', () => listFiles(repo, target.commit, paths));
+  const files = await steps.step('list-files', () => listFiles(repo, target.commit, paths));
   // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
-  await usePackObjectCache(repo.cache);
+  await usePackObjectCache(repo.cache, ctx.settings.packObjectCacheBytes);
   throwIfAborted(signal);
 
   const blobs = [...files.values()].filter((f) => f.mode !== MODE_GITLINK).map((f) => f.oid);
@@ -117,12 +116,12 @@ export async function checkout(
   try {
     // No pack merge inside a checkout: it would hold the checkout up, and its writes would fall inside the
     // all-or-nothing batch below. It is scheduled once the checkout is done.
-    fetched = await step('checkout', 'fetch-blobs', () =>
-      ensureBlobs(repoId, blobs, { onProgress, signal, connection, batching, deferMaintenance: true }),
+    fetched = await steps.step('fetch-blobs', () =>
+      ensureBlobs(ctx, repoId, blobs, { onProgress, signal, connection, batching, deferMaintenance: true }),
     );
   } catch (err) {
     // Packs of the batches that did arrive are stored: they may want merging all the same.
-    scheduleRepack(repoId);
+    scheduleRepack(ctx, repoId);
     if (err instanceof MissingObjectError) {
       const path = [...files].find(([, f]) => f.oid === err.oid)?.[0];
       throw path ? err.withPath(path) : err;
@@ -136,16 +135,17 @@ export async function checkout(
       if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
     }
     assertSafeSymlinks(links);
-    const result = await writeCheckout(repoId, repo, target, files, paths, opts, hooks, fetched);
-    measure('checkout', 'total', started);
+    const result = await writeCheckout(ctx, steps, repo, target, files, paths, opts, hooks, fetched);
+    steps.measure('total', started);
     return result;
   } finally {
-    if (fetched.fetched > 0) scheduleRepack(repoId);
+    if (fetched.fetched > 0) scheduleRepack(ctx, repoId);
   }
 }
 
 async function writeCheckout(
-  repoId: string,
+  ctx: BlobContext,
+  steps: Timeline,
   repo: RepoHandle,
   target: Target,
   files: Map<string, TreeFile>,
@@ -155,12 +155,13 @@ async function writeCheckout(
   fetched: BlobFetchResult,
 ): Promise<CheckoutResult> {
   const { signal } = hooks;
+  const repoId = repo.id;
   // A merge that an earlier lazy fetch (a file view, say) started writes to the same file system: its writes
   // must not fall inside this checkout's all-or-nothing batch, where a cancel would drop them. This
   // checkout's own fetch started none (deferMaintenance), so this is normally no wait at all.
   // Under the repo's lock (the API's checkout) no merge can run: it takes the lock only when free.
-  if (!heldInThisWorker(repoId)) await maintenanceIdle(repoId);
-  await crashPoint('checkout:blobs-stored');
+  if (!ctx.store.locks.heldHereNow(repoId)) await maintenanceIdle(ctx, repoId);
+  await ctx.store.crash.at('checkout:blobs-stored');
   throwIfAborted(signal);
 
   // Submodule folders of the current HEAD that the target drops: git removes them when they are empty.
@@ -181,31 +182,31 @@ async function writeCheckout(
   let commitStarted = performance.now();
   try {
     const writeStarted = performance.now();
-    await writeAllOrNothing(repoId, async () => {
+    await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
       const worktreeFs = watchedFs(repo.fs.promises, changes, signal);
       await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force);
-      await step('checkout', 'write-files', () =>
+      await steps.step('write-files', () =>
         applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks),
       );
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
-      await crashPoint('checkout:files-written');
+      await ctx.store.crash.at('checkout:files-written');
       commitStarted = performance.now();
     });
-    measure('checkout', 'commit', commitStarted);
-    measure('checkout', 'write-and-commit', writeStarted);
+    steps.measure('commit', commitStarted);
+    steps.measure('write-and-commit', writeStarted);
   } catch (err) {
     // The discard also dropped whatever else was written meanwhile (a lazy fetch's pack, say): what is
     // known of the packs in memory is read again from what is stored.
-    forgetPackSet(repoId);
-    forgetRepo(repoId);
+    ctx.store.forgetRepo(repoId);
+    ctx.repos.forget(repoId);
     if (signal?.aborted) throw abortedError();
     throw err;
   }
   // The record follows the files: a crash in between leaves it behind, and startup repair (repair.ts)
   // brings it in line with HEAD.
-  await crashPoint('checkout:files-committed');
-  await updateRepo(repoId, (r) => ({ ...r, branch: target.branch, headOid: target.commit }));
+  await ctx.store.crash.at('checkout:files-committed');
+  await ctx.store.registry.update(repoId, (r) => ({ ...r, branch: target.branch, headOid: target.commit }));
   let deleted = 0;
   for (const path of changes.deleted) if (!changes.written.has(path)) deleted++;
   return {

@@ -2,11 +2,10 @@
 // the index's trees as loose objects and moves the branch. The blobs are already stored: staging wrote them.
 
 import git from 'isomorphic-git';
-import { updateRepo } from '../../store/registry.ts';
-import { writeAllOrNothing } from '../../store/repoFs.ts';
-import { OperationError } from '../common/errors.ts';
+import { OperationError, throwIfAborted } from '../common/errors.ts';
+import type { BlobContext } from '../sync/lazyBlobs.ts';
 import { WORKTREE_DIR } from './checkout.ts';
-import { classify, ensureWorktree } from './workingTree.ts';
+import { classify, ensureWorktree, type WorktreeHooks } from './workingTree.ts';
 
 export interface Author {
   name: string;
@@ -29,7 +28,12 @@ export interface CommitResult {
  * Commits what is staged. Throws INVALID_INPUT for an empty message or an author git would refuse,
  * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword).
  */
-export async function commit(repoId: string, opts: CommitOptions): Promise<CommitResult> {
+export async function commit(
+  ctx: BlobContext,
+  repoId: string,
+  opts: CommitOptions,
+  hooks: WorktreeHooks = {},
+): Promise<CommitResult> {
   const message = opts.message.trim();
   if (!message)
     throw new OperationError('INVALID_INPUT', 'Write a commit message: git refuses an empty one.');
@@ -42,7 +46,7 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       'Give an author name and an e-mail without <, > or line breaks (Settings).',
     );
   }
-  const repo = await ensureWorktree(repoId);
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   if (!opts.amend) {
@@ -51,9 +55,10 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
     if (!staged)
       throw new OperationError('NOTHING_TO_COMMIT', 'Nothing is staged. Stage the changes to commit first.');
   }
+  throwIfAborted(hooks.signal);
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
-  const oid = await writeAllOrNothing(repoId, () =>
+  const oid = await ctx.store.repoFs.writeAllOrNothing(repoId, () =>
     git.commit({
       fs,
       dir: WORKTREE_DIR,
@@ -65,6 +70,6 @@ export async function commit(repoId: string, opts: CommitOptions): Promise<Commi
       amend: opts.amend ?? false,
     }),
   );
-  await updateRepo(repoId, (r) => ({ ...r, headOid: oid, branch }));
+  await ctx.store.registry.update(repoId, (r) => ({ ...r, headOid: oid, branch }));
   return { oid, branch };
 }

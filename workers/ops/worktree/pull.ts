@@ -4,14 +4,13 @@
 // the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
 
 import git from 'isomorphic-git';
-import { updateRepo } from '../../store/registry.ts';
-import { GITDIR, writeAllOrNothing } from '../../store/repoFs.ts';
+import { GITDIR } from '../../store/repoFs.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { forgetRepo, openRepo, type RepoHandle } from '../common/repoAccess.ts';
+import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.ts';
-import { ensureBlobs } from '../sync/lazyBlobs.ts';
+import { type BlobContext, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
 
 export interface PullOptions {
@@ -35,15 +34,14 @@ export interface PullResult {
   checkout: CheckoutResult | null;
 }
 
-const DEFAULT_AUTHOR = { name: 'Blobless', email: 'blobless@localhost' };
-
 export async function pull(
+  ctx: BlobContext,
   repoId: string,
   opts: PullOptions = {},
   hooks: OperationHooks<PullProgress> = {},
 ): Promise<PullResult> {
   const { signal, onProgress } = hooks;
-  let repo = await openRepo(repoId);
+  let repo = await openRepo(ctx, repoId);
   const branch = await git.currentBranch({ fs: repo.fs, gitdir: repo.gitdir });
   if (!branch) {
     throw new OperationError(
@@ -57,9 +55,9 @@ export async function pull(
   const upstreamBranch = merge ? String(merge).replace(/^refs\/heads\//, '') : branch;
   const upstream = `refs/remotes/origin/${upstreamBranch}`;
 
-  const fetched = await fetchRepo(repoId, {}, { signal, onProgress });
+  const fetched = await fetchRepo(ctx, repoId, {}, { signal, onProgress });
   throwIfAborted(signal);
-  repo = await openRepo(repoId);
+  repo = await openRepo(ctx, repoId);
   const ours = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: `refs/heads/${branch}` });
   const theirs = await git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref: upstream }).catch(() => null);
   if (!theirs) {
@@ -81,7 +79,7 @@ export async function pull(
     return { ...base, status: 'up-to-date', to: ours, newCommits: 0, checkout: null };
   }
   if (bases.includes(ours)) {
-    const done = await moveBranch(repoId, branch, theirs, hooks);
+    const done = await moveBranch(ctx, repoId, branch, theirs, hooks);
     const newCommits = await countCommits(repo, theirs, ours);
     return { ...base, status: 'fast-forward', to: theirs, newCommits, checkout: done };
   }
@@ -95,12 +93,12 @@ export async function pull(
   // Both moved: a merge. Only the files both sides changed need their blobs (base, ours, theirs).
   onProgress?.({ phase: 'merging' });
   const needed = await blobsForMerge(repo, bases[0], ours, theirs);
-  if (needed.length > 0) await ensureBlobs(repoId, needed, { signal, onProgress });
+  if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
   throwIfAborted(signal);
-  const who = { ...(opts.author ?? DEFAULT_AUTHOR), timestamp: Math.floor(Date.now() / 1000) };
+  const who = { ...(opts.author ?? ctx.settings.mergeAuthor), timestamp: Math.floor(Date.now() / 1000) };
   let mergeOid: string;
   try {
-    mergeOid = await writeAllOrNothing(repoId, async () => {
+    mergeOid = await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
       const result = await git.merge({
         fs: repo.fs,
         dir: '/',
@@ -119,7 +117,7 @@ export async function pull(
       return result.oid!;
     });
   } catch (err) {
-    forgetRepo(repoId);
+    ctx.repos.forget(repoId);
     if (signal?.aborted) throw abortedError();
     const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
     if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
@@ -134,7 +132,7 @@ export async function pull(
     }
     throw err;
   }
-  const done = await moveBranch(repoId, branch, mergeOid, hooks);
+  const done = await moveBranch(ctx, repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
 }
@@ -144,14 +142,15 @@ export async function pull(
  * writes all or nothing), then points the branch at it and HEAD back at the branch.
  */
 async function moveBranch(
+  ctx: BlobContext,
   repoId: string,
   branch: string,
   oid: string,
   hooks: OperationHooks<PullProgress>,
 ): Promise<CheckoutResult> {
-  const result = await checkout(repoId, oid, {}, hooks);
-  const repo = await openRepo(repoId);
-  await writeAllOrNothing(repoId, async () => {
+  const result = await checkout(ctx, repoId, oid, {}, hooks);
+  const repo = await openRepo(ctx, repoId);
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await git.writeRef({ fs: repo.fs, gitdir: GITDIR, ref: `refs/heads/${branch}`, value: oid, force: true });
     await git.writeRef({
       fs: repo.fs,
@@ -162,7 +161,7 @@ async function moveBranch(
       force: true,
     });
   });
-  await updateRepo(repoId, (r) => ({ ...r, branch, headOid: oid }));
+  await ctx.store.registry.update(repoId, (r) => ({ ...r, branch, headOid: oid }));
   return { ...result, branch };
 }
 

@@ -5,13 +5,14 @@
 // and the index, so editing a blob:none clone fetches nothing beyond what its checkout fetched.
 
 import git from 'isomorphic-git';
-import { GITDIR, mkdirp, writeAllOrNothing } from '../../store/repoFs.ts';
-import { OperationError } from '../common/errors.ts';
+import { GITDIR, mkdirp } from '../../store/repoFs.ts';
+import { OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import type { FileDiff } from '../read/diff.ts';
 import { diffFile } from '../read/diff.ts';
-import { checkout, WORKTREE_DIR } from './checkout.ts';
+import type { BlobContext } from '../sync/lazyBlobs.ts';
+import { type CheckoutProgress, checkout, WORKTREE_DIR } from './checkout.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
 export interface StatusEntry {
@@ -33,21 +34,31 @@ export interface WorktreeStatus {
  * Makes sure the repo has a working tree (a clone leaves none until something checks out), checking out
  * HEAD when it has none: editing starts from the files of the current commit.
  */
+/** Cancellation, and the progress of the checkout of HEAD that a repo without a working tree needs first. */
+export type WorktreeHooks = OperationHooks<CheckoutProgress>;
+
 export async function ensureWorktree(
+  ctx: BlobContext,
   repoId: string,
-  hooks: OperationHooks<unknown> = {},
+  hooks: OperationHooks<CheckoutProgress> = {},
 ): Promise<RepoHandle> {
-  const repo = await openRepo(repoId);
+  throwIfAborted(hooks.signal);
+  const repo = await openRepo(ctx, repoId);
   const hasIndex = await repo.fs.promises.stat(`${GITDIR}/index`).then(
     () => true,
     () => false,
   );
-  if (!hasIndex) await checkout(repoId, 'HEAD', {}, { signal: hooks.signal });
+  if (!hasIndex) await checkout(ctx, repoId, 'HEAD', {}, hooks);
+  throwIfAborted(hooks.signal);
   return repo;
 }
 
-export async function status(repoId: string): Promise<WorktreeStatus> {
-  const repo = await ensureWorktree(repoId);
+export async function status(
+  ctx: BlobContext,
+  repoId: string,
+  hooks: WorktreeHooks = {},
+): Promise<WorktreeStatus> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
   const entries: StatusEntry[] = [];
@@ -81,11 +92,16 @@ export function classify(head: number, workdir: number, stage: number): Omit<Sta
 }
 
 /** Takes each path's working file into the index (`git add`), or its deletion (`git rm --cached`). */
-export async function stage(repoId: string, paths: string[]): Promise<void> {
-  const repo = await ensureWorktree(repoId);
+export async function stage(
+  ctx: BlobContext,
+  repoId: string,
+  paths: string[],
+  hooks: WorktreeHooks = {},
+): Promise<void> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const clean = paths.map(checkPath);
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     for (const path of clean) {
       if (await exists(repo, path)) await git.add({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
       else await git.remove({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
@@ -94,18 +110,28 @@ export async function stage(repoId: string, paths: string[]): Promise<void> {
 }
 
 /** Puts each path's index entry back to HEAD's (`git restore --staged`); the working file stays. */
-export async function unstage(repoId: string, paths: string[]): Promise<void> {
-  const repo = await ensureWorktree(repoId);
+export async function unstage(
+  ctx: BlobContext,
+  repoId: string,
+  paths: string[],
+  hooks: WorktreeHooks = {},
+): Promise<void> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const clean = paths.map(checkPath);
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     for (const path of clean) await git.resetIndex({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
   });
 }
 
 /** A working file's bytes (not HEAD's: what the editor opens). */
-export async function readWorktreeFile(repoId: string, path: string): Promise<Uint8Array> {
-  const repo = await ensureWorktree(repoId);
+export async function readWorktreeFile(
+  ctx: BlobContext,
+  repoId: string,
+  path: string,
+  hooks: WorktreeHooks = {},
+): Promise<Uint8Array> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const clean = checkPath(path);
   try {
     return (await repo.fs.promises.readFile(`/${clean}`)) as Uint8Array;
@@ -116,16 +142,18 @@ export async function readWorktreeFile(repoId: string, path: string): Promise<Ui
 
 /** Writes (or creates, with its folders) a working file. Refuses a path where a folder is. */
 export async function writeWorktreeFile(
+  ctx: BlobContext,
   repoId: string,
   path: string,
   content: Uint8Array | string,
+  hooks: WorktreeHooks = {},
 ): Promise<void> {
-  const repo = await ensureWorktree(repoId);
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const fs = repo.fs.promises;
   const clean = checkPath(path);
   const st = await fs.lstat(`/${clean}`).catch(() => null);
   if (st?.isDirectory()) throw new OperationError('INVALID_PATH', `"${clean}" is a folder.`);
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await makeParents(repo, clean);
     const mode = st && st.mode & 0o111 ? 0o777 : 0o666;
     await fs.writeFile(`/${clean}`, content, { mode });
@@ -133,8 +161,14 @@ export async function writeWorktreeFile(
 }
 
 /** Renames a working file (not a folder); the change is staged like any other, by `stage`. */
-export async function renameWorktreeFile(repoId: string, from: string, to: string): Promise<void> {
-  const repo = await ensureWorktree(repoId);
+export async function renameWorktreeFile(
+  ctx: BlobContext,
+  repoId: string,
+  from: string,
+  to: string,
+  hooks: WorktreeHooks = {},
+): Promise<void> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const fs = repo.fs.promises;
   const src = checkPath(from);
   const dest = checkPath(to);
@@ -142,7 +176,7 @@ export async function renameWorktreeFile(repoId: string, from: string, to: strin
   if (!st || st.isDirectory())
     throw new OperationError('PATH_NOT_FOUND', `"${src}" is not a file of the working tree.`);
   if (await exists(repo, dest)) throw new OperationError('INVALID_PATH', `"${dest}" already exists.`);
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await makeParents(repo, dest);
     await fs.rename(`/${src}`, `/${dest}`);
     await removeEmptyParents(repo, src);
@@ -150,14 +184,19 @@ export async function renameWorktreeFile(repoId: string, from: string, to: strin
 }
 
 /** Deletes a working file; the deletion is staged like any other change, by `stage`. */
-export async function deleteWorktreeFile(repoId: string, path: string): Promise<void> {
-  const repo = await ensureWorktree(repoId);
+export async function deleteWorktreeFile(
+  ctx: BlobContext,
+  repoId: string,
+  path: string,
+  hooks: WorktreeHooks = {},
+): Promise<void> {
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const fs = repo.fs.promises;
   const clean = checkPath(path);
   const st = await fs.lstat(`/${clean}`).catch(() => null);
   if (!st || st.isDirectory())
     throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
-  await writeAllOrNothing(repoId, async () => {
+  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await fs.unlink(`/${clean}`);
     await removeEmptyParents(repo, clean);
   });
@@ -168,11 +207,12 @@ export async function deleteWorktreeFile(repoId: string, path: string): Promise<
  * --cached -- path`). HEAD's blob is fetched if a sparse checkout never did.
  */
 export async function stagedDiff(
+  ctx: BlobContext,
   repoId: string,
   path: string,
-  hooks: OperationHooks<unknown> = {},
+  hooks: WorktreeHooks = {},
 ): Promise<FileDiff> {
-  const repo = await ensureWorktree(repoId);
+  const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const clean = checkPath(path);
   const found = (await git.walk({
@@ -191,7 +231,7 @@ export async function stagedDiff(
   })) as { oldOid: string | null; newOid: string | null }[];
   const pair = found.find((f) => f.oldOid || f.newOid);
   if (!pair) throw new OperationError('PATH_NOT_FOUND', `"${clean}" is neither in HEAD nor staged.`);
-  return diffFile(repoId, pair.oldOid, pair.newOid, { signal: hooks.signal });
+  return diffFile(ctx, repoId, pair.oldOid, pair.newOid, { signal: hooks.signal });
 }
 
 /**
