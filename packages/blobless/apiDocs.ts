@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { Application, ReflectionKind, type TypeDocOptions } from 'typedoc';
+import { Application, DeclarationReflection, ReflectionKind, type TypeDocOptions } from 'typedoc';
 import type { PluginOptions } from 'typedoc-plugin-markdown';
 import { entryPoints, packageDir, repoRoot } from './entryPoints.ts';
 
@@ -69,6 +69,7 @@ export async function generateApiDocs(out: string): Promise<void> {
   }
   const undocumented = project
     .getReflectionsByKind(ReflectionKind.Function)
+    .filter((f) => f instanceof DeclarationReflection)
     .filter((f) => !f.hasComment() && !f.getNonIndexSignatures().some((s) => s.hasComment()))
     .map((f) => f.getFriendlyFullName());
   if (undocumented.length > 0) throw new Error(`Functions without a doc comment: ${undocumented.join(', ')}`);
