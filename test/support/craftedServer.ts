@@ -28,9 +28,10 @@ export interface CraftedRepo {
   progress?: Uint8Array[];
   /**
    * Where to send an endless stream of plausible pkt-lines instead of a proper answer; `info/refs-again`
-   * answers the first info/refs properly and the next ones endlessly (the v1 fallback asks twice).
+   * answers the first info/refs properly and the next ones endlessly (the v1 fallback asks twice); `fetch`
+   * opens the packfile section and sends progress text that never ends its line (every fetch, of any kind).
    */
-  endless?: 'info/refs' | 'info/refs-again' | 'ls-refs';
+  endless?: 'info/refs' | 'info/refs-again' | 'ls-refs' | 'fetch';
 }
 
 /** A commit and its one-file tree, as a pack: what a blob:none clone of a tiny repo receives. */
@@ -130,6 +131,7 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
     return;
   }
   if (v2 && text.includes('command=fetch')) {
+    if (repo.endless === 'fetch') return endlessProgress(res);
     res.end(
       concatBytes([
         encodePktLine('packfile\n'),
@@ -179,14 +181,25 @@ function sideband(pack: Uint8Array): Uint8Array[] {
   return out;
 }
 
+/** A packfile section whose band-2 progress text never ends its line, for as long as the client reads. */
+function endlessProgress(res: ServerResponse): void {
+  const dots = encodePktLine(concatBytes([Uint8Array.of(2), new TextEncoder().encode('.'.repeat(8192))]));
+  pumpForever(res, [encodePktLine('packfile\n')], concatBytes(Array.from({ length: 8 }, () => dots)));
+}
+
 /** Writes well-formed ref lines for as long as the client keeps reading. */
 function endlessRefLines(res: ServerResponse, opening: Uint8Array[]): void {
-  for (const p of opening) res.write(p);
   const block = concatBytes(
     Array.from({ length: 1000 }, (_, i) =>
       encodePktLine(`${'1'.repeat(40)} refs/heads/branch-${String(i).padStart(6, '0')}\n`),
     ),
   );
+  pumpForever(res, opening, block);
+}
+
+/** `opening`, then `block` again and again until the client goes away. */
+function pumpForever(res: ServerResponse, opening: Uint8Array[], block: Uint8Array): void {
+  for (const p of opening) res.write(p);
   let stopped = false;
   res.on('close', () => {
     stopped = true;

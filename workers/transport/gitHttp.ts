@@ -32,6 +32,8 @@ export interface GitHttpOptions {
   onRetry?: (notice: RetryNotice) => void;
   /** Overrides the retry policy's constants; tests use short waits. */
   retry?: Partial<RetryPolicy>;
+  /** Bytes of a ref advertisement (info/refs) before it fails with LIMIT_EXCEEDED (WireLimits). */
+  maxInfoRefsBytes?: number;
 }
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
@@ -242,7 +244,7 @@ export class GitHttpClient {
   /** `GET $GIT_URL/info/refs?service=...` (gitprotocol-http: smart clients). */
   async infoRefs(
     service: UploadService,
-    maxBytes: number = DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
+    maxBytes: number = this.opts.maxInfoRefsBytes ?? DEFAULT_WIRE_LIMITS.maxInfoRefsBytes,
     /** false: a reset is not retried (the caller has a fallback, e.g. a CORS proxy, to try at once). */
     retryResets = true,
   ): Promise<Uint8Array> {

@@ -37,7 +37,8 @@ export interface OpsContext {
   readonly repos: RepoCaches;
 }
 
-/** A client for `url` that sends through the engine's fetch and follows its retry policy. */
+/** A client for `url` that sends through the engine's fetch, follows its retry policy and keeps its limits. */
 export function connect(ctx: OpsContext, url: string, opts: GitHttpOptions = {}): GitHttpClient {
-  return new GitHttpClient(url, { fetch: ctx.settings.fetch, retry: ctx.settings.retry, ...opts });
+  const { fetch, retry, limits } = ctx.settings;
+  return new GitHttpClient(url, { fetch, retry, maxInfoRefsBytes: limits.maxInfoRefsBytes, ...opts });
 }

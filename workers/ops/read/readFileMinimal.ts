@@ -11,7 +11,6 @@ import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
 import { parseShallow, serializeShallow } from '../../model/shallow.ts';
 import { sha1, toHex } from '../../pack/objectHash.ts';
-import { PackIngester } from '../../pack/packIngester.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { serializeRepoConfig } from '../../store/gitConfig.ts';
 import { writePack } from '../../store/gitDir.ts';
@@ -20,14 +19,13 @@ import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabilities.ts';
 import { RemoteError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { readPackets } from '../../wire/pktLine.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import { isBinary } from '../common/repoAccess.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
+import { type ReceivedResponse, receivePack } from '../sync/receivePack.ts';
 import type { FileContent } from './readFile.ts';
 
 /**
@@ -144,7 +142,7 @@ export async function readFileMinimal(
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
   const caps = await capabilities(client);
-  const target = await resolveRemoteRef(client, caps, ref.trim());
+  const target = await resolveRemoteRef(client, caps, ref.trim(), ctx.settings.limits.maxLsRefsBytes);
   throwIfAborted(signal);
 
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
@@ -264,6 +262,7 @@ async function resolveRemoteRef(
   client: GitHttpClient,
   caps: V2Capabilities,
   ref: string,
+  maxLsRefsBytes: number,
 ): Promise<{ commit: string; refName: string | null }> {
   if (isSha1HexAnyCase(ref)) return { commit: ref.toLowerCase(), refName: null };
   const short = ref.replace(/^refs\/(heads|tags)\//, '');
@@ -274,7 +273,7 @@ async function resolveRemoteRef(
         ? [ref]
         : [`refs/heads/${short}`, `refs/tags/${short}`];
   // A prefix also matches longer names (refs/heads/main-old): only an exact name counts.
-  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps) });
+  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps), maxBytes: maxLsRefsBytes });
   for (const name of names) {
     const found = refs.find((r): r is RemoteRef & { oid: string } => r.name === name && r.oid !== null);
     if (found) {
@@ -387,19 +386,13 @@ async function fetchPack(
     filter: args.filter,
     agent: agentFor(repo.caps),
   });
-  const ingester = await PackIngester.create({ signal, onProgress: report });
-  let shallow: string[] = [];
-  let sawPack = false;
+  let received: ReceivedResponse;
   try {
-    const body = await client.post('git-upload-pack', request);
-    for await (const event of parseFetchResponse(readPackets(body))) {
-      if (event.type === 'pack') {
-        sawPack = true;
-        ingester.push(event.data);
-      } else if (event.type === 'shallow-info') {
-        shallow = event.shallow;
-      }
-    }
+    received = await receivePack(client, request, {
+      limits: repo.ctx.settings.limits,
+      signal,
+      onPackProgress: report,
+    });
   } catch (err) {
     if (signal?.aborted) throw abortedError();
     if (err instanceof RemoteError && /not our ref|bad object|not found/i.test(err.remoteMessage)) {
@@ -410,7 +403,9 @@ async function fetchPack(
     }
     throw err;
   }
-  if (!sawPack) throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
+  const { ingester, shallowInfo } = received;
+  if (!ingester)
+    throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   const pack = await ingester.finish();
   throwIfAborted(signal);
   const packSet = await repo.ctx.store.packs.for(repo.repoId);
@@ -424,7 +419,7 @@ async function fetchPack(
     packSet.add(pack.checksum, pack.idx, true);
   }
   report();
-  return shallow;
+  return shallowInfo?.shallow ?? [];
 }
 
 /** A git directory git accepts as a shallow partial clone whose objects are all promised by origin. */

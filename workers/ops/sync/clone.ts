@@ -1,6 +1,5 @@
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { DEFAULT_FETCH_REFSPEC, formatRefspec } from '../../model/refspec.ts';
-import { PackIngester } from '../../pack/packIngester.ts';
 import { writeNewGitDir, writePackFile } from '../../store/gitDir.ts';
 import type { PackedRef } from '../../store/packedRefs.ts';
 import { du, GITDIR } from '../../store/repoFs.ts';
@@ -8,9 +7,7 @@ import { TransportError } from '../../transport/errors.ts';
 import { type GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { readPackets } from '../../wire/pktLine.ts';
 import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -19,6 +16,7 @@ import { cloneLimits } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
+import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 export type { OperationHooks } from '../common/operationHooks.ts';
@@ -168,32 +166,17 @@ async function cloneInto(
     deepen: depth,
     agent: agentFor(caps),
   });
-  // Both wait on something else (the server; the hasher's wasm compile), so they overlap.
-  const [body, ingester] = await Promise.all([
-    steps.step('fetch-response', () => client.postLent('git-upload-pack', request)),
-    steps.step('ingester-create', () =>
-      PackIngester.create({ signal, onProgress: (p) => onProgress?.(p), limits }),
-    ),
-  ]);
-  const receiveStart = performance.now();
-  let shallow: string[] = [];
-  let sawPack = false;
-  const progressCap = { maxProgressLineBytes: limits.maxProgressLineBytes };
-  for await (const event of parseFetchResponse(readPackets(body), progressCap)) {
-    if (event.type === 'pack') {
-      sawPack = true;
-      ingester.push(event.data);
-    } else if (event.type === 'shallow-info') {
-      shallow = event.shallow;
-    } else if (event.type === 'progress' && onProgress) {
-      const p = event.progress;
-      onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
-    }
-  }
-  if (!sawPack) {
+  const { ingester, shallowInfo } = await receivePack(client, request, {
+    limits,
+    signal,
+    onPackProgress: (p) => onProgress?.(p),
+    onRemoteProgress: onProgress,
+    steps,
+  });
+  if (!ingester) {
     throw new OperationError('NOT_GIT', `${client.url.href} sent no pack in its fetch response.`);
   }
-  steps.measure('receive', receiveStart);
+  const shallow = shallowInfo?.shallow ?? [];
   // Final once its trailer checks out: the pack goes to IndexedDB (staged ahead of the batch's commit,
   // store/batchedIdb.ts) while its deltas are resolved and its index written. Still one batch.
   const received = ingester.received();

@@ -8,16 +8,14 @@ import git from 'isomorphic-git';
 import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../../model/refspec.ts';
 import { serializeShallow } from '../../model/shallow.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
-import { type IngestedPack, PackIngester } from '../../pack/packIngester.ts';
+import type { IngestedPack } from '../../pack/packIngester.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest, INFINITE_DEPTH } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { readPackets } from '../../wire/pktLine.ts';
 import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -27,6 +25,7 @@ import type { CloneProgress } from './cloneTypes.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
 import { SkippingNegotiator } from './negotiator.ts';
+import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 export interface FetchOptions {
@@ -139,7 +138,7 @@ export async function fetchRepo(
   const prefixes = tags ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
   // Ref names become paths under .git/: one git would refuse is skipped with a warning, as at clone.
   const listed = checkRemoteRefNames(
-    await lsRefsCall(client, caps, prefixes, { agent }),
+    await lsRefsCall(client, caps, prefixes, { agent, maxBytes: ctx.settings.limits.maxLsRefsBytes }),
     undefined,
     client.url.href,
   );
@@ -389,11 +388,6 @@ async function negotiateAndReceive(
   let batch = INITIAL_HAVES;
   let inVain = 0;
   let seenAck = false;
-  const ingester = await PackIngester.create({
-    signal,
-    onProgress: (p) => onProgress?.(p),
-    externalBase: (oid) => readLocalObject(ctx, repo, oid, signal),
-  });
   for (;;) {
     throwIfAborted(signal);
     const fresh = await negotiator.next(batch);
@@ -417,35 +411,25 @@ async function negotiateAndReceive(
       filter: input.filter ?? undefined,
       agent: input.agent,
     });
-    // Lent: every packet is consumed before the next (acknowledgment lines parsed, pack bytes copied by push).
-    const body = await client.postLent('git-upload-pack', request);
-    let ready = false;
-    let sawPack = false;
-    let shallowInfo: { shallow: string[]; unshallow: string[] } | null = null;
-    for await (const event of parseFetchResponse(readPackets(body))) {
-      if (event.type === 'acknowledgments') {
-        for (const oid of event.acks) {
-          if (commonSet.has(oid)) continue;
-          commonSet.add(oid);
-          common.push(oid);
-          if (!negotiator.ack(oid)) {
-            inVain = 0;
-            seenAck = true;
-          }
-        }
-        ready = event.ready;
-      } else if (event.type === 'shallow-info') {
-        shallowInfo = event;
-      } else if (event.type === 'pack') {
-        sawPack = true;
-        ingester.push(event.data);
-      } else if (event.type === 'progress' && onProgress) {
-        const p = event.progress;
-        onProgress({ phase: 'remote', text: event.text, loaded: p?.loaded, total: p?.total });
+    const { acknowledgments, shallowInfo, ingester } = await receivePack(client, request, {
+      limits: ctx.settings.limits,
+      signal,
+      onPackProgress: (p) => onProgress?.(p),
+      onRemoteProgress: onProgress,
+      externalBase: (oid) => readLocalObject(ctx, repo, oid, signal),
+    });
+    for (const oid of acknowledgments?.acks ?? []) {
+      if (commonSet.has(oid)) continue;
+      commonSet.add(oid);
+      common.push(oid);
+      if (!negotiator.ack(oid)) {
+        inVain = 0;
+        seenAck = true;
       }
     }
+    const ready = acknowledgments?.ready ?? false;
     if (done || ready) {
-      if (!sawPack) {
+      if (!ingester) {
         throw new OperationError('NOT_GIT', `${client.url.href} ended its fetch response without a pack.`);
       }
       const pack = await ingester.finish();

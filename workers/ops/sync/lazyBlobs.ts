@@ -5,7 +5,7 @@
 
 import { isSha1Hex } from '../../model/objectId.ts';
 import { PackError } from '../../pack/errors.ts';
-import { type IngestedObject, PackIngester } from '../../pack/packIngester.ts';
+import type { IngestedObject, PackIngester } from '../../pack/packIngester.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { looseObjects } from '../../store/looseObjects.ts';
 import { TransportError } from '../../transport/errors.ts';
@@ -13,11 +13,10 @@ import type { HttpAuth } from '../../transport/gitHttp.ts';
 import { formatDelay, retryDelay, retryPolicy, sleep } from '../../transport/retryPolicy.ts';
 import { RemoteError, WireError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseFetchResponse } from '../../wire/fetchResponse.ts';
-import { readPackets } from '../../wire/pktLine.ts';
 import { connect } from '../common/engineContext.ts';
 import { abortedError, MissingObjectError, OperationError } from '../common/errors.ts';
 import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { receivePack } from './receivePack.ts';
 
 export type { IngestedObject };
 
@@ -346,13 +345,14 @@ export async function ensureBlobs(
       });
     }
   };
-  for (let i = 0; i < Math.min(concurrency, own.length); i++) void pump();
-
+  // Listened to before the pumps start: a batch's first progress report (a caller may abort from inside
+  // it) can come before their first await.
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<'aborted'>((resolve) => {
     onAbort = () => resolve('aborted');
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+  for (let i = 0; i < Math.min(concurrency, own.length); i++) void pump();
   // After the listener: a caller may abort from inside this first progress call.
   if (onProgress) report();
   try {
@@ -525,34 +525,30 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
       batch.notify();
     },
   });
-  const ingester = await PackIngester.create({
-    signal,
-    onProgress: (p) => {
-      if (p.phase !== 'receiving') return;
-      batch.received = p.objects;
-      batch.bytes = client.bytesReceived;
-      batch.notify();
-    },
-  });
   // As git's promisor fetch (promisor-remote.c fetch_objects, fetch-pack.c): no haves, so `done` at once;
   // no thin pack, so every pack stands alone. git also sends `filter blob:none`, which changes nothing for
   // wanted blobs; we leave it out.
   const request = buildFetchRequest({ wants, done: true, ofsDelta: true, noProgress: true });
   batch.requests++;
   batch.notify();
-  let sawPack = false;
+  let ingester: PackIngester | null;
   try {
-    const body = await client.post('git-upload-pack', request);
-    batch.retrying = undefined;
-    for await (const event of parseFetchResponse(readPackets(body))) {
-      if (event.type !== 'pack') continue;
-      sawPack = true;
-      ingester.push(event.data);
-    }
+    ({ ingester } = await receivePack(client, request, {
+      limits: ctx.settings.limits,
+      signal,
+      onPackProgress: (p) => {
+        batch.retrying = undefined;
+        if (p.phase !== 'receiving') return;
+        batch.received = p.objects;
+        batch.bytes = client.bytesReceived;
+        batch.notify();
+      },
+    }));
   } finally {
+    batch.retrying = undefined;
     batch.bytes = client.bytesReceived;
   }
-  if (!sawPack) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
+  if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
   const pack = await ingester.finish();
   ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
@@ -644,6 +640,9 @@ function missingError(
       err.code === 'TIMEOUT';
     return new MissingObjectError(oid, err.message, { others, cause: err, advice: auth ? '' : undefined });
   }
+  // A limit of the engine's (an endless reply, a delta bomb) is not a transfer to try again: the error names
+  // the setting, and the server is the one to doubt.
+  if ((err instanceof WireError || err instanceof PackError) && err.limit !== undefined) return err;
   if (err instanceof WireError || err instanceof PackError) {
     return new MissingObjectError(oid, `the server's reply was cut short or damaged (${err.message})`, {
       others,

@@ -2,7 +2,6 @@ import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import type { V2Capabilities } from '../../wire/capabilities.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, type RemoteRef } from '../../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../../wire/pktLine.ts';
-import { DEFAULT_WIRE_LIMITS } from '../../wire/wireLimits.ts';
 
 /**
  * One `ls-refs` round trip (gitprotocol-v2: ls-refs) for clone, fetch and the minimal fetch: symrefs and
@@ -13,7 +12,7 @@ export async function lsRefsCall(
   client: GitHttpClient,
   caps: V2Capabilities,
   refPrefixes: string[],
-  opts: { agent?: string; maxBytes?: number } = {},
+  opts: { agent?: string; maxBytes: number },
 ): Promise<RemoteRef[]> {
   const lsCaps = caps.commands.get('ls-refs') ?? new Set<string>();
   const body = await client.post(
@@ -26,7 +25,7 @@ export async function lsRefsCall(
       agent: opts.agent,
     }),
   );
-  const maxBytes = opts.maxBytes ?? DEFAULT_WIRE_LIMITS.maxLsRefsBytes;
+  const { maxBytes } = opts;
   const packets: Packet[] = [];
   for await (const p of readPackets(body, { maxBytes, limit: 'maxLsRefsBytes', what: 'ls-refs answer' })) {
     packets.push(p);
