@@ -101,7 +101,7 @@ export interface SerializedError {
   cause?: SerializedError;
 }
 
-const OWN = new Set(['name', 'code', 'message', 'stack', 'cause']);
+const OWN: ReadonlySet<string> = new Set(['name', 'code', 'message', 'stack', 'cause']);
 
 /**
  * What crosses for any thrown value. An error of the engine keeps its class and fields; anything else (a

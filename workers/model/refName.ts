@@ -34,7 +34,7 @@ export type RefNameProblem =
   /** Rule 10: holds a backslash. */
   | 'BACKSLASH';
 
-const EXPLANATIONS: Record<RefNameProblem, string> = {
+const EXPLANATIONS: Readonly<Record<RefNameProblem, string>> = {
   EMPTY: 'it is empty',
   COMPONENT_STARTS_WITH_DOT: 'a part of it begins with a dot',
   COMPONENT_ENDS_WITH_LOCK: 'a part of it ends with ".lock"',

@@ -219,7 +219,7 @@ export class ObjectHasher {
   }
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
 /** Lowercase hex of `bytes[offset, offset + length)`. */
 export function toHex(bytes: Uint8Array, offset = 0, length = bytes.length - offset): string {

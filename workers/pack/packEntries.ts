@@ -10,7 +10,7 @@ export const OBJ_OFS_DELTA = 6;
 export const OBJ_REF_DELTA = 7;
 // Indexed by type code 1..4; slot 0 is never read for a resolved object.
 const TYPE_NAMES: readonly GitObjectType[] = ['commit', 'commit', 'tree', 'blob', 'tag'];
-export const TYPE_CODES: Record<GitObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
+export const TYPE_CODES: Readonly<Record<GitObjectType, number>> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 export function typeName(code: number): GitObjectType {
   return TYPE_NAMES[code];

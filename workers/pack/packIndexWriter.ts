@@ -13,7 +13,7 @@ export interface PackIndexEntry {
   crc32: number;
 }
 
-const MAGIC = [0xff, 0x74, 0x4f, 0x63];
+const MAGIC: readonly number[] = [0xff, 0x74, 0x4f, 0x63];
 /** Offsets from 2^31 on go to the 8-byte table (git's default off32_limit is 0x7fffffff). */
 const LARGE_OFFSET = 0x80000000;
 

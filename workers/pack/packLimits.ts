@@ -49,12 +49,12 @@ export interface PackLimits {
  */
 export const ARRIVAL_CACHE_BYTES = 4 * 1024 * 1024;
 
-export const DEFAULT_PACK_LIMITS: PackLimits = {
+export const DEFAULT_PACK_LIMITS: Readonly<PackLimits> = Object.freeze({
   maxObjectSize: 512 * 1024 * 1024,
   inflateRatio: 1024,
   inflateFloor: 1024 * 1024 * 1024,
   arrivalCacheBytes: ARRIVAL_CACHE_BYTES,
-};
+});
 
 /** The inflate budget for a pack of `packBytes` bytes. */
 export function inflateBudget(limits: PackLimits, packBytes: number): number {

@@ -45,7 +45,7 @@ export const MODE_EXECUTABLE = '100755';
 export const MODE_SYMLINK = '120000';
 export const MODE_GITLINK = '160000';
 
-const VALID_MODES = new Set([
+const VALID_MODES: ReadonlySet<string> = new Set([
   MODE_TREE,
   MODE_TREE_PADDED,
   MODE_FILE,
@@ -331,7 +331,7 @@ function printable(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, '?');
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 function hex(bytes: Uint8Array, from: number): string {
   let out = '';

@@ -232,7 +232,6 @@ const PERCENT_LINE = /^(.+?): +(\d+)% \((\d+)\/(\d+)\)(, .*)?$/;
 const COUNT_LINE = /^(.+?): +(\d+)(, .*)?$/;
 // pack-objects' summary: "Total 12 (delta 2), reused 0 (delta 0), pack-reused 0".
 const TOTAL_LINE = /^Total (\d+) \(delta \d+\)/;
-const LINE_END = /[\r\n]/g;
 
 /**
  * Splits sideband-2 text into lines and reads git's progress meters out of them. Text may be split
@@ -246,6 +245,8 @@ export class ProgressParser {
   #pieces: string[] = [];
   #pending = 0;
   readonly #maxLineLength: number;
+  /** Global, so exec walks a piece from lastIndex: the parser's own, not a module's. */
+  readonly #lineEnd = /[\r\n]/g;
 
   constructor(maxLineLength: number = DEFAULT_WIRE_LIMITS.maxProgressLineBytes) {
     this.#maxLineLength = maxLineLength;
@@ -254,8 +255,9 @@ export class ProgressParser {
   push(text: string): ProgressLine[] {
     const out: ProgressLine[] = [];
     let start = 0;
-    LINE_END.lastIndex = 0;
-    for (let match = LINE_END.exec(text); match !== null; match = LINE_END.exec(text)) {
+    const lineEnd = this.#lineEnd;
+    lineEnd.lastIndex = 0;
+    for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
       const line = this.#finish(text.slice(start, match.index));
       start = match.index + 1;
       if (line.trim() !== '') out.push(progressLine(line, match[0] === '\n'));

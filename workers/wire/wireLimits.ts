@@ -19,8 +19,8 @@ export interface WireLimits {
   maxProgressLineBytes: number;
 }
 
-export const DEFAULT_WIRE_LIMITS: WireLimits = {
+export const DEFAULT_WIRE_LIMITS: Readonly<WireLimits> = Object.freeze({
   maxInfoRefsBytes: 64 * 1024 * 1024,
   maxLsRefsBytes: 64 * 1024 * 1024,
   maxProgressLineBytes: 64 * 1024,
-};
+});
