@@ -11,7 +11,9 @@ export interface WorkerCall {
   progress: { phase: string; [key: string]: unknown }[];
 }
 
-type Overrides = { [K in keyof Engine]?: Engine[K] } & { repo?: { [K in keyof Repo]?: Repo[K] } };
+type Overrides = { [K in Exclude<keyof Engine, 'repo'>]?: Engine[K] } & {
+  repo?: { [K in keyof Repo]?: Repo[K] };
+};
 
 /**
  * `engine` behind a real comlink link over a MessageChannel, exposed as git.worker.ts exposes it
