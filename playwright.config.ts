@@ -19,6 +19,10 @@ process.env.PUSH_ROOT ??= join(tmpdir(), `blobless-e2e-push-${APP_PORT}`);
 export default defineConfig({
   testDir: 'e2e',
   timeout: 120_000,
+  // How long an expectation waits for its state before failing. Playwright's 5 s is short for a page whose
+  // worker fetches, indexes and stores while another job holds one of two cores (`npm run test:load`):
+  // only a failing test ever waits this long. Waits on a clone, a checkout or a history fill say their own.
+  expect: { timeout: 20_000 },
   fullyParallel: false,
   workers: 1,
   reporter: [['list']],

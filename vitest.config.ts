@@ -13,7 +13,9 @@ export default defineConfig({
     setupFiles: ['test/nodeBrowserEnv.ts'],
     // Tests read the one git server's per-repo byte counters; files running at once would blur them.
     fileParallelism: false,
-    testTimeout: 60_000,
+    // A deadline, not a timing: some tests are minutes of CPU on a busy 2-core machine (the ingester fed a
+    // pack cut at every byte took 60 s while other suites ran), and only a hung test ever waits this long.
+    testTimeout: 180_000,
     hookTimeout: 180_000,
   },
 });

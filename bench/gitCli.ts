@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -96,11 +96,95 @@ export async function measureGitCli(url: string, phases: GitPhases): Promise<Git
   }
 }
 
+export interface GitHistoryPhases {
+  /** Called before each phase, so the relay counts it under its own name. */
+  phase(name: 'historyClone' | 'logFollow' | 'commitGraphWrite' | 'logFollowChangedPaths' | 'blame'): void;
+}
+
+export interface GitHistoryTimes {
+  /** `git log --follow --format=%H -- <file>`: the whole history, then its first page (`-n <page>`). */
+  logFollow: number;
+  logFollowFirstPage: number;
+  /** `git commit-graph write --reachable --changed-paths`, and the file it wrote, in bytes. */
+  commitGraphWrite: number;
+  commitGraphBytes: number;
+  /** The same two logs again, now that the graph and its Bloom filters are there. */
+  logFollowChangedPaths: number;
+  logFollowFirstPageChangedPaths: number;
+  /** Commits `git log --follow` listed. */
+  followCommits: number;
+  /** `git blame --porcelain HEAD -- <file>` in that blob:none clone: each old version a request of its own. */
+  blame: number;
+  blameLines: number;
+}
+
+/**
+ * The git CLI's side of the history cells, in one blob:none bare clone: `git log --follow` without a
+ * commit-graph (a clone writes none: fetch.writeCommitGraph is off by default), `git commit-graph write
+ * --reachable --changed-paths`, `git log --follow` again with it, and `git blame`, which fetches each old
+ * version's blob from the promisor remote as it reaches it, one request each (and uses the graph too).
+ */
+export async function measureGitHistory(
+  url: string,
+  file: string,
+  page: number,
+  phases: GitHistoryPhases,
+): Promise<GitHistoryTimes> {
+  const work = await scratch('blobless-bench-git-history-');
+  try {
+    const home = join(work.dir, 'home');
+    await mkdir(home);
+    const bare = join(work.dir, 'bare.git');
+    phases.phase('historyClone');
+    await timeGit(['clone', '--bare', '--filter=blob:none', url, bare], { home });
+    const follow = (n?: number) =>
+      timeGit(
+        ['-C', bare, 'log', '--follow', '--format=%H', ...(n ? ['-n', String(n)] : []), 'HEAD', '--', file],
+        {
+          home,
+        },
+      );
+    phases.phase('logFollow');
+    const whole = await follow();
+    const firstPage = await follow(page);
+    phases.phase('commitGraphWrite');
+    const write = await timeGit(['-C', bare, 'commit-graph', 'write', '--reachable', '--changed-paths'], {
+      home,
+    });
+    const graphBytes = (await stat(join(bare, 'objects/info/commit-graph'))).size;
+    phases.phase('logFollowChangedPaths');
+    const wholeWithGraph = await follow();
+    const firstPageWithGraph = await follow(page);
+    if (wholeWithGraph.stdout !== whole.stdout) {
+      throw new Error(`git log --follow -- ${file} listed other commits once the commit-graph was written.`);
+    }
+    phases.phase('blame');
+    const blame = await timeGit(['-C', bare, 'blame', '--porcelain', 'HEAD', '--', file], { home });
+    return {
+      logFollow: whole.s,
+      logFollowFirstPage: firstPage.s,
+      commitGraphWrite: write.s,
+      commitGraphBytes: graphBytes,
+      logFollowChangedPaths: wholeWithGraph.s,
+      logFollowFirstPageChangedPaths: firstPageWithGraph.s,
+      followCommits: whole.stdout.split('\n').filter(Boolean).length,
+      blame: blame.s,
+      blameLines: blame.stdout.split('\n').filter((l) => l.startsWith('\t')).length,
+    };
+  } finally {
+    await work.dispose();
+  }
+}
+
 /**
  * The file openOneFile reads: a README at the root if there is one, else the first path of HEAD's tree in
- * git's order. Found from a blob-less bare clone (names only, so no blob is fetched).
+ * git's order; and the file of HEAD that the most commits changed, which the history cells read (blame's
+ * requests per version mean something only on a file with many versions). Found from a blob-less bare
+ * clone (names only, so no blob is fetched).
  */
-export async function pickFile(url: string): Promise<{ path: string; files: number }> {
+export async function pickFile(
+  url: string,
+): Promise<{ path: string; files: number; busiest: { path: string; commits: number } }> {
   const work = await scratch('blobless-bench-pick-');
   try {
     const home = join(work.dir, 'home');
@@ -111,7 +195,19 @@ export async function pickFile(url: string): Promise<{ path: string; files: numb
     const paths = stdout.split('\0').filter((p) => p !== '');
     if (paths.length === 0) throw new Error(`${url} has no files at HEAD to open.`);
     const readme = paths.find((p) => /^readme(\.[a-z]+)?$/i.test(p));
-    return { path: readme ?? paths[0], files: paths.length };
+    const atHead = new Set(paths);
+    const changes = new Map<string, number>();
+    const log = await timeGit(['-C', bare, 'log', '--format=', '--name-only', '-z', 'HEAD'], { home });
+    for (const p of log.stdout.split(/[\0\n]/)) {
+      if (atHead.has(p)) changes.set(p, (changes.get(p) ?? 0) + 1);
+    }
+    // Ties go to the first in git's order, so every run picks the same file.
+    let busiest = { path: paths[0], commits: 0 };
+    for (const p of paths) {
+      const n = changes.get(p) ?? 0;
+      if (n > busiest.commits) busiest = { path: p, commits: n };
+    }
+    return { path: readme ?? paths[0], files: paths.length, busiest };
   } finally {
     await work.dispose();
   }

@@ -6,10 +6,45 @@ export interface PhaseSample {
   stats: PhaseStats;
 }
 
+/** The history cells of one run (see run.ts measureBloblessHistory and gitCli.ts measureGitHistory). */
+export interface HistorySample {
+  git?: {
+    logFollow: PhaseSample;
+    logFollowFirstPage_s: number;
+    commitGraphWrite: PhaseSample;
+    commitGraphBytes: number;
+    logFollowChangedPaths: PhaseSample;
+    logFollowFirstPageChangedPaths_s: number;
+    followCommits: number;
+    blame: PhaseSample;
+    blameLines: number;
+  };
+  blobless?: {
+    clone: PhaseSample;
+    /** The worker's commit-graph steps summed (null when the worker recorded none). */
+    commitGraphBuild_s: number | null;
+    /** The same, step by step (workers/ops/maintenance/commitGraphUpdate.ts). */
+    commitGraphSteps_s?: Record<string, number>;
+    commitGraphWait_s: number;
+    graph: { commits: number; layers: number; bytes: number };
+    fileHistoryFirstPage: PhaseSample;
+    fileHistoryEntries: number;
+    blame: PhaseSample;
+    blameVersions: number;
+    blameLines: number;
+    lastCommits: PhaseSample;
+    lastCommitsEntries: number;
+    lastCommitsFolder: PhaseSample;
+    lastCommitsFolderEntries: number;
+  };
+}
+
 /** Everything measured for one repository in one run (one pass over the contenders). */
 export interface RunSample {
   run: number;
   order: string[];
+  /** The history cells, unless skipped. */
+  history?: HistorySample;
   git?: { cloneNoBlobs: PhaseSample; checkout: PhaseSample; fullClone: PhaseSample };
   isogit?: { clone: PhaseSample; finished: boolean; error?: string; peakHeapMB: number | null };
   blobless?: {
@@ -60,6 +95,8 @@ export interface RepoResult {
   url: string;
   /** The path openOneFile reads. */
   file: string;
+  /** The path the history cells read: the file of HEAD that the most commits changed. */
+  historyFile?: string;
   runs: number;
   git: {
     cloneNoBlobs_s: number | null;
@@ -71,7 +108,7 @@ export interface RepoResult {
     fullClone_s: number | null;
     fullClone_bytes: number | null;
     fullClone_requests: number | null;
-  };
+  } & Partial<GitHistoryCells>;
   isogit: {
     clone_s: number | null;
     clone_bytes: number | null;
@@ -109,7 +146,7 @@ export interface RepoResult {
     firstView_s: number | null;
     firstView_bytes: number | null;
     firstView_requests: number | null;
-  };
+  } & Partial<BloblessHistoryCells>;
   ratios: {
     cloneNoBlobs: number | null;
     checkout: number | null;
@@ -123,7 +160,7 @@ export interface RepoResult {
     firstViewOverGit: number | null;
     /** isomorphic-git's clone over Blobless's first view (target ≥ 10). */
     isogitOverBlobless_firstView: number | null;
-  };
+  } & Partial<HistoryRatios>;
   /** `--profile` only: each clone step's median ms over the runs. */
   profile?: {
     pageLoad: number | null;
@@ -136,6 +173,46 @@ export interface RepoResult {
   };
   notes: string[];
   samples: RunSample[];
+}
+
+/** The git CLI's history cells (bench/README.md says what each is). */
+export interface GitHistoryCells {
+  logFollow_s: number | null;
+  logFollowFirstPage_s: number | null;
+  commitGraphWrite_s: number | null;
+  commitGraph_bytes: number | null;
+  logFollowChangedPaths_s: number | null;
+  logFollowFirstPageChangedPaths_s: number | null;
+  followCommits: number | null;
+  blame_s: number | null;
+  blame_bytes: number | null;
+  blame_requests: number | null;
+}
+
+/** Blobless's history cells. */
+export interface BloblessHistoryCells {
+  historyClone_s: number | null;
+  commitGraphBuild_s: number | null;
+  commitGraphWait_s: number | null;
+  commitGraph_bytes: number | null;
+  commitGraphCommits: number | null;
+  commitGraphLayers: number | null;
+  fileHistoryFirstPage_s: number | null;
+  historyBlame_s: number | null;
+  historyBlame_bytes: number | null;
+  historyBlame_requests: number | null;
+  historyBlame_versions: number | null;
+  lastCommits_s: number | null;
+  lastCommitsFolder_s: number | null;
+}
+
+export interface HistoryRatios {
+  /** Blobless's blame over git blame's in a blob:none clone. */
+  historyBlameOverGit: number | null;
+  /** Old versions fetched per blob request by Blobless's blame (target ≥ 10). */
+  historyBlameVersionsPerRequest: number | null;
+  /** Blobless's first page of file history over `git log --follow -n <page>` with changed-path filters. */
+  fileHistoryOverGit: number | null;
 }
 
 export function median(values: (number | null | undefined)[]): number | null {
@@ -170,7 +247,7 @@ function phaseMedians(samples: (PhaseSample | undefined)[]) {
 }
 
 export function summarize(
-  repo: { name: string; url: string; file: string; isoCapS: number },
+  repo: { name: string; url: string; file: string; historyFile?: string; isoCapS: number },
   samples: RunSample[],
   notes: string[],
 ): RepoResult {
@@ -205,10 +282,12 @@ export function summarize(
     );
   const checkoutNames = [...new Set(profiles.flatMap((p) => (p.checkoutSteps ?? []).map((st) => st.name)))];
   const bloblessToCheckout = sum(b.clone.s, b.checkout.s);
+  const h = summarizeHistory(samples.map((r) => r.history).filter((x): x is HistorySample => !!x));
   return {
     name: repo.name,
     url: repo.url,
     file: repo.file,
+    ...(h ? { historyFile: repo.historyFile } : {}),
     runs: samples.length,
     git: {
       cloneNoBlobs_s: g.clone.s,
@@ -220,6 +299,7 @@ export function summarize(
       fullClone_s: g.full.s,
       fullClone_bytes: g.full.bytes,
       fullClone_requests: g.full.requests,
+      ...h?.git,
     },
     isogit: {
       clone_s: iso.s,
@@ -259,6 +339,7 @@ export function summarize(
       firstView_s: b.firstView.s,
       firstView_bytes: b.firstView.bytes,
       firstView_requests: b.firstView.requests,
+      ...h?.blobless,
     },
     ratios: {
       cloneNoBlobs: ratio(b.clone.s, g.clone.s),
@@ -270,6 +351,7 @@ export function summarize(
         b.embed.bytes === null || !b.clone.bytes ? null : round(b.embed.bytes / b.clone.bytes, 5),
       firstViewOverGit: ratio(b.firstView.s, sum(g.clone.s, g.checkout.s)),
       isogitOverBlobless_firstView: ratio(iso.s, b.firstView.s),
+      ...h?.ratios,
     },
     ...(profiles.length > 0
       ? {
@@ -287,6 +369,132 @@ export function summarize(
     notes,
     samples,
   };
+}
+
+/** The history cells' medians over the runs that measured them; undefined when none did. */
+function summarizeHistory(
+  runs: HistorySample[],
+): { git: GitHistoryCells; blobless: BloblessHistoryCells; ratios: HistoryRatios } | undefined {
+  if (runs.length === 0) return undefined;
+  const g = runs.map((r) => r.git);
+  const b = runs.map((r) => r.blobless);
+  const num = (xs: (number | null | undefined)[], digits = 3) => round(median(xs), digits);
+  const gitBlame = phaseMedians(g.map((x) => x?.blame));
+  const blame = phaseMedians(b.map((x) => x?.blame));
+  const versions = median(b.map((x) => (x?.blame.s === null ? null : x?.blameVersions)));
+  const git: GitHistoryCells = {
+    logFollow_s: phaseMedians(g.map((x) => x?.logFollow)).s,
+    logFollowFirstPage_s: num(g.map((x) => x?.logFollowFirstPage_s)),
+    commitGraphWrite_s: phaseMedians(g.map((x) => x?.commitGraphWrite)).s,
+    commitGraph_bytes: median(g.map((x) => x?.commitGraphBytes)),
+    logFollowChangedPaths_s: phaseMedians(g.map((x) => x?.logFollowChangedPaths)).s,
+    logFollowFirstPageChangedPaths_s: num(g.map((x) => x?.logFollowFirstPageChangedPaths_s)),
+    followCommits: median(g.map((x) => x?.followCommits)),
+    blame_s: gitBlame.s,
+    blame_bytes: gitBlame.bytes,
+    blame_requests: gitBlame.requests,
+  };
+  const blobless: BloblessHistoryCells = {
+    historyClone_s: phaseMedians(b.map((x) => x?.clone)).s,
+    commitGraphBuild_s: num(b.map((x) => x?.commitGraphBuild_s)),
+    commitGraphWait_s: num(b.map((x) => x?.commitGraphWait_s)),
+    commitGraph_bytes: median(b.map((x) => x?.graph.bytes)),
+    commitGraphCommits: median(b.map((x) => x?.graph.commits)),
+    commitGraphLayers: median(b.map((x) => x?.graph.layers)),
+    fileHistoryFirstPage_s: phaseMedians(b.map((x) => x?.fileHistoryFirstPage)).s,
+    historyBlame_s: blame.s,
+    historyBlame_bytes: blame.bytes,
+    historyBlame_requests: blame.requests,
+    historyBlame_versions: versions,
+    lastCommits_s: phaseMedians(b.map((x) => x?.lastCommits)).s,
+    lastCommitsFolder_s: phaseMedians(b.map((x) => x?.lastCommitsFolder)).s,
+  };
+  return {
+    git,
+    blobless,
+    ratios: {
+      historyBlameOverGit: ratio(blobless.historyBlame_s, git.blame_s),
+      historyBlameVersionsPerRequest: ratio(versions, blame.requests),
+      fileHistoryOverGit: ratio(blobless.fileHistoryFirstPage_s, git.logFollowFirstPageChangedPaths_s),
+    },
+  };
+}
+
+const HISTORY_GROUPS = ['git', 'blobless', 'ratios'] as const;
+const HISTORY_KEYS: Record<(typeof HISTORY_GROUPS)[number], readonly string[]> = {
+  git: [
+    'logFollow_s',
+    'logFollowFirstPage_s',
+    'commitGraphWrite_s',
+    'commitGraph_bytes',
+    'logFollowChangedPaths_s',
+    'logFollowFirstPageChangedPaths_s',
+    'followCommits',
+    'blame_s',
+    'blame_bytes',
+    'blame_requests',
+  ],
+  blobless: [
+    'historyClone_s',
+    'commitGraphBuild_s',
+    'commitGraphWait_s',
+    'commitGraph_bytes',
+    'commitGraphCommits',
+    'commitGraphLayers',
+    'fileHistoryFirstPage_s',
+    'historyBlame_s',
+    'historyBlame_bytes',
+    'historyBlame_requests',
+    'historyBlame_versions',
+    'lastCommits_s',
+    'lastCommitsFolder_s',
+  ],
+  ratios: ['historyBlameOverGit', 'historyBlameVersionsPerRequest', 'fileHistoryOverGit'],
+};
+
+interface ReportLike {
+  date: string;
+  durationS: number;
+  machine: unknown;
+  options: unknown;
+  repos: RepoResult[];
+}
+
+/**
+ * `--only history`: the history cells of `fresh` written into the results file `existing` holds, whose
+ * other cells, samples and keys stay as they were; the run itself is described under `history`. A
+ * repository the file does not have yet is added whole.
+ */
+export function mergeHistoryCells(existing: unknown, fresh: ReportLike): unknown {
+  if (!existing || typeof existing !== 'object' || !Array.isArray((existing as ReportLike).repos))
+    return fresh;
+  const out = structuredClone(existing) as ReportLike & { history?: unknown };
+  out.history = {
+    date: fresh.date,
+    durationS: fresh.durationS,
+    machine: fresh.machine,
+    options: fresh.options,
+  };
+  for (const repo of fresh.repos) {
+    const old = out.repos.find((r) => r.name === repo.name) as
+      | (RepoResult & { historySamples?: unknown; historyNotes?: string[] })
+      | undefined;
+    if (!old) {
+      out.repos.push(repo);
+      continue;
+    }
+    old.historyFile = repo.historyFile;
+    // Sizes may be measured in separate runs: each says when its cells were taken.
+    (old as { historyDate?: string }).historyDate = fresh.date;
+    for (const group of HISTORY_GROUPS) {
+      const from = repo[group] as Record<string, unknown>;
+      const to = old[group] as Record<string, unknown>;
+      for (const key of HISTORY_KEYS[group]) to[key] = from[key] ?? null;
+    }
+    old.historySamples = repo.samples.map((r) => ({ run: r.run, history: r.history }));
+    old.historyNotes = repo.notes;
+  }
+  return out;
 }
 
 // ---- the printed table -------------------------------------------------------------------------------
@@ -396,6 +604,7 @@ export function formatTable(results: RepoResult[]): string {
         '',
         '',
       ],
+      ...historyRows(r),
       [
         '',
         'worker peak JS heap',
@@ -419,6 +628,59 @@ export function formatTable(results: RepoResult[]): string {
     );
   }
   return markdownTable(rows);
+}
+
+/** The history cells beside git's, when they were measured. */
+function historyRows(r: RepoResult): string[][] {
+  if (!r.historyFile) return [];
+  const { git: g, blobless: b, ratios } = r;
+  const graph =
+    b.commitGraph_bytes === null || b.commitGraph_bytes === undefined
+      ? 'n/a'
+      : `built in ${fmtS(b.commitGraphBuild_s ?? null)}, ${fmtBytes(b.commitGraph_bytes)}, ${b.commitGraphLayers} layers`;
+  const gitGraph =
+    g.commitGraph_bytes === null || g.commitGraph_bytes === undefined
+      ? 'n/a'
+      : `written in ${fmtS(g.commitGraphWrite_s ?? null)}, ${fmtBytes(g.commitGraph_bytes)}`;
+  const s = (x: number | null | undefined) => fmtS(x ?? null);
+  return [
+    [
+      '',
+      `commit-graph with changed paths (${b.commitGraphCommits ?? '–'} commits)`,
+      gitGraph,
+      graph,
+      '',
+      '',
+      '',
+    ],
+    [
+      '',
+      `file history, first page (${r.historyFile})`,
+      `log --follow -n 50: ${s(g.logFollowFirstPage_s)}; with the graph ${s(g.logFollowFirstPageChangedPaths_s)}; whole (${g.followCommits ?? '–'} commits) ${s(g.logFollow_s)} / ${s(g.logFollowChangedPaths_s)}`,
+      s(b.fileHistoryFirstPage_s),
+      '',
+      `Blobless/git with the graph ${fmtRatio(ratios.fileHistoryOverGit ?? null)}`,
+      '< 1 s on large',
+    ],
+    [
+      '',
+      'blame, after the history arrived',
+      cell(g.blame_s ?? null, g.blame_bytes ?? null, g.blame_requests ?? null),
+      `${cell(b.historyBlame_s ?? null, b.historyBlame_bytes ?? null, b.historyBlame_requests ?? null)} (${b.historyBlame_versions ?? '–'} versions)`,
+      '',
+      `Blobless/git ${fmtRatio(ratios.historyBlameOverGit ?? null)}; versions per request ${fmtRatio(ratios.historyBlameVersionsPerRequest ?? null)}`,
+      '< 5 s on large; ≥ 10 per request',
+    ],
+    [
+      '',
+      'last commits of the root; of the file’s folder',
+      '',
+      `${s(b.lastCommits_s)}; ${s(b.lastCommitsFolder_s)}`,
+      '',
+      '',
+      '< 1 s on large',
+    ],
+  ];
 }
 
 /** `--profile`: a clone's fixed costs per repository, one column each, medians in ms. */

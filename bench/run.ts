@@ -5,11 +5,11 @@
  *
  *   npm run bench -- [--url URL]... [--sizes small,medium,large] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
- *                    [--profile] [--skip blame,...]
+ *                    [--profile] [--skip blame,...] [--only history]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,12 +20,14 @@ import { ensureFixtures, SIZED_PRESETS } from '../server/fixtures/index.ts';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
 import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBenchPage } from './browser.ts';
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
-import { measureGitCli, pickFile } from './gitCli.ts';
+import { measureGitCli, measureGitHistory, pickFile } from './gitCli.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
 import {
   fmtBytes,
   formatProfile,
   formatTable,
+  type HistorySample,
+  mergeHistoryCells,
   type PhaseSample,
   type ProfileSample,
   type RepoResult,
@@ -74,6 +76,7 @@ function parseOptions() {
       'skip-build': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       skip: { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -105,11 +108,30 @@ function parseOptions() {
     skipBuild: values['skip-build'],
     profile: values.profile,
     skip: new Set(parseSkip(values.skip)),
+    only: parseOnly(values.only),
   };
 }
 
-const SKIPPABLE = ['openOneFile', 'blame', 'embedOneFile', 'noopFetch', 'firstView', 'isogit'] as const;
+const SKIPPABLE = [
+  'openOneFile',
+  'blame',
+  'embedOneFile',
+  'noopFetch',
+  'firstView',
+  'isogit',
+  'history',
+] as const;
 type Skippable = (typeof SKIPPABLE)[number];
+
+/** `--only history`: the history cells alone, merged into the results file's other cells, which are kept. */
+function parseOnly(value: string | undefined): 'history' | null {
+  if (value === undefined) return null;
+  if (value !== 'history') throw new Error(`--only takes history, not ${value}.`);
+  return value;
+}
+
+/** The first page of file history, as the app's history view asks for it (src/views/FileHistoryView.tsx). */
+const FILE_HISTORY_PAGE = 50;
 
 function parseSkip(value: string | undefined): Skippable[] {
   const names = (value ?? '').split(',').filter(Boolean);
@@ -216,7 +238,8 @@ async function main() {
       timedOut: [...ops.timedOut],
       repos: results,
     };
-    await writeFile(opts.out, `${JSON.stringify(report, null, 2)}\n`);
+    const written = opts.only ? mergeHistoryCells(await readResults(opts.out), report) : report;
+    await writeFile(opts.out, `${JSON.stringify(written, null, 2)}\n`);
     const table = formatTable(results);
     process.stdout.write(`\n${table}\n\n`);
     if (opts.profile) process.stdout.write(`${formatProfile(results)}\n\n`);
@@ -232,6 +255,15 @@ async function main() {
 
 type RunOptions = ReturnType<typeof parseOptions>;
 
+async function readResults(path: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 async function benchRepo(
   repo: BenchRepo,
   pageUrl: string,
@@ -245,7 +277,13 @@ async function benchRepo(
   // Also the warm-up: the server's first clone of a repository reads it from disk.
   const picked = await pickFile(repo.relayed);
   const file = fileOverride ?? picked.path;
+  const historyFile = fileOverride ?? picked.busiest.path;
   log(`\nbench: ${repo.name} (${picked.files} files at HEAD; opening ${file}), ${repo.runs} run(s)`);
+  if (!opts.skip.has('history')) {
+    log(
+      `bench: ${repo.name}: history cells on ${historyFile} (${picked.busiest.commits} commits changed it)`,
+    );
+  }
 
   const samples: RunSample[] = [];
   for (let run = 0; run < repo.runs; run++) {
@@ -265,7 +303,7 @@ async function benchRepo(
       return { s, stats };
     };
 
-    for (const contender of order) {
+    for (const contender of opts.only ? [] : order) {
       try {
         if (contender === 'git') {
           const times = await measureGitCli(repo.relayed, {
@@ -314,9 +352,153 @@ async function benchRepo(
         log(`${tag} ${contender} failed: ${message}`);
       }
     }
+    if (!opts.skip.has('history')) {
+      sample.history = {};
+      for (const contender of run % 2 === 0 ? ['git', 'blobless'] : ['blobless', 'git']) {
+        try {
+          if (contender === 'git') {
+            const t = await measureGitHistory(repo.relayed, historyFile, FILE_HISTORY_PAGE, {
+              phase: (name) => relay.setPhase(phaseName('git', name)),
+            });
+            sample.history.git = {
+              logFollow: await measured('git', 'logFollow', t.logFollow),
+              logFollowFirstPage_s: t.logFollowFirstPage,
+              commitGraphWrite: await measured('git', 'commitGraphWrite', t.commitGraphWrite),
+              commitGraphBytes: t.commitGraphBytes,
+              logFollowChangedPaths: await measured('git', 'logFollowChangedPaths', t.logFollowChangedPaths),
+              logFollowFirstPageChangedPaths_s: t.logFollowFirstPageChangedPaths,
+              followCommits: t.followCommits,
+              blame: await measured('git', 'blame', t.blame),
+              blameLines: t.blameLines,
+            };
+          } else {
+            sample.history.blobless = await measureBloblessHistory(
+              repo,
+              pageUrl,
+              historyFile,
+              phaseName,
+              measured,
+              ops,
+            );
+          }
+        } catch (err) {
+          const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+          notes.add(`${contender} history cells failed in run ${run + 1}: ${message}`);
+          log(`${tag} ${contender} history cells failed: ${message}`);
+        }
+      }
+    }
     samples.push(sample);
   }
-  return summarize({ name: repo.name, url: repo.url, file, isoCapS: repo.isoCapS }, samples, [...notes]);
+  return summarize({ name: repo.name, url: repo.url, file, historyFile, isoCapS: repo.isoCapS }, samples, [
+    ...notes,
+  ]);
+}
+
+/**
+ * Blobless's history cells, in one fresh profile: a clone with the whole history (no blobs), then a wait
+ * for the commit-graph the worker writes after it (its build time is the sum of the worker's
+ * `blobless:commitGraph:*` timeline measures). Each cell then runs in a new worker (the page reloaded, the
+ * repository stored), after an untimed readTree of the folder a person comes from, so no cell reuses
+ * another's walk: file history's first page, blame, and the last commits of the root and of the file's
+ * folder.
+ */
+async function measureBloblessHistory(
+  repo: BenchRepo,
+  pageUrl: string,
+  file: string,
+  phaseName: (contender: string, phase: string) => string,
+  measured: (contender: string, phase: string, s: number | null) => Promise<PhaseSample>,
+  ops: OperationState,
+): Promise<NonNullable<HistorySample['blobless']>> {
+  const { relay } = repo;
+  const folder = file.includes('/') ? file.slice(0, file.lastIndexOf('/')) : '';
+  const profile = await openFreshProfile(pageUrl);
+  try {
+    const { page } = profile;
+    relay.setPhase(phaseName('blobless', 'historyClone'));
+    const cloned = await withTimeout(
+      page.evaluate((url) => window.bench.bloblessHistoryClone(url), repo.relayed),
+      ops.timeoutMs,
+      'Blobless clone and commit-graph',
+    );
+    const clone = await measured('blobless', 'historyClone', cloned.cloneMs / 1000);
+    const raw = await profile.heap.evaluate(
+      'git.worker',
+      `JSON.stringify(performance.getEntriesByType('measure').filter((e) => e.name.startsWith('blobless:commitGraph:')).map((e) => [e.name.slice(21), e.duration]))`,
+    );
+    // Each step summed over the writes (one inline, or an inline attempt then the background write).
+    const steps: Record<string, number> = {};
+    for (const [name, ms] of raw ? (JSON.parse(raw) as [string, number][]) : []) {
+      steps[name] = (steps[name] ?? 0) + ms / 1000;
+    }
+    const buildMs = raw ? Object.values(steps).reduce((a, b) => a + b, 0) * 1000 : null;
+    log(
+      `[${repo.name}] blobless commit-graph: ${Object.entries(steps)
+        .map(([name, sec]) => `${name} ${sec.toFixed(2)} s`)
+        .join(
+          ', ',
+        )}; ${cloned.graph.commits} commits, ${cloned.graph.layers} layers, ${fmtBytes(cloned.graph.bytes)}`,
+    );
+    const { repoId, ref } = cloned;
+    const inNewWorker = async <T extends { ms: number }>(
+      phase: string,
+      from: string,
+      run: () => Promise<T>,
+    ): Promise<{ sample: PhaseSample; result: T }> => {
+      await page.reload();
+      await page.waitForFunction(() => window.bench !== undefined);
+      await page.evaluate(() => window.bench.ready());
+      relay.setPhase(phaseName('blobless', `${phase}.folder`));
+      await page.evaluate(([id, r, path]) => window.bench.bloblessOpenFolder(id, r, path), [
+        repoId,
+        ref,
+        from,
+      ] as const);
+      relay.setPhase(phaseName('blobless', phase));
+      const result = await withTimeout(run(), ops.timeoutMs, `Blobless ${phase}`);
+      return { sample: await measured('blobless', phase, result.ms / 1000), result };
+    };
+    const history = await inNewWorker('fileHistoryFirstPage', folder, () =>
+      page.evaluate(([id, r, path, limit]) => window.bench.bloblessFileHistory(id, r, path, limit), [
+        repoId,
+        ref,
+        file,
+        FILE_HISTORY_PAGE,
+      ] as const),
+    );
+    const blame = await inNewWorker('historyBlame', folder, () =>
+      page.evaluate(([id, r, path]) => window.bench.bloblessBlame(id, r, path), [repoId, ref, file] as const),
+    );
+    const rootLast = await inNewWorker('lastCommits', '', () =>
+      page.evaluate(([id, r]) => window.bench.bloblessLastCommits(id, r, ''), [repoId, ref] as const),
+    );
+    const folderLast = await inNewWorker('lastCommitsFolder', folder, () =>
+      page.evaluate(([id, r, path]) => window.bench.bloblessLastCommits(id, r, path), [
+        repoId,
+        ref,
+        folder,
+      ] as const),
+    );
+    return {
+      clone,
+      commitGraphBuild_s: buildMs === null ? null : buildMs / 1000,
+      commitGraphSteps_s: steps,
+      commitGraphWait_s: cloned.graphWaitMs / 1000,
+      graph: cloned.graph,
+      fileHistoryFirstPage: history.sample,
+      fileHistoryEntries: history.result.entries,
+      blame: blame.sample,
+      blameVersions: blame.result.versionsFetched,
+      blameLines: blame.result.lines,
+      lastCommits: rootLast.sample,
+      lastCommitsEntries: rootLast.result.entries,
+      lastCommitsFolder: folderLast.sample,
+      lastCommitsFolderEntries: folderLast.result.entries,
+    };
+  } finally {
+    await profile.close();
+  }
 }
 
 /** Shared across repositories: what the worker has, and what timed out (not tried again in this run). */

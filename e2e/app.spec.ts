@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { spaNavigate } from './navigate.ts';
+import { openTab, switchRef } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -62,9 +63,9 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
     timeout: 60_000,
   });
-  await page.getByTestId('open-working-tree').click();
+  await page.getByTestId('tab-code').click();
   // A file's content is git show's.
-  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  await page.getByTestId('file-tree').getByRole('treeitem', { name: 'File README.md' }).click();
   // Markdown shows rendered first; its source is one toggle away.
   await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect(page.getByTestId('file-content')).toBeVisible();
@@ -77,7 +78,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
       .filter((l) => l.split(' ')[1] === 'blob')
       .map((l) => l.split(/\s+/)[2]),
   ).size;
-  await expect(page.getByTestId('status-line')).toContainText(
+  await expect(page.getByTestId('status-bar')).toContainText(
     `${blobs} of ${blobs} file contents of main stored`,
   );
 
@@ -93,7 +94,7 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   expect(after).not.toBe(before);
   await spaNavigate(page, { path: changed! });
   await expect.poll(() => sourceShown(page)).toBe(before);
-  await page.getByTestId('branch-select').selectOption(branch);
+  await switchRef(page, branch);
   await expect(page).toHaveURL(/ref=feature%2Fx/);
   await expect.poll(() => sourceShown(page)).toBe(after);
 
@@ -104,8 +105,8 @@ test('clone, read a file, switch branch, open a commit diff', async ({ page }) =
   const url = new URL(page.url());
   url.searchParams.set('commit', commit);
   await page.goto(url.toString());
-  await page.getByRole('button', { name: /notes\/evolving\.txt/ }).click();
-  const diff = page.getByTestId('diff');
+  // Every file's diff is shown inline, with its line numbers.
+  const diff = page.locator('.file-diff[data-path="notes/evolving.txt"]').getByTestId('diff');
   await expect(diff).toBeVisible();
   for (const line of added)
     await expect(diff.locator('.add', { hasText: line.slice(1) }).first()).toBeVisible();
@@ -156,20 +157,62 @@ test('offline: present files read, a missing one shows the typed error', async (
   await context.setOffline(false);
 });
 
+test("a commit's diff being read stays as it is while the history arrives", async ({ page }) => {
+  // The clone's first view (depth 1) and the fill's first step go through; the steps after it wait until
+  // the commit's diff is on screen, so that they land while it is read.
+  let deepening = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/small-sized.git/git-upload-pack', async (route) => {
+    const body = route.request().postData() ?? '';
+    if (body.includes('command=fetch') && body.includes('deepen') && ++deepening > 2) await held;
+    await route.continue();
+  });
+  await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
+  await page.getByTestId('clone-submit').click();
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  await openTab(page, 'history');
+  await page.getByTestId('commit-list').locator('li a').first().click();
+  const diff = page.locator('.file-diff').first().getByTestId('diff');
+  await expect(diff).toBeVisible({ timeout: 60_000 });
+  // A view mounted again would fold, fetch and lay out every diff anew: the element itself must stay.
+  await diff.evaluate((el) => el.setAttribute('data-read', 'yes'));
+  const fill = page.getByTestId('history-fill');
+  await expect(fill).toHaveAttribute('data-status', 'filling');
+  release();
+  await expect(fill).toHaveAttribute('data-status', 'complete', { timeout: 90_000 });
+  await expect(diff).toBeVisible();
+  await expect(diff).toHaveAttribute('data-read', 'yes');
+});
+
 test('screenshots of home, progress, repo and diff views, light and dark', async ({ browser }) => {
   for (const colorScheme of ['light', 'dark'] as const) {
     const context = await browser.newContext({ colorScheme, viewport: { width: 1200, height: 860 } });
     const page = await context.newPage();
     await page.goto(`/?clone=${encodeURIComponent(`${gitServer}/small-sized.git`)}`);
     await page.screenshot({ path: join(shots, `home-${colorScheme}.png`) });
+    // The clone's pack request is held until the progress is on screen: a small clone can otherwise be
+    // over between two looks at the page.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route('**/small-sized.git/git-upload-pack', async (route) => {
+      if (route.request().postData()?.includes('command=fetch')) await held;
+      await route.continue();
+    });
     await page.getByTestId('clone-submit').click();
-    await page.getByTestId('progress').waitFor();
+    await expect(page.getByTestId('progress')).toHaveAttribute('data-phase', /.+/);
     await page.screenshot({ path: join(shots, `progress-${colorScheme}.png`) });
+    release();
     await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+    await page.unrouteAll();
     await page.screenshot({ path: join(shots, `repo-${colorScheme}.png`) });
-    await page.getByTestId('commit-list').locator('li button').first().click();
-    await page.locator('.changed-file button').first().click();
-    await expect(page.getByTestId('diff')).toBeVisible();
+    await openTab(page, 'history');
+    await page.getByTestId('commit-list').locator('li a').first().click();
+    await expect(page.getByTestId('diff').first()).toBeVisible();
     await page.screenshot({ path: join(shots, `diff-${colorScheme}.png`) });
     await context.close();
   }

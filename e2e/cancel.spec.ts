@@ -4,6 +4,7 @@ import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { type Relay, startRelay } from '../test/support/relay.ts';
 import { settledFiles, storedFiles } from './storedFiles.ts';
+import { refShown, repoIdOf, switchRef } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -129,16 +130,16 @@ test('Cancel in the branch switcher, after blob bytes arrived: HEAD, index and f
     await expect(page.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
       timeout: 60_000,
     });
-    await page.getByTestId('open-working-tree').click();
-    await expect(page.getByTestId('branch-select')).toHaveValue('main');
-    const repoId = new URL(page.url()).searchParams.get('repo')!;
+    await page.getByTestId('tab-code').click();
+    await expect(refShown(page)).toHaveText('main');
+    const repoId = await repoIdOf(page);
     const before = await settledFiles(page, repoId);
     expect(Buffer.from(before['/.git/HEAD'], 'base64').toString()).toBe('ref: refs/heads/main\n');
 
     // The switch's blob fetch is the next POST with a body (preflights have none).
     const posts = requests.filter((r) => r.path.endsWith('/git-upload-pack') && r.body.length > 0).length;
     relay.setMode({ kind: 'hold', post: posts + 1, afterBytes: 16_000 });
-    await page.getByTestId('branch-select').selectOption(target);
+    await switchRef(page, target);
     await relay.holding;
     await expect(page.getByTestId('progress')).toHaveAttribute('data-phase', 'fetching-blobs');
     await page.getByTestId('checkout-cancel').click();
@@ -146,14 +147,14 @@ test('Cancel in the branch switcher, after blob bytes arrived: HEAD, index and f
     relay.release();
 
     // Cancelled is no error to show; the switcher and the address still name main.
-    await expect(page.getByTestId('branch-select')).toHaveValue('main');
+    await expect(refShown(page)).toHaveText('main');
     await expect(page.locator('.ref-switcher [role="alert"]')).toHaveCount(0);
     expect(new URL(page.url()).searchParams.get('ref') ?? 'main').toBe('main');
     // Every stored file (HEAD, index, working tree, packs) as before: nothing of v0.1 half-written.
     expect(await settledFiles(page, repoId)).toEqual(before);
     // And a new page (a new worker) finds the same.
     await page.reload();
-    await expect(page.getByTestId('branch-select')).toHaveValue('main');
+    await expect(refShown(page)).toHaveText('main');
     expect(await storedFiles(page, repoId)).toEqual(before);
   } finally {
     await relay.close();

@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { openTab } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -26,7 +27,8 @@ test('the main bundle holds no git code, by its source maps: of workers/ only rp
   // (git, path search) run elsewhere, and only the git worker's may hold git code.
   const page = js.filter((f) => !/\.worker-/.test(f));
   expect(worker).toHaveLength(1);
-  expect(page.filter((f) => f.startsWith('index-'))).toHaveLength(1);
+  const html = readFileSync(join(process.cwd(), 'dist/index.html'), 'utf8');
+  expect([...html.matchAll(/src="\/assets\/(index-[^"]+\.js)"/g)]).toHaveLength(1);
   const pageSources = page.flatMap(sourcesOf);
   // The maps resolve to files that exist here, so the paths below mean what they say.
   expect(pageSources).toContain('workers/rpc.ts');
@@ -73,13 +75,15 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
 
   const tree = page.getByTestId('file-tree');
   await expect(tree).toBeVisible({ timeout: 60_000 });
-  expect(new URL(page.url()).searchParams.get('repo')).toMatch(/^features-/);
+  // The address names the remote, so it opens the same repository in any browser.
+  expect(new URL(page.url()).searchParams.get('repo')).toBe(`${gitServer}/features.git`);
   const names = async () =>
     (await tree.locator('li .entry').allInnerTexts())
       .map((t) => t.replace(/^[▸·⎘↰]\s*/, '').replace(/\/$/, ''))
       .filter((n) => n !== '..')
       .sort();
   await expect.poll(names).toEqual(rootNames);
+  await openTab(page, 'history');
   const list = page.getByTestId('commit-list');
   const commits = list.locator('li');
   // The list is virtual: every commit is loaded, the rows on screen are in the DOM, in rev-list order.
@@ -96,13 +100,14 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
   // A reload starts a new worker that must find everything in IndexedDB, without the network.
   gitRequests.length = 0;
   await page.reload();
-  await expect.poll(names).toEqual(rootNames);
   await expect(commits.first()).toHaveAttribute('data-oid', head);
   await expect(list).toHaveAttribute('data-count', String(history.length));
+  await openTab(page, 'code');
+  await expect.poll(names).toEqual(rootNames);
 
   // Folders open from the keyboard-reachable buttons and read deeper trees.
   const firstDir = rootNames.find((n) => gitIn(bare, ['cat-file', '-t', `HEAD:${n}`]) === 'tree')!;
-  await tree.getByRole('button', { name: `Open folder ${firstDir}` }).click();
+  await tree.getByRole('treeitem', { name: `Folder ${firstDir}` }).click();
   const inner = gitIn(bare, ['ls-tree', '--name-only', `HEAD:${firstDir}`])
     .split('\n')
     .sort();
@@ -113,7 +118,7 @@ test('a blob:none clone in a worker, browsed, survives a reload from IndexedDB',
   const repoOnly = new URL(page.url());
   repoOnly.searchParams.delete('path');
   await page.goto(repoOnly.toString());
-  await tree.getByRole('button', { name: 'Open file README.md' }).click();
+  await tree.getByRole('treeitem', { name: 'File README.md' }).click();
   await page.getByRole('button', { name: 'Code', exact: true }).click();
   await expect
     .poll(() => page.getByTestId('file-content').evaluate((el) => el.textContent))

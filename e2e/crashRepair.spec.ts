@@ -10,7 +10,8 @@ import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { treeOids, unheldFiles } from './fixtureTrees.ts';
 import { spaNavigate } from './navigate.ts';
-import { checkExportedStore, storedFiles } from './storedFiles.ts';
+import { checkExportedStore, settledFiles, storedFiles } from './storedFiles.ts';
+import { refShown, repoIdOf, switchRef } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -101,14 +102,14 @@ for (const { point, what } of [
       await expect(first.getByTestId('working-tree')).toContainText('No changes in the working tree.', {
         timeout: 60_000,
       });
-      await first.getByTestId('open-working-tree').click();
-      await expect(first.getByTestId('branch-select')).toHaveValue('main');
-      const repoId = new URL(first.url()).searchParams.get('repo')!;
-      await first.waitForTimeout(1000);
-      const before = await storedFiles(first, repoId);
+      await first.getByTestId('tab-code').click();
+      await expect(refShown(first)).toHaveText('main');
+      const repoId = await repoIdOf(first);
+      // What is stored once the writes still pending commit, however long a busy machine takes over it.
+      const before = await settledFiles(first, repoId);
 
       const crashed = await armCrash(first, point);
-      await first.getByTestId('branch-select').selectOption('v0.1');
+      await switchRef(first, 'v0.1');
       await crashed();
 
       const next = await openTab(context);
@@ -160,7 +161,7 @@ for (const point of ['repack:merged-pack-committed', 'repack:old-packs-removing'
       await expect(first.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
         timeout: 60_000,
       });
-      const repoId = new URL(first.url()).searchParams.get('repo')!;
+      const repoId = await repoIdOf(first);
 
       // Files of v0.5 whose blobs main does not share: each read is one lazy fetch, one promisor pack,
       // until there are more than REPACK_THRESHOLD (16) and a merge starts.

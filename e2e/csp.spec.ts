@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { spaNavigate } from './navigate.ts';
+import { openTab } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
@@ -189,7 +190,7 @@ test('clone, browse, Markdown, highlighting and history work under the policy wi
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   // README.md renders as Markdown (marked, DOMPurify); the other files are highlighted code.
-  await page.getByTestId('file-tree').getByRole('button', { name: 'Open file README.md' }).click();
+  await page.getByTestId('file-tree').getByRole('treeitem', { name: 'File README.md' }).click();
   await expect(page.getByTestId('markdown')).toBeVisible();
   await spaNavigate(page, { path: 'src/new-name.js' });
   await spaNavigate(page, { path: 'scripts/build.sh' });
@@ -198,6 +199,7 @@ test('clone, browse, Markdown, highlighting and history work under the policy wi
       .locator('[data-testid="file-content"] .hljs-meta, [data-testid="file-content"] .hljs-built_in')
       .first(),
   ).toBeVisible();
+  await openTab(page, 'history');
   await expect(page.getByTestId('commit-list').locator('li').first()).toBeVisible();
   expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual(
     [],

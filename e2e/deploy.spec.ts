@@ -13,6 +13,7 @@ import { PRIVATE_REPO_CREDENTIALS } from '../server/fixtures/fixtureServerOption
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
 import { type Relay, startRelay } from '../test/support/relay.ts';
+import { commitStaged, editFile, openTab } from './ui.ts';
 import { startWorkerdDeploy } from './workerdDeploy.ts';
 
 // Ports after the ones playwright.config.ts and embed.spec.ts take (E2E_PORT + 0..5).
@@ -79,31 +80,20 @@ test('the Cloudflare configuration in workerd: clone through its proxy, read a f
   await cloneFromForm(page, `${git.url}/basic.git`);
   await expect(page.getByTestId('repo-proxy')).toHaveText(`via ${new URL(deployed.url).host}`);
   const tree = page.getByTestId('file-tree');
-  await tree.getByRole('button', { name: 'Open folder docs' }).click();
-  await tree.getByRole('button', { name: 'Open file guide.txt' }).click();
+  await tree.getByRole('treeitem', { name: 'Folder docs' }).click();
+  await tree.getByRole('treeitem', { name: 'File guide.txt' }).click();
   await expect(page.getByTestId('file-content')).toHaveText(
     gitIn('basic.git', ['show', 'main:docs/guide.txt']),
   );
 
-  await page.getByTestId('open-working-tree').click();
+  await editFile(page, 'Getting started', async () => {
+    await page.keyboard.press('Control+End');
+    await page.keyboard.type('Pushed through the Worker.');
+  });
+  await openTab(page, 'changes');
   const panel = page.getByTestId('working-tree');
-  await panel.getByTestId('edit-file').click();
-  const editor = panel.locator('.cm-content');
-  await expect(editor).toContainText('Getting started');
-  await editor.click();
-  await page.keyboard.press('Control+End');
-  await page.keyboard.type('Pushed through the Worker.');
-  await panel.getByTestId('editor-save').click();
-  await panel
-    .locator('.status-row[data-path="docs/guide.txt"]')
-    .getByRole('button', { name: 'Stage' })
-    .click();
-  await panel.getByTestId('commit-open').click();
-  const dialog = panel.getByTestId('commit-dialog');
-  await dialog.getByTestId('commit-message').fill('Through the Worker');
-  await dialog.getByTestId('author-name').fill('Ada Lovelace');
-  await dialog.getByTestId('author-email').fill('ada@example.com');
-  await dialog.getByTestId('commit-submit').click();
+  await panel.getByTestId('stage-all').click();
+  await commitStaged(page, 'Through the Worker');
   await panel.getByTestId('push').click();
   await expect(panel.getByTestId('push-result')).toContainText('Pushed main: 1 commit');
   expect(gitIn('basic.git', ['rev-parse', 'main~1'])).toBe(base);

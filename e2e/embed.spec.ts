@@ -196,11 +196,32 @@ test("the app's Embed button gives a permalink snippet that shows the selected l
   expect(new URL(src).pathname).toBe('/embed.html');
   expect(Object.fromEntries(params)).toEqual({ repo, ref: head, path, lines: '10-12' });
 
-  // The snippet, pasted into another site, shows those lines of that commit.
-  await page.goto(`${host.origin}/host.html?src=${encodeURIComponent(src)}`);
-  const frame = await widgetFrame(page);
-  const lines = gitShow(`${head}:${path}`).split('\n');
-  await expect.poll(() => shown(frame)).toBe(`${lines.slice(9, 12).join('\n')}\n`);
+  // The snippet, pasted as it is into another site, shows those lines of that commit, in a frame as tall
+  // as what it shows (its script follows the widget's resize messages), in either colour scheme, with
+  // nothing of the widget's page painted around its box.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.goto(`${host.origin}/snippet.html?html=${encodeURIComponent(snippet)}`);
+    const frame = await widgetFrame(page);
+    const lines = gitShow(`${head}:${path}`).split('\n');
+    await expect.poll(() => shown(frame)).toBe(`${lines.slice(9, 12).join('\n')}\n`);
+    const widgetHeight = await frame
+      .getByTestId('embed-root')
+      .evaluate((el) => el.getBoundingClientRect().height);
+    await expect
+      .poll(() => page.locator('iframe[id^="blobless-"]').evaluate((el) => el.getBoundingClientRect().height))
+      .toBe(Math.ceil(widgetHeight));
+    expect(widgetHeight).toBeLessThan(150);
+    expect(await frame.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe(
+      'rgba(0, 0, 0, 0)',
+    );
+    // The frame's page is in the host's scheme (so the browser paints no opaque backdrop), the widget's box in the reader's.
+    expect(await frame.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toBe('normal');
+    expect(await frame.getByTestId('embed-root').evaluate((el) => getComputedStyle(el).colorScheme)).toBe(
+      colorScheme,
+    );
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 test('screenshots of the widget in light and dark', async ({ page, baseURL }) => {

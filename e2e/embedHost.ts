@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 /**
  * A page on another origin, as a site embedding the widget would be: `/host.html?src=<widget URL>` frames
  * the widget, records every message it gets in `window.received`, and offers `sendToWidget(message)`.
- * `/plain.html` is an empty page, framed beside the widget to play a third origin.
+ * `/plain.html` is an empty page, framed beside the widget to play a third origin. `/snippet.html?html=`
+ * is a page with the given snippet pasted in, as someone's blog post would be.
  */
 const HOST_PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><title>Embedding page</title>
@@ -39,6 +40,13 @@ export async function startEmbedHost(port: number): Promise<PageServer> {
     if (path === '/host.html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end(HOST_PAGE);
+    } else if (path === '/snippet.html') {
+      // The app's Embed snippet pasted as is into a page (with a light background, and dark text below it).
+      const snippet = new URL(req.url ?? '/', 'http://x').searchParams.get('html') ?? '';
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><html><head><meta charset="utf-8"><title>A post</title><style>body{margin:16px;background:#f3f4f6}</style></head><body><p>Above.</p>${snippet}<p id="below">Below.</p></body></html>`,
+      );
     } else if (path === '/plain.html') {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
       res.end('<!doctype html><title>Third origin</title><p>third origin</p>');

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { switchRef } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 
@@ -91,7 +92,7 @@ test('a deep link to a tree git refuses: HOSTILE_TREE shown, nothing of it store
   await expect(page.getByTestId('file-tree')).toHaveCount(0);
 
   // A switch to another refused case through the branch switcher writes nothing either.
-  await page.getByTestId('branch-select').selectOption('case/dotgit');
+  await switchRef(page, 'case/dotgit');
   const switchError = page.locator('.ref-switcher [role=alert]');
   await expect(switchError).toContainText('".git"');
   await expect(switchError).toContainText('HAS_DOTGIT');

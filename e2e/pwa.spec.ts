@@ -7,6 +7,7 @@ import { join, relative } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import sirv from 'sirv';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { repoIdOf } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const dist = join(process.cwd(), 'dist');
@@ -134,7 +135,7 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
   await page.getByTestId('clone-url').fill(`${gitServer}/features.git`);
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
-  const repoId = new URL(page.url()).searchParams.get('repo')!;
+  const repoId = await repoIdOf(page);
   // The history arrives behind the first view; the working tree (all of main's files) when asked for.
   await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
     timeout: 60_000,
@@ -204,13 +205,15 @@ test('offline, a reload opens the app, a stored repo, its history and diffs, and
     expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
       gitIn(['show', 'main:notes/evolving.txt']),
     );
+    // The history, from a real page load of its address.
+    await page.goto(`/?${new URLSearchParams({ repo: repoId, view: 'history' })}`);
     await expect(page.getByTestId('commit-list').locator('li').first()).toBeVisible();
 
-    // A commit's diff.
+    // A commit's diff, inline.
     await page.goto(`/?${new URLSearchParams({ repo: repoId, commit: diffCommit!.oid })}`);
-    await page.locator('.changed-file button', { hasText: diffCommit!.path }).click();
-    await expect(page.getByTestId('diff')).toBeVisible();
-    await expect(page.getByTestId('diff').locator('.add, .del').first()).toBeVisible();
+    const diff = page.locator(`.file-diff[data-path="${diffCommit!.path}"]`).getByTestId('diff');
+    await expect(diff).toBeVisible();
+    await expect(diff.locator('.add, .del').first()).toBeVisible();
 
     // A file never fetched: the worker says offline, without trying.
     await page.goto(`/?${new URLSearchParams({ repo: repoId, ref: 'v0.1', path: missing })}`);

@@ -6,6 +6,7 @@ import { type BrowserContext, expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
 import { spaNavigate } from './navigate.ts';
 import { mislabelledFiles, watchShownFiles } from './shownFiles.ts';
+import { repoIdOf } from './ui.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const shots = join(process.cwd(), 'e2e/screenshots');
@@ -51,7 +52,7 @@ test.beforeAll(async ({ browser }) => {
   await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
     timeout: 60_000,
   });
-  repoId = new URL(page.url()).searchParams.get('repo')!;
+  repoId = await repoIdOf(page);
 });
 
 test.afterAll(async () => {
@@ -61,11 +62,11 @@ test.afterAll(async () => {
 test('the repo home shows the tree, then the README rendered with GitHub’s flavour', async () => {
   await open({});
   const md = page.getByTestId('markdown');
-  await expect(md.locator('h1')).toHaveText(/Reading fixture/);
+  await expect(md.locator('.md-h1')).toHaveText(/Reading fixture/);
   await expect(md.locator('table td').first()).toHaveText('Tables');
   await expect(md.locator('input[type="checkbox"]')).toHaveCount(2);
   await expect(md.locator('input[type="checkbox"]').first()).toBeChecked();
-  await expect(md.locator('h2#user-content-second-heading')).toBeVisible();
+  await expect(md.locator('.md-h2#user-content-second-heading')).toBeVisible();
   // Fenced code is highlighted.
   await expect(md.locator('pre code.hljs .hljs-keyword').first()).toHaveText('const');
   // The relative image is read from the repo and shown.
@@ -83,7 +84,7 @@ test('relative links open inside the repo at the same commit, headings included'
   await page.getByTestId('markdown').getByRole('link', { name: 'its install part' }).click();
   await expect(page).toHaveURL(/path=docs%2Fguide\.md/);
   await expect(page).toHaveURL(/#user-content-install$/);
-  await expect(page.getByTestId('markdown').locator('h2')).toHaveText(/Install/);
+  await expect(page.getByTestId('markdown').locator('.md-h2')).toHaveText(/Install/);
   // A Markdown file opened on its own shows rendered, with a toggle to its source.
   await page.getByRole('button', { name: 'Code' }).click();
   expect(await page.getByTestId('file-content').evaluate((el) => el.textContent)).toBe(
@@ -179,8 +180,17 @@ test('blame equals git blame --porcelain line by line, in at most one blob reque
       timeout: 60_000,
     });
     const before = blobRequests;
-    const id = new URL(p.url()).searchParams.get('repo')!;
+    const id = await repoIdOf(p);
+    // Blame's second blob request is held back: the lines attributed before it are on screen meanwhile.
+    let posts = 0;
+    await p.route(/\/reading\.git\/git-upload-pack$/, async (route) => {
+      if (route.request().method() === 'POST' && ++posts === 2) await new Promise((r) => setTimeout(r, 2000));
+      await route.continue();
+    });
     await p.goto(`/?${new URLSearchParams({ repo: id, path, view: 'blame' })}`);
+    const partial = p.getByTestId('blame-partial');
+    await expect(partial.locator('tr:not([data-commit=""])').first()).toBeVisible();
+    await expect(partial.locator('tr[data-commit=""]').first()).toBeVisible();
     const rows = p.getByTestId('blame').locator('tr');
     const porcelain = gitIn(['blame', '--porcelain', 'main', '--', path]);
     const expected = [...porcelain.matchAll(/^([0-9a-f]{40}) (\d+) (\d+)/gm)].map((m) => `${m[1]} ${m[2]}`);
@@ -214,12 +224,15 @@ test('compare lists what git log a..b and git diff --name-status a...b list', as
   const files = lines(gitIn(['diff', '--no-renames', '--name-status', 'main...feature']));
   const shown = await page
     .getByTestId('compare-files')
-    .locator('li')
-    .evaluateAll((els) => els.map((el) => (el.textContent ?? '').trim().replace(/\s+/, '\t')));
+    .locator('li.file-diff')
+    .evaluateAll((els) =>
+      els.map((el) => `${el.getAttribute('data-status')}\t${el.getAttribute('data-path')}`),
+    );
   expect(shown).toEqual(files);
-  // A diff is fetched when opened.
-  await page.getByTestId('compare-files').getByText('README.md').click();
-  await expect(page.getByTestId('diff')).toContainText('on the feature branch');
+  // Every file's diff is inline, fetched as it comes on screen.
+  await expect(
+    page.getByTestId('compare-files').locator('li.file-diff[data-path="README.md"]').getByTestId('diff'),
+  ).toContainText('on the feature branch');
   await shoot('compare');
 });
 

@@ -19,12 +19,12 @@ const repoUrl = `${gitUrl}/features.git`;
 const size = { width: 1100, height: 720 };
 mkdirSync(out, { recursive: true });
 
-/** Clones the demo repo through the form: what a person sees after a first clone (files and history). */
+/** Clones the demo repo through the form: what a person sees after a first clone (files and README). */
 async function cloneDemo(page: Page): Promise<void> {
   await page.goto(`${app}/?clone=${encodeURIComponent(repoUrl)}`);
   await page.getByTestId('clone-submit').click();
   await page.getByTestId('file-tree').waitFor({ timeout: 90_000 });
-  await page.getByTestId('commit-list').locator('li').first().waitFor();
+  await page.getByTestId('markdown').waitFor();
 }
 
 /** Opens a highlighted file of the demo repo. */

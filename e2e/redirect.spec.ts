@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { ensureFixtures } from '../server/fixtures/index.ts';
+import { startRedirectServer } from '../test/support/redirectServer.ts';
 
 const gitServer = process.env.GIT_SERVER_URL ?? 'http://127.0.0.1:4174';
 const proxy = process.env.CORS_PROXY_URL ?? 'http://127.0.0.1:4175';
@@ -36,6 +37,47 @@ test('a moved repository opens from its old address, in Chromium', async ({ page
   expect(posts[old + 1]).toBe('/basic.git/git-upload-pack'); // … again after info/refs moved the base
   expect(posts.filter((p) => p !== '/basic.git/git-upload-pack')).toEqual(['/renamed.git/git-upload-pack']);
 });
+
+test('a private repository moved on its host opens with its token, in Chromium', async ({ page }) => {
+  // Chromium hides where a manual redirect points: the client finds it with one GET without the token.
+  const tokened: string[] = [];
+  page.on('request', (r) => {
+    if (r.headers().authorization) tokened.push(r.url());
+  });
+  await cloneWithToken(page, `${gitServer}/renamed-private.git`);
+  await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
+  expect(tokened.length).toBeGreaterThan(0);
+  expect(tokened.filter((u) => !u.startsWith(`${gitServer}/`))).toEqual([]);
+});
+
+test('a private repository redirected to another origin: refused, and no request there carries the token', async ({
+  page,
+}) => {
+  // localhost is another origin than 127.0.0.1, on the same git server.
+  const elsewhere = gitServer.replace('127.0.0.1', 'localhost');
+  const moved = await startRedirectServer([{ from: '/private.git/', to: `${elsewhere}/private.git/` }]);
+  try {
+    const there: { url: string; token: boolean }[] = [];
+    page.on('request', (r) => {
+      if (r.url().startsWith(elsewhere)) there.push({ url: r.url(), token: !!r.headers().authorization });
+    });
+    await cloneWithToken(page, `${moved.url}/private.git`);
+    await expect(page.getByTestId('clone-error')).toContainText('REDIRECT_REFUSED', { timeout: 60_000 });
+    expect(there.filter((r) => r.token)).toEqual([]);
+    expect(moved.seen.filter((r) => r.authorization).length).toBeGreaterThan(0);
+  } finally {
+    await moved.close();
+  }
+});
+
+async function cloneWithToken(page: Page, url: string) {
+  await page.goto('/');
+  await page.getByTestId('clone-url').fill(url);
+  await page.getByText('CORS proxy and private repositories').click();
+  await page.getByLabel('User name').fill('alice');
+  await page.getByLabel(/^Token/).fill('secret');
+  await page.getByTestId('clone-submit').click();
+}
 
 test('a moved repository clones through the CORS proxy, which sends the redirect back through itself', async ({
   page,

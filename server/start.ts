@@ -97,12 +97,15 @@ const app = createServer((req, res) => {
 });
 await new Promise<void>((resolve) => app.listen(Number(values['app-port']), values.host, resolve));
 const appUrl = `http://${values.host === '127.0.0.1' ? 'localhost' : values.host}:${values['app-port']}`;
-const demo = `${git.url}/features.git`;
+// The demo the printed URL opens is a writable copy, so the first push a newcomer tries goes through.
+const demo = `${pushGit.url}/features.git`;
 
 console.log(`Git server: ${git.url} (repos: ${fixtures.repos.join(', ')})`);
 console.log(`Push server: ${pushGit.url} (fresh copies of ${PUSH_FIXTURES.join(', ')} in ${pushRoot})`);
 console.log(`CORS proxy: ${proxy.url}/<host>/<repo path> (git smart-HTTP only)`);
-console.log(`\nBlobless is running. Open:\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`);
+console.log(
+  `\nBlobless is running. Open (a demo repository you can push to, copied afresh at every start):\n\n  ${appUrl}/?clone=${encodeURIComponent(demo)}\n`,
+);
 
 /**
  * Hashed build files never change under their name; everything else (the service worker above all, which

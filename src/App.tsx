@@ -1,3 +1,4 @@
+import { useInstall } from './install.ts';
 import { useOnline } from './online.ts';
 import { useRoute } from './route.ts';
 import { Home } from './views/Home.tsx';
@@ -8,27 +9,47 @@ import { UpdatePrompt } from './views/UpdatePrompt.tsx';
 export function App() {
   const route = useRoute();
   const online = useOnline();
+  const install = useInstall();
   return (
     <>
+      {/* The first tab stop: past the bar, to the page's content. */}
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
       <header class="topbar">
         <a href="./" class="brand" aria-label="Blobless home">
           Blobless
         </a>
         <span class="tagline">git in the browser, without the blobs</span>
-        {!online && (
-          <span
-            class="offline-badge"
-            role="status"
-            data-testid="offline-badge"
-            title="Stored repositories and the files already fetched open; cloning and fetching wait for the network."
-          >
-            Offline
-          </span>
-        )}
+        <span class="topbar-end">
+          {!online && (
+            <span
+              class="offline-badge"
+              role="status"
+              data-testid="offline-badge"
+              title="Stored repositories and the files already fetched open; cloning and fetching wait for the network."
+            >
+              Offline
+            </span>
+          )}
+          {install && (
+            <button
+              type="button"
+              class="secondary small"
+              data-testid="install"
+              title="Install Blobless as an app: its own window, and it starts without a network"
+              onClick={() => void install()}
+            >
+              Install
+            </button>
+          )}
+        </span>
       </header>
       <UpdatePrompt />
       <RepairNotice />
-      <main>{route.repo ? <RepoView route={route} /> : <Home />}</main>
+      <main id="main" tabIndex={-1}>
+        {route.repo ? <RepoView route={route} /> : <Home />}
+      </main>
     </>
   );
 }

@@ -1,8 +1,12 @@
 import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/engine/index.ts';
 import { loadAppConfig } from './appConfig.ts';
 import { whileBusy } from './busy.ts';
-import { gitClient, OperationError } from './gitClient.ts';
+import { type BloblessError, gitClient, OperationError } from './gitClient.ts';
+import { expandRepoUrl } from './repoUrl.ts';
 import { askPersistenceOnce } from './storage.ts';
+
+// What a server says about an address that names no repository (a `.git`-less one, say).
+const NOT_A_REPO = new Set(['HTTP_NOT_FOUND', 'HTTP_ERROR', 'NOT_A_REPOSITORY']);
 
 export type FlowProgress = CloneProgress | CheckoutProgress;
 
@@ -20,10 +24,22 @@ export async function cloneAndCheckout(
   const firstView = !options.depth && !options.singleBranch && options.filter !== null;
   const result = await whileBusy('clone', async () => {
     const { corsProxy } = await loadAppConfig();
-    const cloned = await gitClient.clone(
-      { fallbackCorsProxy: corsProxy, ...options, firstView },
-      { onProgress, signal },
-    );
+    const url = expandRepoUrl(options.url);
+    const run = (u: string) =>
+      gitClient.clone(
+        { fallbackCorsProxy: corsProxy, ...options, url: u, firstView },
+        { onProgress, signal },
+      );
+    let cloned: CloneResult;
+    try {
+      cloned = await run(url);
+    } catch (err) {
+      // `https://host/owner/repo` where only `repo.git` is served (git http-backend, some hosts): as git
+      // does for a local path, try the name with `.git` before giving up.
+      const code = (err as BloblessError).code;
+      if (/\.git\/?$/.test(url) || signal.aborted || !NOT_A_REPO.has(code)) throw err;
+      cloned = await run(`${url.replace(/\/+$/, '')}.git`).catch(() => Promise.reject(err));
+    }
     const repo = gitClient.repo(cloned.repoId);
     // Browsing needs no working tree: the first edit (or the working-tree view) checks it out.
     if (cloned.historyFillPending) {
@@ -51,12 +67,15 @@ export async function cloneAndCheckout(
 
 export const NEXT_STEP: Record<string, string> = {
   OFFLINE: 'Connect to the network, then try again. Repositories already stored open without it.',
-  INVALID_URL: 'Paste the https:// address you would give to git clone.',
-  NETWORK_ERROR: 'Check the address, or set a CORS proxy if the host does not allow browser requests.',
+  INVALID_URL:
+    'Paste the https:// address you would give to git clone (github.com/owner/repo and owner/repo work too).',
+  NETWORK_ERROR: 'Check your connection, then try again.',
+  HOST_UNREACHABLE: 'Check the address for a typo, and that the server is up.',
+  CORS_REFUSED:
+    'Clone it through a CORS proxy: give one under "CORS proxy and private repositories" (`npm run serve:proxy` runs one), or ask the host to send CORS headers.',
   HTTP_UNAUTHORIZED: 'Fill in a user name and token under "CORS proxy and private repositories".',
   HTTP_FORBIDDEN:
     'Use a token with read access to this repository, or check the CORS proxy allows this host.',
-  HTTP_NOT_FOUND: 'Check the address; a private repository needs a token.',
   INSECURE_TRANSPORT: 'Use the https:// address of the repository and of the CORS proxy.',
   REDIRECT_REFUSED: 'Clone the address the repository moved to.',
   PROXY_REFUSED: "Check the CORS proxy's settings, or clone without it.",
@@ -64,6 +83,7 @@ export const NEXT_STEP: Record<string, string> = {
   EMPTY_REPOSITORY: 'Push a first commit to it, then clone again.',
   REF_NOT_FOUND: 'Leave the branch empty to clone the default branch.',
   STORAGE_FULL: 'Delete repositories you no longer need.',
+  NOT_GIT: 'Use the address git clone takes, not the address of a web page about the repository.',
   MISSING_OBJECT: 'Connect to the network and try again: this file was never downloaded.',
   HOSTILE_TREE:
     'Its owners should know: git itself refuses this tree. Other branches and commits may still open.',

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { FillProgress, RepoRecord } from '../workers/engine/index.ts';
+import type { FillProgress, RepoSummary } from '../workers/engine/index.ts';
 import { withToken } from './auth/withToken.ts';
 import { type BloblessError, gitClient } from './gitClient.ts';
 
@@ -10,9 +10,12 @@ import { type BloblessError, gitClient } from './gitClient.ts';
  * follow it: the status line shows it, the history list reads more when a step is stored.
  */
 export interface FillState {
-  status: 'filling' | 'complete' | 'stopped' | 'failed' | 'elsewhere';
+  /** `pending`: the repo needs a fill that has not started yet (the moment before the view starts it). */
+  status: 'pending' | 'filling' | 'complete' | 'stopped' | 'failed' | 'elsewhere';
   commits: number;
   bytes: number;
+  /** Bytes of the step under way that arrived so far (not yet in the record's `bytesFetched`). */
+  inFlight: number;
   /** Goes up each time a step is stored: the history has grown. */
   stored: number;
   error?: string;
@@ -32,7 +35,7 @@ function entry(repoId: string): Running {
   let r = fills.get(repoId);
   if (!r) {
     r = {
-      state: { status: 'stopped', commits: 0, bytes: 0, stored: 0 },
+      state: { status: 'pending', commits: 0, bytes: 0, inFlight: 0, stored: 0 },
       controller: null,
       stoppedByPerson: false,
       listeners: new Set(),
@@ -48,7 +51,7 @@ function set(r: Running, change: Partial<FillState>): void {
 }
 
 /** Starts (or resumes) the fill of a repo unless it runs already in this page. */
-export function startHistoryFill(repo: RepoRecord): void {
+export function startHistoryFill(repo: RepoSummary): void {
   const r = entry(repo.id);
   r.stoppedByPerson = false;
   if (r.controller) return;
@@ -58,22 +61,30 @@ export function startHistoryFill(repo: RepoRecord): void {
     status: 'filling',
     commits: repo.historyFill?.commits ?? r.state.commits,
     bytes: repo.historyFill?.bytes ?? r.state.bytes,
+    inFlight: 0,
     error: undefined,
   });
   const onProgress = (p: FillProgress) => {
-    if (p.phase === 'stored') set(r, { commits: p.commits, bytes: p.bytes, stored: r.state.stored + 1 });
-    else set(r, { commits: p.commits, bytes: p.bytes });
+    if (p.phase === 'stored')
+      set(r, { commits: p.commits, bytes: p.bytes, inFlight: 0, stored: r.state.stored + 1 });
+    else
+      set(r, {
+        commits: p.commits,
+        bytes: p.bytes,
+        inFlight: p.phase === 'filling' && p.fetch?.phase === 'receiving' ? p.fetch.bytes : 0,
+      });
   };
   // A private repo after a reload: the token dialog asks, as for any other fetch.
   withToken(() => gitClient.repo(repo.id).fillHistory({}, { onProgress, signal: controller.signal }))
     .then(
       (result) => {
-        if (result.busyElsewhere) set(r, { status: 'elsewhere' });
-        else set(r, { status: result.complete ? 'complete' : 'stopped', commits: result.commits });
+        if (result.busyElsewhere) set(r, { status: 'elsewhere', inFlight: 0 });
+        else
+          set(r, { status: result.complete ? 'complete' : 'stopped', commits: result.commits, inFlight: 0 });
       },
       (err: BloblessError) => {
-        if (controller.signal.aborted || err.code === 'ABORTED') set(r, { status: 'stopped' });
-        else set(r, { status: 'failed', error: err.message });
+        if (controller.signal.aborted || err.code === 'ABORTED') set(r, { status: 'stopped', inFlight: 0 });
+        else set(r, { status: 'failed', error: err.message, inFlight: 0 });
       },
     )
     .finally(() => {
@@ -92,7 +103,7 @@ export function stopHistoryFill(repoId: string): void {
  * The fill of `repo`, started here when its record says one is pending and none runs; null for a repo
  * that never needed one.
  */
-export function useHistoryFill(repo: RepoRecord): FillState | null {
+export function useHistoryFill(repo: RepoSummary): FillState | null {
   const r = entry(repo.id);
   const [state, setState] = useState(r.state);
   const pending = repo.historyFill !== undefined;

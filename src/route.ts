@@ -1,11 +1,17 @@
 import { useEffect, useState } from 'preact/hooks';
+import { noteNavigation } from './focus.ts';
 
 /**
  * The app's address is its state, so every view is a link that survives reloads and can be shared:
- * `?repo=<url or stored id>&ref=<branch|tag|commit>&path=<file or folder>&commit=<oid>`, a file's
- * `&view=history|blame`, `&compare=<a>...<b>`, and `#L10-L20`.
+ * `?repo=<remote url>&ref=<branch|tag|commit>&path=<file or folder>&commit=<oid>`, a file's
+ * `&view=history|blame|edit`, the repository's history (`view=history` without a path), its working
+ * tree (`view=changes`), `&compare=<a>...<b>`, and `#L10-L20`. `repo` is the remote's URL, never this
+ * browser's id for it, so the address opens the same place in any browser (a stored id, from older
+ * links, is still read).
  */
-export type PathViewKind = 'history' | 'blame';
+export type PathViewKind = 'history' | 'blame' | 'edit' | 'changes';
+
+const VIEWS: readonly string[] = ['history', 'blame', 'edit', 'changes'];
 
 export interface Route {
   repo: string | null;
@@ -17,7 +23,7 @@ export interface Route {
 }
 
 function readView(value: string | null): PathViewKind | null {
-  return value === 'history' || value === 'blame' ? value : null;
+  return value !== null && VIEWS.includes(value) ? (value as PathViewKind) : null;
 }
 
 export function parseRoute(search: string): Route {
@@ -66,7 +72,10 @@ export function navigate(route: Partial<Route>, opts: { replace?: boolean; hash?
 export function useRoute(): Route {
   const [route, setRoute] = useState(read);
   useEffect(() => {
-    const onPop = () => setRoute(read());
+    const onPop = () => {
+      noteNavigation();
+      setRoute(read());
+    };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);

@@ -88,9 +88,14 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
     expect(err.message).toMatch(/unencrypted/);
   });
 
-  it('a server that is not listening', async () => {
-    const err = await cloneError({ url: 'http://127.0.0.1:9/x.git' });
-    expect(err.code).toBe('NETWORK_ERROR');
+  it('a server that is not listening is HOST_UNREACHABLE, said without naming a proxy', async () => {
+    const err = await cloneError({
+      url: 'http://127.0.0.1:9/x.git',
+      fallbackCorsProxy: 'http://127.0.0.1:9',
+    });
+    expect(err.code).toBe('HOST_UNREACHABLE');
+    expect(err.message).toContain('Could not reach 127.0.0.1:9');
+    expect(err.message).not.toMatch(/proxy/i);
     await expectNothingStored();
   });
 
@@ -279,9 +284,10 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
       // The proxy is tried at once: one direct request, not sent again first (a reset is retried only where
       // there is no fallback), then info/refs, ls-refs and fetch through the proxy.
       expect(host.requests).toBe(4);
-      // Without the fallback the same host is a network error.
+      // Without the fallback the host is diagnosed. Node's fetch has no CORS, so the relay's refusal (a
+      // reset) is a host that does not answer; e2e/errors.spec.ts has a browser tell CORS apart.
       const err = await cloneError({ url });
-      expect(err.code).toBe('NETWORK_ERROR');
+      expect(err.code).toBe('HOST_UNREACHABLE');
     } finally {
       await close();
     }
@@ -295,9 +301,10 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
         auth: { username: 'alice', password: 'secret' },
         fallbackCorsProxy: proxy.url,
       });
-      expect(err.code).toBe('NETWORK_ERROR');
-      // Without a fallback, a connection cut before any byte is sent again (retryPolicy.ts).
-      expect(host.requests).toBe(RETRY_ATTEMPTS);
+      expect(err.code).toBe('HOST_UNREACHABLE');
+      // Without a fallback, a connection cut before any byte is sent again (retryPolicy.ts); then one
+      // no-cors request asks whether anything answers there (transport/reachability.ts).
+      expect(host.requests).toBe(RETRY_ATTEMPTS + 1);
       expect(proxy.connections).toBe(0);
       await expectNothingStored();
     } finally {

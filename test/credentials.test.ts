@@ -3,16 +3,19 @@ import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
 import { testEngine } from './support/engine.ts';
 import { failure } from './support/repoChecks.ts';
+import { linkedEngine } from './support/workerBoundary.ts';
 
 const { engine, ctx } = testEngine();
 
 const url = `${inject('gitServerUrl')}/private.git`;
 const auth = { username: 'alice', password: 'secret' };
+/** The token kept in the repo's record, which stays in the worker. */
+const storedAuth = async (repoId: string) => (await ctx.store.registry.get(repoId))?.auth;
 
 describe('credentials of a private repo', () => {
   it('serve the lazy fetches of the session without being stored', async () => {
     const { repoId } = await engine.clone({ url, auth });
-    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
     const checkout = await engine.repo(repoId).checkout({ ref: 'HEAD' });
     expect(checkout.blobsFetched).toBeGreaterThan(0);
 
@@ -31,7 +34,7 @@ describe('credentials of a private repo', () => {
 
   it('are kept in the repo record when asked, and used after a restart', async () => {
     const { repoId } = await engine.clone({ url, auth, rememberCredentials: true });
-    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    expect(await storedAuth(repoId)).toEqual(auth);
     ctx.store.credentials.forget(repoId);
     const checkout = await engine.repo(repoId).checkout({ ref: 'HEAD' });
     expect(checkout.blobsFetched).toBeGreaterThan(0);
@@ -56,18 +59,38 @@ describe('credentials of a private repo', () => {
     const file = await engine.repo(repoId).readFile({ ref: older, path: 'src/greet.js' });
     expect(new TextDecoder().decode(file.bytes)).toContain('Hello');
     // Given for the session only: not in storage.
-    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
     // Fetch and checkout go through the same door.
     ctx.store.credentials.forget(repoId);
     expect((await failure(engine.repo(repoId).fetch())).code).toBe('AUTH_REQUIRED');
     expect((await failure(engine.repo(repoId).checkout({ ref: 'HEAD' }))).code).toBe('AUTH_REQUIRED');
     await engine.repo(repoId).setCredentials({ auth, remember: true });
-    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toEqual(auth);
+    expect(await storedAuth(repoId)).toEqual(auth);
     ctx.store.credentials.forget(repoId);
     expect((await engine.repo(repoId).fetch()).updated).toEqual([]);
     // Asked to forget it again: the stored pair goes.
     await engine.repo(repoId).setCredentials({ auth, remember: false });
-    expect((await engine.listRepos()).find((r) => r.id === repoId)?.auth).toBeUndefined();
+    expect(await storedAuth(repoId)).toBeUndefined();
+  });
+
+  it('listRepos tells the page whether a token is kept, never the token', async () => {
+    const { client } = linkedEngine(engine);
+    const kept = await engine.clone({ url, auth, rememberCredentials: true });
+    const session = await engine.clone({ url, auth });
+    const { repoId: open } = await engine.clone({ url: `${inject('gitServerUrl')}/basic.git` });
+    expect(await storedAuth(kept.repoId)).toEqual(auth);
+    // What crossed the worker boundary, as the page receives it.
+    const repos = await client.listRepos();
+    const crossed = JSON.stringify(repos);
+    expect(crossed).not.toContain(auth.password);
+    expect(crossed).not.toContain('"auth"');
+    const summary = (id: string) => {
+      const r = repos.find((x) => x.id === id);
+      return { hasRememberedToken: r?.hasRememberedToken, needsToken: r?.needsToken };
+    };
+    expect(summary(kept.repoId)).toEqual({ hasRememberedToken: true, needsToken: true });
+    expect(summary(session.repoId)).toEqual({ hasRememberedToken: false, needsToken: true });
+    expect(summary(open)).toEqual({ hasRememberedToken: false, needsToken: false });
   });
 
   it('are never sent in clear text to another machine, directly or through a proxy', () => {

@@ -5,9 +5,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { COMMIT_GRAPH_ERROR_CODES } from '../workers/commitgraph/errors.ts';
 import {
   AuthRequiredError,
   type BloblessError,
+  CommitGraphError,
   ERROR_CLASSES,
   ERROR_CODES,
   type ErrorCode,
@@ -57,6 +59,7 @@ function everyError(): BloblessError[] {
           cause,
         }),
     ),
+    ...COMMIT_GRAPH_ERROR_CODES.map((c) => new CommitGraphError(c, `commit-graph ${c}`)),
     new WorktreeDirtyError(['a.txt', 'b/c.txt']),
     new HostileTreeError('.git/config', 'HAS_DOTGIT', 'names .git'),
     new PushRejectedError('PUSH_NON_FAST_FORWARD', 'refs/heads/main', 'Fetch first.', 'non-fast-forward'),

@@ -324,8 +324,32 @@ function expectOutcome(row: Row, op: Op, outcome: CellOutcome): void {
   if (want.cause) expect(causeCode(outcome.error as Error)).toBe(want.cause);
   const message = outcome.error?.message ?? '';
   expect(message).not.toMatch(/undefined|\[object|^Error$/);
-  expect(message.length).toBeGreaterThan(30);
+  // A message that lost its advice fails here, whatever its length.
+  const guidance = GUIDANCE[want.code];
+  expect(
+    guidance,
+    `no guidance listed for ${want.code}: add what its message must tell a person`,
+  ).toBeDefined();
+  expect(message).toMatch(guidance);
 }
+
+/**
+ * What a message of each code must tell the person to do. A lazy fetch's MISSING_OBJECT says it for its
+ * cause too; PUSH_OUTCOME_UNKNOWN says how to find out whether the push happened.
+ */
+const GUIDANCE: Record<string, RegExp> = {
+  NETWORK_ERROR: /try again|try a CORS proxy/i,
+  TIMEOUT: /try again/i,
+  HTTP_ERROR: /try again later|wait a minute, then try again|check it/i,
+  HTTP_UNAUTHORIZED: /give a user name and token/i,
+  AUTH_REQUIRED: /give it to continue/i,
+  PACK_CORRUPT: /try again/i,
+  PACK_TRUNCATED: /try again/i,
+  PKT_LINE_INVALID: /try again/i,
+  REMOTE_ERROR: /try again later/i,
+  MISSING_OBJECT: /try again|connect to the network|removed from the remote|check it/i,
+  PUSH_OUTCOME_UNKNOWN: /push again .* or fetch to see/i,
+};
 
 /** After any pack merge has settled: the export checked with git (cloneOracle.checkedExport). */
 async function settledExport(repoId: string, name: string): Promise<string[]> {

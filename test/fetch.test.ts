@@ -1,9 +1,11 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GITDIR } from '../workers/store/repoFs.ts';
 import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
+import { looseRefNames, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
 import { failure, packFiles, trackingRefs } from './support/repoChecks.ts';
 import {
   commitChain,
@@ -13,6 +15,7 @@ import {
   serveCopies,
 } from './support/servedCopies.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { twinClones } from './support/twinClones.ts';
 
 const { engine, ctx } = testEngine();
 
@@ -99,12 +102,53 @@ describe('fetch', () => {
     expect(serverBytes('grow.git')).toBeLessThanOrEqual(2100);
   });
 
+  it('writes the packed-refs git writes after each fetch: peeled lines, nested and moved annotated tags', async () => {
+    const { bare, repoId, cli } = await twinClones(engine, served, 'features.git', 'peeled.git', tmp());
+    const cliGit = join(cli, '.git');
+    // git fetch updates a tag that moved only when forced; Blobless always follows the remote's tags.
+    const gitFetch = () => git(['fetch', '-q', '--force', '--tags', 'origin'], { cwd: cli });
+
+    /** Our packed-refs byte for byte as git's, the loose refs as git's, and git's own reading of both. */
+    const expectGitsRefs = async (round: string) => {
+      const dir = await exportRepo(repoId);
+      const ours = join(dir, '.git');
+      const loose = await looseRefNames(ours);
+      const packed = await readFile(join(ours, 'packed-refs'), 'utf8');
+      expect(packed, round).toBe(await packedRefsAsGitWrites(cliGit, loose));
+      expect(await showRefs(ours), round).toEqual(await showRefs(cliGit));
+      return packed;
+    };
+    const afterClone = await expectGitsRefs('clone');
+    // features.git's v0.1-approved is a tag of a tag: its `^` line is the commit at the end.
+    expect(afterClone).toMatch(/ refs\/tags\/v0\.1-approved\n\^[0-9a-f]{40}\n/);
+
+    // New commits, a new annotated tag, a tag of that tag, a lightweight one.
+    const c1 = await commitOnServer(bare, { branch: 'main', files: { 'n1.txt': '1\n' }, message: 'One' });
+    await gitOnServer(bare, ['tag', '-a', '-m', 'Release 2', 'v2', c1]);
+    await gitOnServer(bare, ['tag', '-a', '-m', 'Approved', 'v2-approved', 'v2']);
+    await gitOnServer(bare, ['tag', 'v2-light', c1]);
+    await engine.repo(repoId).fetch();
+    await gitFetch();
+    await expectGitsRefs('new tags');
+
+    // v2 moves to a later commit (as `git tag -f` on the server does), and a branch is rewritten.
+    const c2 = await commitOnServer(bare, { branch: 'main', files: { 'n2.txt': '2\n' }, message: 'Two' });
+    await gitOnServer(bare, ['tag', '-f', '-a', '-m', 'Release 2, again', 'v2', c2]);
+    await commitOnServer(bare, {
+      branch: 'dev',
+      from: 'origin/main~3',
+      files: { 'd.txt': 'd\n' },
+      message: 'Dev',
+    });
+    const moved = await engine.repo(repoId).fetch();
+    expect(moved.updated.filter((u) => u.kind === 'tag-moved').map((u) => u.name)).toEqual(['refs/tags/v2']);
+    await gitFetch();
+    const afterMove = await expectGitsRefs('moved tag');
+    expect(afterMove).toContain(`\n^${c2}\n`);
+  });
+
   it('moves the same bytes as git fetch from an equal clone (within 2 %), completing the thin pack', async () => {
-    const url = await served.copy('basic.git', 'parity.git');
-    const bare = served.path('parity.git');
-    const { repoId } = await engine.clone({ url });
-    const cli = join(tmp(), 'parity-cli');
-    await git(['clone', '-q', '--filter=blob:none', '--no-checkout', url, cli]);
+    const { bare, repoId, cli } = await twinClones(engine, served, 'basic.git', 'parity.git', tmp());
 
     // Changes deep in existing folders, so the server sends trees as deltas against ones both clones hold.
     const files: Record<string, string> = {};

@@ -35,6 +35,11 @@ const KNOWN_TABLES: Readonly<Record<string, string>> = {
   'workers/pack/treeCheck.ts HFS_IGNORABLE':
     'read by String.replace only, which starts at 0 and leaves lastIndex 0',
   'workers/wire/pktLine.ts FLUSH_PKT': 'the four bytes 0000, only read',
+  'workers/commitgraph/bloomFilter.ts pathBytes':
+    "a path's UTF-8, scratch of one synchronous hash (grown, never read before written)",
+  'workers/diff/unifiedDiff.ts EMPTY': 'an empty array: nothing to write',
+  'workers/diff/unifiedDiff.ts NO_NEWLINE': "git's no-newline marker line, only read",
+  'workers/pack/treeCheck.ts HEX_DIGITS': 'the ASCII bytes of the hex digits, only read',
   'workers/wire/pktLine.ts DELIM_PKT': 'the four bytes 0001, only read',
   'workers/wire/pktLine.ts RESPONSE_END_PKT': 'the four bytes 0002, only read',
 };

@@ -1,18 +1,18 @@
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
+import { storedObjects } from './support/cloneOracle.ts';
+import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
-import { gitBuffer, git as gitCli } from './support/git.ts';
-import { failure } from './support/repoChecks.ts';
+import { gitBuffer, git as gitCli, offlineGit, offlineGitBuffer } from './support/git.ts';
+import { failure, snapshotGitDir } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
 const { engine, ctx } = testEngine();
-
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
 
@@ -45,7 +45,7 @@ describe('readFileMinimal on small-sized.git', () => {
   });
 
   // small-sized's clone is 150 KB, so the file itself is a few per cent of it: the 1 % bound is checked on
-  // large.git below. Here: a few per cent, which fetching the history or every blob would exceed.
+  // wide.git below. Here: a few per cent, which fetching the history or every blob would exceed.
   it('shows one file, byte for byte, for a small part of what a blob:none clone moves', async () => {
     await resetStats();
     const read = await readFileMinimal(ctx, `${serverUrl}/${sized}`, 'main', path);
@@ -122,47 +122,63 @@ describe('readFileMinimal on small-sized.git', () => {
     try {
       const exported = join(scratch, '.git');
       await exportDir(ctx.store.repoFs.open(repoId), GITDIR, exported);
-      // The server is not asked: anything missing would make these fail, not be fetched lazily.
-      const offline = ['-c', 'remote.origin.url=/nonexistent', '-C', exported];
+      // git unable to fetch: anything missing makes these fail, where git would otherwise fetch it lazily.
       const head = await rev(sizedBare, 'main');
-      const shallow = (await gitCli(['cat-file', '-p', `${head}`], { cwd: exported })).length;
-      expect(shallow).toBeGreaterThan(0);
-      expect((await gitCli([...offline, 'rev-parse', 'refs/remotes/origin/main'])).trim()).toBe(head);
-      expect((await gitCli([...offline, 'rev-list', '--count', 'HEAD'])).trim()).toBe('1');
-      expect(await gitBuffer([...offline, 'cat-file', 'blob', `${head}:${path}`])).toEqual(
+      expect(await offlineGit(exported, ['cat-file', '-p', head])).toBe(
+        await gitCli(['cat-file', '-p', head], { cwd: sizedBare }),
+      );
+      expect((await offlineGit(exported, ['rev-parse', 'refs/remotes/origin/main'])).trim()).toBe(head);
+      expect((await offlineGit(exported, ['rev-list', '--count', 'HEAD'])).trim()).toBe('1');
+      expect(await offlineGitBuffer(exported, ['cat-file', 'blob', `${head}:${path}`])).toEqual(
         await gitBuffer(['show', `main:${path}`], { cwd: sizedBare }),
       );
-      await gitCli([...offline, 'fsck', '--connectivity-only', '--no-progress']);
+      // And the flags hold: a blob of main this repo never stored stays missing for git, not fetched.
+      const stored = new Set(await storedObjects(exported));
+      const unread = (await gitCli(['ls-tree', '-r', 'main'], { cwd: sizedBare }))
+        .split('\n')
+        .map((l) => l.split(/\s+/)[2])
+        .find((oid) => oid && !stored.has(oid))!;
+      await expect(offlineGit(exported, ['cat-file', '-e', unread])).rejects.toThrow(/could not fetch/);
+      await offlineGit(exported, ['fsck', '--connectivity-only', '--no-progress']);
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
   });
 });
 
-const large = join(fixturesDir, 'large.git');
+// wide.git (server/fixtures/wide.sh, built with the other fixtures in seconds): wide folders and 8,000
+// commits, so the widget's bound is checked on every run, and is not met by accident: the commit's
+// trees alone, which a read taking the siblings of every folder on the path would fetch, are over it.
+describe('readFileMinimal on wide.git', () => {
+  const wide = join(fixturesDir, 'wide.git');
+  const url = `${serverUrl}/wide.git`;
 
-// Built by `npm run fixtures -- --sized large` (six minutes), as the benchmark does; absent, this is skipped.
-describe.runIf(existsSync(large))('readFileMinimal on large.git', () => {
   it('moves under 1 % of what a blob:none clone of it moves', async () => {
-    const url = `${serverUrl}/large.git`;
-    const scratch = await mkdtemp(join(tmpdir(), 'blobless-large-'));
+    const scratch = await mkdtemp(join(tmpdir(), 'blobless-wide-'));
     try {
       await resetStats();
       await gitCli(['clone', '-q', '--bare', '--filter=blob:none', url, join(scratch, 'clone.git')]);
-      const clone = (await repoStats('large.git')).bytesSent;
-      const path = await deepestFile(large);
+      const clone = (await repoStats('wide.git')).bytesSent;
+      // What every tree of the commit weighs as a pack: the bound must be one a worse read would break.
+      const trees = await gitCli(['rev-list', '--objects', '--no-walk', '--filter=blob:none', 'main'], {
+        cwd: wide,
+      });
+      const packName = (
+        await gitCli(['pack-objects', '-q', join(scratch, 'trees')], { cwd: wide, input: trees })
+      ).trim();
+      const treesBytes = (await stat(join(scratch, `trees-${packName}.pack`))).size;
+      expect(treesBytes).toBeGreaterThan(clone * 0.05);
+      const path = await deepestFile(wide);
       await resetStats();
       const read = await readFileMinimal(ctx, url, 'main', path);
-      const stats = await repoStats('large.git');
-      expect(Buffer.from(read.file!.bytes)).toEqual(
-        await gitBuffer(['show', `main:${path}`], { cwd: large }),
-      );
+      const stats = await repoStats('wide.git');
+      expect(Buffer.from(read.file!.bytes)).toEqual(await gitBuffer(['show', `main:${path}`], { cwd: wide }));
       expect(stats.bytesSent).toBeLessThan(clone * 0.01);
     } finally {
       await rm(scratch, { recursive: true, force: true });
       await engine.repo(minimalRepoId(url)).delete();
     }
-  });
+  }, 180_000);
 });
 
 describe('readFileMinimal: what it refuses', () => {
@@ -239,5 +255,85 @@ describe('readFileMinimal: two reads of one repository at once', () => {
     await readFileMinimal(ctx, url, 'main', 'scripts/build.sh');
     await readFileMinimal(ctx, url, 'main', 'notes/README.txt');
     expect((await repoStats(features)).requests).toBe(4);
+  });
+});
+
+// A crafted server's HEAD (test/support/craftedServer.ts): the symref target is a name the server chose,
+// and the minimal read writes the tracking ref of the branch it names. A name git refuses must never
+// become a path: `refs/remotes/origin/../../../config` is the repo's own config.
+describe('readFileMinimal against bad HEADs', () => {
+  const tiny = tinyRepoPack('first', { withBlob: true });
+  const head = (symrefTarget: string, oid: string | null = tiny.commit): CraftedRepo => ({
+    refs: [{ name: 'HEAD', oid: oid ?? undefined, symrefTarget }],
+    pack: tiny.pack,
+  });
+  const escapes = {
+    'config.git': 'refs/heads/../../../config',
+    'alternates.git': 'refs/heads/../../../objects/info/alternates',
+    'dotdot.git': 'refs/heads/a..b',
+    'lock.git': 'refs/heads/main.lock',
+    'hidden.git': 'refs/heads/.hidden/main',
+  };
+  let crafted: Awaited<ReturnType<typeof startCraftedServer>>;
+  beforeAll(async () => {
+    crafted = await startCraftedServer({
+      ...Object.fromEntries(Object.entries(escapes).map(([name, target]) => [name, head(target)])),
+      'unborn.git': head('refs/heads/main', null),
+      'missing-commit.git': { ...head('refs/heads/main'), pack: tinyRepoPack('another').pack },
+    });
+  });
+  afterAll(async () => {
+    await crafted.close();
+  });
+
+  it.each(Object.entries(escapes))(
+    '%s: HEAD -> %s reads the file and writes no file outside refs/remotes/origin',
+    async (name) => {
+      const url = `${crafted.url}/${name}`;
+      const repoId = minimalRepoId(url);
+      const read = await readFileMinimal(ctx, url, 'HEAD', 'a.txt');
+      expect(Buffer.from(read.file!.bytes)).toEqual(Buffer.from(tiny.blob));
+      const files = await snapshotGitDir(ctx, repoId);
+      // The git directory holds what a read writes, and nothing named by the server.
+      const paths = Object.keys(files).map((p) => p.slice(`${GITDIR}/`.length));
+      expect(paths.filter((p) => !p.startsWith('objects/pack/pack-')).sort()).toEqual([
+        'HEAD',
+        'config',
+        'description',
+        'info/exclude',
+      ]);
+      const fs = ctx.store.repoFs.open(repoId).promises;
+      expect(await fs.readFile(`${GITDIR}/HEAD`, 'utf8')).toBe(`${tiny.commit}\n`);
+      const scratch = await mkdtemp(join(tmpdir(), 'blobless-bad-head-'));
+      try {
+        const exported = join(scratch, '.git');
+        await exportDir(ctx.store.repoFs.open(repoId), GITDIR, exported);
+        // git reads the config the read wrote (not a commit id), and sees no alternates nor refs.
+        expect((await offlineGit(exported, ['config', 'remote.origin.url'])).trim()).toBe(url);
+        expect(await offlineGit(exported, ['for-each-ref'])).toBe('');
+        expect(await offlineGitBuffer(exported, ['cat-file', 'blob', 'HEAD:a.txt'])).toEqual(
+          Buffer.from(tiny.blob),
+        );
+        await offlineGit(exported, ['fsck', '--no-progress']);
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+        await engine.repo(repoId).delete();
+      }
+    },
+  );
+
+  it('an unborn HEAD: REF_NOT_FOUND, saying the repository has no commits', async () => {
+    const err = await failure(readFileMinimal(ctx, `${crafted.url}/unborn.git`, 'HEAD', 'a.txt'));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toContain('has no commits yet');
+  });
+
+  it('a HEAD whose commit the server does not send: a typed error, and no HEAD stored', async () => {
+    const url = `${crafted.url}/missing-commit.git`;
+    const err = await failure(readFileMinimal(ctx, url, 'HEAD', 'a.txt'));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toContain(`did not send the commit ${tiny.commit.slice(0, 10)}`);
+    const files = await snapshotGitDir(ctx, minimalRepoId(url)).catch(() => ({}));
+    expect(Object.keys(files).filter((p) => p.endsWith('/HEAD') || p.includes('/refs/'))).toEqual([]);
   });
 });

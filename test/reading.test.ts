@@ -2,6 +2,7 @@
 // paths, file history with --follow, blame's attribution and compare.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BlameProgress } from '../workers/engine/index.ts';
 import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
@@ -90,6 +91,32 @@ describe('blame', () => {
     expect(progress.at(-1)).toBe(result.lines.length);
   });
 
+  it('reports lines as it attributes them, before the versions it has yet to fetch arrive', async () => {
+    const fresh = (await engine.clone({ url: `${serverUrl}/reading.git` })).repoId;
+    const reports: BlameProgress[] = [];
+    const result = await engine
+      .repo(fresh)
+      .blame({ ref: 'main', path: 'src/blame.txt' }, { onProgress: (p) => reports.push(structuredClone(p)) });
+    expect(reports.filter((r) => r.fileLines)).toHaveLength(1);
+    expect(reports.find((r) => r.fileLines)!.fileLines).toEqual(result.lines.map((l) => l.text));
+    // Every line once, as the result attributes it, its commit named in that report or an earlier one.
+    const shown: string[] = [];
+    const named = new Set<string>();
+    for (const r of reports) {
+      for (const oid of Object.keys(r.commits ?? {})) named.add(oid);
+      for (const f of r.found ?? []) {
+        expect(shown[f.line]).toBeUndefined();
+        expect(named.has(f.commit)).toBe(true);
+        shown[f.line] = `${f.commit} ${f.origLine} ${f.origPath}`;
+      }
+    }
+    expect(shown).toEqual(result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`));
+    // Streaming, not a report at the end: lines reached the listener while blobs were still to come.
+    expect(result.requests).toBeGreaterThan(1);
+    const early = reports.filter((r) => r.found?.length && r.requests < result.requests);
+    expect(early.length).toBeGreaterThan(0);
+  });
+
   it('follows a rename, as git blame does', async () => {
     const result = await engine.repo(repoId).blame({ ref: 'main', path: 'docs/new-name.txt' });
     const ours = result.lines.map((l, i): [string, number, number] => [l.commit, l.origLine, i + 1]);
@@ -145,5 +172,15 @@ describe('last commit of each entry', () => {
       expect(result.entries[name]?.oid, path).toBe(expected);
     }
     expect((await repoStats('reading.git')).requests).toBe(0);
+  });
+
+  it('in a first-view clone (depth 1) names no commit: the history that would date the entries is not here', async () => {
+    const shallowId = (await engine.clone({ url: `${serverUrl}/reading.git`, firstView: true })).repoId;
+    const result = await engine.repo(shallowId).lastCommits({ ref: 'main', path: '' });
+    expect(result.shallowStop).toBe(true);
+    expect(result.entries).toEqual({});
+    const names = lines(await gitCli(['ls-tree', '--name-only', 'main'], { cwd: bare }));
+    expect(result.unresolved.sort()).toEqual(names.sort());
+    await engine.repo(shallowId).delete();
   });
 });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startCorsProxy } from '../server/proxy/nodeProxy.ts';
 import type { Engine } from '../workers/engine/types.ts';
+import { GitHttpClient } from '../workers/transport/gitHttp.ts';
 import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
@@ -93,6 +94,83 @@ describe('a repository that moved (30x on info/refs)', () => {
     expect(err.code).toBe('REDIRECT_REFUSED');
     expect(err.message).toContain(elsewhere.host);
     expect(elsewhere.seen.filter((r) => r.authorization)).toEqual([]);
+  });
+});
+
+describe('a token and a redirect, whatever the browser does with the header', () => {
+  /** Every request as made: its URL, whether it carried the token, and how it asked redirects to be taken. */
+  interface Made {
+    url: string;
+    authorization: boolean;
+    redirect: RequestRedirect | undefined;
+  }
+
+  /**
+   * fetch as an engine that keeps Authorization on every redirect (the Fetch standard drops it on another
+   * origin only since 2022), or one that hides where a manual redirect points, as a browser does (an
+   * opaque-redirect response): its Location is dropped here.
+   */
+  function engine(kind: 'keeps-header' | 'hides-location', made: Made[]): typeof fetch {
+    const one = (url: string, init: RequestInit) => {
+      made.push({
+        url,
+        authorization: new Headers(init.headers).has('Authorization'),
+        redirect: init.redirect,
+      });
+      return fetch(url, { ...init, redirect: 'manual' });
+    };
+    return async (input, init = {}) => {
+      let url = String(input);
+      for (let hop = 0; hop < 20; hop++) {
+        const res = await one(url, init);
+        if (res.status < 300 || res.status >= 400) {
+          // What a followed fetch says of itself: where it ended, and that it was redirected.
+          Object.defineProperties(res, { url: { value: url }, redirected: { value: hop > 0 } });
+          return res;
+        }
+        if (init.redirect === 'manual') {
+          return kind === 'hides-location' ? new Response(null, { status: res.status }) : res;
+        }
+        url = new URL(res.headers.get('Location') ?? '', url).href;
+      }
+      throw new TypeError('too many redirects');
+    };
+  }
+
+  it('is never sent to another origin: only manual redirects carry it, and none leads there', async () => {
+    for (const kind of ['keeps-header', 'hides-location'] as const) {
+      const elsewhere = await redirecting([], gitServer);
+      const moved = await redirecting([{ from: '/private.git/', to: `${elsewhere.url}/private.git/` }]);
+      const made: Made[] = [];
+      const client = new GitHttpClient(`${moved.url}/private.git`, {
+        auth: alice,
+        fetch: engine(kind, made),
+      });
+      const err = await client.infoRefs('git-upload-pack').catch((e) => e);
+      expect([kind, err.code]).toEqual([kind, 'REDIRECT_REFUSED']);
+      expect(err.message).toContain(elsewhere.host);
+      expect(elsewhere.seen.filter((r) => r.authorization)).toEqual([]);
+      expect(made.filter((m) => m.authorization && m.redirect !== 'manual')).toEqual([]);
+    }
+  });
+
+  it('follows a move on the same origin with the token, the browser showing where or not', async () => {
+    for (const kind of ['keeps-header', 'hides-location'] as const) {
+      const host = await redirecting([{ from: '/old/private.git/', to: '/private.git/' }], gitServer);
+      const made: Made[] = [];
+      const client = new GitHttpClient(`${host.url}/old/private.git`, {
+        auth: alice,
+        fetch: engine(kind, made),
+      });
+      expect((await client.infoRefs('git-upload-pack')).length).toBeGreaterThan(0);
+      expect(client.redirectedTo?.href).toBe(`${host.url}/private.git`);
+      // Where the browser hides the Location, one GET without the token, followed, found it.
+      const probe = made.filter((m) => !m.authorization).map((m) => new URL(m.url).pathname);
+      const expected =
+        kind === 'hides-location' ? ['/old/private.git/info/refs', '/private.git/info/refs'] : [];
+      expect([kind, probe]).toEqual([kind, expected]);
+      expect(made.filter((m) => m.authorization && m.redirect !== 'manual')).toEqual([]);
+    }
   });
 });
 

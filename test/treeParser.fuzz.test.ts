@@ -3,8 +3,46 @@ import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import git from 'isomorphic-git';
 import { describe, expect, it } from 'vitest';
-import { checkSymlinkTargets, checkTree, isDotGit } from '../workers/pack/treeCheck.ts';
+import { checkSymlinkTargets, checkTree, type TreeCheck } from '../workers/pack/treeCheck.ts';
 import { expectTypedError, fuzz, fuzzTimeout, mutated } from './support/fuzz.ts';
+import { fsckTrees } from './support/treeOracle.ts';
+
+/** Trees of each verdict (accepted, refused) that git judges after the run. */
+const GIT_SAMPLE = 1500;
+
+/**
+ * The checks git's fsck makes too; the ones that are ours alone (a backslash, a name of dots, where a
+ * symlink points) refuse some trees git accepts.
+ */
+const GIT_CHECKS = new Set<TreeCheck>([
+  'BAD_TREE',
+  'EMPTY_NAME',
+  'FULL_PATHNAME',
+  'HAS_DOT',
+  'HAS_DOTDOT',
+  'HAS_DOTGIT',
+  'DUPLICATE_ENTRIES',
+  'TREE_NOT_SORTED',
+  'BAD_FILEMODE',
+  'GITMODULES_SYMLINK',
+]);
+
+/**
+ * git's fsck (2.39, fsck.c: fsck_tree) reads an entry's mode into an unsigned short: "320000" is 0120000
+ * to it, a symlink, and passes. We refuse any mode that is not one of git's own, and so refuse more.
+ */
+function gitTruncatesAMode(tree: Uint8Array): boolean {
+  const valid = new Set([0o40000, 0o100644, 0o100755, 0o100664, 0o120000, 0o160000]);
+  for (let at = 0; at < tree.length; ) {
+    const space = tree.indexOf(0x20, at);
+    const nul = tree.indexOf(0, space);
+    if (space < 0 || nul < 0) return false;
+    const mode = Number.parseInt(Buffer.from(tree.subarray(at, space)).toString('latin1'), 8);
+    if (mode > 0xffff && valid.has(mode & 0xffff)) return true;
+    at = nul + 21;
+  }
+  return false;
+}
 
 // The checkout, readTree and diff walk trees through workers/ops/common/checkedTrees.ts: our checkTree
 // (workers/pack/treeCheck.ts) parses and checks the bytes, then isomorphic-git's readTree (its GitTree)
@@ -97,22 +135,46 @@ describe('fuzz: tree parser (isomorphic-git readTree, as the checkout uses it)',
   );
 
   it(
-    'checkTree never throws, and what it passes is a tree git would accept',
+    'checkTree never throws; git fsck --strict accepts what it passes, and refuses what it refuses for a check git has',
     async () => {
       const hex40 = /^[0-9a-f]{40}$/;
+      // A sample of each verdict, judged by git in one batch after the run.
+      const sample: { bytes: Uint8Array; check: TreeCheck | null }[] = [];
+      const taken = { accepted: 0, refused: 0 };
       await fuzz(
         'tree-check',
         fc.property(treeBytes, (bytes) => {
           const { entries, problem } = checkTree(bytes);
           expect(entries.length * 22).toBeLessThanOrEqual(bytes.length + 22);
-          if (problem !== null) return;
-          for (const e of entries) {
-            expect(e.name === '' || e.name === '.' || e.name === '..' || e.name.includes('/')).toBe(false);
-            expect(isDotGit(e.name)).toBe(false);
-            expect(e.oid).toMatch(hex40);
+          const kind = problem === null ? 'accepted' : 'refused';
+          if (taken[kind] < GIT_SAMPLE) {
+            taken[kind]++;
+            sample.push({ bytes: Uint8Array.from(bytes), check: problem?.check ?? null });
           }
+          if (problem !== null) return;
+          for (const e of entries) expect(e.oid).toMatch(hex40);
         }),
       );
+      expect(taken.accepted).toBeGreaterThan(GIT_SAMPLE / 10);
+      const verdicts = await fsckTrees(sample.map((s) => s.bytes));
+      const disagreements: string[] = [];
+      sample.forEach(({ bytes, check }, i) => {
+        // git fetch and clone accept a zero-padded tree mode (fsck only warns, unless --strict): so do we.
+        const found = verdicts[i].filter((id) => id !== 'zeroPaddedFilemode');
+        // What git refuses, it may name otherwise (it stops at the first entry it cannot parse, where we
+        // name the first problem in entry order): refusing is what must agree.
+        const agrees =
+          check === null
+            ? found.length === 0
+            : !GIT_CHECKS.has(check) ||
+              found.length > 0 ||
+              (check === 'BAD_FILEMODE' && gitTruncatesAMode(bytes));
+        if (!agrees)
+          disagreements.push(
+            `${Buffer.from(bytes).toString('hex')}: checkTree ${check ?? 'accepted'}, git fsck ${found.join(', ') || 'accepted'}`,
+          );
+      });
+      expect(disagreements).toEqual([]);
     },
     fuzzTimeout(),
   );

@@ -36,6 +36,30 @@ export interface BlameTiming {
   lines: number;
   /** Blob requests blame itself made. */
   requests: number;
+  /** Old versions' blobs it fetched in them. */
+  versionsFetched: number;
+}
+
+export interface HistoryCloneTiming {
+  /** clone({ url }): every commit and tree, no blob. */
+  cloneMs: number;
+  /** From the clone's end until the commit-graph writes it scheduled were done. */
+  graphWaitMs: number;
+  repoId: string;
+  ref: string;
+  graph: { commits: number; layers: number; bytes: number };
+}
+
+export interface FileHistoryTiming {
+  ms: number;
+  entries: number;
+  more: boolean;
+}
+
+export interface LastCommitsTiming {
+  ms: number;
+  entries: number;
+  unresolved: number;
 }
 
 export interface EmbedOneFileTiming {
@@ -85,6 +109,12 @@ export interface BenchPage {
   bloblessNoopFetch(repoId: string): Promise<Timing>;
   bloblessOpenOneFile(url: string, path: string): Promise<OpenOneFileTiming>;
   bloblessBlame(repoId: string, ref: string, path: string): Promise<BlameTiming>;
+  /** A clone with its whole history, then a wait for the commit-graph the worker writes after it. */
+  bloblessHistoryClone(url: string): Promise<HistoryCloneTiming>;
+  /** The folder view a person comes from (readTree), untimed, before one of the history cells. */
+  bloblessOpenFolder(repoId: string, ref: string, path: string): Promise<Timing>;
+  bloblessFileHistory(repoId: string, ref: string, path: string, limit: number): Promise<FileHistoryTiming>;
+  bloblessLastCommits(repoId: string, ref: string, path: string): Promise<LastCommitsTiming>;
   embedOneFile(url: string, path: string): Promise<EmbedOneFileTiming>;
   isogitClone(url: string, capMs: number): Promise<IsogitTiming>;
   /**

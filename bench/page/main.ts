@@ -125,7 +125,48 @@ const bench: BenchPage = {
   async bloblessBlame(repoId, ref, path) {
     const started = performance.now();
     const result = await blobless.repo(repoId).blame({ ref, path });
-    return { ms: performance.now() - started, lines: result.lines.length, requests: result.requests };
+    return {
+      ms: performance.now() - started,
+      lines: result.lines.length,
+      requests: result.requests,
+      versionsFetched: result.versionsFetched,
+    };
+  },
+
+  async bloblessHistoryClone(url) {
+    const started = performance.now();
+    const result = await blobless.clone({ url });
+    const cloned = performance.now();
+    const graph = await blobless.repo(result.repoId).commitGraphStatus();
+    return {
+      cloneMs: cloned - started,
+      graphWaitMs: performance.now() - cloned,
+      repoId: result.repoId,
+      ref: result.head.branch ?? result.head.oid,
+      graph,
+    };
+  },
+
+  async bloblessOpenFolder(repoId, ref, path) {
+    const started = performance.now();
+    await blobless.repo(repoId).readTree({ ref, path });
+    return { ms: performance.now() - started };
+  },
+
+  async bloblessFileHistory(repoId, ref, path, limit) {
+    const started = performance.now();
+    const page = await blobless.repo(repoId).fileHistory({ ref, path, skip: 0, limit });
+    return { ms: performance.now() - started, entries: page.entries.length, more: page.more };
+  },
+
+  async bloblessLastCommits(repoId, ref, path) {
+    const started = performance.now();
+    const result = await blobless.repo(repoId).lastCommits({ ref, path });
+    return {
+      ms: performance.now() - started,
+      entries: Object.keys(result.entries).length,
+      unresolved: result.unresolved.length,
+    };
   },
 
   async embedOneFile(url, path) {

@@ -327,8 +327,10 @@ function Markdown({ read, text }: { read: MinimalRead; text: string }) {
     };
   }, [text, read.url, read.commit, read.path]);
   useEffect(() => {
-    // Inside a frame a link would replace the widget: everything but a heading anchor opens a new tab.
-    for (const a of body.current?.querySelectorAll<HTMLAnchorElement>('a[href]:not(.heading-anchor)') ?? []) {
+    // Inside a frame a link would replace the widget: every link but one to an anchor of the file opens a new
+    // tab. The renderer leaves no other kind of link (no area, no SVG a).
+    for (const a of body.current?.querySelectorAll<HTMLAnchorElement>('a[href]') ?? []) {
+      if (a.getAttribute('href')?.startsWith('#')) continue;
       a.target = '_blank';
       a.rel = 'noopener noreferrer';
     }

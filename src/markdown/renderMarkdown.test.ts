@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRepoPath, slugger } from './renderMarkdown.ts';
+import { slugger } from './markdownHtml.ts';
+import { resolveRepoPath } from './renderMarkdown.ts';
 
 describe('resolveRepoPath', () => {
   it.each([

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { CloneResult } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
-import type { BloblessError } from '../gitClient.ts';
+import { type BloblessError, gitClient } from '../gitClient.ts';
 import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
 import { CloneError } from './CloneError.tsx';
@@ -52,7 +52,9 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
       );
       setDone(result);
       onCloned();
-      navigate({ repo: result.repoId, path: '' });
+      // The address names the remote, so it can be shared; the repo just stored is the one it opens.
+      const stored = (await gitClient.listRepos()).find((r) => r.id === result.repoId);
+      navigate({ repo: stored?.url ?? result.repoId, path: '' });
     } catch (err) {
       const e = err as BloblessError;
       setError({ message: e.message, code: e.code ?? 'INTERNAL' });
@@ -65,15 +67,18 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
 
   return (
     <section class="card" aria-labelledby="clone-title">
-      <h2 id="clone-title">Clone a repository</h2>
+      <h1 id="clone-title">Clone a repository</h1>
       <form onSubmit={submit} class="clone-form">
         <label class="wide">
           Repository URL
           <input
             data-testid="clone-url"
-            type="url"
+            type="text"
+            inputMode="url"
+            autoComplete="url"
+            spellcheck={false}
             required
-            placeholder="https://example.com/owner/repo.git"
+            placeholder="https://example.com/owner/repo.git, github.com/owner/repo or owner/repo"
             value={url}
             onInput={(e) => setUrl(e.currentTarget.value)}
             disabled={busy}
@@ -177,7 +182,11 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
           )}
         </div>
       </form>
-      {progress && <CloneProgress progress={progress} />}
+      {progress && (
+        <div class="status-bar clone-status" data-testid="status-bar">
+          <CloneProgress progress={progress} />
+        </div>
+      )}
       {error && <CloneError error={error} />}
       {done?.warnings.map((w) => (
         <p class="warning" role="status" key={w}>

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CommitSummary } from '../../workers/engine/index.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
-import { navigate } from '../route.ts';
+import { navigate, routeHref } from '../route.ts';
 
 const PAGE = 200;
 const ROW = 52;
@@ -66,8 +66,11 @@ export function CommitList({
   }, [last, commits.length, more, grown]);
 
   return (
-    <section class="card commits" aria-label="History">
-      <h3>History</h3>
+    <section class="card commits" aria-labelledby="commits-title">
+      <h2 id="commits-title">
+        Commits on{' '}
+        <span class="ref-inline">{/^[0-9a-f]{40}$/.test(gitRef) ? gitRef.slice(0, 10) : gitRef}</span>
+      </h2>
       {error && <p class="error">{error}</p>}
       <div
         class="commit-scroll"
@@ -87,9 +90,16 @@ export function CommitList({
               style={{ top: `${(first + i) * ROW}px`, height: `${ROW}px` }}
               class={c.oid === selected ? 'selected' : undefined}
             >
-              <button type="button" class="link subject" onClick={() => navigate({ commit: c.oid })}>
+              <a
+                class="subject"
+                href={routeHref({ commit: c.oid })}
+                onClick={(e) => {
+                  e.preventDefault();
+                  navigate({ commit: c.oid });
+                }}
+              >
                 {firstLine(c.message)}
-              </button>
+              </a>
               <span class="muted">
                 {c.author.name} · {formatCommitDate(c.author.timestamp)} · <code>{c.oid.slice(0, 10)}</code>
               </span>

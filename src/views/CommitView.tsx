@@ -1,46 +1,89 @@
-import { useEffect, useState } from 'preact/hooks';
-import type { CommitDiff, CommitSummary, FileChange, FileDiff } from '../../workers/engine/index.ts';
-import { withToken } from '../auth/withToken.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { CommitDiff, CommitSummary } from '../../workers/engine/index.ts';
+import { focusIfLost } from '../focus.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
-import { navigate, routeHref } from '../route.ts';
+import { navigate, parseRoute, routeHref } from '../route.ts';
+import { CommitDiffs } from './CommitDiffs.tsx';
 import { CopyButton } from './CopyButton.tsx';
-import { DiffHunks } from './DiffHunks.tsx';
 
-const STATUS: Record<FileChange['status'], string> = {
-  added: 'A',
-  deleted: 'D',
-  modified: 'M',
-  'type-changed': 'T',
-};
-
-export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
+/**
+ * One commit: its message, author, parents and every file it changed, diffs inline. `grown` goes up as the
+ * history fill stores more: the list is read again then (a commit whose parent had not arrived shows its
+ * diff once it has), in place, so the diffs the person is reading stay as they are.
+ */
+export function CommitView({ repoId, oid, grown = 0 }: { repoId: string; oid: string; grown?: number }) {
   const [commit, setCommit] = useState<CommitSummary | null>(null);
   const [diff, setDiff] = useState<CommitDiff | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [commitError, setCommitError] = useState<string | null>(null);
+  const [diffError, setDiffError] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
+    let live = true;
     setCommit(null);
     setDiff(null);
-    setError(null);
+    setCommitError(null);
+    setDiffError(null);
     gitClient
       .repo(repoId)
       .readCommit({ ref: oid })
-      .then(setCommit, (e: Error) => setError(e.message));
+      .then(
+        (c) => live && setCommit(c),
+        (e: BloblessError) => live && setCommitError(e.message),
+      );
+    return () => {
+      live = false;
+    };
+  }, [repoId, oid]);
+  useEffect(() => focusIfLost(heading.current), [commit]);
+
+  useEffect(() => {
+    let live = true;
     gitClient
       .repo(repoId)
       .diffCommits({ from: null, to: oid })
-      .then(setDiff, (e: Error) => setError(e.message));
-  }, [repoId, oid]);
+      .then(
+        (d) => {
+          if (!live) return;
+          setDiff(d);
+          setDiffError(null);
+        },
+        (e: BloblessError) => live && setDiffError(e.message),
+      );
+    return () => {
+      live = false;
+    };
+  }, [repoId, oid, grown]);
+  const error = commitError ?? diffError;
 
+  const link = (to: string) => ({
+    href: routeHref({ commit: to }),
+    onClick: (e: MouseEvent) => {
+      e.preventDefault();
+      navigate({ commit: to });
+    },
+  });
   return (
-    <section class="card commit-view" aria-label="Commit">
-      <button type="button" class="link" onClick={() => navigate({ commit: null })}>
-        ← Files
-      </button>
-      {error && <p class="error">{error}</p>}
+    <section class="card commit-view" aria-label="Commit" data-testid="commit-view">
+      <a
+        href={routeHref({ commit: null, view: 'history', path: '' })}
+        onClick={(e) => {
+          e.preventDefault();
+          navigate({ commit: null, path: '', view: 'history' });
+        }}
+      >
+        ← History
+      </a>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       {commit && (
         <header>
-          <h3>{commit.message.split('\n')[0]}</h3>
+          <h2 ref={heading} tabIndex={-1}>
+            {commit.message.split('\n')[0]}
+          </h2>
           {commit.message.includes('\n') && (
             <pre class="message">{commit.message.slice(commit.message.indexOf('\n') + 1).trim()}</pre>
           )}
@@ -48,57 +91,44 @@ export function CommitView({ repoId, oid }: { repoId: string; oid: string }) {
             {commit.author.name} &lt;{commit.author.email}&gt; ·{' '}
             {new Date(commit.author.timestamp * 1000).toLocaleString()}
           </p>
-          <p class="muted">
+          <p class="muted commit-ids">
             <code>{commit.oid}</code> <CopyButton text={commit.oid} label="Copy id" />{' '}
             <CopyButton
-              text={() => `${location.origin}${routeHref({ commit: commit.oid })}`}
+              text={() =>
+                `${location.origin}${routeHref({ ...parseRoute(location.search), commit: commit.oid })}`
+              }
               label="Copy link"
-            />
+            />{' '}
+            <a
+              class="small-link"
+              href={routeHref({ ref: commit.oid, commit: null, path: '' })}
+              onClick={(e) => {
+                e.preventDefault();
+                navigate({ ref: commit.oid, commit: null, path: '' });
+              }}
+            >
+              Browse files
+            </a>
             {commit.parents.map((p) => (
               <span key={p}>
                 {' '}
                 parent{' '}
-                <button type="button" class="link" onClick={() => navigate({ commit: p })}>
+                <a {...link(p)}>
                   <code>{p.slice(0, 10)}</code>
-                </button>
+                </a>
               </span>
             ))}
           </p>
         </header>
       )}
       {diff && (
-        <ul class="changed-files">
-          {diff.files.length === 0 && <li class="muted">No file changes.</li>}
-          {diff.files.map((f) => (
-            <ChangedFile key={f.path} repoId={repoId} change={f} />
-          ))}
-        </ul>
+        <>
+          <p class="muted" data-testid="commit-summary">
+            {diff.files.length} file{diff.files.length === 1 ? '' : 's'} changed
+          </p>
+          <CommitDiffs repoId={repoId} files={diff.files} gitRef={oid} testId="commit-files" />
+        </>
       )}
     </section>
-  );
-}
-
-/** The hunks of a file are asked for when it is opened: only then are its two blobs fetched. */
-export function ChangedFile({ repoId, change }: { repoId: string; change: FileChange }) {
-  const [open, setOpen] = useState(false);
-  const [diff, setDiff] = useState<FileDiff | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  useEffect(() => {
-    if (!open || diff) return;
-    withToken(() =>
-      gitClient.repo(repoId).diffFile({ oldOid: change.oldOid ?? null, newOid: change.newOid ?? null }),
-    ).then(setDiff, (e: BloblessError) => setError(`${e.message} (${e.code})`));
-  }, [open]);
-
-  return (
-    <li class="changed-file">
-      <button type="button" class="link" aria-expanded={open} onClick={() => setOpen(!open)}>
-        <span class={`status status-${change.status}`}>{STATUS[change.status]}</span> {change.path}
-      </button>
-      {open && !diff && !error && <p class="muted">Fetching both versions…</p>}
-      {error && <p class="error">{error}</p>}
-      {open && diff && <DiffHunks diff={diff} />}
-    </li>
   );
 }

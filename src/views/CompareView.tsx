@@ -1,23 +1,51 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Comparison } from '../../workers/engine/index.ts';
+import type { Comparison, RefList } from '../../workers/engine/index.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
-import { navigate, parseCompare } from '../route.ts';
-import { ChangedFile } from './CommitView.tsx';
+import { sortBranches, sortTags } from '../refOrder.ts';
+import { navigate, parseCompare, routeHref } from '../route.ts';
+import { CommitDiffs } from './CommitDiffs.tsx';
 
-/** `?compare=a...b`: the commits on b that a lacks and the files b changed since they diverged. */
+/** A base for a comparison the address left open (`...head`): the default branch, or the latest tag. */
+function pickBase(refs: RefList, head: string): string | null {
+  if (refs.defaultBranch && refs.defaultBranch !== head) return refs.defaultBranch;
+  return sortTags(refs.tags).find((t) => t !== head) ?? null;
+}
+
+/**
+ * `?compare=a...b`: the commits on b that a lacks and the changes b made since they diverged, every file's
+ * diff inline. `...b` (the Compare tab) starts from the default branch, or from the latest tag when b is
+ * the default branch; the two fields suggest every branch and tag.
+ */
 export function CompareView({ repoId, spec }: { repoId: string; spec: string }) {
   const parsed = parseCompare(spec);
+  const open = /^\.{2,3}(.+)$/.exec(spec)?.[1] ?? null;
+  const [refs, setRefs] = useState<RefList | null>(null);
   const [base, setBase] = useState(parsed?.base ?? '');
-  const [head, setHead] = useState(parsed?.head ?? '');
+  const [head, setHead] = useState(parsed?.head ?? open ?? '');
   const [result, setResult] = useState<Comparison | null>(null);
   const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    gitClient
+      .repo(repoId)
+      .listRefs()
+      .then(setRefs, () => undefined);
+  }, [repoId]);
+
+  // The open form: once the refs are known, the address is completed with the base picked.
+  useEffect(() => {
+    if (open === null || !refs) return;
+    const picked = pickBase(refs, open);
+    if (picked) navigate({ compare: `${picked}...${open}` }, { replace: true });
+  }, [open, refs]);
 
   useEffect(() => {
     setResult(null);
     setError(null);
     if (!parsed) {
-      setError(`"${spec}" is not a comparison: write it as base...head, for example main...feature.`);
+      if (open === null)
+        setError(`"${spec}" is not a comparison: write it as base...head, for example main...feature.`);
       return;
     }
     setBase(parsed.base);
@@ -27,34 +55,51 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
       .repo(repoId)
       .compare({ base: parsed.base, head: parsed.head }, { signal: abort.signal })
       .then(setResult)
-      .catch((err: BloblessError) => setError(err.message));
+      // Leaving the view cancels its comparison: that is no error to show.
+      .catch(
+        (err: BloblessError) => !abort.signal.aborted && err.code !== 'ABORTED' && setError(err.message),
+      );
     return () => abort.abort();
   }, [repoId, spec]);
 
   function submit(e: Event) {
     e.preventDefault();
-    navigate({ compare: `${base}...${head}`, commit: null, path: '' });
+    navigate({ compare: `${base.trim()}...${head.trim()}`, commit: null, path: '' });
   }
 
+  const names = refs ? [...sortBranches(refs.branches, refs.defaultBranch), ...sortTags(refs.tags)] : [];
   return (
-    <section class="card compare-view" aria-label="Compare">
+    <section class="card compare-view" aria-labelledby="compare-title">
+      <h2 id="compare-title">Compare</h2>
       <form class="compare-form" onSubmit={submit}>
         <label>
           base
-          <input value={base} onInput={(e) => setBase((e.target as HTMLInputElement).value)} />
+          <input list="compare-refs" value={base} onInput={(e) => setBase(e.currentTarget.value)} />
         </label>
         <span aria-hidden="true">...</span>
         <label>
           compare
-          <input value={head} onInput={(e) => setHead((e.target as HTMLInputElement).value)} />
+          <input list="compare-refs" value={head} onInput={(e) => setHead(e.currentTarget.value)} />
         </label>
+        <datalist id="compare-refs">
+          {names.map((n) => (
+            <option key={n} value={n} />
+          ))}
+        </datalist>
         <button type="submit">Compare</button>
       </form>
-      {error && <p class="error">{error}</p>}
-      {!result && !error && <p class="muted">Comparing…</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {open !== null && refs && !pickBase(refs, open) && (
+        <p class="muted">Pick a base to compare {open} with.</p>
+      )}
+      {!result && !error && parsed && <p class="muted">Comparing…</p>}
       {result && (
         <>
-          <p class="muted">
+          <p class="muted" data-testid="compare-summary">
             {result.commits.length}
             {result.truncated ? '+' : ''} commits · {result.diff.files.length} files changed
             {result.mergeBase ? (
@@ -70,14 +115,21 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
           <ol class="history-entries" data-testid="compare-commits">
             {result.commits.length === 0 && (
               <li class="muted">
-                {head} has no commit that {base} lacks.
+                {parsed?.head} has no commit that {parsed?.base} lacks.
               </li>
             )}
             {result.commits.map((c) => (
               <li key={c.oid} data-oid={c.oid}>
-                <button type="button" class="link subject" onClick={() => navigate({ commit: c.oid })}>
+                <a
+                  class="subject"
+                  href={routeHref({ commit: c.oid })}
+                  onClick={(e) => {
+                    e.preventDefault();
+                    navigate({ commit: c.oid });
+                  }}
+                >
                   {firstLine(c.message)}
-                </button>
+                </a>
                 <span class="muted">
                   {c.author.name} · {formatCommitDate(c.author.timestamp)} · <code>{c.oid.slice(0, 10)}</code>
                 </span>
@@ -85,11 +137,12 @@ export function CompareView({ repoId, spec }: { repoId: string; spec: string }) 
             ))}
           </ol>
           <h3 class="section-title">Files changed</h3>
-          <ul class="changed-files" data-testid="compare-files">
-            {result.diff.files.map((f) => (
-              <ChangedFile key={f.path} repoId={repoId} change={f} />
-            ))}
-          </ul>
+          <CommitDiffs
+            repoId={repoId}
+            files={result.diff.files}
+            gitRef={result.head}
+            testId="compare-files"
+          />
         </>
       )}
     </section>

@@ -5,10 +5,12 @@ export function CopyButton({
   text,
   label,
   title,
+  testId,
 }: {
   text: string | (() => string);
   label: string;
   title?: string;
+  testId?: string;
 }) {
   const [done, setDone] = useState(false);
   async function copy() {
@@ -17,8 +19,18 @@ export function CopyButton({
     setTimeout(() => setDone(false), 1500);
   }
   return (
-    <button type="button" class="secondary small" onClick={copy} title={title ?? `Copy ${label}`}>
+    <button
+      type="button"
+      class="secondary small"
+      data-testid={testId}
+      onClick={copy}
+      title={title ?? `Copy ${label}`}
+    >
       {done ? 'Copied' : label}
+      {/* Said to screen readers too: the label changing alone is not announced. */}
+      <span class="sr-only" role="status">
+        {done ? 'Copied to the clipboard' : ''}
+      </span>
     </button>
   );
 }

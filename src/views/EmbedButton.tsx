@@ -70,7 +70,7 @@ export function EmbedButton({
             commit {commit.slice(0, 7)}:
             <textarea
               readOnly
-              rows={3}
+              rows={4}
               data-testid="embed-snippet"
               value={snippet}
               onFocus={(e) => e.currentTarget.select()}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FileHistoryEntry } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
+import { focusIfLost } from '../focus.ts';
 import { firstLine, formatCommitDate } from '../format.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate } from '../route.ts';
@@ -15,6 +16,7 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
   const [error, setError] = useState<string | null>(null);
   const loading = useRef(false);
   const [busy, setBusy] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
 
   async function load(skip: number) {
     if (loading.current) return;
@@ -39,16 +41,19 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
     setMore(true);
     setError(null);
     void load(0);
+    focusIfLost(heading.current);
   }, [repoId, gitRef, path]);
 
   return (
-    <section class="card file-history" aria-label={`History of ${path}`}>
+    <section class="card file-history" aria-labelledby="file-history-title">
       <Breadcrumbs path={path} />
       <div class="view-tabs">
         <button type="button" class="link" onClick={() => navigate({ view: null })}>
           ← File
         </button>
-        <h3 class="view-title">History</h3>
+        <h2 class="view-title" id="file-history-title" ref={heading} tabIndex={-1}>
+          History of {path.slice(path.lastIndexOf('/') + 1)}
+        </h2>
       </div>
       {error && <p class="error">{error}</p>}
       <ol class="history-entries" data-testid="file-history">
@@ -60,9 +65,9 @@ export function FileHistoryView({ repoId, gitRef, path }: { repoId: string; gitR
             <span class="muted">
               {e.commit.author.name} · {formatCommitDate(e.commit.author.timestamp)} ·{' '}
               <code>{e.commit.oid.slice(0, 10)}</code>
-              {e.status === 'renamed' && (
-                <span class="badge" title={`Renamed from ${e.renamedFrom}`}>
-                  renamed from {e.renamedFrom}
+              {(e.status === 'renamed' || e.status === 'copied') && (
+                <span class="badge" title={`${e.similarity} % similar to ${e.renamedFrom}`}>
+                  {e.status} from {e.renamedFrom} ({e.similarity} %)
                 </span>
               )}
               {e.status === 'added' && <span class="badge">added</span>}

@@ -1,10 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { FileContent } from '../../workers/engine/index.ts';
+import { askConfirm, askText } from '../ask.ts';
 import { withToken } from '../auth/withToken.ts';
+import { focusIfLost } from '../focus.ts';
 import { formatBytes } from '../format.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
 import { escapeHtml, languageFor, loadHighlighter, splitHighlightedLines } from '../highlight.ts';
-import { navigate, parseLineAnchor, routeHref } from '../route.ts';
+import { navigate, parseLineAnchor, parseRoute, routeHref } from '../route.ts';
 import { Breadcrumbs } from './Breadcrumbs.tsx';
 import { CopyButton } from './CopyButton.tsx';
 import { EmbedButton } from './EmbedButton.tsx';
@@ -13,6 +15,35 @@ import { MarkdownView } from './MarkdownView.tsx';
 
 // Above this, highlighting and rendering every line would stall the page: offer a download instead.
 const LARGE_FILE = 1024 * 1024;
+// Long lines scroll sideways by default (as code is written); wrapping is asked for, and remembered.
+const WRAP_KEY = 'blobless.wrap';
+
+/** Renames a file of the working tree (asked in a dialog), then shows the working tree's changes. */
+async function renameFile(repoId: string, path: string): Promise<void> {
+  const to = await askText({
+    title: `Rename ${path}`,
+    label: 'New path, from the repository root',
+    initial: path,
+    confirm: 'Rename',
+    check: (v) => (v === path ? 'That is its name already.' : null),
+  });
+  if (!to) return;
+  await gitClient.repo(repoId).renameWorktreeFile({ from: path, to: to });
+  navigate({ path: '', view: 'changes' });
+}
+
+/** Deletes a file from the working tree, after asking; the deletion is a change to stage and commit. */
+async function deleteFile(repoId: string, path: string): Promise<void> {
+  const sure = await askConfirm({
+    title: `Delete ${path}?`,
+    message: 'It is removed from the working tree; the deletion is committed when you stage and commit it.',
+    confirm: 'Delete',
+    danger: true,
+  });
+  if (!sure) return;
+  await gitClient.repo(repoId).deleteWorktreeFile({ path: path });
+  navigate({ path: '', view: 'changes' });
+}
 
 export function FileView({
   repoId,
@@ -40,6 +71,8 @@ export function FileView({
   const error = read?.of === shown && 'error' in read ? read.error : null;
   const [showLarge, setShowLarge] = useState(false);
   const [source, setSource] = useState(false);
+  const [wrap, setWrap] = useState(() => !!localStorage.getItem(WRAP_KEY));
+  const heading = useRef<HTMLElement>(null);
 
   useEffect(() => {
     setShowLarge(false);
@@ -57,10 +90,12 @@ export function FileView({
 
   const name = path.slice(path.lastIndexOf('/') + 1);
   const markdown = isMarkdown(path);
+  // A file opened from a row of its folder (which is gone now) takes focus: its view is announced.
+  useEffect(() => focusIfLost(heading.current), [shown]);
   const image = imageType(path);
 
   return (
-    <section class="card file-view" aria-label={`File ${path}`}>
+    <section class="card file-view" aria-label={`File ${path}`} ref={heading} tabIndex={-1}>
       <Breadcrumbs path={path} />
       <div class="file-actions" role="toolbar" aria-label="File actions">
         {markdown && file && !file.binary && (
@@ -83,6 +118,15 @@ export function FileView({
             </button>
           </fieldset>
         )}
+        <button
+          type="button"
+          class="small"
+          data-testid="edit-file"
+          title="Edit this file in the working tree"
+          onClick={() => navigate({ view: 'edit' })}
+        >
+          Edit
+        </button>
         <button type="button" class="secondary small" onClick={() => navigate({ view: 'history' })}>
           History
         </button>
@@ -90,8 +134,33 @@ export function FileView({
           Blame
         </button>
         <CopyButton text={path} label="Copy path" />
-        {commit && <PermalinkButton commit={commit} />}
+        {commit && <PermalinkButton commit={commit} repoUrl={repoUrl} />}
         <EmbedButton repoId={repoId} repoUrl={repoUrl} gitRef={gitRef} commit={commit} path={path} />
+        {file && !file.binary && (
+          <button
+            type="button"
+            class="secondary small"
+            aria-pressed={wrap}
+            data-testid="wrap-lines"
+            onClick={() => {
+              localStorage.setItem(WRAP_KEY, wrap ? '' : '1');
+              setWrap(!wrap);
+            }}
+          >
+            Wrap lines
+          </button>
+        )}
+        <details class="menu" data-testid="file-menu">
+          <summary class="secondary small">More</summary>
+          <div class="menu-items">
+            <button type="button" class="link" onClick={() => void renameFile(repoId, path)}>
+              Rename…
+            </button>
+            <button type="button" class="link danger-text" onClick={() => void deleteFile(repoId, path)}>
+              Delete…
+            </button>
+          </div>
+        </details>
       </div>
       {error && (
         <div class="error" role="alert" data-testid="file-error">
@@ -134,7 +203,7 @@ export function FileView({
               text={new TextDecoder().decode(file.bytes)}
             />
           ) : (
-            <CodeLines text={new TextDecoder().decode(file.bytes)} path={path} />
+            <CodeLines text={new TextDecoder().decode(file.bytes)} path={path} wrap={wrap} />
           )}
         </>
       )}
@@ -176,7 +245,7 @@ function downloadBytes(bytes: Uint8Array, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url));
 }
 
-function CodeLines({ text, path }: { text: string; path: string }) {
+function CodeLines({ text, path, wrap }: { text: string; path: string; wrap: boolean }) {
   const [lines, setLines] = useState<string[]>(() => escapeHtml(text).split('\n'));
   const [range, setRange] = useState(() => parseLineAnchor(location.hash));
 
@@ -225,34 +294,50 @@ function CodeLines({ text, path }: { text: string; path: string }) {
   }
 
   return (
-    <pre class="code" data-testid="file-content">
-      {shown.map((html, i) => {
-        const n = i + 1;
-        const selected = range && n >= range.from && n <= range.to;
-        return (
-          <span key={n} id={`L${n}`} class={selected ? 'line selected' : 'line'}>
-            {/* biome-ignore lint/a11y/useAnchorContent: the number is drawn by CSS (attr) so copied text stays code; aria-label names it */}
-            <a
-              class="ln"
-              href={`#L${n}`}
-              data-line={n}
-              aria-label={`Line ${n}`}
-              onClick={(e) => select(e, n)}
-            />
-            <span class="lc" dangerouslySetInnerHTML={{ __html: html }} />
-            {'\n'}
-          </span>
-        );
-      })}
-    </pre>
+    // A region of its own: it scrolls both ways inside the window, so its horizontal scrollbar is always on
+    // screen, and the keyboard scrolls it once focused (Tab); `l` selects lines from the keyboard.
+    <section
+      class="code-scroll"
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region is reached and scrolled from the keyboard (WCAG 2.1.1)
+      tabIndex={0}
+      aria-label={`Contents of ${path.slice(path.lastIndexOf('/') + 1)}. Press l to select lines.`}
+    >
+      <pre class={wrap ? 'code wrap' : 'code'} data-testid="file-content">
+        {shown.map((html, i) => {
+          const n = i + 1;
+          const selected = range && n >= range.from && n <= range.to;
+          return (
+            <span key={n} id={`L${n}`} class={selected ? 'line selected' : 'line'}>
+              {/* biome-ignore lint/a11y/useAnchorContent: the number is drawn by CSS (attr) so copied text stays code; aria-label names it */}
+              <a
+                class="ln"
+                href={`#L${n}`}
+                data-line={n}
+                tabIndex={-1}
+                aria-label={`Line ${n}`}
+                onClick={(e) => select(e, n)}
+              />
+              <span class="lc" dangerouslySetInnerHTML={{ __html: html }} />
+              {'\n'}
+            </span>
+          );
+        })}
+      </pre>
+    </section>
   );
 }
 
-/** Copies this view's address with the commit id in place of the branch, and the selected lines. */
-function PermalinkButton({ commit }: { commit: string }) {
+/**
+ * Copies this view's address with the commit id in place of the branch, and the selected lines: the
+ * repository by its remote URL, so the link opens the same lines in any browser.
+ */
+function PermalinkButton({ commit, repoUrl }: { commit: string; repoUrl: string }) {
   return (
     <CopyButton
-      text={() => `${location.origin}${routeHref({ ref: commit })}${location.hash}`}
+      text={() =>
+        `${location.origin}${routeHref({ ...parseRoute(location.search), repo: repoUrl, ref: commit })}${location.hash}`
+      }
+      testId="copy-permalink"
       label="Copy permalink"
       title="Copy a link to this file at this commit, with the selected lines"
     />

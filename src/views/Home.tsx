@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/engine/index.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { useRepoActivity } from '../repoActivity.ts';
@@ -8,7 +8,7 @@ import { CloneForm } from './CloneForm.tsx';
 import { RepoList } from './RepoList.tsx';
 
 export function Home() {
-  const [repos, setRepos] = useState<RepoRecord[] | null>(null);
+  const [repos, setRepos] = useState<RepoSummary[] | null>(null);
   const [storage, setStorage] = useState<StorageState | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
 

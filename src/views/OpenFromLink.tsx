@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { RepoRecord } from '../../workers/engine/index.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
 import { CloneError } from './CloneError.tsx';
@@ -13,7 +13,7 @@ export function OpenFromLink({
 }: {
   url: string;
   gitRef: string | null;
-  onReady: (repo: RepoRecord) => void;
+  onReady: (repo: RepoSummary) => void;
 }) {
   const [progress, setProgress] = useState<FlowProgress | null>({ phase: 'connecting' });
   const [error, setError] = useState<{ message: string; code: string } | null>(null);
@@ -34,15 +34,15 @@ export function OpenFromLink({
 
   return (
     <section class="card" aria-label="Opening a linked repository">
-      <h2>Opening {url}</h2>
+      <h1 class="opening-title">Opening {url}</h1>
       <p class="muted">This repository is not in this browser yet; cloning it without file contents first.</p>
       {progress && (
-        <>
+        <div class="status-bar clone-status" data-testid="status-bar">
           <CloneProgress progress={progress} />
-          <button type="button" class="secondary" onClick={() => abort.current.abort()}>
+          <button type="button" class="secondary small" onClick={() => abort.current.abort()}>
             Cancel
           </button>
-        </>
+        </div>
       )}
       {error && <CloneError error={error} />}
     </section>

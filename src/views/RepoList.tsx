@@ -1,16 +1,23 @@
-import type { RepoRecord } from '../../workers/engine/index.ts';
+import type { RepoSummary } from '../../workers/engine/index.ts';
+import { askConfirm } from '../ask.ts';
 import { formatBytes, formatDate } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
-import { navigate } from '../route.ts';
+import { navigate, routeHref } from '../route.ts';
 
-export function RepoList({ repos, onChanged }: { repos: RepoRecord[]; onChanged: () => void }) {
+export function RepoList({ repos, onChanged }: { repos: RepoSummary[]; onChanged: () => void }) {
   if (repos.length === 0) {
     return (
       <p class="muted">No repositories yet. Clone one above; it stays in this browser for offline use.</p>
     );
   }
-  async function remove(repo: RepoRecord) {
-    if (!confirm(`Delete ${repo.name} (${formatBytes(repo.sizeBytes)}) from this browser?`)) return;
+  async function remove(repo: RepoSummary) {
+    const sure = await askConfirm({
+      title: `Delete ${repo.name} from this browser?`,
+      message: `Its ${formatBytes(repo.sizeBytes)} here go, commits not pushed included. The remote keeps its own copy.`,
+      confirm: 'Delete',
+      danger: true,
+    });
+    if (!sure) return;
     await gitClient.repo(repo.id).delete();
     onChanged();
   }
@@ -20,10 +27,10 @@ export function RepoList({ repos, onChanged }: { repos: RepoRecord[]; onChanged:
         <li key={repo.id}>
           <div class="repo-main">
             <a
-              href={`?repo=${encodeURIComponent(repo.id)}`}
+              href={routeHref({ repo: repo.url, path: '' })}
               onClick={(e) => {
                 e.preventDefault();
-                navigate({ repo: repo.id, path: '' });
+                navigate({ repo: repo.url, path: '' });
               }}
               class="repo-name"
             >

@@ -4,6 +4,7 @@ import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
 import { formatBytes } from '../format.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
+import { navigate, routeHref } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
 
 type Outcome = { kind: 'fetch'; result: FetchResult } | { kind: 'pull'; result: PullResult };
@@ -137,7 +138,9 @@ function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => vo
       'up-to-date': `${pull.branch} is up to date.`,
       'fast-forward': `${pull.branch} fast-forwarded by ${pull.newCommits} commit${pull.newCommits === 1 ? '' : 's'}.`,
       merged: `Merged origin/${pull.branch} into ${pull.branch} (${pull.newCommits} new commits).`,
-      conflict: `Could not merge: ${pull.conflicts.length} file${pull.conflicts.length === 1 ? '' : 's'} changed on both sides. Nothing was changed in your branch or files.`,
+      conflict: pull.merging
+        ? `The merge stopped: ${pull.conflicts.length} file${pull.conflicts.length === 1 ? '' : 's'} changed on both sides. Resolve ${pull.conflicts.length === 1 ? 'it' : 'them'} under Changes, then commit the merge.`
+        : `Could not merge: ${pull.conflicts.length} file${pull.conflicts.length === 1 ? '' : 's'} changed on both sides, and you have changes not committed. Commit them, then pull again; nothing was changed.`,
     }[pull.status];
   } else {
     headline =
@@ -166,6 +169,20 @@ function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => vo
             </li>
           ))}
         </ul>
+      )}
+      {pull?.merging && (
+        <p>
+          <a
+            href={routeHref({ path: '', commit: null, view: 'changes' })}
+            onClick={(e) => {
+              e.preventDefault();
+              onClose();
+              navigate({ path: '', commit: null, view: 'changes' });
+            }}
+          >
+            Resolve the conflicts
+          </a>
+        </p>
       )}
       {fetched.forced.length > 0 && (
         <p class="warning" data-testid="forced">

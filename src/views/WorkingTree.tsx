@@ -1,33 +1,48 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { FileDiff, PushResult, StatusEntry, WorktreeStatus } from '../../workers/engine/index.ts';
+import { askConfirm, askText } from '../ask.ts';
 import { withToken } from '../auth/withToken.ts';
 import { loadAuthor, saveAuthor } from '../authorSettings.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
+import { navigate } from '../route.ts';
 import { CommitDialog } from './CommitDialog.tsx';
 import { DiffHunks } from './DiffHunks.tsx';
-import { FileEditor } from './FileEditor.tsx';
 
 const STAGED = { added: 'A', modified: 'M', deleted: 'D' } as const;
 const UNSTAGED = { modified: 'M', deleted: 'D', untracked: '?' } as const;
 
 type Failure = { message: string; code: string };
 
+/** Commits on the branch that its remote-tracking branch lacks; null when the remote has no such branch. */
+async function unpushed(repoId: string, branch: string): Promise<{ count: number; more: boolean } | null> {
+  try {
+    const c = await gitClient
+      .repo(repoId)
+      .compare({ base: `refs/remotes/origin/${branch}`, head: `refs/heads/${branch}` });
+    return { count: c.commits.length, more: c.truncated };
+  } catch {
+    return null;
+  }
+}
+
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /**
- * The working tree of a repo: edit, create, rename and delete files, stage them one by one, see what is
- * staged, commit, push, and manage branches. Opening it checks out HEAD when the repo has no working tree.
- * `openPath` is the file the repo view shows, offered for editing.
+ * The working tree of a repo (the Changes view): what changed, staged or not, Stage all, Commit (only
+ * with something staged), "N commits to push" with Push, and a merge a conflicting pull left in progress,
+ * file by file. Editing happens in the editor view (the file view's Edit, or Edit here); creating, renaming
+ * and deleting ask in dialogs; deleting a branch sits in the branch menu, away from the common actions.
+ * Opening it checks out HEAD when the repo has no working tree.
  */
 export function WorkingTree({
   repoId,
-  openPath,
   onCommitted,
 }: {
   repoId: string;
-  openPath: string;
   onCommitted: (branch: string | null) => void;
 }) {
   const [status, setStatus] = useState<WorktreeStatus | null>(null);
-  const [editing, setEditing] = useState<string | null>(null);
+  const [ahead, setAhead] = useState<{ count: number; more: boolean } | null | undefined>(undefined);
   const [committing, setCommitting] = useState(false);
   const [busy, setBusy] = useState<string | null>('Preparing the working tree…');
   const [error, setError] = useState<Failure | null>(null);
@@ -35,34 +50,19 @@ export function WorkingTree({
   // What the pull offered after a rejected push did, until the next push.
   const [notice, setNotice] = useState<string | null>(null);
   const [diffs, setDiffs] = useState<Record<string, FileDiff | string>>({});
-  // The shown path, when it is a file of the working tree (not a folder, not a file of another commit only).
-  const [openFile, setOpenFile] = useState<string | null>(null);
 
   async function refresh() {
     try {
-      setStatus(await gitClient.repo(repoId).status());
+      const s = await gitClient.repo(repoId).status();
+      setStatus(s);
       setDiffs({});
+      setAhead(s.branch ? await unpushed(repoId, s.branch) : null);
     } catch (err) {
       setError(failure(err));
     } finally {
       setBusy(null);
     }
   }
-  useEffect(() => {
-    setOpenFile(null);
-    if (!openPath) return;
-    let current = true;
-    gitClient
-      .repo(repoId)
-      .readWorktreeFile({ path: openPath })
-      .then(
-        () => current && setOpenFile(openPath),
-        () => undefined,
-      );
-    return () => {
-      current = false;
-    };
-  }, [repoId, openPath, status]);
   useEffect(() => {
     setStatus(null);
     setBusy('Preparing the working tree…');
@@ -96,22 +96,47 @@ export function WorkingTree({
     }
   }
 
-  function newFile() {
-    const path = prompt('New file (path from the repository root):');
-    if (path)
-      void run(`Creating ${path}…`, () =>
-        gitClient.repo(repoId).writeWorktreeFile({ path, content: '' }),
-      ).then(() => setEditing(path));
+  async function newFile() {
+    const path = await askText({
+      title: 'New file',
+      label: 'Path from the repository root (folders are made as needed)',
+      confirm: 'Create',
+      check: (p) => (status?.entries.some((e) => e.path === p) ? `${p} exists already.` : null),
+    });
+    if (!path) return;
+    await run(`Creating ${path}…`, () =>
+      gitClient.repo(repoId).writeWorktreeFile({ path: path, content: '' }),
+    );
+    navigate({ path, view: 'edit' });
   }
-  function rename(path: string) {
-    const to = prompt(`Rename ${path} to:`, path);
+  async function rename(path: string) {
+    const to = await askText({
+      title: `Rename ${path}`,
+      label: 'New path',
+      initial: path,
+      confirm: 'Rename',
+    });
     if (to && to !== path)
       void run(`Renaming ${path}…`, () => gitClient.repo(repoId).renameWorktreeFile({ from: path, to }));
   }
-  function remove(path: string) {
-    if (confirm(`Delete ${path} from the working tree?`)) {
-      void run(`Deleting ${path}…`, () => gitClient.repo(repoId).deleteWorktreeFile({ path }));
-    }
+  async function remove(path: string) {
+    const sure = await askConfirm({
+      title: `Delete ${path}?`,
+      message: 'It is removed from the working tree; stage and commit the deletion to record it.',
+      confirm: 'Delete',
+      danger: true,
+    });
+    if (sure) void run(`Deleting ${path}…`, () => gitClient.repo(repoId).deleteWorktreeFile({ path: path }));
+  }
+  async function abortMerge() {
+    const sure = await askConfirm({
+      title: 'Abort the merge?',
+      message:
+        'Every file the merge changed goes back to how your branch had it, resolutions included. Your commits stay.',
+      confirm: 'Abort merge',
+      danger: true,
+    });
+    if (sure) void run('Aborting the merge…', () => gitClient.repo(repoId).abortMerge());
   }
 
   async function push() {
@@ -126,52 +151,91 @@ export function WorkingTree({
     } finally {
       setBusy(null);
     }
+    if (status?.branch) setAhead(await unpushed(repoId, status.branch));
   }
 
   const entries = status?.entries ?? [];
   const staged = entries.filter((e) => e.staged);
+  const unstaged = entries.filter((e) => e.unstaged && !e.conflict);
+  const merging = status?.merging ?? null;
+  const conflicts = entries.filter((e) => e.conflict);
+  const canCommit = merging ? conflicts.length === 0 : staged.length > 0;
   return (
-    <section class="card working-tree" data-testid="working-tree" aria-label="Working tree">
+    <section class="card working-tree" data-testid="working-tree" aria-labelledby="wt-title">
       <div class="wt-head">
-        <h3>
+        <h2 id="wt-title">
           Changes{' '}
           {status && <span class="muted">on {status.branch ?? `detached ${status.head.slice(0, 10)}`}</span>}
-        </h3>
-        <div class="wt-actions">
-          {openFile && !editing && (
-            <>
-              <button type="button" data-testid="edit-file" onClick={() => setEditing(openFile)}>
-                Edit {baseName(openFile)}
-              </button>
-              <button type="button" onClick={() => rename(openFile)}>
-                Rename {baseName(openFile)}
-              </button>
-              <button type="button" onClick={() => remove(openFile)}>
-                Delete {baseName(openFile)}
-              </button>
-            </>
-          )}
-          <button type="button" onClick={newFile}>
-            New file
+        </h2>
+        <div class="wt-actions" role="toolbar" aria-label="Working tree actions">
+          <button
+            type="button"
+            class="secondary"
+            data-testid="stage-all"
+            disabled={unstaged.length === 0 || busy !== null}
+            onClick={() =>
+              run('Staging every change…', () =>
+                gitClient.repo(repoId).stage({ paths: unstaged.map((e) => e.path) }),
+              )
+            }
+          >
+            Stage all
           </button>
           <button
             type="button"
             data-testid="commit-open"
-            disabled={staged.length === 0 && !status}
+            disabled={!canCommit || busy !== null}
+            title={canCommit ? undefined : merging ? 'Resolve every conflict first' : 'Stage a change first'}
             onClick={() => setCommitting(true)}
           >
-            Commit…
+            {merging ? 'Commit merge…' : 'Commit…'}
           </button>
-          <button type="button" data-testid="push" disabled={!status?.branch || busy !== null} onClick={push}>
-            Push
+          <span class="push-group">
+            <span class="muted" data-testid="ahead" data-head={status?.head}>
+              {ahead === null && status?.branch
+                ? 'Not on the remote yet'
+                : ahead && ahead.count > 0
+                  ? `${plural(ahead.count, 'commit')}${ahead.more ? '+' : ''} to push`
+                  : ahead
+                    ? 'Nothing to push'
+                    : ''}
+            </span>
+            <button
+              type="button"
+              data-testid="push"
+              class={ahead && ahead.count > 0 ? undefined : 'secondary'}
+              disabled={!status?.branch || busy !== null || !!merging}
+              onClick={push}
+            >
+              Push
+            </button>
+          </span>
+          <button type="button" class="secondary" data-testid="new-file" onClick={() => void newFile()}>
+            New file…
           </button>
           <BranchMenu repoId={repoId} current={status?.branch ?? null} run={run} onSwitched={onCommitted} />
         </div>
       </div>
       {busy && (
-        <p class="muted" aria-live="polite">
+        <p class="muted" role="status">
           {busy}
         </p>
+      )}
+      {merging && (
+        <div class="warning merge-banner" data-testid="merge-banner">
+          <p>
+            <strong>
+              Merging {merging.head.slice(0, 10)}:{' '}
+              {conflicts.length > 0
+                ? `${plural(conflicts.length, 'file')} to resolve.`
+                : 'every conflict is resolved. Commit the merge.'}
+            </strong>{' '}
+            Edit each file marked “both modified”, keep what should stay, save and mark it as resolved.
+          </p>
+          <button type="button" class="danger" data-testid="merge-abort" onClick={() => void abortMerge()}>
+            Abort merge…
+          </button>
+        </div>
       )}
       {error && (
         <WriteError
@@ -194,16 +258,8 @@ export function WorkingTree({
         <p class="notice" role="status" data-testid="push-result">
           {pushed.upToDate
             ? 'Everything is pushed already.'
-            : `Pushed ${pushed.ref.replace('refs/heads/', '')}: ${count(pushed.sent.commits, 'commit')}, ${count(pushed.sent.trees, 'tree')}, ${count(pushed.sent.blobs, 'file')} sent.`}
+            : `Pushed ${pushed.ref.replace('refs/heads/', '')}: ${plural(pushed.sent.commits, 'commit')}, ${plural(pushed.sent.trees, 'tree')}, ${plural(pushed.sent.blobs, 'file')} sent.`}
         </p>
-      )}
-      {editing && (
-        <FileEditor
-          repoId={repoId}
-          path={editing}
-          onSaved={() => void refresh()}
-          onClose={() => setEditing(null)}
-        />
       )}
       {status && entries.length === 0 && <p class="muted">No changes in the working tree.</p>}
       {entries.length > 0 && (
@@ -220,9 +276,8 @@ export function WorkingTree({
                 run(`Unstaging ${e.path}…`, () => gitClient.repo(repoId).unstage({ paths: [e.path] }))
               }
               onDiff={() => toggleDiff(e.path)}
-              onEdit={() => setEditing(e.path)}
-              onRename={() => rename(e.path)}
-              onDelete={() => remove(e.path)}
+              onRename={() => void rename(e.path)}
+              onDelete={() => void remove(e.path)}
             />
           ))}
         </ul>
@@ -230,6 +285,8 @@ export function WorkingTree({
       {committing && (
         <CommitDialog
           staged={staged.map((e) => e.path)}
+          initialMessage={merging?.message.trim() ?? ''}
+          merge={!!merging}
           initialAuthor={loadAuthor()}
           onCancel={() => setCommitting(false)}
           onCommit={async (message, author, amend) => {
@@ -251,7 +308,6 @@ function StatusRow(props: {
   onStage: () => void;
   onUnstage: () => void;
   onDiff: () => void;
-  onEdit: () => void;
   onRename: () => void;
   onDelete: () => void;
 }) {
@@ -259,28 +315,40 @@ function StatusRow(props: {
   const present = e.unstaged !== 'deleted' && !(e.staged === 'deleted' && e.unstaged === null);
   return (
     <li
-      class="changed-file status-row"
+      class={e.conflict ? 'changed-file status-row conflict' : 'changed-file status-row'}
       data-path={e.path}
       data-staged={e.staged ?? ''}
       data-unstaged={e.unstaged ?? ''}
+      data-conflict={e.conflict ? 'true' : undefined}
     >
       <span
         class={`status status-${e.staged ?? 'none'}`}
         title={e.staged ? `staged: ${e.staged}` : 'nothing staged'}
       >
-        {e.staged ? STAGED[e.staged] : ' '}
+        {e.conflict ? 'U' : e.staged ? STAGED[e.staged] : ' '}
       </span>
       <span
         class={`status status-${e.unstaged ?? 'none'}`}
         title={e.unstaged ? `not staged: ${e.unstaged}` : 'nothing unstaged'}
       >
-        {e.unstaged ? UNSTAGED[e.unstaged] : ' '}
+        {e.conflict ? 'U' : e.unstaged ? UNSTAGED[e.unstaged] : ' '}
       </span>{' '}
       <code>{e.path}</code>
+      {e.conflict && <span class="badge conflict-badge">both modified</span>}
       <span class="row-actions">
+        {e.conflict && present && (
+          <button
+            type="button"
+            class="link"
+            data-testid="resolve"
+            onClick={() => navigate({ path: e.path, view: 'edit' })}
+          >
+            Resolve in editor
+          </button>
+        )}
         {e.unstaged && (
           <button type="button" class="link" onClick={props.onStage}>
-            Stage
+            {e.conflict ? 'Mark as resolved' : 'Stage'}
           </button>
         )}
         {e.staged && (
@@ -293,18 +361,25 @@ function StatusRow(props: {
             </button>
           </>
         )}
+        {present && !e.conflict && (
+          <button type="button" class="link" onClick={() => navigate({ path: e.path, view: 'edit' })}>
+            Edit
+          </button>
+        )}
         {present && (
-          <>
-            <button type="button" class="link" onClick={props.onEdit}>
-              Edit
-            </button>
-            <button type="button" class="link" onClick={props.onRename}>
-              Rename
-            </button>
-            <button type="button" class="link" onClick={props.onDelete}>
-              Delete
-            </button>
-          </>
+          <details class="menu row-menu">
+            <summary class="link" aria-label={`More actions for ${e.path}`}>
+              More
+            </summary>
+            <div class="menu-items">
+              <button type="button" class="link" onClick={props.onRename}>
+                Rename…
+              </button>
+              <button type="button" class="link danger-text" onClick={props.onDelete}>
+                Delete…
+              </button>
+            </div>
+          </details>
         )}
       </span>
       {typeof diff === 'string' && <p class="error">{diff}</p>}
@@ -313,6 +388,7 @@ function StatusRow(props: {
   );
 }
 
+/** Branches: making one is common, deleting one is destructive, so both live in this menu, apart. */
 function BranchMenu({
   repoId,
   current,
@@ -324,8 +400,12 @@ function BranchMenu({
   run: (label: string, action: () => Promise<unknown>) => Promise<void>;
   onSwitched: (branch: string | null) => void;
 }) {
-  function create() {
-    const name = prompt('New branch name (made from HEAD, then checked out):');
+  async function create() {
+    const name = await askText({
+      title: 'New branch',
+      label: 'Name (made from HEAD, then checked out)',
+      confirm: 'Create branch',
+    });
     if (!name) return;
     void run(`Creating ${name}…`, async () => {
       await gitClient.repo(repoId).createBranch({ name });
@@ -333,19 +413,27 @@ function BranchMenu({
       onSwitched(name);
     });
   }
-  function remove() {
-    const name = prompt(`Delete which local branch? (not ${current ?? 'the current one'})`);
-    if (name) void run(`Deleting ${name}…`, () => gitClient.repo(repoId).deleteBranch({ name }));
+  async function remove() {
+    const name = await askText({
+      title: 'Delete a local branch',
+      label: `Branch name (not ${current ?? 'the current one'})`,
+      confirm: 'Delete branch',
+      check: (n) => (n === current ? 'That is the branch you are on: switch to another first.' : null),
+    });
+    if (name) void run(`Deleting ${name}…`, () => gitClient.repo(repoId).deleteBranch({ name: name }));
   }
   return (
-    <>
-      <button type="button" onClick={create}>
-        New branch
-      </button>
-      <button type="button" onClick={remove}>
-        Delete branch…
-      </button>
-    </>
+    <details class="menu" data-testid="branch-menu">
+      <summary class="secondary">Branch</summary>
+      <div class="menu-items">
+        <button type="button" class="link" onClick={() => void create()}>
+          New branch…
+        </button>
+        <button type="button" class="link danger-text" onClick={() => void remove()}>
+          Delete branch…
+        </button>
+      </div>
+    </details>
   );
 }
 
@@ -370,14 +458,19 @@ function WriteError({
         gitClient.repo(repoId).pull(author.name && author.email ? { author } : {}),
       );
       if (result.status === 'conflict') {
-        setNote(
-          `Not merged: both sides changed ${result.conflicts.join(', ')}. Nothing was changed here; your commits are safe.`,
-        );
+        if (result.merging)
+          onPulled(
+            `Both sides changed ${result.conflicts.join(', ')}: resolve the conflicts below, commit the merge, then push.`,
+          );
+        else
+          setNote(
+            `Not merged: both sides changed ${result.conflicts.join(', ')}, and you have changes that are not committed. Commit them first; nothing was changed.`,
+          );
       } else {
         onPulled(
           result.status === 'up-to-date'
             ? 'Already up to date: push again.'
-            : `Pulled ${result.newCommits} commit${result.newCommits === 1 ? '' : 's'} (${result.status}): push again.`,
+            : `Pulled ${plural(result.newCommits, 'commit')} (${result.status}): push again.`,
         );
       }
     } catch (err) {
@@ -400,14 +493,6 @@ function WriteError({
       <p class="muted">Error code: {error.code}</p>
     </div>
   );
-}
-
-function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1);
-}
-
-function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function failure(err: unknown): Failure {

@@ -5,6 +5,7 @@ import type { EngineContext } from '../../workers/engine/engine.ts';
 import { GITDIR } from '../../workers/store/repoFs.ts';
 import { exportDir } from './exportGitDir.ts';
 import { git } from './git.ts';
+import { exportWorktree } from './worktree.ts';
 
 /** `git ls-remote <options> <url> <patterns>` as sorted `oid name` lines: what a clone must report as its refs. */
 export async function lsRemoteLines(
@@ -60,6 +61,20 @@ export async function exportRepo(
 ): Promise<string> {
   const dest = join(scratch, `${name}-${repoId}`);
   await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dest);
+  return dest;
+}
+
+/** The repo's working tree with its git directory in `.git`, copied out for git: `git status` runs there. */
+export async function exportCheckout(
+  ctx: EngineContext,
+  repoId: string,
+  scratch: string,
+  name: string,
+): Promise<string> {
+  const dest = join(scratch, `${name}-${repoId}`);
+  const fs = ctx.store.repoFs.open(repoId);
+  await exportWorktree(fs, dest);
+  await exportDir(fs, GITDIR, join(dest, '.git'));
   return dest;
 }
 

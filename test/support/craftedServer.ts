@@ -34,8 +34,14 @@ export interface CraftedRepo {
   endless?: 'info/refs' | 'info/refs-again' | 'ls-refs' | 'fetch';
 }
 
-/** A commit and its one-file tree, as a pack: what a blob:none clone of a tiny repo receives. */
-export function tinyRepoPack(message = 'first'): { pack: Uint8Array; commit: string } {
+/**
+ * A commit and its one-file tree (`a.txt`), as a pack: what a blob:none clone of a tiny repo receives;
+ * `withBlob` adds the file's content, for a reader that asks for it in a later request.
+ */
+export function tinyRepoPack(
+  message = 'first',
+  opts: { withBlob?: boolean } = {},
+): { pack: Uint8Array; commit: string; blob: Uint8Array } {
   const enc = new TextEncoder();
   const blob = enc.encode('hello\n');
   const blobId = objectId('blob', blob);
@@ -47,8 +53,10 @@ export function tinyRepoPack(message = 'first'): { pack: Uint8Array; commit: str
     pack: buildPack([
       { type: 'commit', data: commit },
       { type: 'tree', data: tree },
+      ...(opts.withBlob ? [{ type: 'blob', data: blob } as const] : []),
     ]),
     commit: objectId('commit', commit),
+    blob,
   };
 }
 

@@ -38,6 +38,8 @@ export function regressions(target: string): Regression[] {
 export async function fuzz<Ts extends [unknown, ...unknown[]]>(
   target: string,
   property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
+  /** `runs` replaces fuzzRuns() for targets whose cases are costly (a timing in each); they scale with it. */
+  opts: { runs?: number } = {},
 ): Promise<void> {
   // No hang: an async case that takes longer than this fails (a synchronous loop is bounded by the
   // input sizes the generators allow, and by the vitest timeout below).
@@ -46,7 +48,9 @@ export async function fuzz<Ts extends [unknown, ...unknown[]]>(
     await fc.assert(property, { seed: r.seed, path: r.path, endOnFailure: true, timeout });
   }
   const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 0x5eed;
-  await fc.assert(property, { numRuns: fuzzRuns(), seed, timeout });
+  const numRuns = opts.runs ? Math.max(1, Math.round((opts.runs * fuzzRuns()) / DEFAULT_RUNS)) : fuzzRuns();
+  // A costly case is not shrunk: each step would time it again, and the first failure says enough.
+  await fc.assert(property, { numRuns, seed, timeout, endOnFailure: !!opts.runs });
 }
 
 const CASE_TIMEOUT_MS = 10_000;

@@ -19,7 +19,31 @@ export async function git(
   return stdout;
 }
 
-export async function gitBuffer(args: string[], opts: { cwd?: string } = {}): Promise<Buffer> {
-  const { stdout } = await run('git', args, { cwd: opts.cwd, maxBuffer: 1 << 30, encoding: 'buffer' });
+export async function gitBuffer(
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<Buffer> {
+  const { stdout } = await run('git', args, {
+    cwd: opts.cwd,
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...opts.env },
+    maxBuffer: 1 << 30,
+    encoding: 'buffer',
+  });
   return stdout;
 }
+
+/**
+ * The git CLI in `gitDir`, unable to fetch anything: a partial clone's git fetches a missing object from its
+ * promisor remote, so a check without this passes on what was never stored. `protocol.allow=never` refuses
+ * every transport (git 2.39 has no GIT_NO_LAZY_FETCH, which later versions honour as well).
+ */
+export function offlineGit(gitDir: string, args: string[]): Promise<string> {
+  return git(['-c', 'protocol.allow=never', '-C', gitDir, ...args], { env: NO_LAZY_FETCH });
+}
+
+/** offlineGit's stdout as bytes. */
+export function offlineGitBuffer(gitDir: string, args: string[]): Promise<Buffer> {
+  return gitBuffer(['-c', 'protocol.allow=never', '-C', gitDir, ...args], { env: NO_LAZY_FETCH });
+}
+
+const NO_LAZY_FETCH = { GIT_NO_LAZY_FETCH: '1' };

@@ -9,6 +9,7 @@ import type { EngineSettings } from '../ops/common/engineContext.ts';
 import { throwIfAborted } from '../ops/common/errors.ts';
 import { PACK_OBJECT_CACHE_BYTES } from '../ops/common/packObjectCache.ts';
 import { RepoCaches } from '../ops/common/repoCaches.ts';
+import { commitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 import { IngesterWarmUp } from '../ops/maintenance/ingesterWarmUp.ts';
 import { MaintenanceState } from '../ops/maintenance/packMaintenance.ts';
 import { blame } from '../ops/read/blame.ts';
@@ -33,6 +34,7 @@ import { checkout } from '../ops/worktree/checkout.ts';
 import { commit } from '../ops/worktree/commit.ts';
 import { pull } from '../ops/worktree/pull.ts';
 import {
+  abortMerge,
   deleteWorktreeFile,
   readWorktreeFile,
   renameWorktreeFile,
@@ -44,6 +46,7 @@ import {
 } from '../ops/worktree/workingTree.ts';
 import { DEFAULT_PACK_LIMITS } from '../pack/packLimits.ts';
 import { indexedDbStorage } from '../storage/indexedDb.ts';
+import { repoSummary } from '../store/credentials.ts';
 import { type RepairReport, repairStores } from '../store/repair.ts';
 import type { LockWait } from '../store/repoLock.ts';
 import { Store } from '../store/store.ts';
@@ -197,6 +200,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       begin(hooks.signal);
       return authed(id, () => blame(ctx, id, ref, path, hooks));
     },
+    async commitGraphStatus(_args = {}, hooks = {}) {
+      begin(hooks.signal);
+      return commitGraphStatus(ctx, id);
+    },
     async compare({ base, head }, hooks = {}) {
       begin(hooks.signal);
       return compareRefs(ctx, id, base, head, {}, { signal: hooks.signal });
@@ -270,6 +277,10 @@ export function createEngine(options: EngineOptions = {}): Engine {
       begin(hooks.signal);
       return locked(id, 'commit', hooks, () => authed(id, () => commit(ctx, id, args, hooks)));
     },
+    async abortMerge(_args = {}, hooks = {}) {
+      begin(hooks.signal);
+      return locked(id, 'aborting the merge', hooks, () => abortMerge(ctx, id));
+    },
     async createBranch({ name, start }, hooks = {}) {
       begin(hooks.signal);
       return locked(id, `creating branch ${name}`, hooks, () => createBranch(ctx, id, name, start));
@@ -304,7 +315,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       // Not `begin`: the page lists its repos while the warm-up runs, which should go on.
       throwIfAborted(hooks.signal);
       const all = await store.registry.list();
-      return includeMinimal ? all : all.filter((r) => !r.minimal);
+      return (includeMinimal ? all : all.filter((r) => !r.minimal)).map(repoSummary);
     },
     async startupRepair(_args = {}, hooks = {}) {
       begin(hooks.signal);

@@ -3,6 +3,7 @@
 // and comes out as the same class on the page. This file and the error modules it imports hold no git
 // code: the page's bundle carries them (engine/client.ts).
 
+import { COMMIT_GRAPH_ERROR_CODES, CommitGraphError } from '../commitgraph/errors.ts';
 import {
   AuthRequiredError,
   HostileTreeError,
@@ -20,6 +21,7 @@ import { REMOTE_ERROR_CODES, RemoteError, WIRE_ERROR_CODES, WireError } from '..
 
 export {
   AuthRequiredError,
+  CommitGraphError,
   HostileTreeError,
   MissingObjectError,
   OperationError,
@@ -42,6 +44,7 @@ export const ERROR_CODES = Object.freeze([
     ...STORE_ERROR_CODES,
     ...OPERATION_ERROR_CODES,
     ...MISSING_OBJECT_ERROR_CODES,
+    ...COMMIT_GRAPH_ERROR_CODES,
   ]),
 ]) as readonly ErrorCode[];
 
@@ -53,7 +56,8 @@ export type ErrorCode =
   | (typeof PACK_ERROR_CODES)[number]
   | (typeof STORE_ERROR_CODES)[number]
   | (typeof OPERATION_ERROR_CODES)[number]
-  | (typeof MISSING_OBJECT_ERROR_CODES)[number];
+  | (typeof MISSING_OBJECT_ERROR_CODES)[number]
+  | (typeof COMMIT_GRAPH_ERROR_CODES)[number];
 
 /** Any error the engine throws. */
 export type BloblessError =
@@ -63,7 +67,8 @@ export type BloblessError =
   | PackError
   | StoreError
   | OperationError
-  | MissingObjectError;
+  | MissingObjectError
+  | CommitGraphError;
 
 /**
  * The classes by their `name`, subclasses before the classes they extend. A subclass's name is its own
@@ -82,6 +87,7 @@ export const ERROR_CLASSES: Readonly<Record<string, abstract new (...args: never
     RemoteError,
     PackError,
     StoreError,
+    CommitGraphError,
   });
 
 /** Whether `e` is an error of the engine: then `e.code` is an ErrorCode. */

@@ -33,6 +33,7 @@ export const REPO_METHODS = Object.freeze([
   'listPaths',
   'fileHistory',
   'blame',
+  'commitGraphStatus',
   'compare',
   'checkout',
   'readFile',
@@ -48,6 +49,7 @@ export const REPO_METHODS = Object.freeze([
   'renameWorktreeFile',
   'deleteWorktreeFile',
   'commit',
+  'abortMerge',
   'createBranch',
   'deleteBranch',
 ] as const satisfies readonly (keyof Repo)[]);

@@ -3,6 +3,7 @@
 // them needs to change to cross a worker boundary), and every option, progress and result type.
 
 import type { EngineLimits } from '../ops/common/engineContext.ts';
+import type { CommitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 import type { BlameProgress, BlameResult } from '../ops/read/blame.ts';
 import type { Comparison } from '../ops/read/compare.ts';
 import type { CommitDiff, FileDiff } from '../ops/read/diff.ts';
@@ -23,13 +24,14 @@ import type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/w
 import type { CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
 import type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 import type { WorktreeStatus } from '../ops/worktree/workingTree.ts';
-import type { RepoRecord } from '../store/registry.ts';
+import type { RepoSummary } from '../store/credentials.ts';
 import type { RepairReport } from '../store/repair.ts';
 import type { Storage } from '../store/storage.ts';
 import type { HttpAuth } from '../transport/gitHttp.ts';
 import type { RetryPolicy } from '../transport/retryPolicy.ts';
 
 export type { EngineLimits } from '../ops/common/engineContext.ts';
+export type { CommitGraphStatus } from '../ops/maintenance/commitGraphUpdate.ts';
 export type { BlameLine, BlameProgress, BlameResult } from '../ops/read/blame.ts';
 export type { Comparison } from '../ops/read/compare.ts';
 export type { ChangeStatus, CommitDiff, DiffHunk, DiffLine, FileChange, FileDiff } from '../ops/read/diff.ts';
@@ -61,6 +63,7 @@ export type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/w
 export type { Author, CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
 export type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 export type { StatusEntry, WorktreeStatus } from '../ops/worktree/workingTree.ts';
+export type { RepoSummary } from '../store/credentials.ts';
 export type { HistoryFillState, RepoRecord } from '../store/registry.ts';
 export type { RepairReport } from '../store/repair.ts';
 export type { RepoEvent } from '../store/repoEvents.ts';
@@ -144,7 +147,8 @@ export interface Engine {
    */
   readFileMinimal(args: ReadMinimalArgs, hooks?: OperationHooks<MinimalProgress>): Promise<MinimalRead>;
   /** The stored repos, the one fetched last first. */
-  listRepos(args?: ListReposArgs, hooks?: OperationHooks): Promise<RepoRecord[]>;
+  /** Whether a token is kept, never the token: the page needs none, and a script injected there reads all it holds. */
+  listRepos(args?: ListReposArgs, hooks?: OperationHooks): Promise<RepoSummary[]>;
   /**
    * What interrupted writes (a closed tab, a crash) left, put right: run once per engine; every call gets
    * the one report.
@@ -204,6 +208,8 @@ export interface Repo {
   ): Promise<FileHistoryPage>;
   /** `git blame`: the old versions' blobs are fetched in a few growing batches, not one by one. */
   blame(args: { ref: string; path: string }, hooks?: OperationHooks<BlameProgress>): Promise<BlameResult>;
+  /** The commit-graph's size once the writes scheduled so far are done (the benchmark's history cells). */
+  commitGraphStatus(args?: NoArgs, hooks?: OperationHooks): Promise<CommitGraphStatus>;
   /** `git log base..head` and `git diff --name-status base...head`, from commits and trees alone. */
   compare(args: { base: string; head: string }, hooks?: OperationHooks): Promise<Comparison>;
   /** Updates the working tree to `ref`, fetching the blobs it lacks in overlapping batches. */
@@ -242,6 +248,8 @@ export interface Repo {
   ): Promise<void>;
   deleteWorktreeFile(args: { path: string }, hooks?: OperationHooks<CheckoutProgress>): Promise<void>;
   commit(args: CommitOptions, hooks?: OperationHooks<CheckoutProgress>): Promise<CommitResult>;
+  /** `git merge --abort` for a merge a conflicting pull left in progress. */
+  abortMerge(args?: NoArgs, hooks?: OperationHooks<LockWaitProgress>): Promise<void>;
   /** Creates `refs/heads/<name>` at `start` (HEAD when absent); returns the commit id. */
   createBranch(
     args: { name: string; start?: string },

@@ -46,7 +46,8 @@ describe('applyDelta', () => {
   });
 
   it('handles an empty result and an empty base', () => {
-    expect(applyDelta(base, makeDelta(base.length, [])).length).toBe(0);
+    const large = new Uint8Array(20_000);
+    expect(applyDelta(large, makeDelta(large.length, [])).length).toBe(0);
     expect(dec(applyDelta(new Uint8Array(0), makeDelta(0, [{ insert: 'new' }])))).toBe('new');
   });
 
@@ -83,14 +84,21 @@ describe('applyDelta', () => {
   });
 
   it('refuses the reserved instruction 0 and truncated instructions', () => {
-    expect(invalid(base, makeDelta(base.length, [], { rawTail: [0] }))).toMatch(/reserved instruction 0/);
+    expect(invalid(base, makeDelta(base.length, [], { rawTail: [0], resultSize: 300 }))).toMatch(
+      /reserved instruction 0/,
+    );
     expect(invalid(base, makeDelta(base.length, [], { rawTail: [0x91, 1], resultSize: 1 }))).toMatch(
       /inside a copy/,
     );
     expect(invalid(base, makeDelta(base.length, [], { rawTail: [5, 1, 2], resultSize: 5 }))).toMatch(
       /inside an insert/,
     );
-    expect(invalid(base, new Uint8Array([0x80]))).toMatch(/inside the base size/);
-    expect(invalid(base, new Uint8Array([44]))).toMatch(/inside the result size/);
+    expect(invalid(base, new Uint8Array([0x80, 0x80, 0x80, 0x80]))).toMatch(/inside the base size/);
+    expect(invalid(base, new Uint8Array([base.length, 0x80, 0x80, 0x80]))).toMatch(/inside the result size/);
+  });
+
+  it('refuses a delta under 4 bytes, as git does (patch-delta.c: DELTA_SIZE_MIN), even one git could read', () => {
+    expect(invalid(base, makeDelta(base.length, []))).toMatch(/2 bytes long, under git's minimum of 4/);
+    expect(invalid(new Uint8Array(0), makeDelta(0, [{ insert: 'a' }]).subarray(0, 3))).toMatch(/minimum/);
   });
 });

@@ -5,6 +5,8 @@
 import { objectTooLarge, PackError } from './errors.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
 
+const DELTA_SIZE_MIN = 4;
+
 function invalid(detail: string): PackError {
   return new PackError('PACK_DELTA_INVALID', `A delta in the pack is invalid: ${detail}.`);
 }
@@ -40,6 +42,10 @@ export function applyDelta(
   allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
   maxResultSize: number = DEFAULT_PACK_LIMITS.maxObjectSize,
 ): Uint8Array {
+  // git refuses any delta under DELTA_SIZE_MIN (delta.h: 4 bytes; patch-delta.c), even a well-formed one
+  // making an empty object: a pack holding one would be stored here and refused by git's index-pack.
+  if (delta.length < DELTA_SIZE_MIN)
+    throw invalid(`it is ${delta.length} bytes long, under git's minimum of ${DELTA_SIZE_MIN}`);
   const [baseSize, p0] = readSize(delta, 0, 'base');
   const [resultSize, p1] = readSize(delta, p0, 'result');
   if (baseSize !== base.length) {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectTypedError, fuzz, fuzzTimeout, mutated, split } from '../../test/support/fuzz.ts';
+import { gitIndexPacks } from '../../test/support/packOracle.ts';
 import { createJsSha1 } from './objectHash.ts';
 import { PackIngester } from './packIngester.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
@@ -62,7 +63,11 @@ const pack = mutated(
 );
 
 /** The .idx of `bytes` as ingested with `arrivalCacheBytes` of bases kept while receiving, or the error. */
-async function ingest(bytes: Uint8Array, cuts: number[], arrivalCacheBytes: number) {
+async function ingest(
+  bytes: Uint8Array,
+  cuts: number[],
+  arrivalCacheBytes: number,
+): Promise<{ idx: string } | { error: unknown }> {
   // The size hint spares a 1 MiB receive buffer per case.
   const ingester = await PackIngester.create({
     sha1: createJsSha1,
@@ -81,10 +86,17 @@ async function ingest(bytes: Uint8Array, cuts: number[], arrivalCacheBytes: numb
   }
 }
 
+/** Packs of each verdict (accepted, refused) that `git index-pack` judges after the run. */
+const GIT_SAMPLE = 150;
+/** Refusals for our own limits (object size, inflation), which git has not: it may accept those packs. */
+const LIMIT_CODES = new Set(['PACK_OBJECT_TOO_LARGE', 'PACK_INFLATE_BUDGET']);
+
 describe('fuzz: pack ingester', () => {
   it(
-    'fails only with PackError, what it accepts stays within its limits, and resolving deltas as they arrive changes nothing',
+    'fails only with PackError, what it accepts stays within its limits, resolving deltas as they arrive changes nothing, and git index-pack agrees',
     async () => {
+      const accepted: { bytes: Uint8Array; idx: string }[] = [];
+      const refused: { bytes: Uint8Array; codes: string[] }[] = [];
       await fuzz(
         'pack-ingester',
         fc.asyncProperty(
@@ -97,11 +109,24 @@ describe('fuzz: pack ingester', () => {
             const outcomes = [];
             for (const ring of [0, 64, DEFAULT_PACK_LIMITS.arrivalCacheBytes])
               outcomes.push(await ingest(bytes, cuts, ring));
-            const accepted = outcomes.filter((o) => 'idx' in o).map((o) => o.idx);
-            for (const idx of accepted) expect(idx).toBe(accepted[0]);
+            const idxs = outcomes.flatMap((o) => ('idx' in o ? [o.idx] : []));
+            for (const idx of idxs) expect(idx).toBe(idxs[0]);
+            if (idxs.length > 0 && accepted.length < GIT_SAMPLE)
+              accepted.push({ bytes: Uint8Array.from(bytes), idx: idxs[0] });
+            const codes = outcomes.map((o) => ('error' in o ? (o.error as { code: string }).code : ''));
+            if (idxs.length === 0 && refused.length < GIT_SAMPLE && !codes.some((c) => LIMIT_CODES.has(c)))
+              refused.push({ bytes: Uint8Array.from(bytes), codes });
           },
         ),
       );
+      expect(accepted.length).toBeGreaterThan(GIT_SAMPLE / 3);
+      // git's .idx of each accepted pack is ours byte for byte; what we refuse (but for our limits) git refuses.
+      const forAccepted = await gitIndexPacks(accepted.map((a) => a.bytes));
+      const differ = accepted.filter((a, i) => forAccepted[i]?.toString('hex') !== a.idx);
+      expect(differ.map((a) => Buffer.from(a.bytes).toString('hex'))).toEqual([]);
+      const forRefused = await gitIndexPacks(refused.map((r) => r.bytes));
+      const gitTook = refused.filter((_, i) => forRefused[i] !== null);
+      expect(gitTook.map((r) => `${r.codes.join(',')}: ${Buffer.from(r.bytes).toString('hex')}`)).toEqual([]);
     },
     fuzzTimeout(),
   );

@@ -107,6 +107,9 @@ describe('PackIngester holds a pack to its limits', () => {
       inflateRatio: 1024,
       inflateFloor: 1024 * MiB,
       arrivalCacheBytes: 4 * MiB,
+      maxTreeEntries: 100_000,
+      maxTreeDepth: 4096,
+      maxSymlinkTargetBytes: 4095,
     });
   });
 });
@@ -119,7 +122,8 @@ describe('PackIngester terminates on self-referencing deltas', () => {
     const id = 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391';
     const pack = buildPack([
       { type: 'blob', data: empty },
-      { refDelta: id, delta: makeDelta(0, []) },
+      // Sizes 0 and 0 in two bytes each (varints git reads too): the 4 bytes git asks of any delta.
+      { refDelta: id, delta: Uint8Array.of(0x80, 0x00, 0x80, 0x00) },
       { refDelta: id, delta: makeDelta(0, [{ insert: 'x' }]) },
     ]);
     const ingester = await PackIngester.create();

@@ -25,7 +25,27 @@ export interface PackLimits {
    * arrives while its base is at hand (ARRIVAL_CACHE_BYTES). 0 resolves every delta after the last byte.
    */
   arrivalCacheBytes: number;
+  /**
+   * Entries one tree may hold (TREE_TOO_WIDE). git sets no cap; GitHub recommends 3,000 and lists 1,000. A
+   * tree is parsed and checked in one synchronous step, so this bounds how long the worker is deaf to other
+   * calls while one tree is read. See TREE_ENTRY_LIMIT for the measurements.
+   */
+  maxTreeEntries: number;
+  /**
+   * How many folders deep a tree may sit below the root (TREE_TOO_DEEP): git's core.maxTreeDepth, 4096
+   * (git 2.44 made it its fail-safe against trees that exhaust its stack). Every tree walk and path lookup
+   * stops at it.
+   */
+  maxTreeDepth: number;
+  /**
+   * Bytes of a symbolic link's target (SYMLINK_TOO_LONG): PATH_MAX, 4096 with its NUL, bounds what the file
+   * system gives git, so git never writes a longer one. The link walk costs at most 41 targets per link.
+   */
+  maxSymlinkTargetBytes: number;
 }
+
+/** The limits that bound a tree walk and a checkout's links (pack/treeCheck.ts), not the pack itself. */
+export type TreeLimits = Pick<PackLimits, 'maxTreeEntries' | 'maxTreeDepth' | 'maxSymlinkTargetBytes'>;
 
 /*
  * Resolving a delta as it arrives, while its base is still at hand, spares inflating it a second time after
@@ -49,11 +69,37 @@ export interface PackLimits {
  */
 export const ARRIVAL_CACHE_BYTES = 4 * 1024 * 1024;
 
+/*
+ * How wide real trees are, against what checking one costs. git sets no cap on a tree's entries; GitHub
+ * recommends at most 3,000 per folder and lists 1,000 ("Repository limits", docs.github.com). The widest
+ * trees found here (`git ls-tree <tree> | wc -l` on the largest trees of each repository): pyenv (the one
+ * real clone on this machine) 1,046 entries; this project 41; the fixtures 110 (large.git), 39 (medium.git).
+ * Checking a tree is one synchronous step of the worker; its CPU time by width (`npx tsx
+ * bench/pack/treeWidth.bench.ts 7`, least / median, 2 shared cores at load 18):
+ *
+ *   entries        10,000     50,000      100,000       200,000
+ *   check, ms      7.4/8.6    52/74       122/174       273/302     (1.2 µs an entry)
+ *   parse only     4.9/6.2    25/39       40/76         106/155
+ *
+ * 100,000 is a hundred times the widest real tree found and thirty times GitHub's advice, and keeps one
+ * tree's check near a tenth of a second, well inside the second a second call may wait. A wider tree
+ * (hostile-wide.git's 200,000 entries) is refused after 100,001 entries, in the time of 100,000.
+ * docs/decisions/tree-limits.md has the measurements.
+ */
+export const TREE_ENTRY_LIMIT = 100_000;
+
+export const DEFAULT_TREE_LIMITS: Readonly<TreeLimits> = Object.freeze({
+  maxTreeEntries: TREE_ENTRY_LIMIT,
+  maxTreeDepth: 4096,
+  maxSymlinkTargetBytes: 4095,
+});
+
 export const DEFAULT_PACK_LIMITS: Readonly<PackLimits> = Object.freeze({
   maxObjectSize: 512 * 1024 * 1024,
   inflateRatio: 1024,
   inflateFloor: 1024 * 1024 * 1024,
   arrivalCacheBytes: ARRIVAL_CACHE_BYTES,
+  ...DEFAULT_TREE_LIMITS,
 });
 
 /** The inflate budget for a pack of `packBytes` bytes. */

@@ -170,6 +170,28 @@ describe('checkTree refuses, one code per check', () => {
   });
 });
 
+describe('checkTree: maxTreeEntries', () => {
+  const names = (n: number): Entry[] =>
+    Array.from({ length: n }, (_, i) => ['100644', `f${String(i).padStart(4, '0')}`]);
+
+  it('a tree of exactly the limit passes; one more entry is TREE_TOO_WIDE, parsed no further', () => {
+    expect(checkTree(treeBytes(names(5)), true, 5).problem).toBeNull();
+    const over = checkTree(treeBytes(names(6)), true, 5);
+    expect(over.problem).toMatchObject({ check: 'TREE_TOO_WIDE', name: '' });
+    expect(over.problem?.detail).toContain('5 entries (maxTreeEntries)');
+    expect(over.entries.length).toBe(5);
+  });
+
+  it('holds when only parsing (a tree checked before under other limits)', () => {
+    expect(checkTree(treeBytes(names(6)), false, 5).problem?.check).toBe('TREE_TOO_WIDE');
+  });
+
+  it('an earlier problem is still the one reported', () => {
+    const entries: Entry[] = [['100644', '.git'], ...names(5)];
+    expect(checkTree(treeBytes(entries), true, 3).problem?.check).toBe('HAS_DOTGIT');
+  });
+});
+
 describe('checkTree(bytes, false): parse only, for a tree id checked before', () => {
   it('lists the entries without judging names', () => {
     const { entries, problem } = checkTree(
@@ -266,6 +288,34 @@ describe('checkSymlinkTargets', () => {
     expect(problem({ ok: 'a', 'x/y': '../../.git' })).toMatchObject({
       path: 'x/y',
       check: 'SYMLINK_LEAVES_WORKTREE',
+    });
+  });
+
+  it('names the link passed through on the way to an absolute path', () => {
+    expect(problem({ 'a/b': 'c/d', 'a/c': '/etc' })).toMatchObject({
+      path: 'a/b',
+      check: 'SYMLINK_ABSOLUTE',
+      detail: 'leads through "a/c" to "/etc".',
+    });
+  });
+
+  it('SYMLINK_TOO_LONG past maxSymlinkTargetBytes (4,095 by default), counted in UTF-8 bytes', () => {
+    expect(problem({ x: 'a'.repeat(4095) })).toBeNull();
+    expect(problem({ x: 'a'.repeat(4096) })).toMatchObject({ path: 'x', check: 'SYMLINK_TOO_LONG' });
+    // 1,365 three-byte characters fit in 4,095 bytes; one more does not, nor 2,048 two-byte ones.
+    expect(problem({ x: '\u20ac'.repeat(1365) })).toBeNull();
+    expect(problem({ x: '\u20ac'.repeat(1366) })?.check).toBe('SYMLINK_TOO_LONG');
+    expect(problem({ x: '\u00e9'.repeat(2048) })?.check).toBe('SYMLINK_TOO_LONG');
+    expect(problem({ x: '\u{1f600}'.repeat(1023) })).toBeNull();
+    expect(problem({ x: '\u{1f600}'.repeat(1024) })?.check).toBe('SYMLINK_TOO_LONG');
+    const links = new Map([['x', 'a'.repeat(100)]]);
+    expect(checkSymlinkTargets(links, { maxSymlinkTargetBytes: 99 })?.check).toBe('SYMLINK_TOO_LONG');
+  });
+
+  it('a length problem comes before any walk: it is what bounds the walk', () => {
+    expect(problem({ a: '..', z: 'b/'.repeat(3000) })).toMatchObject({
+      path: 'z',
+      check: 'SYMLINK_TOO_LONG',
     });
   });
 });

@@ -3,7 +3,10 @@
 // or ".git", or a link to "/.git", would write into the git directory (CVE-2014-9390 and its kin). Pure:
 // bytes in, entries and the first problem out. The checks and their codes follow git's fsck.c
 // (FSCK_MSG_*), path.c (is_ntfs_dotgit, is_ntfs_dotgitmodules) and utf8.c (is_hfs_dotgit); the codes
-// git has no name for are marked "ours".
+// git has no name for are marked "ours". Every check is linear in its input and bounded by TreeLimits
+// (packLimits.ts): a server chooses the input, and the worker that checks it is the tab's only git worker.
+
+import { DEFAULT_TREE_LIMITS, type TreeLimits } from './packLimits.ts';
 
 import { show } from './showName.ts';
 
@@ -35,7 +38,13 @@ export type TreeCheck =
   | 'SYMLINK_LEAVES_WORKTREE'
   | 'SYMLINK_POINTS_TO_GIT_DIR'
   /** Ours: a symlink that does not resolve within 40 links (SYMLOOP_MAX); lightning-fs would recurse forever. */
-  | 'SYMLINK_LOOP';
+  | 'SYMLINK_LOOP'
+  /** Ours: a symlink whose target is longer than PATH_MAX allows (maxSymlinkTargetBytes, 4,095 bytes). */
+  | 'SYMLINK_TOO_LONG'
+  /** Ours: a tree of more entries than maxTreeEntries. */
+  | 'TREE_TOO_WIDE'
+  /** A tree more folders below the root than maxTreeDepth (git's core.maxTreeDepth, 4,096). */
+  | 'TREE_TOO_DEEP';
 
 export const MODE_TREE = '40000';
 /** How old git and some tools wrote a tree's mode; git fsck only warns (ZERO_PADDED_FILEMODE) and so do we. */
@@ -79,40 +88,66 @@ export interface CheckedTree {
 const SPACE = 0x20;
 const NUL = 0;
 const decoder = new TextDecoder('utf-8');
+// windows-1252 under this name (WHATWG Encoding), which reads bytes below 0x80 as ASCII: only those are used.
+const latin1 = new TextDecoder('latin1');
 
 /**
  * Parses a tree object's content (no "tree <size>\0" header) and checks it as git fsck does. `verify`
- * false parses only (a tree that passed before): a malformed tree is still BAD_TREE.
+ * false parses only (a tree that passed before): a malformed tree is still BAD_TREE, and one of more than
+ * `maxEntries` entries TREE_TOO_WIDE, found at entry `maxEntries + 1` with nothing parsed past it.
  */
-export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
+export function checkTree(
+  bytes: Uint8Array,
+  verify = true,
+  maxEntries = DEFAULT_TREE_LIMITS.maxTreeEntries,
+): CheckedTree {
   const entries: ParsedTreeEntry[] = [];
+  // Ids are written as hex into one buffer and decoded once at the end: twenty string joins an entry cost
+  // more than the rest of the parse. ASCII names and modes are slices of the tree read as Latin-1.
+  const text = latin1.decode(bytes);
+  const ids: number[] = [];
   let previous: { mode: string; name: Uint8Array } | null = null;
   const seen = new Set<string>();
   let problem: TreeProblem | null = null;
   const report = (check: TreeCheck, name: string, detail: string) => {
     problem ??= { check, name, detail };
   };
+  const done = (): CheckedTree => {
+    const hexText = hexOf(bytes, ids);
+    for (let i = 0; i < entries.length; i++) entries[i].oid = hexText.slice(i * 40, i * 40 + 40);
+    return { entries, problem };
+  };
   let at = 0;
   while (at < bytes.length) {
+    if (entries.length === maxEntries) {
+      report(
+        'TREE_TOO_WIDE',
+        '',
+        `The tree holds more than ${maxEntries.toLocaleString('en')} entries (maxTreeEntries).`,
+      );
+      return done();
+    }
     const space = bytes.indexOf(SPACE, at);
     const nul = space === -1 ? -1 : bytes.indexOf(NUL, space + 1);
     if (space === -1 || nul === -1 || nul + 21 > bytes.length) {
       report('BAD_TREE', '', `The tree ends inside an entry (at byte ${at} of ${bytes.length}).`);
-      return { entries, problem };
+      return done();
     }
-    const mode = octal(bytes, at, space);
+    const mode = octal(bytes, text, at, space);
     if (mode === null) {
-      const text = printable(String.fromCharCode(...bytes.subarray(at, Math.min(space, at + 32))));
-      report('BAD_TREE', '', `An entry's mode "${text}" is not octal digits.`);
-      return { entries, problem };
+      const shown = printable(text.slice(at, Math.min(space, at + 32)));
+      report('BAD_TREE', '', `An entry's mode "${shown}" is not octal digits.`);
+      return done();
     }
-    const nameBytes = bytes.subarray(space + 1, nul);
-    const name = decodeName(nameBytes);
-    const oid = hex(bytes, nul + 1);
+    const name = isAscii(bytes, space + 1, nul)
+      ? text.slice(space + 1, nul)
+      : decoder.decode(bytes.subarray(space + 1, nul));
+    ids.push(nul + 1);
     at = nul + 21;
-    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid });
+    entries.push({ mode: isTreeMode(mode) ? MODE_TREE_PADDED : mode, name, oid: '' });
     if (!verify) continue;
 
+    const nameBytes = bytes.subarray(space + 1, nul);
     if (!VALID_MODES.has(mode))
       report('BAD_FILEMODE', name, `${show(name)} has mode ${mode}, which git does not write.`);
     const nameProblem = checkName(name, nameBytes);
@@ -132,7 +167,7 @@ export function checkTree(bytes: Uint8Array, verify = true): CheckedTree {
     }
     previous = { mode, name: nameBytes };
   }
-  return { entries, problem };
+  return done();
 }
 
 export function isTreeMode(mode: string): boolean {
@@ -233,6 +268,133 @@ function trimDotsAndSpaces(s: string): string {
   return s.slice(0, end);
 }
 
+/** A POSIX system's limit on links followed in one lookup (SYMLOOP_MAX); Linux uses 40. */
+const MAX_LINK_HOPS = 40;
+
+/** The links of a tree as a trie of path components: a step of the walk is one lookup, whatever the depth. */
+interface LinkNode {
+  name: string;
+  children: Map<string, LinkNode>;
+  /** Set when this path is a link. */
+  target?: string;
+}
+
+/**
+ * Checks where symlinks lead, resolved as a file system would: from the link's folder, through the other
+ * links of the set (path from the root to target), "/" and "\\" both separators. A target must stay inside
+ * the working tree and out of the git directory. Each link costs at most MAX_LINK_HOPS + 1 targets of at most
+ * `maxSymlinkTargetBytes` (every target's length is checked first), one map lookup per component: linear.
+ */
+export class SymlinkChecker {
+  private readonly root: LinkNode = { name: '', children: new Map() };
+  private readonly maxBytes: number;
+
+  constructor(
+    private readonly links: ReadonlyMap<string, string>,
+    limits: Pick<TreeLimits, 'maxSymlinkTargetBytes'> = DEFAULT_TREE_LIMITS,
+  ) {
+    this.maxBytes = limits.maxSymlinkTargetBytes;
+    for (const [path, target] of links) {
+      let node = this.root;
+      for (const part of path.split('/')) {
+        let child = node.children.get(part);
+        if (!child) {
+          child = { name: part, children: new Map() };
+          node.children.set(part, child);
+        }
+        node = child;
+      }
+      node.target = target;
+    }
+  }
+
+  /** The first link whose target is too long, or null: checked before any walk, which it bounds. */
+  tooLong(): SymlinkProblem | null {
+    for (const [path, target] of this.links) {
+      if (longerThanUtf8(target, this.maxBytes)) {
+        return {
+          path,
+          check: 'SYMLINK_TOO_LONG',
+          detail: `points at a path of more than ${this.maxBytes.toLocaleString('en')} bytes (maxSymlinkTargetBytes); no file system holds one.`,
+        };
+      }
+    }
+    return null;
+  }
+
+  /** Where the link at `path` leads, or its problem. */
+  check(path: string): SymlinkProblem | null {
+    const target = this.links.get(path);
+    if (target === undefined) return null;
+    const problem = this.resolve(path, target);
+    return problem ? { path, ...problem } : null;
+  }
+
+  private resolve(path: string, target: string): { check: TreeCheck; detail: string } | null {
+    if (isAbsoluteTarget(target)) {
+      return { check: 'SYMLINK_ABSOLUTE', detail: `points at the absolute path ${show(target)}.` };
+    }
+    // Where the walk is: the trie nodes from the root while the path is a prefix of some link's, then how
+    // many components below the last of them (no link lies there, so their names no longer matter).
+    const nodes: LinkNode[] = [this.root];
+    const folders = path.split('/');
+    folders.pop();
+    for (const part of folders) nodes.push(nodes[nodes.length - 1].children.get(part) as LinkNode);
+    let below = 0;
+    // Components still to walk, as a stack of targets: a link met on the way puts its own on top.
+    const pending: { parts: string[]; at: number }[] = [{ parts: target.split(/[/\\]/), at: 0 }];
+    let hops = 0;
+    while (pending.length > 0) {
+      const top = pending[pending.length - 1];
+      if (top.at === top.parts.length) {
+        pending.pop();
+        continue;
+      }
+      const part = top.parts[top.at++];
+      if (part === '' || part === '.') continue;
+      if (part === '..') {
+        if (below > 0) below--;
+        else if (nodes.length > 1) nodes.pop();
+        else {
+          return {
+            check: 'SYMLINK_LEAVES_WORKTREE',
+            detail: `points at ${show(target)}, outside the working tree.`,
+          };
+        }
+        continue;
+      }
+      if (isDotGit(part)) {
+        return {
+          check: 'SYMLINK_POINTS_TO_GIT_DIR',
+          detail: `points at ${show(target)}, into the git directory.`,
+        };
+      }
+      const child = below > 0 ? undefined : nodes[nodes.length - 1].children.get(part);
+      if (child === undefined) {
+        below++;
+        continue;
+      }
+      if (child.target === undefined) {
+        nodes.push(child);
+        continue;
+      }
+      if (++hops > MAX_LINK_HOPS) {
+        return { check: 'SYMLINK_LOOP', detail: `does not resolve within ${MAX_LINK_HOPS} links.` };
+      }
+      // Another link on the way: what it points at replaces it, from its own folder.
+      if (isAbsoluteTarget(child.target)) {
+        const via = [...nodes.slice(1).map((n) => n.name), part].join('/');
+        return {
+          check: 'SYMLINK_ABSOLUTE',
+          detail: `leads through ${show(via)} to ${show(child.target)}.`,
+        };
+      }
+      pending.push({ parts: child.target.split(/[/\\]/), at: 0 });
+    }
+    return null;
+  }
+}
+
 export interface SymlinkProblem {
   check: TreeCheck;
   /** The link's path from the root of the working tree. */
@@ -240,101 +402,66 @@ export interface SymlinkProblem {
   detail: string;
 }
 
-/** A POSIX system's limit on links followed in one lookup (SYMLOOP_MAX); Linux uses 40. */
-const MAX_LINK_HOPS = 40;
-
-/**
- * Checks where each symlink of a tree leads, resolved as a file system would: from the link's folder,
- * through the other links of `links` (path from the root to target), "/" and "\" both separators. A
- * target must stay inside the working tree and out of the git directory. Returns the first problem.
- */
-export function checkSymlinkTargets(links: ReadonlyMap<string, string>): SymlinkProblem | null {
-  for (const [path, target] of links) {
-    const problem = resolveLink(path, target, links);
-    if (problem) return { path, ...problem };
-  }
-  return null;
-}
-
-function resolveLink(
-  path: string,
-  target: string,
+/** The first problem of a set of links (path from the root to target): too long, then where each leads. */
+export function checkSymlinkTargets(
   links: ReadonlyMap<string, string>,
-): { check: TreeCheck; detail: string } | null {
-  if (/^[/\\]/.test(target) || /^[A-Za-z]:/.test(target)) {
-    return { check: 'SYMLINK_ABSOLUTE', detail: `points at the absolute path ${show(target)}.` };
-  }
-  const stack = path.split('/').slice(0, -1);
-  const queue = target.split(/[/\\]/);
-  let hops = 0;
-  while (queue.length > 0) {
-    const part = queue.shift() as string;
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (stack.length === 0) {
-        return {
-          check: 'SYMLINK_LEAVES_WORKTREE',
-          detail: `points at ${show(target)}, outside the working tree.`,
-        };
-      }
-      stack.pop();
-      continue;
-    }
-    if (isDotGit(part)) {
-      return {
-        check: 'SYMLINK_POINTS_TO_GIT_DIR',
-        detail: `points at ${show(target)}, into the git directory.`,
-      };
-    }
-    stack.push(part);
-    const next = links.get(stack.join('/'));
-    if (next === undefined) continue;
-    if (++hops > MAX_LINK_HOPS) {
-      return { check: 'SYMLINK_LOOP', detail: `does not resolve within ${MAX_LINK_HOPS} links.` };
-    }
-    // Another link on the way: what it points at replaces it, from its own folder.
-    if (/^[/\\]/.test(next) || /^[A-Za-z]:/.test(next)) {
-      return {
-        check: 'SYMLINK_ABSOLUTE',
-        detail: `leads through ${show(stack.join('/'))} to ${show(next)}.`,
-      };
-    }
-    stack.pop();
-    queue.unshift(...next.split(/[/\\]/));
+  limits?: Pick<TreeLimits, 'maxSymlinkTargetBytes'>,
+): SymlinkProblem | null {
+  const checker = new SymlinkChecker(links, limits);
+  const tooLong = checker.tooLong();
+  if (tooLong) return tooLong;
+  for (const path of links.keys()) {
+    const problem = checker.check(path);
+    if (problem) return problem;
   }
   return null;
 }
 
-/** The mode's digits as text, or null when they are not all octal (or none). */
-function octal(bytes: Uint8Array, from: number, to: number): string | null {
-  if (to === from || to - from > 32) return null;
-  let out = '';
-  for (let i = from; i < to; i++) {
-    const c = bytes[i];
-    if (c < 0x30 || c > 0x37) return null;
-    out += String.fromCharCode(c);
-  }
-  return out;
+function isAbsoluteTarget(target: string): boolean {
+  return /^[/\\]/.test(target) || /^[A-Za-z]:/.test(target);
 }
 
-/** UTF-8, with a fast path for the ASCII names most trees hold (TextDecoder costs more per short call). */
-function decodeName(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    if (bytes[i] >= 0x80) return decoder.decode(bytes);
-    out += String.fromCharCode(bytes[i]);
+/** Whether `s` takes more than `max` bytes as UTF-8; counts no further than that. */
+export function longerThanUtf8(s: string, max: number): boolean {
+  // Three bytes per UTF-16 unit at most (a surrogate pair is four bytes for two units).
+  if (s.length * 3 <= max) return false;
+  if (s.length > max) return true;
+  let bytes = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+    if (bytes > max) return true;
   }
-  return out;
+  return false;
+}
+
+/** The mode's digits as text (a slice of `text`, the tree as Latin-1), or null when not all octal (or none). */
+function octal(bytes: Uint8Array, text: string, from: number, to: number): string | null {
+  if (to === from || to - from > 32) return null;
+  for (let i = from; i < to; i++) if (bytes[i] < 0x30 || bytes[i] > 0x37) return null;
+  return text.slice(from, to);
+}
+
+function isAscii(bytes: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (bytes[i] >= 0x80) return false;
+  return true;
 }
 
 function printable(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, '?');
 }
 
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const HEX_DIGITS = new TextEncoder().encode('0123456789abcdef');
 
-function hex(bytes: Uint8Array, from: number): string {
-  let out = '';
-  for (let i = from; i < from + 20; i++) out += HEX[bytes[i]];
-  return out;
+/** The 20-byte ids at `starts` in `bytes`, as one string of 40 hex digits each. */
+function hexOf(bytes: Uint8Array, starts: number[]): string {
+  const out = new Uint8Array(starts.length * 40);
+  let o = 0;
+  for (const start of starts) {
+    for (let i = start; i < start + 20; i++) {
+      out[o++] = HEX_DIGITS[bytes[i] >> 4];
+      out[o++] = HEX_DIGITS[bytes[i] & 15];
+    }
+  }
+  return latin1.decode(out);
 }

@@ -298,6 +298,8 @@ describe('writeAllOrNothing', () => {
     ],
     // A browser whose figures are true: less is free than was needed.
     [{ usage: 9_500_000, quota: 10_000_000 }, '0.5 MB free of 10.0 MB'],
+    // Under a tenth of a megabyte, kilobytes: "0.0 MB free" would say nothing.
+    [{ usage: 9_960_000, quota: 10_000_000 }, '40 KB free of 10.0 MB'],
   ])(
     'a batch the disk refuses is STORAGE_FULL with the figures (%o), and none of it is stored',
     async (estimate, room) => {

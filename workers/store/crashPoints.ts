@@ -17,6 +17,20 @@ export type CrashPoint =
   | 'checkout:files-written'
   /** The checkout committed; the registry still names the previous branch and commit. */
   | 'checkout:files-committed'
+  /** A fetch's pack, refs and shallow list are written but held, not committed. */
+  | 'fetch:files-written'
+  /** A fetch committed; the registry's record (shallow, sizes) is not updated yet. */
+  | 'fetch:files-committed'
+  /** A pull's merge commit is committed (nothing names it yet); the branch and working tree are unmoved. */
+  | 'pull:merge-committed'
+  /** A commit's objects, branch and reflog are written but held, not committed. */
+  | 'commit:files-written'
+  /** A commit is committed; the registry still names the previous commit. */
+  | 'commit:files-committed'
+  /** The server took a push; the remote-tracking ref is not moved yet. */
+  | 'push:remote-updated'
+  /** A push's remote-tracking ref is written but held, not committed. */
+  | 'push:tracking-written'
   /** A pack merge's new pack is committed; the packs it replaces are all still there. */
   | 'repack:merged-pack-committed'
   /** A pack merge deleted some of the old packs' files, not yet committed. */

@@ -46,11 +46,33 @@ export class Credentials {
     this.session.set(repoId, auth);
     await this.registry.update(repoId, (r) => {
       const { auth: _old, tokenProxy: _before, ...rest } = r;
-      return { ...rest, ...(remember ? { auth } : {}), ...(proxy ? { tokenProxy: proxy } : {}) };
+      return {
+        ...rest,
+        ...(remember ? { auth } : {}),
+        ...(proxy ? { tokenProxy: proxy } : {}),
+        needsToken: true,
+      };
     });
   }
 
   clear(): void {
     this.session.clear();
   }
+}
+
+/** A repo's record as the page sees it: whether a token is kept, never the token. */
+export type RepoSummary = Omit<RepoRecord, 'auth'> & {
+  /** A token is kept in this browser's storage for the repo (the person asked for that). */
+  hasRememberedToken: boolean;
+  needsToken: boolean;
+};
+
+export function repoSummary(record: RepoRecord): RepoSummary {
+  const { auth, ...rest } = record;
+  // A record from before `needsToken` was kept still says so by its stored token.
+  return {
+    ...rest,
+    hasRememberedToken: auth !== undefined,
+    needsToken: !!record.needsToken || auth !== undefined,
+  };
 }

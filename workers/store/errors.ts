@@ -49,8 +49,10 @@ async function storageEstimate(): Promise<{ usage: number; quota: number } | und
   }
 }
 
+/** Megabytes to a tenth, or kilobytes (rounded up) below a tenth: a write of 3 KB is never "0.0 MB". */
 function mb(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(1)} MB`;
+  if (bytes >= 100_000) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.ceil(bytes / 1e3)} KB`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { TreeLimits } from '../pack/packLimits.ts';
 import type { KeyValueStore, Storage, StorageNames } from './storage.ts';
 
 /** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
@@ -11,8 +12,15 @@ export interface RepoRecord {
    * (the token dialog, the clone form). Without it, no token goes through `corsProxy`.
    */
   tokenProxy?: string;
-  /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. */
+  /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. Never sent to the page. */
   auth?: { username: string; password: string };
+  /**
+   * The repository needed a token: cloned with one, or one was given for it later. What it shows must not
+   * reach other sites unasked (its README's external images wait for a click).
+   */
+  needsToken?: boolean;
+  /** The tree limits the clone was given (CloneOptions.limits), for every later walk; defaults where absent. */
+  treeLimits?: Partial<TreeLimits>;
   name: string;
   /** The branch HEAD is on, or null when detached. */
   branch: string | null;

@@ -2,9 +2,10 @@
 // once when a worker starts. Every operation commits its files in one IndexedDB transaction and writes the
 // registry record after (see docs/ARCHITECTURE.md, "Atomic operations"), so what is left is one of:
 // a database no record names (a clone that died before its record), a record whose database is gone (a
-// delete that died half-way), a record behind its repo's HEAD (a checkout that died before its record),
-// and, from older versions or other writers, pack files without their partners or files whose contents
-// are missing. Repos whose lock is held (an operation, or a clone in progress, in another tab) are skipped.
+// delete that died half-way), a record behind its repo's HEAD or shallow file (a checkout, commit or
+// fetch that died before its record), and, from older versions or other writers, pack files without
+// their partners or files whose contents are missing. Repos whose lock is held (an operation, or a clone
+// in progress, in another tab) are skipped.
 
 import { isSha1Hex, SHA1_HEX } from '../model/objectId.ts';
 import { PackIngester } from '../pack/packIngester.ts';
@@ -165,6 +166,18 @@ async function repairRepo(store: Store, record: RepoRecord, report: RepairReport
     await store.registry.update(record.id, (r) => ({ ...r, branch: head.branch, headOid: head.oid }));
     report.removed.push(
       `${label}: the list now shows ${head.branch ?? head.oid.slice(0, 7)}, where HEAD is.`,
+    );
+  }
+
+  // And says whether the history is whole: a fetch that deepened or unshallowed it and died before its
+  // record left the record's `shallow` behind the git directory's shallow file. (The widget's repos are
+  // always called shallow: they hold single commits, whatever their shallow file says.)
+  const shallowFile = (await fs.readFile(`${GITDIR}/shallow`, 'utf8').catch(() => '')) as string;
+  const shallow = shallowFile.trim() !== '';
+  if (!record.minimal && record.shallow !== shallow) {
+    await store.registry.update(record.id, (r) => ({ ...r, shallow }));
+    report.removed.push(
+      `${label}: the list now says ${shallow ? 'only part of the history is' : 'the whole history is'} stored.`,
     );
   }
 

@@ -4,6 +4,11 @@ export const TRANSPORT_ERROR_CODES = Object.freeze([
   // The device says it has no network (`navigator.onLine` is false): no request was sent.
   'OFFLINE',
   'NETWORK_ERROR',
+  // The first request failed and nothing answers at the address either (reachability.ts): the host name
+  // does not resolve, nothing listens there, or the page may not connect to it.
+  'HOST_UNREACHABLE',
+  // The host answers, but without the CORS headers a browser needs to hand a page its answer.
+  'CORS_REFUSED',
   // The response stopped sending for longer than the stall timeout (retryPolicy.ts STALL_TIMEOUT_MS).
   'TIMEOUT',
   'HTTP_UNAUTHORIZED',

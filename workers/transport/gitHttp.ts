@@ -168,12 +168,7 @@ export class GitHttpClient {
       );
     }
     const moved = parseRepoUrl(target.slice(0, -suffix.length));
-    if (this.opts.auth && moved.origin !== this.url.origin) {
-      throw new TransportError(
-        'REDIRECT_REFUSED',
-        `${this.url.host} redirected to ${moved.host}; Blobless sends your token only to the host it was given for. Clone ${moved.href} directly if you trust it.`,
-      );
-    }
+    if (this.opts.auth && moved.origin !== this.url.origin) throw this.tokenElsewhere(finalUrl);
     if (moved.href !== this.base.href) {
       this.base = moved;
       this.redirectedTo = moved;
@@ -251,17 +246,81 @@ export class GitHttpClient {
     // Only this request follows redirects, and where it lands becomes the base of the POSTs that follow:
     // git's http.followRedirects=initial (http.c, update_url_from_redirect).
     this.service = service;
+    const target = this.endpoint(`/info/refs?service=${service}`);
     const res = await this.retrying(
       () =>
-        this.request(this.endpoint(`/info/refs?service=${service}`), {
-          method: 'GET',
-          headers: this.headers({ Accept: '*/*' }),
-          redirect: 'follow',
-        }),
+        this.opts.auth
+          ? this.discoverWithToken(target)
+          : this.request(target, {
+              method: 'GET',
+              headers: this.headers({ Accept: '*/*' }),
+              redirect: 'follow',
+            }),
       retryResets,
     );
     this.discovered = true;
     return this.readAll(res, maxBytes);
+  }
+
+  /**
+   * The info/refs GET of a request that carries a token: every redirect is taken here (`redirect:
+   * 'manual'`), and only to the origin the token was given for, so the token goes nowhere else whatever a
+   * browser does with the header on a redirect (the Fetch standard drops it on another origin only since
+   * 2022). A browser hides where a manual redirect points (an opaque-redirect response): then the same GET
+   * without the token finds out, and the token follows only if that is the same origin.
+   */
+  private async discoverWithToken(target: string): Promise<Response> {
+    const init = { method: 'GET', headers: this.headers({ Accept: '*/*' }), redirect: 'manual' } as const;
+    let url = target;
+    for (let hop = 0; ; hop++) {
+      const res = await this.request(url, init);
+      if (!isRedirect(res)) {
+        if (url !== target) this.moveBase(url);
+        return res;
+      }
+      await res.arrayBuffer().catch(() => undefined);
+      if (hop === MAX_REDIRECTS) {
+        throw new TransportError(
+          'REDIRECT_REFUSED',
+          `${this.url.href} redirected more than ${MAX_REDIRECTS} times.`,
+        );
+      }
+      const location = res.headers.get('Location');
+      const next = location !== null ? new URL(location, url).href : await this.landingWithoutToken(url);
+      if (this.upstreamOrigin(next) !== this.url.origin) throw this.tokenElsewhere(next);
+      url = next;
+    }
+  }
+
+  /** Where `url` ends up when followed by the browser without the token (for a redirect it hides). */
+  private async landingWithoutToken(url: string): Promise<string> {
+    const headers = this.headers({ Accept: '*/*' });
+    headers.delete('Authorization');
+    const res = await this.send(url, { method: 'GET', headers, redirect: 'follow' });
+    await res.arrayBuffer().catch(() => undefined);
+    if (!res.redirected || !res.url) {
+      throw new TransportError(
+        'REDIRECT_REFUSED',
+        `${this.url.href} redirected a request with a token to a place this browser does not show, and does not redirect one without it: Blobless cannot tell whether the token would stay on ${this.url.host}.`,
+      );
+    }
+    return res.url;
+  }
+
+  /** The origin of the repository `url` names: through the proxy, the host after its prefix; null off it. */
+  private upstreamOrigin(url: string): string | null {
+    if (!this.proxy) return new URL(url).origin;
+    if (!url.startsWith(`${this.proxy}/`)) return null;
+    return new URL(`${this.base.protocol}//${url.slice(this.proxy.length + 1)}`).origin;
+  }
+
+  private tokenElsewhere(next: string): TransportError {
+    const upstream = this.upstreamOrigin(next);
+    const host = new URL(upstream ?? next).host;
+    return new TransportError(
+      'REDIRECT_REFUSED',
+      `${this.url.host} redirected to ${host}; Blobless sends your token only to the host it was given for. Clone the repository from ${host} directly if you trust it.`,
+    );
   }
 
   /** POST a command and hand back the response body as it streams. */
@@ -313,7 +372,7 @@ export class GitHttpClient {
       await res.arrayBuffer().catch(() => undefined);
       throw new TransportError(
         'HTTP_ERROR',
-        `${this.url.href} answered with ${type}, not git data: the address is probably not a git repository.`,
+        `${this.url.href} answered with ${type}, not git data: the address is probably not a git repository. Check it (a repository's address usually ends in .git).`,
         res.status,
       );
     }
@@ -410,6 +469,9 @@ export class GitHttpClient {
  */
 const LENT_CHUNK_BYTES = 256 * 1024;
 
+/** How many redirects one request follows, as git's http.c tells curl (CURLOPT_MAXREDIRS, 20). */
+const MAX_REDIRECTS = 20;
+
 /** `navigator.onLine` in a window or a worker; where there is no navigator (Node), online is assumed. */
 export function isOffline(): boolean {
   return (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine === false;
@@ -422,7 +484,7 @@ export function offlineError(host: string): TransportError {
   );
 }
 
-function isRedirect(res: Response): boolean {
+export function isRedirect(res: Response): boolean {
   return res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400);
 }
 

@@ -62,10 +62,12 @@ export class RemoteError extends Error {
 
   constructor(remoteMessage: string, channel: 'err-packet' | 'sideband-3') {
     const trimmed = remoteMessage.trim();
+    // The server's own words say what went wrong; what to do is ours to add.
+    const said = trimmed.replace(/\.$/, '');
     super(
       channel === 'sideband-3'
-        ? `The git server aborted while sending the pack: ${trimmed}`
-        : `The git server refused the request: ${trimmed}`,
+        ? `The git server aborted while sending the pack: ${said}. Try again later, and tell the server's owner if it keeps failing.`
+        : `The git server refused the request: ${said}. Check the repository's address and your access to it, then try again.`,
     );
     this.remoteMessage = trimmed;
     this.channel = channel;

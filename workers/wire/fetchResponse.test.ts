@@ -207,7 +207,7 @@ describe('parseFetchResponse on real git upload-pack responses', () => {
     expect(error).toBeInstanceOf(RemoteError);
     expect((error as RemoteError).remoteMessage).toBe(`upload-pack: not our ref ${'1'.repeat(40)}`);
     expect(error.message).toBe(
-      `The git server refused the request: upload-pack: not our ref ${'1'.repeat(40)}`,
+      `The git server refused the request: upload-pack: not our ref ${'1'.repeat(40)}. Check the repository's address and your access to it, then try again.`,
     );
   });
 });
@@ -224,7 +224,9 @@ describe('parseFetchResponse on crafted responses', () => {
       channel: 'sideband-3',
       remoteMessage: 'fatal: out of memory',
     });
-    expect(error.message).toBe('The git server aborted while sending the pack: fatal: out of memory');
+    expect(error.message).toBe(
+      "The git server aborted while sending the pack: fatal: out of memory. Try again later, and tell the server's owner if it keeps failing.",
+    );
   });
 
   it('yields pack data that arrived before a band-3 error', async () => {

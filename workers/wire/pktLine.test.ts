@@ -156,7 +156,8 @@ describe('pkt-line decoding', () => {
     expect(error.byteOffset).toBe(6);
     expect(error.message).toBe(
       'The server sent an invalid pkt-line length "0003" at byte 6: it is shorter than the length field ' +
-        'itself, so the response is not git protocol data',
+        'itself, so the response is not git protocol data. Try again; if it happens again, something ' +
+        'between here and the server (a proxy, a captive portal) rewrites the answer',
     );
   });
 

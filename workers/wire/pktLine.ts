@@ -190,7 +190,8 @@ export class PktLineDecoder {
     return new WireError(
       'PKT_LINE_INVALID',
       `The server sent an invalid pkt-line length ${printableBytes(shown)} at byte ${this.#position}: it ` +
-        `${problem}, so the response is not git protocol data`,
+        `${problem}, so the response is not git protocol data. Try again; if it happens again, something ` +
+        'between here and the server (a proxy, a captive portal) rewrites the answer',
       { byteOffset: this.#position },
     );
   }

@@ -29,6 +29,10 @@ export const OPERATION_ERROR_CODES = Object.freeze([
   'INVALID_INPUT',
   // Nothing is staged: the commit would record the same tree as HEAD.
   'NOTHING_TO_COMMIT',
+  // A merge's commit asked for while files still have conflicts (unmerged stages in the index).
+  'UNRESOLVED_CONFLICTS',
+  // A merge abort asked for when no merge is in progress (no MERGE_HEAD).
+  'NO_MERGE',
   'BRANCH_EXISTS',
   // An operation that needs a branch (commit's target, push's source, pull) found HEAD detached, or the reverse.
   'DETACHED_HEAD',
@@ -95,9 +99,14 @@ export class HostileTreeError extends OperationError {
   ) {
     super(
       'HOSTILE_TREE',
-      `The repository holds a tree git refuses, at ${show(path)}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
+      `The repository holds a tree git refuses, at ${show(shortened(path))}: ${detail.replace(/\.\s*$/, '')} (${check}). Blobless does not read or check out such a tree; nothing was changed.`,
     );
   }
+}
+
+/** A path of a hostile tree can be thousands of folders long: its message shows both ends. */
+function shortened(path: string): string {
+  return path.length <= 160 ? path : `${path.slice(0, 80)}…${path.slice(-60)}`;
 }
 
 /**

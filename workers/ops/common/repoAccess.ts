@@ -2,11 +2,13 @@ import type FS from '@isomorphic-git/lightning-fs';
 import git, { type CommitObject } from 'isomorphic-git';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { parseShallow } from '../../model/shallow.ts';
+import { DEFAULT_TREE_LIMITS, type TreeLimits } from '../../pack/packLimits.ts';
 import type { RepoRecord } from '../../store/registry.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { OpsContext } from './engineContext.ts';
 import { OperationError } from './errors.ts';
 import { usePackObjectCache } from './packObjectCache.ts';
+import type { RepoCache } from './repoCaches.ts';
 
 type Fs = FS;
 
@@ -19,6 +21,10 @@ export interface RepoHandle {
   cache: object;
   /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
   checkedTrees: Set<string>;
+  /** What a tree of this repo may hold and how deep it may sit: the clone's limits, defaults for the rest. */
+  treeLimits: TreeLimits;
+  /** What the engine keeps of this repo between operations (its caches above, its commit-graph). */
+  kept: RepoCache;
 }
 
 /** A commit object, read through the repo's object cache. */
@@ -39,10 +45,20 @@ export async function openRepo(ctx: OpsContext, repoId: string): Promise<RepoHan
   const record = await store.registry.get(repoId);
   if (!record)
     throw new OperationError('REPO_NOT_FOUND', `No stored repository "${repoId}". It may have been deleted.`);
-  const { cache, checkedTrees } = ctx.repos.for(repoId);
+  const kept = ctx.repos.for(repoId);
+  const { cache, checkedTrees } = kept;
   // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
   await usePackObjectCache(cache, ctx.settings.packObjectCacheBytes);
-  return { id: repoId, record, fs: store.repoFs.open(repoId), gitdir: GITDIR, cache, checkedTrees };
+  return {
+    id: repoId,
+    record,
+    fs: store.repoFs.open(repoId),
+    gitdir: GITDIR,
+    cache,
+    checkedTrees,
+    treeLimits: { ...DEFAULT_TREE_LIMITS, ...record.treeLimits },
+    kept,
+  };
 }
 
 /**
@@ -130,11 +146,6 @@ export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint
   }
   const blob = result.blob;
   return new Uint8Array(blob.buffer, blob.byteOffset, blob.byteLength);
-}
-
-/** git's test for binary content (xdiff-interface.c buffer_is_binary): a NUL in the first 8000 bytes. */
-export function isBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, 8000).includes(0);
 }
 
 /** The commits `.git/shallow` names: their parents are not stored, and history walks end there. */

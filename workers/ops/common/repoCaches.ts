@@ -1,3 +1,4 @@
+import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
 import type { RepoFileSystems } from '../../store/repoFs.ts';
 
 /** What one repo keeps between operations at the ops layer (repoAccess.ts reads through it). */
@@ -6,6 +7,8 @@ export interface RepoCache {
   readonly cache: object;
   /** Tree ids that passed pack/treeCheck.ts in this repo: checked once, then read without checking. */
   readonly checkedTrees: Set<string>;
+  /** The commit-graph as last read, and the chain file it was read from (commitGraphAccess.ts). */
+  commitGraph?: { chain: string; graph: CommitGraph | null };
 }
 
 /**

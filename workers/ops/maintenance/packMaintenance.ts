@@ -78,26 +78,47 @@ function serialized<T>(ctx: MaintenanceContext, repoId: string, task: () => Prom
  * merge then waits, outside `running`, for the lock to be let go, and starts again.
  */
 export function scheduleRepack(ctx: MaintenanceContext, repoId: string): void {
+  scheduleUnderLock(ctx, repoId, 'merging packs', () => repack(ctx, repoId, {}));
+}
+
+/**
+ * Runs `task` in the background, after the repo's other maintenance and under its lock taken only when free
+ * (see scheduleRepack), unless the same `what` is already waiting to run. Failures are logged: a task must
+ * leave the repo whole when it fails.
+ */
+export function scheduleUnderLock(
+  ctx: MaintenanceContext,
+  repoId: string,
+  what: string,
+  task: () => Promise<unknown>,
+): void {
   const { scheduled, deferred } = ctx.maintenance;
-  if (scheduled.has(repoId) || deferred.has(repoId)) return;
-  scheduled.add(repoId);
+  const key = `${what}\0${repoId}`;
+  if (scheduled.has(key) || deferred.has(key)) return;
+  scheduled.add(key);
   serialized(ctx, repoId, async () => {
-    scheduled.delete(repoId);
-    const outcome = await ctx.store.locks.tryRepoLock(repoId, 'merging packs', () => repack(ctx, repoId, {}));
-    if (outcome === 'busy') deferUntilLockFree(ctx, repoId);
+    scheduled.delete(key);
+    const outcome = await ctx.store.locks.tryRepoLock(repoId, what, task);
+    if (outcome === 'busy') deferUntilLockFree(ctx, repoId, key, what, task);
     return outcome;
   }).catch((err) => {
-    console.warn(`Pack maintenance of ${repoId} failed; it will be tried again later.`, err);
+    console.warn(`Maintenance of ${repoId} (${what}) failed; it will be tried again later.`, err);
   });
 }
 
-function deferUntilLockFree(ctx: MaintenanceContext, repoId: string): void {
+function deferUntilLockFree(
+  ctx: MaintenanceContext,
+  repoId: string,
+  key: string,
+  what: string,
+  task: () => Promise<unknown>,
+): void {
   const { deferred } = ctx.maintenance;
   const wait = ctx.store.locks.repoLockFree(repoId).then(() => {
-    deferred.delete(repoId);
-    scheduleRepack(ctx, repoId);
+    deferred.delete(key);
+    scheduleUnderLock(ctx, repoId, what, task);
   });
-  deferred.set(repoId, wait);
+  deferred.set(key, wait);
 }
 
 /**
@@ -107,7 +128,8 @@ function deferUntilLockFree(ctx: MaintenanceContext, repoId: string): void {
 export async function maintenanceIdle(ctx: MaintenanceContext, repoId: string): Promise<void> {
   const { running, deferred } = ctx.maintenance;
   for (;;) {
-    const p = running.get(repoId) ?? deferred.get(repoId);
+    const waiting = [...deferred.entries()].find(([key]) => key.endsWith(`\0${repoId}`))?.[1];
+    const p = running.get(repoId) ?? waiting;
     if (!p) return;
     await p.catch(() => undefined);
   }

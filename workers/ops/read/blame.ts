@@ -3,9 +3,11 @@
 // from trees alone, and their blobs are fetched ahead of the walk in generations that double in size, so
 // a file with n versions costs about log2(n) requests.
 
-import { diffArrays } from 'diff';
-import type { CommitObject } from 'isomorphic-git';
+import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
+import { blameLineMap } from '../../diff/blameLineMap.ts';
+import { detectRenames, renameBlobsNeeded } from '../../diff/renames.ts';
 import { DateQueue } from '../../model/commitQueue.ts';
+import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import {
   openRepo,
@@ -15,9 +17,10 @@ import {
   shallowCommits,
 } from '../common/repoAccess.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { treeFilePairs } from './diff.ts';
 import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
-import { blobsByOid, commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
 export interface BlameLine {
   /** The commit that last changed this line. */
@@ -48,7 +51,19 @@ export type BlameProgress = {
   /** Versions of the file whose content was fetched so far. */
   versionsFetched: number;
   requests: number;
+  /** The file's lines, once, in the first report after its content was read: what `found` attributes. */
+  fileLines?: string[];
+  /** Lines attributed since the last report, `line` being the 0-based line of the file. */
+  found?: (Omit<BlameLine, 'text'> & { line: number })[];
+  /** The commits `found` names that no earlier report named. */
+  commits?: Record<string, CommitSummary>;
 };
+
+/**
+ * Attributed lines wait at most this long for a report, so a view re-renders a few times a second and
+ * not once per commit; a report also goes out before each blob request, which can take seconds.
+ */
+export const BLAME_REPORT_MS = 150;
 
 export interface BlameHooks {
   onProgress?: (p: BlameProgress) => void;
@@ -59,15 +74,6 @@ export interface BlameHooks {
 /** The first generation of versions fetched ahead; each next one is twice as many. */
 export const BLAME_FIRST_GENERATION = 16;
 
-/** Lines of `commit`'s version of the file still looking for their origin: final line -> line here. */
-interface Suspect {
-  commit: string;
-  path: string;
-  entry: TreeEntryRef;
-  /** Pairs [finalLine, lineInThisVersion], both 0-based. */
-  lines: [number, number][];
-}
-
 function splitLines(bytes: Uint8Array): string[] {
   const text = new TextDecoder().decode(bytes);
   if (text === '') return [];
@@ -77,26 +83,30 @@ function splitLines(bytes: Uint8Array): string[] {
 }
 
 /**
- * For each line of `newer` that is unchanged from `older`, the line's number in `older` (else -1), by a
- * Myers line diff as git's xdiff computes it (ambiguous alignments may differ from git's heuristics).
+ * One file version blame is looking at (git's blame_origin): a commit and a path in it, and the lines of
+ * the final file still suspected to come from here: [finalLine, lineInThisVersion], both 0-based.
  */
-function unchangedLines(older: string[], newer: string[]): Int32Array {
-  const map = new Int32Array(newer.length).fill(-1);
-  let o = 0;
-  let n = 0;
-  for (const part of diffArrays(older, newer)) {
-    const count = part.count ?? part.value.length;
-    if (part.added) n += count;
-    else if (part.removed) o += count;
-    else {
-      for (let i = 0; i < count; i++) map[n + i] = o + i;
-      o += count;
-      n += count;
-    }
-  }
-  return map;
+interface Origin {
+  commit: string;
+  path: string;
+  entry: TreeEntryRef;
+  suspects: [number, number][];
 }
 
+/** Regular files (644 and 755) are one kind: blame follows a path across a mode change, not a type change. */
+function kindOf(mode: string): string {
+  return mode === '100755' ? '100644' : mode;
+}
+
+/**
+ * `git blame` (blame.c assign_blame and pass_blame, git 2.39, without -M/-C): commits newest first; each
+ * version passes its suspect lines to its parents. For each parent, in order, the same path (find_origin)
+ * and then, for parents without it, the file it was renamed from, by similarity (find_rename); a parent
+ * with the very same blob takes every line; a parent whose blob an earlier parent already has takes none;
+ * otherwise each parent in turn takes the lines its diff (blameLineMap: git's diff, with blame's trimmed
+ * tail) leaves unchanged, and the commit keeps the rest. The blobs come from the file's history, fetched
+ * ahead of the walk in generations that double in size.
+ */
 export async function blame(
   ctx: BlobContext & FileHistoryContext,
   repoId: string,
@@ -113,16 +123,19 @@ export async function blame(
     throw new OperationError('PATH_NOT_FOUND', `There is no file "${clean}" in ${ref} to blame.`);
   }
 
-  // The versions the walk can need, newest first: the blobs of the commits that changed the file (and
-  // their parents' versions, which are the next entries of the same list).
+  // The versions the walk can need, newest first: the blobs of the commits that changed the file.
   const versions: string[] = [];
+  const listed = new Set<string>();
   for (let skip = 0; ; ) {
     throwIfAborted(signal);
-    const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, { signal });
+    const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, hooks);
     for (const e of page.entries) {
       if (e.status === 'deleted') continue;
       const entry = await entryAtPath(repo, await commitTree(repo, e.commit.oid), e.path);
-      if (entry && !versions.includes(entry.oid)) versions.push(entry.oid);
+      if (entry && !listed.has(entry.oid)) {
+        listed.add(entry.oid);
+        versions.push(entry.oid);
+      }
     }
     skip += page.entries.length;
     if (!page.more || page.entries.length === 0) break;
@@ -132,133 +145,200 @@ export async function blame(
   let versionsFetched = 0;
   let fetchedUpTo = 0;
   let generation = BLAME_FIRST_GENERATION;
-  const progress = (linesDone: number, totalLines: number) =>
-    onProgress?.({ phase: 'blame', linesDone, totalLines, versionsFetched, requests });
-  const contents = new Map<string, string[]>();
   let totalLines = 0;
   let linesDone = 0;
-  const read = async (oid: string): Promise<string[]> => {
+  // What the next report carries: lines attributed since the last one, and commits not named before.
+  let fileLines: string[] | undefined;
+  let found: NonNullable<BlameProgress['found']> = [];
+  let newCommits: Record<string, CommitSummary> = {};
+  let reportedAt = 0;
+  const progress = () => {
+    const report: BlameProgress = { phase: 'blame', linesDone, totalLines, versionsFetched, requests };
+    if (fileLines) report.fileLines = fileLines;
+    if (found.length) {
+      report.found = found;
+      report.commits = newCommits;
+    }
+    fileLines = undefined;
+    found = [];
+    newCommits = {};
+    reportedAt = performance.now();
+    onProgress?.(report);
+  };
+  const fetch = async (batch: string[]) => {
+    // What was attributed so far is shown while the request runs, not after it.
+    if (found.length || fileLines) progress();
+    const got = await ensureBlobs(ctx, repoId, batch, { signal, connection: hooks.connection });
+    requests += got.requests;
+    versionsFetched += got.fetched;
+    progress();
+  };
+  const contents = new Map<string, Uint8Array>();
+  const read = async (oid: string): Promise<Uint8Array> => {
     const known = contents.get(oid);
     if (known) return known;
     const at = versions.indexOf(oid);
-    if (at >= fetchedUpTo || at < 0) {
+    if (at >= fetchedUpTo) {
       // The next generation of versions, in one batch: what the walk will ask for next.
-      const batch = at < 0 ? [oid] : versions.slice(fetchedUpTo, Math.max(at + 1, fetchedUpTo + generation));
-      if (at >= 0) {
-        fetchedUpTo += batch.length;
-        generation *= 2;
-      }
-      const got = await ensureBlobs(ctx, repoId, batch, { signal, connection: hooks.connection });
-      requests += got.requests;
-      versionsFetched += got.fetched;
-      progress(linesDone, totalLines);
+      const batch = versions.slice(fetchedUpTo, Math.max(at + 1, fetchedUpTo + generation));
+      fetchedUpTo += batch.length;
+      generation *= 2;
+      await fetch(batch);
+    } else if (at < 0) {
+      await fetch([oid]);
     }
-    const lines = splitLines(await readBlobBytes(repo, oid));
-    contents.set(oid, lines);
-    return lines;
+    const bytes = await readBlobBytes(repo, oid);
+    contents.set(oid, bytes);
+    return bytes;
   };
 
-  const finalLines = await read(startEntry.oid);
+  const final = await read(startEntry.oid);
+  const finalLines = splitLines(final);
   totalLines = finalLines.length;
+  if (onProgress) fileLines = finalLines;
   const result: BlameLine[] = new Array(finalLines.length);
-  const commitInfo = new Map<string, CommitObject>();
-  const readCommit = async (oid: string): Promise<CommitObject> => {
-    let c = commitInfo.get(oid);
+  const graph = await commitGraphFor(repo);
+  const headers = new Map<string, CommitHeader>();
+  const header = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
+  const readCommit = async (oid: string): Promise<CommitHeader> => {
+    let c = headers.get(oid);
     if (!c) {
-      c = await readCommitObject(repo, oid);
-      commitInfo.set(oid, c);
+      c = await header(oid);
+      headers.set(oid, c);
     }
     return c;
   };
   const shallow = await shallowCommits(repo);
-
-  // git's blame walks suspects newest first (its prio_queue by commit date).
-  const queue = new DateQueue<Suspect>();
-  const enqueue = async (commit: string, path: string, entry: TreeEntryRef, lines: [number, number][]) => {
-    const existing = queue.find((s) => s.commit === commit && s.path === path);
-    if (existing) {
-      existing.lines.push(...lines);
-      return;
-    }
-    const c = await readCommit(commit);
-    queue.push({ commit, path, entry, lines }, c.committer.timestamp);
-  };
-  const attribute = (s: Suspect, lines: [number, number][]) => {
-    for (const [finalLine, here] of lines) {
-      result[finalLine] = {
-        commit: s.commit,
-        origLine: here + 1,
-        origPath: s.path,
-        text: finalLines[finalLine],
-      };
-    }
-    linesDone += lines.length;
-    progress(linesDone, totalLines);
+  /** maybe_changed_path: the commit-graph's Bloom filter says the commit left the path as its first parent had it. */
+  const unchangedByFilter = (commit: string, path: string): boolean => {
+    const position = graph ? graph.position(commit) : -1;
+    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, pathKeys(path));
   };
 
-  await enqueue(
-    start,
-    clean,
-    startEntry,
-    finalLines.map((_, i) => [i, i]),
-  );
-  while (queue.size) {
-    throwIfAborted(signal);
-    const s = queue.pop()!;
-    const commit = await readCommit(s.commit);
-    const parents = shallow.has(s.commit) ? [] : commit.parent;
-    const parentEntries: { oid: string; path: string; entry: TreeEntryRef }[] = [];
-    for (const p of parents) {
-      const tree = await commitTree(repo, p);
-      let parentPath = s.path;
-      let entry = await entryAtPath(repo, tree, s.path);
-      if (!entry) {
-        // A whole-file rename with the same content, found from the trees (see fileHistory.ts).
-        const same = (await blobsByOid(repo, tree)).get(`${s.entry.mode} ${s.entry.oid}`);
-        if (same?.length) {
-          parentPath = same[0];
-          entry = await entryAtPath(repo, tree, parentPath);
+  /** The commits `result` names, by id (read as lines are attributed when someone listens, else at the end). */
+  const commits: Record<string, CommitSummary> = {};
+  const summaryOf = async (oid: string): Promise<CommitSummary> => {
+    const c = await readCommitObject(repo, oid);
+    return { oid, parents: c.parent, message: c.message, author: c.author, committer: c.committer };
+  };
+
+  // The scoreboard: origins by commit and path, and the commits with suspects, newest first (git's
+  // prio_queue by commit date, stable); a commit that gets suspects again is queued again.
+  const origins = new Map<string, Map<string, Origin>>();
+  const queue = new DateQueue<string>();
+  const origin = (commit: string, path: string, entry: TreeEntryRef): Origin => {
+    let byPath = origins.get(commit);
+    if (!byPath) {
+      byPath = new Map();
+      origins.set(commit, byPath);
+    }
+    let o = byPath.get(path);
+    if (!o) {
+      o = { commit, path, entry, suspects: [] };
+      byPath.set(path, o);
+    }
+    return o;
+  };
+  const give = async (o: Origin, lines: [number, number][]) => {
+    if (!lines.length) return;
+    if (!o.suspects.length) queue.push(o.commit, (await readCommit(o.commit)).committer.timestamp);
+    o.suspects.push(...lines);
+  };
+
+  /** find_origin: the same path in the parent, unless it is absent there or of another kind. */
+  const sameOrigin = async (parent: string, o: Origin, first: boolean): Promise<Origin | null> => {
+    const known = origins.get(parent)?.get(o.path);
+    if (known) return known;
+    // As git does for the first parent: a filter that rules a change out means the same blob, unread.
+    if (first && unchangedByFilter(o.commit, o.path)) return origin(parent, o.path, o.entry);
+    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path);
+    return entry && kindOf(entry.mode) === kindOf(o.entry.mode) ? origin(parent, o.path, entry) : null;
+  };
+  /** find_rename: the file of the parent the path was renamed from (git diff -M, for this path only). */
+  const renamedOrigin = async (parent: string, o: Origin, tree: string): Promise<Origin | null> => {
+    const pairs = await treeFilePairs(repo, (await readCommit(parent)).tree, tree, false);
+    const opts = { singleFollow: o.path } as const;
+    const needed = renameBlobsNeeded(pairs, opts);
+    const missing = needed.filter((oid) => !contents.has(oid));
+    if (missing.length) await fetch(missing);
+    const blobs = new Map<string, Uint8Array>();
+    for (const oid of needed) blobs.set(oid, contents.get(oid) ?? (await readBlobBytes(repo, oid)));
+    const found = detectRenames(pairs, (oid) => blobs.get(oid), opts).pairs.find(
+      (p) => (p.status === 'R' || p.status === 'C') && p.new?.path === o.path,
+    );
+    if (!found?.old) return null;
+    return origins.get(parent)?.get(found.old.path) ?? origin(parent, found.old.path, found.old);
+  };
+
+  const passBlame = async (o: Origin) => {
+    const commit = await readCommit(o.commit);
+    const parents = shallow.has(o.commit) ? [] : commit.parent;
+    const scapegoats: (Origin | null)[] = parents.map(() => null);
+    for (const pass of [0, 1]) {
+      for (let i = 0; i < parents.length; i++) {
+        if (scapegoats[i]) continue;
+        const p =
+          pass === 0
+            ? await sameOrigin(parents[i], o, i === 0)
+            : await renamedOrigin(parents[i], o, commit.tree);
+        if (!p) continue;
+        if (p.entry.oid === o.entry.oid) {
+          // The same content: every line passes to this parent (pass_whole_blame).
+          const lines = o.suspects;
+          o.suspects = [];
+          await give(p, lines);
+          return;
         }
+        if (!scapegoats.some((s, j) => j < i && s && s.entry.oid === p.entry.oid)) scapegoats[i] = p;
       }
-      if (entry && entry.mode !== '040000' && entry.mode !== '160000')
-        parentEntries.push({ oid: p, path: parentPath, entry });
     }
-    // The same content in a parent: every line passes to it unchanged (git checks this before diffing).
-    const identical = parentEntries.find((p) => p.entry.oid === s.entry.oid);
-    if (identical) {
-      await enqueue(identical.oid, identical.path, identical.entry, s.lines);
-      continue;
-    }
-    let remaining = s.lines;
-    if (parentEntries.length) {
-      const mine = await read(s.entry.oid);
-      for (const p of parentEntries) {
-        if (!remaining.length) break;
-        const map = unchangedLines(await read(p.entry.oid), mine);
+    let remaining = o.suspects;
+    o.suspects = [];
+    if (scapegoats.some((s) => s)) {
+      const mine = await read(o.entry.oid);
+      for (const p of scapegoats) {
+        if (!p || !remaining.length) continue;
+        const map = blameLineMap(await read(p.entry.oid), mine);
         const passed: [number, number][] = [];
         const kept: [number, number][] = [];
         for (const [finalLine, here] of remaining) {
           if (map[here] >= 0) passed.push([finalLine, map[here]]);
           else kept.push([finalLine, here]);
         }
-        if (passed.length) await enqueue(p.oid, p.path, p.entry, passed);
+        await give(p, passed);
         remaining = kept;
       }
     }
-    if (remaining.length) attribute(s, remaining);
+    for (const [finalLine, here] of remaining) {
+      result[finalLine] = {
+        commit: o.commit,
+        origLine: here + 1,
+        origPath: o.path,
+        text: finalLines[finalLine],
+      };
+      if (onProgress) found.push({ line: finalLine, commit: o.commit, origLine: here + 1, origPath: o.path });
+    }
+    linesDone += remaining.length;
+    if (!remaining.length) return;
+    if (onProgress && !commits[o.commit]) {
+      commits[o.commit] = await summaryOf(o.commit);
+      newCommits[o.commit] = commits[o.commit];
+    }
+    if (performance.now() - reportedAt >= BLAME_REPORT_MS) progress();
+  };
+
+  await give(
+    origin(start, clean, startEntry),
+    finalLines.map((_, i) => [i, i]),
+  );
+  while (queue.size) {
+    throwIfAborted(signal);
+    const commit = queue.pop()!;
+    for (const o of [...(origins.get(commit)?.values() ?? [])]) if (o.suspects.length) await passBlame(o);
   }
 
-  const commits: Record<string, CommitSummary> = {};
-  for (const line of result) {
-    if (commits[line.commit]) continue;
-    const c = await readCommit(line.commit);
-    commits[line.commit] = {
-      oid: line.commit,
-      parents: c.parent,
-      message: c.message,
-      author: c.author,
-      committer: c.committer,
-    };
-  }
+  for (const line of result) commits[line.commit] ??= await summaryOf(line.commit);
+  progress();
   return { commit: start, path: clean, lines: result, commits, requests, versionsFetched };
 }

@@ -2,6 +2,8 @@
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
 import git from 'isomorphic-git';
+import { ancestorMarks, mergeBases } from '../../commitgraph/reachability.ts';
+import { commitGraphFor } from '../common/commitGraphAccess.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import {
@@ -63,7 +65,20 @@ export async function compareRefs(
   const repo = await openRepo(ctx, repoId);
   const base = await resolveCommit(repo, baseRef);
   const head = await resolveCommit(repo, headRef);
-  const excluded = await ancestors(repo, base, hooks.signal);
+  // With the commit-graph, ancestry and the merge base come from it (positions and generation numbers)
+  // instead of from parsing every commit object.
+  const graph = await commitGraphFor(repo);
+  const basePosition = graph ? graph.position(base) : -1;
+  const headPosition = graph ? graph.position(head) : -1;
+  const fromGraph = graph !== null && basePosition >= 0 && headPosition >= 0;
+  let excluded: Set<string>;
+  if (fromGraph) {
+    const marks = ancestorMarks(graph, basePosition);
+    excluded = new Set();
+    for (let p = 0; p < marks.length; p++) if (marks[p]) excluded.add(graph.oid(p));
+  } else {
+    excluded = await ancestors(repo, base, hooks.signal);
+  }
 
   // base..head in committer-date order, as `git log` lists it.
   const commits: CommitSummary[] = [];
@@ -82,19 +97,24 @@ export async function compareRefs(
   }
 
   let mergeBase: string | null = null;
-  try {
-    const bases = await git.findMergeBase({
-      fs: repo.fs,
-      gitdir: repo.gitdir,
-      oids: [base, head],
-      cache: repo.cache,
-    });
-    mergeBase = (bases as string[])[0] ?? null;
-  } catch (err) {
-    throw new OperationError(
-      'INTERNAL',
-      `Could not find where ${baseRef} and ${headRef} diverged: ${(err as Error).message}`,
-    );
+  if (fromGraph) {
+    const bases = mergeBases(graph, basePosition, headPosition);
+    mergeBase = bases.length ? graph.oid(bases[0]) : null;
+  } else {
+    try {
+      const bases = await git.findMergeBase({
+        fs: repo.fs,
+        gitdir: repo.gitdir,
+        oids: [base, head],
+        cache: repo.cache,
+      });
+      mergeBase = (bases as string[])[0] ?? null;
+    } catch (err) {
+      throw new OperationError(
+        'INTERNAL',
+        `Could not find where ${baseRef} and ${headRef} diverged: ${(err as Error).message}`,
+      );
+    }
   }
   // Unrelated histories have no merge base: then every file of head is new, as git diff shows it.
   const diff = await diffCommits(ctx, repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });

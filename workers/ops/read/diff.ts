@@ -1,13 +1,13 @@
 // What changed between two commits, from their trees alone (a blob:none clone holds every tree), and the
 // line diff of one file, for which its two blobs are fetched only when it is asked for.
 
-import { structuredPatch } from 'diff';
-import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { readCheckedTree } from '../common/checkedTrees.ts';
+import { isBinary } from '../../diff/binaryContent.ts';
+import { diffLines } from '../../diff/lineDiff.ts';
+import type { FilePair } from '../../diff/renames.ts';
+import { unifiedHunks } from '../../diff/unifiedDiff.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import {
-  isBinary,
   openRepo,
   type RepoHandle,
   readBlobBytes,
@@ -15,6 +15,7 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { walkTreePair } from '../common/treePair.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
 export type ChangeStatus = 'added' | 'deleted' | 'modified' | 'type-changed';
@@ -52,6 +53,8 @@ export interface DiffHunk {
   oldLines: number;
   newStart: number;
   newLines: number;
+  /** The function line `git diff` prints after the hunk's `@@` (git's default rule), or "". */
+  funcName: string;
   lines: DiffLine[];
 }
 
@@ -59,16 +62,12 @@ export interface FileDiff {
   /** Either side is binary by git's rule (a NUL in the first 8000 bytes): no hunks then. */
   binary: boolean;
   hunks: DiffHunk[];
-  /** The line diff took too long and the hunk replaces every line; still a correct patch, just not minimal. */
-  approximate?: true;
 }
 
 export type DiffFileHooks = Pick<BlobFetchHooks, 'onProgress' | 'signal' | 'connection'>;
 
 // git diff's default context (diff.context).
 const CONTEXT_LINES = 3;
-// Longer and the hunks become one replacement: a line diff of two large, very different files is O(N·D).
-const LINE_DIFF_TIMEOUT_MS = 3000;
 
 /**
  * The files that differ between `commitA` and `commitB` (branch, tag or commit ids), in git's path order.
@@ -110,20 +109,6 @@ export async function diffCommits(
   return { from, to, files };
 }
 
-interface Entry {
-  name: string;
-  oid: string;
-  mode: string;
-}
-
-/** A checked tree's entries (checkedTrees.ts: HostileTreeError for one git refuses), in git's order. */
-async function readEntries(repo: RepoHandle, oid: string | null, prefix: string): Promise<Entry[]> {
-  if (oid === null) return [];
-  // A checked tree is in git's order already, where a folder sorts as "name/".
-  return readCheckedTree(repo, oid, prefix);
-}
-
-/** Walks two trees in step, in git's entry order, the way tree-diff.c does. */
 async function diffTrees(
   repo: RepoHandle,
   oldTree: string | null,
@@ -131,76 +116,52 @@ async function diffTrees(
   prefix: string,
   out: FileChange[],
 ): Promise<void> {
-  if (oldTree === newTree) return;
-  const [olds, news] = await Promise.all([
-    readEntries(repo, oldTree, prefix),
-    readEntries(repo, newTree, prefix),
-  ]);
-  let i = 0;
-  let j = 0;
-  while (i < olds.length || j < news.length) {
-    const a = olds[i];
-    const b = news[j];
-    const order = a === undefined ? 1 : b === undefined ? -1 : compareEntries(a, b);
-    if (order < 0) {
-      await removed(repo, a, prefix, out);
-      i++;
-    } else if (order > 0) {
-      await added(repo, b, prefix, out);
-      j++;
-    } else {
-      const path = prefix + a.name;
-      if (a.mode === MODE_TREE && b.mode === MODE_TREE) {
-        await diffTrees(repo, a.oid, b.oid, `${path}/`, out);
-      } else if (a.oid !== b.oid || a.mode !== b.mode) {
+  await walkTreePair(
+    repo,
+    oldTree,
+    newTree,
+    prefix,
+    (path, a, b) => {
+      if (a && b) {
         const status = kindOf(a.mode) === kindOf(b.mode) ? 'modified' : 'type-changed';
         out.push({ path, status, oldOid: a.oid, newOid: b.oid, oldMode: a.mode, newMode: b.mode });
-      }
-      i++;
-      j++;
-    }
-  }
+      } else if (a) out.push({ path, status: 'deleted', oldOid: a.oid, oldMode: a.mode });
+      else if (b) out.push({ path, status: 'added', newOid: b.oid, newMode: b.mode });
+    },
+    false,
+  );
 }
 
-async function removed(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, e.oid, null, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'deleted', oldOid: e.oid, oldMode: e.mode });
-}
-
-async function added(repo: RepoHandle, e: Entry, prefix: string, out: FileChange[]): Promise<void> {
-  if (e.mode === MODE_TREE) return diffTrees(repo, null, e.oid, `${prefix}${e.name}/`, out);
-  out.push({ path: prefix + e.name, status: 'added', newOid: e.oid, newMode: e.mode });
+/**
+ * The file pairs of a tree diff, as rename detection takes them (renames.ts): changed files, and with
+ * `unchanged` every other file too. Trees only.
+ */
+export async function treeFilePairs(
+  repo: RepoHandle,
+  oldTree: string | null,
+  newTree: string | null,
+  unchanged: boolean,
+): Promise<FilePair[]> {
+  const pairs: FilePair[] = [];
+  await walkTreePair(
+    repo,
+    oldTree,
+    newTree,
+    '',
+    (path, a, b) => {
+      pairs.push({
+        old: a && { path, mode: a.mode, oid: a.oid },
+        new: b && { path, mode: b.mode, oid: b.oid },
+      });
+    },
+    unchanged,
+  );
+  return pairs;
 }
 
 /** Regular files (644 and 755) are one kind: a mode change between them is a modification. */
 function kindOf(mode: string): string {
   return mode === '100755' ? '100644' : mode;
-}
-
-/**
- * git's tree order (tree.c base_name_compare): names compared as bytes, a tree's name as if it ended in "/".
- * A file and a folder of the same name are two entries, as in git: one deleted, the other added.
- */
-function compareEntries(a: Entry, b: Entry): number {
-  return compareCodePoints(
-    a.mode === MODE_TREE ? `${a.name}/` : a.name,
-    b.mode === MODE_TREE ? `${b.name}/` : b.name,
-  );
-}
-
-/** UTF-8 byte order is code point order, which differs from JS's UTF-16 order only past U+FFFF. */
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let k = 0; k < n; k++) {
-    const x = a.charCodeAt(k);
-    const y = b.charCodeAt(k);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1; // a surrogate stands for a code point above every BMP one
-    return x - y;
-  }
-  return a.length - b.length;
 }
 
 /**
@@ -222,59 +183,37 @@ export async function diffFile(
   const newBytes = newOid === null ? empty : await readBlobBytes(repo, newOid);
   if (isBinary(oldBytes) || isBinary(newBytes)) return { binary: true, hunks: [] };
   if (oldOid === newOid) return { binary: false, hunks: [] };
+  return lineDiff(oldBytes, newBytes);
+}
+
+const UTF8 = new TextEncoder();
+
+/**
+ * The hunks `git diff -U3` prints for two texts (workers/diff: git's own alignment, hunk sliding and indent
+ * heuristic), with each line as text; exported for tests.
+ */
+export function lineDiff(oldText: Uint8Array | string, newText: Uint8Array | string): FileDiff {
+  const diff = diffLines(
+    typeof oldText === 'string' ? UTF8.encode(oldText) : oldText,
+    typeof newText === 'string' ? UTF8.encode(newText) : newText,
+  );
   const decoder = new TextDecoder('utf-8');
-  return lineDiff(decoder.decode(oldBytes), decoder.decode(newBytes));
-}
-
-/** Unified-diff hunks of two texts; exported for tests. */
-export function lineDiff(oldText: string, newText: string): FileDiff {
-  const patch = structuredPatch('a', 'b', oldText, newText, undefined, undefined, {
-    context: CONTEXT_LINES,
-    timeout: LINE_DIFF_TIMEOUT_MS,
-  });
-  if (!patch) return { binary: false, hunks: replaceAll(oldText, newText), approximate: true };
-  const hunks = patch.hunks.map((h) => {
-    const lines: DiffLine[] = [];
-    for (const raw of h.lines) {
-      if (raw.startsWith('\\')) {
-        // "\ No newline at end of file" belongs to the line before it.
-        const last = lines[lines.length - 1];
-        if (last) last.noNewlineAtEnd = true;
-        continue;
-      }
-      lines.push({ kind: raw[0] as DiffLine['kind'], text: raw.slice(1) });
-    }
-    // jsdiff numbers an empty side's range from 1; git (and its own formatPatch) from the line before.
-    return {
-      oldStart: h.oldLines === 0 ? h.oldStart - 1 : h.oldStart,
-      oldLines: h.oldLines,
-      newStart: h.newLines === 0 ? h.newStart - 1 : h.newStart,
-      newLines: h.newLines,
-      lines,
-    };
-  });
+  const hunks = unifiedHunks(diff, { context: CONTEXT_LINES }).map(
+    (h): DiffHunk => ({
+      oldStart: h.oldStart,
+      oldLines: h.oldCount,
+      newStart: h.newStart,
+      newLines: h.newCount,
+      funcName: decoder.decode(h.funcName),
+      lines: h.lines.map((l) => {
+        const file = l.kind === '+' ? diff.new : diff.old;
+        let end = file.starts[l.record + 1];
+        const finalNewline = file.bytes[end - 1] === 0x0a;
+        if (finalNewline) end--;
+        const text = decoder.decode(file.bytes.subarray(file.starts[l.record], end));
+        return finalNewline ? { kind: l.kind, text } : { kind: l.kind, text, noNewlineAtEnd: true };
+      }),
+    }),
+  );
   return { binary: false, hunks };
-}
-
-function replaceAll(oldText: string, newText: string): DiffHunk[] {
-  const split = (text: string, kind: '+' | '-'): DiffLine[] => {
-    if (text === '') return [];
-    const parts = text.split('\n');
-    const last = parts.pop();
-    const lines: DiffLine[] = parts.map((t) => ({ kind, text: t }));
-    if (last !== '') lines.push({ kind, text: last as string, noNewlineAtEnd: true });
-    return lines;
-  };
-  const removed = split(oldText, '-');
-  const addedLines = split(newText, '+');
-  if (removed.length + addedLines.length === 0) return [];
-  return [
-    {
-      oldStart: removed.length === 0 ? 0 : 1,
-      oldLines: removed.length,
-      newStart: addedLines.length === 0 ? 0 : 1,
-      newLines: addedLines.length,
-      lines: [...removed, ...addedLines],
-    },
-  ];
 }

@@ -1,19 +1,24 @@
-// The commits that changed one path, following renames as `git log --follow` does, computed from trees so
-// that no blob is fetched until a diff is opened.
+// The commits that changed one path, following renames as `git log --follow` does: from trees, but for
+// the blobs a rename with edits must be scored by, fetched in one request where the path was added.
 
-import type { CommitObject } from 'isomorphic-git';
-import type { CommitQueue } from '../../model/commitQueue.ts';
-import type { OpsContext } from '../common/engineContext.ts';
+import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
+import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
+import { detectRenames, type RenamedPair, renameBlobsNeeded } from '../../diff/renames.ts';
+import { CommitQueue } from '../../model/commitQueue.ts';
+import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import {
-  commitQueue,
   openRepo,
   type RepoHandle,
+  readBlobBytes,
+  readCommitObject,
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
+import { treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
-import { blobsByOid, commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
 export interface FileHistoryEntry {
   commit: CommitSummary;
@@ -21,7 +26,9 @@ export interface FileHistoryEntry {
   path: string;
   /** Set where the file came from another path in this commit (a rename or a copy). */
   renamedFrom?: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed';
+  /** For a rename or a copy: how similar the two are, in percent, as `git log --follow --stat` shows it. */
+  similarity?: number;
+  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
 }
 
 export interface FileHistoryPage {
@@ -30,29 +37,55 @@ export interface FileHistoryPage {
   more: boolean;
 }
 
+export interface FileHistoryHooks {
+  signal?: AbortSignal;
+  connection?: BlobFetchHooks['connection'];
+}
+
+/**
+ * --follow's rename limit (diff.renameLimit): past 40² files in the parent, unchanged files stop being copy
+ * sources, as git degrades `-C -C` to `-C` past its limit. Following a file to the commit that added it then
+ * fetches the blobs that commit changed, not every blob of its tree: with git's 1,000, a file added to a
+ * 20,000-file tree would fetch 20,000 blobs to look for the one it was copied from.
+ */
+export const FOLLOW_RENAME_LIMIT = 40;
+
 function sameEntry(a: TreeEntryRef | null, b: TreeEntryRef | null): boolean {
   return a === b || (a !== null && b !== null && a.oid === b.oid && a.mode === b.mode);
 }
 
 /**
- * The walk of `git log --follow -- <path>`: commits in committer-date order; a commit is shown when the
- * path differs from its parents'; a merge that leaves the path as one parent had it is not shown, and only
- * that parent is followed (git's history simplification). Like git's --follow, one path is followed for
- * the whole walk, and it changes when a commit adds the path with the content of another path of its
- * parent. Renames are found by identical content (mode and blob id), from trees alone: a rename whose
- * content also changed in the same commit needs the blobs to score their similarity, and ends the
- * history there, as an addition.
+ * The walk of `git log --follow -- <path>` (git 2.39): every commit, in committer-date order, with no
+ * history simplification (--follow turns pruning off); merges are never shown; a commit is shown when its
+ * diff against its parent touches the path. One path is followed for the whole walk: where a commit adds
+ * it, the path becomes the file it was renamed or copied from, found as git does (diffcore-rename with
+ * copies from every file of the parent, by similarity), whose blobs are fetched in one request.
  */
 class FileHistoryWalk {
-  private readonly queue: CommitQueue<CommitObject>;
+  private readonly queue: CommitQueue<CommitHeader>;
+  private readonly header: (oid: string) => Promise<CommitHeader>;
+  /** The followed path's Bloom keys (the path and its folders). */
+  private keys: Uint32Array[];
   emitted = 0;
 
   constructor(
+    private readonly ctx: BlobContext,
+    private readonly repoId: string,
     private readonly repo: RepoHandle,
     private readonly shallow: Set<string>,
+    private readonly graph: CommitGraph | null,
     public path: string,
   ) {
-    this.queue = commitQueue(repo);
+    this.header = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
+    this.queue = new CommitQueue(this.header);
+    this.keys = pathKeys(path);
+  }
+
+  /** The commit-graph's Bloom filter says the commit's diff against its first parent leaves the path alone. */
+  private unchangedByFilter(oid: string): boolean {
+    const position = this.graph ? this.graph.position(oid) : -1;
+    const filter = position >= 0 ? this.graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, this.keys);
   }
 
   get done(): boolean {
@@ -64,65 +97,89 @@ class FileHistoryWalk {
   }
 
   /** The next `count` entries; walks as far as it must to find them. */
-  async next(count: number, signal?: AbortSignal): Promise<FileHistoryEntry[]> {
+  async next(count: number, hooks: FileHistoryHooks = {}): Promise<FileHistoryEntry[]> {
     const out: FileHistoryEntry[] = [];
     while (out.length < count && this.queue.size) {
-      throwIfAborted(signal);
+      throwIfAborted(hooks.signal);
       const { oid, commit } = this.queue.pop()!;
       const parents = this.shallow.has(oid) ? [] : commit.parent;
+      for (const p of parents) await this.push(p);
+      if (parents.length > 1) continue;
+      // Most commits leave the path alone: the Bloom filter says so without reading a tree.
+      if (parents.length === 1 && this.unchangedByFilter(oid)) continue;
+      const parentTree = parents.length ? (await this.header(parents[0])).tree : null;
       const mine = await entryAtPath(this.repo, commit.tree, this.path);
-      const theirs = await Promise.all(
-        parents.map(async (p) => entryAtPath(this.repo, await commitTree(this.repo, p), this.path)),
-      );
-      const same = theirs.findIndex((t) => sameEntry(t, mine));
-      if (same >= 0) {
-        // Unchanged against that parent: not shown, and the other parents' lines of history are pruned.
-        await this.push(parents[same]);
-        continue;
-      }
+      const theirs = parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path);
+      if (sameEntry(mine, theirs)) continue;
+      const full = await readCommitObject(this.repo, oid);
       const summary: CommitSummary = {
         oid,
-        parents: commit.parent,
-        message: commit.message,
-        author: commit.author,
-        committer: commit.committer,
+        parents: full.parent,
+        message: full.message,
+        author: full.author,
+        committer: full.committer,
       };
       const path = this.path;
       if (mine === null) {
         out.push({ commit: summary, path, status: 'deleted' });
-      } else if (theirs.length > 0 && theirs.every((t) => t === null)) {
-        const source = await this.renameSource(parents[0], mine, commit.tree);
+      } else if (theirs === null && parentTree !== null) {
+        const source = await this.renameSource(parentTree, commit.tree, hooks);
         if (source) {
-          out.push({ commit: summary, path, renamedFrom: source, status: 'renamed' });
-          this.path = source;
+          const status = source.status === 'C' ? 'copied' : 'renamed';
+          out.push({
+            commit: summary,
+            path,
+            renamedFrom: source.old!.path,
+            similarity: source.similarity,
+            status,
+          });
+          this.path = source.old!.path;
+          this.keys = pathKeys(this.path);
         } else {
           out.push({ commit: summary, path, status: 'added' });
         }
       } else {
-        out.push({ commit: summary, path, status: theirs.length === 0 ? 'added' : 'modified' });
+        out.push({ commit: summary, path, status: theirs === null ? 'added' : 'modified' });
       }
-      for (const p of parents) await this.push(p);
     }
     this.emitted += out.length;
     return out;
   }
 
-  /**
-   * A path of the parent with the same content: git's --follow looks for copies too (every path of the
-   * parent is a candidate), and of several it prefers one the commit removed (a rename), then one with the
-   * same file name, then the first in path order.
-   */
-  private async renameSource(parent: string, mine: TreeEntryRef, tree: string): Promise<string | null> {
-    const candidates = (await blobsByOid(this.repo, await commitTree(this.repo, parent))).get(
-      `${mine.mode} ${mine.oid}`,
+  /** What `git log --follow` pairs the added path with: try_to_follow_renames (-C --find-copies-harder). */
+  private async renameSource(
+    parentTree: string,
+    tree: string,
+    hooks: FileHistoryHooks,
+  ): Promise<RenamedPair | null> {
+    const opts = {
+      detect: 'copies',
+      findCopiesHarder: true,
+      singleFollow: this.path,
+      renameLimit: FOLLOW_RENAME_LIMIT,
+    } as const;
+    const pairs = await treeFilePairs(this.repo, parentTree, tree, true);
+    const blobs = await readBlobs(this.ctx, this.repoId, this.repo, renameBlobsNeeded(pairs, opts), hooks);
+    const found = detectRenames(pairs, (oid) => blobs.get(oid), opts).pairs.find(
+      (p) => (p.status === 'R' || p.status === 'C') && p.new?.path === this.path,
     );
-    if (!candidates?.length) return null;
-    const removed: string[] = [];
-    for (const c of candidates) if ((await entryAtPath(this.repo, tree, c)) === null) removed.push(c);
-    const pool = removed.length ? removed : candidates;
-    const base = this.path.slice(this.path.lastIndexOf('/') + 1);
-    return pool.find((c) => c.slice(c.lastIndexOf('/') + 1) === base) ?? pool[0];
+    return found ?? null;
   }
+}
+
+/** Blobs by id, fetched first in one request where the clone does not hold them. */
+export async function readBlobs(
+  ctx: BlobContext,
+  repoId: string,
+  repo: RepoHandle,
+  oids: string[],
+  hooks: FileHistoryHooks = {},
+): Promise<Map<string, Uint8Array>> {
+  if (oids.length)
+    await ensureBlobs(ctx, repoId, oids, { signal: hooks.signal, connection: hooks.connection });
+  const blobs = new Map<string, Uint8Array>();
+  for (const oid of oids) blobs.set(oid, await readBlobBytes(repo, oid));
+  return blobs;
 }
 
 /** As for the history list: the walk of the last page asked for is kept, so paging costs one page of work. */
@@ -134,7 +191,7 @@ export class FileHistoryWalks {
   }
 }
 
-export interface FileHistoryContext extends OpsContext {
+export interface FileHistoryContext extends BlobContext {
   readonly fileWalks: FileHistoryWalks;
 }
 
@@ -145,7 +202,7 @@ export async function fileHistory(
   ref: string,
   path: string,
   page: { limit?: number; skip?: number } = {},
-  hooks: { signal?: AbortSignal } = {},
+  hooks: FileHistoryHooks = {},
 ): Promise<FileHistoryPage> {
   const limit = Math.max(1, page.limit ?? 50);
   const skip = Math.max(0, page.skip ?? 0);
@@ -157,11 +214,18 @@ export async function fileHistory(
   const kept = walks.get(repoId);
   let walk = kept?.key === key ? kept.walk : undefined;
   if (!walk || walk.emitted > skip) {
-    walk = new FileHistoryWalk(repo, await shallowCommits(repo), clean);
+    walk = new FileHistoryWalk(
+      ctx,
+      repoId,
+      repo,
+      await shallowCommits(repo),
+      await commitGraphFor(repo),
+      clean,
+    );
     await walk.push(start);
     walks.set(repoId, { key, walk });
   }
-  while (walk.emitted < skip && !walk.done) await walk.next(Math.min(500, skip - walk.emitted), hooks.signal);
-  const entries = await walk.next(limit, hooks.signal);
+  while (walk.emitted < skip && !walk.done) await walk.next(Math.min(500, skip - walk.emitted), hooks);
+  const entries = await walk.next(limit, hooks);
   return { entries, more: !walk.done };
 }

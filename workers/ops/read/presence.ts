@@ -1,3 +1,4 @@
+import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
 import type { OpsContext } from '../common/engineContext.ts';
@@ -18,13 +19,16 @@ export async function presence(ctx: OpsContext, repoId: string, ref: string): Pr
   const commit = await resolveCommit(repo, ref);
   const blobs = new Set<string>();
   const seenTrees = new Set<string>();
-  const stack = [{ oid: await commitTree(repo, commit), path: '' }];
+  const slice = new TimeSlice();
+  // Each tree once (blobs are counted, not paths), at the depth it is first met.
+  const stack = [{ oid: await commitTree(repo, commit), path: '', depth: 0 }];
   while (stack.length) {
-    const { oid, path } = stack.pop()!;
+    const { oid, path, depth } = stack.pop()!;
     if (seenTrees.has(oid)) continue;
     seenTrees.add(oid);
-    for (const e of await readCheckedTree(repo, oid, path)) {
-      if (e.mode === MODE_TREE) stack.push({ oid: e.oid, path: `${path}${e.name}/` });
+    await slice.pause();
+    for (const e of await readCheckedTree(repo, oid, path, depth)) {
+      if (e.mode === MODE_TREE) stack.push({ oid: e.oid, path: `${path}${e.name}/`, depth: depth + 1 });
       else if (e.mode !== MODE_GITLINK) blobs.add(e.oid);
     }
   }

@@ -1,10 +1,11 @@
 // Reads one file of a commit. The path is resolved through the trees, which a blob:none clone holds; only
 // the file's own blob may have to come from the server, and only that one is fetched.
 
+import { isBinary } from '../../diff/binaryContent.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { commitTree, lookupParts, readCheckedTree } from '../common/checkedTrees.ts';
 import { MissingObjectError, OperationError } from '../common/errors.ts';
-import { isBinary, openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
+import { openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
 export interface FileContent {
@@ -61,13 +62,14 @@ async function findEntry(
   ref: string,
 ): Promise<{ oid: string; mode: string }> {
   const notFound = () => new OperationError('PATH_NOT_FOUND', `There is no file "${path}" in ${ref}.`);
-  const parts = path.split('/');
+  const parts = lookupParts(path, repo.treeLimits);
   if (path === '' || parts.some((p) => p === '' || p === '.' || p === '..')) throw notFound();
   let current = { oid: await commitTree(repo, commit), mode: MODE_TREE };
   let prefix = '';
-  for (const name of parts) {
+  for (let depth = 0; depth < parts.length; depth++) {
+    const name = parts[depth];
     if (current.mode !== MODE_TREE) throw notFound();
-    const tree = await readCheckedTree(repo, current.oid, prefix);
+    const tree = await readCheckedTree(repo, current.oid, prefix, depth);
     const entry = tree.find((e) => e.name === name);
     if (!entry) throw notFound();
     current = { oid: entry.oid, mode: entry.mode };

@@ -6,6 +6,7 @@
 // "The minimal fetch", for the measurements that chose MINIMAL_STRATEGY.
 
 import git from 'isomorphic-git';
+import { isBinary } from '../../diff/binaryContent.ts';
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
@@ -20,10 +21,10 @@ import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabil
 import { RemoteError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { readCheckedTree } from '../common/checkedTrees.ts';
+import { lookupParts, readCheckedTree, type TreeReader } from '../common/checkedTrees.ts';
 import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
-import { isBinary } from '../common/repoAccess.ts';
+import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
 import { type ReceivedResponse, receivePack } from '../sync/receivePack.ts';
 import type { FileContent } from './readFile.ts';
@@ -70,6 +71,8 @@ export interface ReadMinimalOptions {
   corsProxy?: string;
   /** Overrides MINIMAL_STRATEGY; for the benchmark. */
   strategy?: MinimalStrategy;
+  /** Caps on what the server may make the read cost (pack, trees), as a clone's; defaults where absent. */
+  limits?: Partial<CloneLimits>;
 }
 
 export type MinimalProgress =
@@ -136,13 +139,14 @@ export async function readFileMinimal(
 ): Promise<MinimalRead> {
   const { signal, onProgress } = hooks;
   throwIfAborted(signal);
-  const parts = pathParts(path);
+  const limits = cloneLimits(ctx, options);
+  const parts = pathParts(path, limits);
   const { store } = ctx;
   const client = connect(ctx, url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
   const caps = await capabilities(client);
-  const target = await resolveRemoteRef(client, caps, ref.trim(), ctx.settings.limits.maxLsRefsBytes);
+  const target = await resolveRemoteRef(client, caps, ref.trim(), limits.maxLsRefsBytes);
   throwIfAborted(signal);
 
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
@@ -161,7 +165,14 @@ export async function readFileMinimal(
         fs,
         cache: {},
         // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
-        trees: { fs: store.repoFs.open(repoId), gitdir: GITDIR, cache: {}, checkedTrees: new Set<string>() },
+        trees: {
+          fs: store.repoFs.open(repoId),
+          gitdir: GITDIR,
+          cache: {},
+          checkedTrees: new Set<string>(),
+          treeLimits: limits,
+        },
+        limits,
         client,
         caps,
         hooks,
@@ -175,6 +186,13 @@ export async function readFileMinimal(
           // As git clone --filter writes it: the ref the pack was fetched for, if there was one.
           promisor: target.refName ? `${target.commit} ${target.refName}\n` : '',
         });
+        // A server may answer with a pack that lacks the very commit it named (a hostile one does).
+        if (!packSet.has(target.commit)) {
+          throw new OperationError(
+            'REF_NOT_FOUND',
+            `${client.url.href} did not send the commit ${target.commit.slice(0, 10)}… it named for ${ref || 'HEAD'}.`,
+          );
+        }
         await addShallow(fs, shallow);
       }
       const commit = await git.readCommit({ fs, gitdir: GITDIR, oid: target.commit, cache: repo.cache });
@@ -205,16 +223,18 @@ interface Store {
   repoId: string;
   fs: PromiseFs;
   cache: object;
-  trees: Parameters<typeof readCheckedTree>[0];
+  trees: TreeReader;
+  limits: CloneLimits;
   client: GitHttpClient;
   caps: V2Capabilities;
   hooks: MinimalHooks;
 }
 
-function pathParts(path: string): string[] {
+function pathParts(path: string, limits: CloneLimits): string[] {
   const clean = path.replace(/^\/+|\/+$/g, '');
   if (clean === '') return [];
-  const parts = clean.split('/');
+  // Before any request: no tree that deep is read, so there is nothing to fetch for it.
+  const parts = lookupParts(clean, limits);
   if (parts.some((p) => p === '' || p === '.' || p === '..')) {
     throw new OperationError('PATH_NOT_FOUND', `"${path}" is not a path inside a repository.`);
   }
@@ -306,16 +326,17 @@ async function walk(
     new OperationError('PATH_NOT_FOUND', `There is no file or folder "${shown}" in ${ref}.`);
   let current = { oid: rootTree, mode: MODE_TREE };
   let prefix = '';
-  for (const name of parts) {
+  for (let depth = 0; depth < parts.length; depth++) {
+    const name = parts[depth];
     if (current.mode !== MODE_TREE) throw notFound();
-    const tree = await readTree(repo, current.oid, prefix, treeFilter);
+    const tree = await readTree(repo, current.oid, prefix, depth, treeFilter);
     const entry = tree.find((e) => e.name === name);
     if (!entry) throw notFound();
     current = { oid: entry.oid, mode: entry.mode };
     prefix += `${name}/`;
   }
   if (current.mode === MODE_TREE) {
-    const tree = await readTree(repo, current.oid, prefix, treeFilter);
+    const tree = await readTree(repo, current.oid, prefix, parts.length, treeFilter);
     return {
       kind: 'folder',
       entries: tree.map((e) => ({
@@ -341,9 +362,11 @@ async function walk(
   };
 }
 
-async function readTree(repo: Store, oid: string, path: string, treeFilter: string | null) {
+async function readTree(repo: Store, oid: string, path: string, depth: number, treeFilter: string | null) {
+  // Too deep is refused before the tree is fetched.
+  if (depth > repo.limits.maxTreeDepth) return readCheckedTree(repo.trees, oid, path, depth);
   if (treeFilter) await ensureObject(repo, 'tree', oid, treeFilter);
-  return readCheckedTree(repo.trees, oid, path);
+  return readCheckedTree(repo.trees, oid, path, depth);
 }
 
 async function ensureObject(
@@ -389,7 +412,7 @@ async function fetchPack(
   let received: ReceivedResponse;
   try {
     received = await receivePack(client, request, {
-      limits: repo.ctx.settings.limits,
+      limits: repo.limits,
       signal,
       onPackProgress: report,
     });

@@ -1,5 +1,5 @@
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { commitTree, lookupParts, readCheckedTree } from '../common/checkedTrees.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
@@ -37,15 +37,17 @@ export async function readTree(
   const commit = await resolveCommit(repo, ref);
   const clean = path.replace(/^\/+|\/+$/g, '');
   const notFound = () => new OperationError('PATH_NOT_FOUND', `"${clean}" is not a directory in ${ref}.`);
+  const parts = lookupParts(clean, repo.treeLimits);
   let oid = await commitTree(repo, commit);
-  let tree = await readCheckedTree(repo, oid, '');
+  let tree = await readCheckedTree(repo, oid, '', 0);
   let prefix = '';
-  for (const name of clean ? clean.split('/') : []) {
+  for (let depth = 1; depth <= parts.length; depth++) {
+    const name = parts[depth - 1];
     const entry = tree.find((e) => e.name === name);
     if (!entry || entry.mode !== MODE_TREE) throw notFound();
     prefix += `${name}/`;
     oid = entry.oid;
-    tree = await readCheckedTree(repo, oid, prefix);
+    tree = await readCheckedTree(repo, oid, prefix, depth);
   }
   const entries = tree
     .map((e) => ({

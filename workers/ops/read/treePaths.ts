@@ -2,7 +2,7 @@
 // clone holds every tree), so none of them costs a request.
 
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { commitTree, lookupParts, readCheckedTree, walkCheckedTree } from '../common/checkedTrees.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, type RepoHandle, resolveCommit } from '../common/repoAccess.ts';
 
@@ -16,8 +16,12 @@ export interface TreeEntryRef {
 export { commitTree } from '../common/checkedTrees.ts';
 
 /** A tree's entries, checked first (checkedTrees.ts); `prefix` ("dir/") names an entry in the error. */
-export async function readTreeEntries(repo: RepoHandle, oid: string, prefix = '') {
-  return (await readCheckedTree(repo, oid, prefix)).map((e) => ({ path: e.name, oid: e.oid, mode: e.mode }));
+export async function readTreeEntries(repo: RepoHandle, oid: string, prefix: string, depth: number) {
+  return (await readCheckedTree(repo, oid, prefix, depth)).map((e) => ({
+    path: e.name,
+    oid: e.oid,
+    mode: e.mode,
+  }));
 }
 
 /** The entry at `path` under the tree `treeOid`, or null when there is none (a missing folder included). */
@@ -28,9 +32,11 @@ export async function entryAtPath(
 ): Promise<TreeEntryRef | null> {
   let current: TreeEntryRef = { oid: treeOid, mode: MODE_TREE };
   let prefix = '';
-  for (const name of path.split('/')) {
+  const parts = lookupParts(path, repo.treeLimits);
+  for (let depth = 0; depth < parts.length; depth++) {
+    const name = parts[depth];
     if (current.mode !== MODE_TREE) return null;
-    const entry = (await readTreeEntries(repo, current.oid, prefix)).find((e) => e.path === name);
+    const entry = (await readTreeEntries(repo, current.oid, prefix, depth)).find((e) => e.path === name);
     if (!entry) return null;
     current = { oid: entry.oid, mode: entry.mode };
     prefix += `${name}/`;
@@ -50,31 +56,20 @@ export async function listPaths(
   const repo = await openRepo(ctx, repoId);
   const commit = await resolveCommit(repo, ref);
   const out: string[] = [];
-  const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const e of await readTreeEntries(repo, oid, prefix)) {
-      const path = prefix + e.path;
-      if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
-      else out.push(path);
-    }
-  };
-  await walk(await commitTree(repo, commit), '');
+  await walkCheckedTree(repo, await commitTree(repo, commit), (e, path) => {
+    if (e.mode !== MODE_TREE) out.push(path);
+  });
   return { commit, paths: out.join('\n') };
 }
 
 /** Every blob of a tree by path, recursively: the sources file history looks among for a rename. */
 export async function blobsByOid(repo: RepoHandle, treeOid: string): Promise<Map<string, string[]>> {
   const byOid = new Map<string, string[]>();
-  const walk = async (oid: string, prefix: string): Promise<void> => {
-    for (const e of await readTreeEntries(repo, oid, prefix)) {
-      const path = prefix + e.path;
-      if (e.mode === MODE_TREE) await walk(e.oid, `${path}/`);
-      else if (e.mode !== MODE_GITLINK) {
-        const list = byOid.get(`${e.mode} ${e.oid}`);
-        if (list) list.push(path);
-        else byOid.set(`${e.mode} ${e.oid}`, [path]);
-      }
-    }
-  };
-  await walk(treeOid, '');
+  await walkCheckedTree(repo, treeOid, (e, path) => {
+    if (e.mode === MODE_TREE || e.mode === MODE_GITLINK) return;
+    const list = byOid.get(`${e.mode} ${e.oid}`);
+    if (list) list.push(path);
+    else byOid.set(`${e.mode} ${e.oid}`, [path]);
+  });
   return byOid;
 }

@@ -4,15 +4,19 @@ import { writeNewGitDir, writePackFile } from '../../store/gitDir.ts';
 import type { PackedRef } from '../../store/packedRefs.ts';
 import { du, GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
-import { type GitHttpClient, repoName } from '../../transport/gitHttp.ts';
+import type { GitHttpClient } from '../../transport/gitHttp.ts';
+import { repoName } from '../../transport/gitHttp.ts';
+import { diagnoseUnreachable } from '../../transport/reachability.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
-import { connect, type OpsContext } from '../common/engineContext.ts';
+import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { type Timeline, timeline } from '../common/timeline.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
+import type { MaintenanceContext } from '../maintenance/packMaintenance.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
@@ -24,7 +28,7 @@ export type { ClonedRef, CloneFilter, CloneOptions, CloneProgress, CloneResult }
 
 /** Clones into a new repo; on any failure the half-made repo is deleted so nothing of it remains. */
 export async function clone(
-  ctx: OpsContext,
+  ctx: MaintenanceContext,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress> = {},
 ): Promise<CloneResult> {
@@ -57,13 +61,39 @@ export async function clone(
       client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
     );
   } catch (err) {
-    if (!(err instanceof TransportError && err.code === 'NETWORK_ERROR' && canFallBack)) throw err;
+    if (
+      !(err instanceof TransportError && err.code === 'NETWORK_ERROR' && err.beforeResponse) ||
+      opts.corsProxy
+    )
+      throw err;
+    // A browser reports a missing host and a host without CORS headers alike ("Failed to fetch"). The
+    // deployment's proxy is tried first, when there is one; when it cannot help either, the person hears
+    // which of the two it was, and never about a proxy they did not choose.
+    const diagnose = async (proxyErr?: unknown) => {
+      if (signal?.aborted) return abortedError();
+      // The browser's own words, the last parenthesis of the transport's message ("Failed to fetch").
+      const said = /\(([^()]*)\)$/.exec(err.message)?.[1] ?? err.message;
+      const why = await diagnoseUnreachable(client.url, said, { signal, fetch: ctx.settings.fetch });
+      return signal?.aborted ? abortedError() : Object.assign(why, { cause: proxyErr ?? err });
+    };
+    if (!canFallBack) throw await diagnose();
+    const direct = client;
     client = connectTo(fallback);
     effective = { ...opts, corsProxy: fallback };
     notes.push(
       `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
     );
-    advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    try {
+      advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+    } catch (proxyErr) {
+      // The host's own answer, through the proxy (no such repository, a token needed): that is the news.
+      const proxyFailed =
+        proxyErr instanceof TransportError &&
+        ['PROXY_REFUSED', 'NETWORK_ERROR', 'TIMEOUT'].includes(proxyErr.code);
+      if (!proxyFailed) throw proxyErr;
+      client = direct;
+      throw await diagnose(proxyErr);
+    }
   }
   // git says "warning: redirecting to …" and keeps the address given; so do we.
   if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
@@ -87,7 +117,7 @@ export async function clone(
 }
 
 async function cloneInto(
-  ctx: OpsContext,
+  ctx: MaintenanceContext,
   steps: Timeline,
   repoId: string,
   client: GitHttpClient,
@@ -224,6 +254,8 @@ async function cloneInto(
     // GitHttpClient sent the token through the proxy only because the person agreed to this one.
     tokenProxy: opts.auth && opts.corsProxy ? opts.auth.proxy : undefined,
     auth: opts.auth && opts.rememberCredentials ? opts.auth : undefined,
+    needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch: plan.branch,
     headOid: plan.headOid,
@@ -237,6 +269,7 @@ async function cloneInto(
   });
   steps.measure('record', recordStart);
   if (opts.auth) store.credentials.rememberForSession(repoId, opts.auth);
+  if (shallow.length === 0) await steps.step('commit-graph', () => commitGraphAfterStore(ctx, repoId));
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },

@@ -4,13 +4,20 @@ import { ZERO_OID } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { PackIngester } from '../../pack/packIngester.ts';
 import { du, GITDIR, type PromiseFs } from '../../store/repoFs.ts';
-import { type GitHttpClient, isOffline, offlineError, repoName } from '../../transport/gitHttp.ts';
+import { TransportError } from '../../transport/errors.ts';
+import {
+  type GitHttpClient,
+  isOffline,
+  isRedirect,
+  offlineError,
+  repoName,
+} from '../../transport/gitHttp.ts';
 import { parseInfoRefs } from '../../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, infoRefsCap, readAllCapped } from '../../wire/pktLine.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
-import { cloneLimits } from './cloneLimits.ts';
+import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
@@ -39,7 +46,9 @@ export async function cloneWithProtocolV1(
       // isomorphic-git's requests bypass GitHttpClient, so they get its offline check here.
       if (isOffline()) throw offlineError(client.url.host);
       requests++;
-      const res = await request(fetchFn, { ...req, signal });
+      const res = hasToken(req)
+        ? await withoutRedirects(fetchFn, req, signal)
+        : await request(fetchFn, { ...req, signal });
       const body = res.body;
       if (!body) return res;
       if (
@@ -73,7 +82,8 @@ export async function cloneWithProtocolV1(
       http: counting,
       dir: '/',
       gitdir: GITDIR,
-      url,
+      // Where the info/refs GET before the fallback landed: the repository's one allowed move is taken.
+      url: (client.redirectedTo ?? client.url).href,
       corsProxy: opts.corsProxy,
       ref: opts.ref,
       singleBranch: opts.singleBranch,
@@ -100,6 +110,8 @@ export async function cloneWithProtocolV1(
     }
     throw err;
   }
+  // As git keeps it, and as the v2 clone writes it: the address given, not where it moved.
+  if (client.redirectedTo) await git.setConfig({ fs, gitdir: GITDIR, path: 'remote.origin.url', value: url });
   await store.repoFs.flush(repoId);
   const pfs = fs.promises;
   const branch = (await git.currentBranch({ fs, gitdir: GITDIR })) ?? null;
@@ -122,6 +134,8 @@ export async function cloneWithProtocolV1(
   await store.registry.put({
     id: repoId,
     url,
+    needsToken: opts.auth ? true : undefined,
+    treeLimits: treeLimitsGiven(opts.limits),
     name: repoName(client.url),
     branch,
     headOid,
@@ -247,4 +261,54 @@ async function peel(fs: FS, oid: string): Promise<string> {
     current = (obj.object as { object: string }).object;
   }
   return current;
+}
+
+function hasToken(req: GitHttpRequest): boolean {
+  return Object.keys(req.headers ?? {}).some((h) => h.toLowerCase() === 'authorization');
+}
+
+/**
+ * One of isomorphic-git's requests that carries a token, sent with `redirect: 'manual'`, as GitHttpClient
+ * sends its own: isomorphic-git's web client follows redirects, and a browser that keeps Authorization on
+ * one would carry the token wherever the server points. The info/refs GET before the fallback already took
+ * the repository's one allowed move (to the same origin), so a redirect here is refused.
+ */
+async function withoutRedirects(
+  fetchFn: typeof fetch,
+  req: GitHttpRequest,
+  signal: AbortSignal | undefined,
+): Promise<GitHttpResponse> {
+  const parts: Uint8Array[] = [];
+  for await (const part of req.body ?? []) parts.push(part);
+  const res = await fetchFn(req.url, {
+    method: req.method,
+    headers: req.headers,
+    body: parts.length ? (concatBytes(parts) as BodyInit) : undefined,
+    signal,
+    redirect: 'manual',
+    credentials: 'omit',
+  });
+  if (isRedirect(res)) {
+    throw new TransportError(
+      'REDIRECT_REFUSED',
+      `${new URL(req.url).host} redirected a request that carried a token.`,
+    );
+  }
+  return {
+    url: res.url,
+    method: req.method,
+    statusCode: res.status,
+    statusMessage: res.statusText,
+    headers: Object.fromEntries(res.headers),
+    body: res.body ? bodyChunks(res.body) : undefined,
+  };
+}
+
+async function* bodyChunks(body: ReadableStream<Uint8Array>): AsyncIterableIterator<Uint8Array> {
+  const reader = body.getReader();
+  try {
+    for (let step = await reader.read(); !step.done; step = await reader.read()) yield step.value;
+  } finally {
+    reader.releaseLock();
+  }
 }

@@ -20,6 +20,7 @@ import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
+import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
@@ -286,6 +287,7 @@ export async function fetchRepo(
               await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
             else await fs.unlink(`${GITDIR}/shallow`);
           }
+          await store.crash.at('fetch:files-written');
           throwIfAborted(signal);
         });
       } catch (err) {
@@ -295,6 +297,9 @@ export async function fetchRepo(
         if (signal?.aborted) throw abortedError();
         throw err;
       }
+      // The record follows the files: a crash in between leaves its `shallow` behind, which startup
+      // repair (store/repair.ts) brings in line with the shallow file.
+      await store.crash.at('fetch:files-committed');
       if (stored) (await store.packs.for(repoId)).add(stored.checksum, stored.idx, filter !== null);
     }
     await store.registry.update(repoId, (r) => ({
@@ -304,6 +309,9 @@ export async function fetchRepo(
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
     }));
+    // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.
+    if (storedShallow.length === 0 && (pack?.counts.commit || shallowChanged))
+      await commitGraphAfterStore(ctx, repoId);
   };
   if (storing.lockToStore) {
     await store.locks.withRepoLock(

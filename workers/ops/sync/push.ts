@@ -8,7 +8,8 @@
 
 import git from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
-import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
+import { TimeSlice } from '../../pack/timeSlice.ts';
+import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE, type ParsedTreeEntry } from '../../pack/treeCheck.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
@@ -17,6 +18,7 @@ import { CLIENT_AGENT, parseInfoRefs } from '../../wire/capabilities.ts';
 import { WireError } from '../../wire/errors.ts';
 import { readPackets } from '../../wire/pktLine.ts';
 import { buildReceivePackRequest, parseReportStatus } from '../../wire/receivePack.ts';
+import { readCheckedTree } from '../common/checkedTrees.ts';
 import { connect, type OpsContext } from '../common/engineContext.ts';
 import { OperationError, PushRejectedError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -184,6 +186,9 @@ export async function push(
       reason,
     );
   }
+  // The server has the push; a crash before the remote-tracking ref is stored leaves it behind the
+  // server, as any push by someone else would: the next push (already up to date) or fetch moves it.
+  await ctx.store.crash.at('push:remote-updated');
   await setRemoteTracking(ctx, repo, remoteBranch, newOid);
   return {
     ref,
@@ -264,18 +269,11 @@ export async function objectsToSend(
 
   // Everything the boundary commits' trees name is on the remote: those trees are walked whole (trees only).
   const onRemote = new Set<string>();
-  const markRemote = async (treeOid: string): Promise<void> => {
-    if (onRemote.has(treeOid)) return;
-    onRemote.add(treeOid);
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const entry of tree) {
-      if (entry.mode === MODE_TREE) await markRemote(entry.oid);
-      else onRemote.add(entry.oid);
-    }
-  };
   for (const tree of boundaryTrees) {
     throwIfAborted(signal);
-    await markRemote(tree);
+    await eachTreeOnce(repo, tree, onRemote, (entry) => {
+      if (entry.mode !== MODE_TREE) onRemote.add(entry.oid);
+    });
   }
 
   const packs = await ctx.store.packs.for(repo.id);
@@ -287,23 +285,22 @@ export async function objectsToSend(
     ));
   const trees: string[] = [];
   const blobs: string[] = [];
-  const listed = new Set<string>();
-  const addTree = async (treeOid: string): Promise<void> => {
-    if (onRemote.has(treeOid) || listed.has(treeOid)) return;
-    listed.add(treeOid);
-    trees.push(treeOid);
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const entry of tree) {
-      if (entry.mode === MODE_TREE) await addTree(entry.oid);
-      else if (entry.mode !== MODE_GITLINK && !onRemote.has(entry.oid) && !listed.has(entry.oid)) {
-        listed.add(entry.oid);
-        if (await isStored(entry.oid)) blobs.push(entry.oid);
-      }
-    }
-  };
+  const listed = new Set<string>(onRemote);
+  const newBlobs: string[] = [];
   for (const c of newCommits) {
     throwIfAborted(signal);
-    await addTree(c.tree);
+    await eachTreeOnce(
+      repo,
+      c.tree,
+      listed,
+      (entry) => {
+        if (entry.mode === MODE_GITLINK || entry.mode === MODE_TREE || listed.has(entry.oid)) return;
+        listed.add(entry.oid);
+        newBlobs.push(entry.oid);
+      },
+      (tree) => trees.push(tree),
+    );
+    for (const oid of newBlobs.splice(0)) if (await isStored(oid)) blobs.push(oid);
     onCount?.({ commits: newCommits.length, trees: trees.length, blobs: blobs.length });
   }
   return {
@@ -403,5 +400,33 @@ async function setRemoteTracking(
     await fs.writeFile(path, serializePackedRefs(refs), { encoding: 'utf8', mode: 0o666 });
     // A loose ref of the same name would hide the packed one.
     await fs.unlink(`${GITDIR}/${name}`).catch(() => undefined);
+    await ctx.store.crash.at('push:tracking-written');
   });
+}
+
+/**
+ * Reads every tree under `root` not in `seen` once (adding it there), each checked (checkedTrees.ts) at the
+ * depth first met, with a stack rather than recursion, telling `onEntry` of their entries and `onTree` of
+ * each tree read.
+ */
+async function eachTreeOnce(
+  repo: RepoHandle,
+  root: string,
+  seen: Set<string>,
+  onEntry: (entry: ParsedTreeEntry) => void,
+  onTree?: (oid: string) => void,
+): Promise<void> {
+  const slice = new TimeSlice();
+  const pending = [{ oid: root, path: '', depth: 0 }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (seen.has(next.oid)) continue;
+    seen.add(next.oid);
+    onTree?.(next.oid);
+    await slice.pause();
+    for (const entry of await readCheckedTree(repo, next.oid, next.path, next.depth)) {
+      if (entry.mode === MODE_TREE)
+        pending.push({ oid: entry.oid, path: `${next.path}${entry.name}/`, depth: next.depth + 1 });
+      onEntry(entry);
+    }
+  }
 }

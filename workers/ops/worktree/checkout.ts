@@ -7,7 +7,7 @@
 import git from 'isomorphic-git';
 import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { GITDIR, type PromiseFs } from '../../store/repoFs.ts';
-import { assertSafeSymlinks, commitTree, readCheckedTree } from '../common/checkedTrees.ts';
+import { assertSafeSymlinks, commitTree, linkTarget, walkCheckedTree } from '../common/checkedTrees.ts';
 import {
   abortedError,
   HostileTreeError,
@@ -49,6 +49,11 @@ export interface CheckoutOptions {
   paths?: string[];
   /** Throw away local changes to tracked files instead of refusing with WORKTREE_DIRTY, as `git checkout -f`. */
   force?: boolean;
+  /**
+   * Check the commit out on this branch: the branch moves to it and HEAD names the branch, in the same
+   * batch as the working tree (a pull's fast-forward or merge: no crash can leave one moved, not the other).
+   */
+  onBranch?: string;
 }
 
 /** Progress and cancellation; `connection` and `batching` go to the blob fetch (lazyBlobs.ts). */
@@ -68,7 +73,6 @@ export interface CheckoutResult {
   bytes: number;
 }
 
-const utf8 = new TextDecoder('utf-8');
 const PROGRESS_INTERVAL_MS = 50;
 
 interface Target {
@@ -104,7 +108,8 @@ export async function checkout(
   steps.clear();
   const started = performance.now();
   const repo = await openRepo(ctx, repoId);
-  const target = await resolveTarget(repo, ref);
+  const resolved = await resolveTarget(repo, ref);
+  const target = opts.onBranch ? { ...resolved, branch: opts.onBranch } : resolved;
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
   const files = await steps.step('list-files', () => listFiles(repo, target.commit, paths));
   // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
@@ -132,9 +137,10 @@ export async function checkout(
     // A link's target is its blob: only now can it be checked, and still before anything is written.
     const links = new Map<string, string>();
     for (const [path, f] of files) {
-      if (f.mode === MODE_SYMLINK) links.set(path, utf8.decode(await readBlobBytes(repo, f.oid)));
+      if (f.mode === MODE_SYMLINK)
+        links.set(path, linkTarget(path, await readBlobBytes(repo, f.oid), repo.treeLimits));
     }
-    assertSafeSymlinks(links);
+    await assertSafeSymlinks(links, repo.treeLimits);
     const result = await writeCheckout(ctx, steps, repo, target, files, paths, opts, hooks, fetched);
     steps.measure('total', started);
     return result;
@@ -190,6 +196,7 @@ async function writeCheckout(
       );
       const emptied = [...droppedGitlinks, ...[...changes.deleted].map(parentOf)];
       await removeEmptyDirs(worktreeFs.promises, emptied, targetDirs);
+      if (opts.onBranch) await moveBranchHere(repo, opts.onBranch, target.commit);
       await ctx.store.crash.at('checkout:files-written');
       commitStarted = performance.now();
     });
@@ -298,19 +305,12 @@ async function listFiles(
   const all = paths === undefined || paths.length === 0;
   const matched = new Set<string>();
   const files = new Map<string, TreeFile>();
-  const walk = async (treeOid: string, prefix: string): Promise<void> => {
-    for (const entry of await readCheckedTree(repo, treeOid, prefix)) {
-      const path = prefix + entry.name;
-      const inside = all || paths.some((p) => isUnder(path, p));
-      if (!all) for (const p of paths) if (isUnder(path, p)) matched.add(p);
-      if (entry.mode === MODE_TREE) {
-        if (inside || paths?.some((p) => p.startsWith(`${path}/`))) await walk(entry.oid, `${path}/`);
-      } else if (inside) {
-        files.set(path, { oid: entry.oid, mode: entry.mode });
-      }
-    }
-  };
-  await walk(await commitTree(repo, commit), '');
+  await walkCheckedTree(repo, await commitTree(repo, commit), (entry, path) => {
+    const inside = all || paths.some((p) => isUnder(path, p));
+    if (!all) for (const p of paths) if (isUnder(path, p)) matched.add(p);
+    if (entry.mode === MODE_TREE) return inside || paths?.some((p) => p.startsWith(`${path}/`));
+    if (inside) files.set(path, { oid: entry.oid, mode: entry.mode });
+  });
   const unmatched = all || opts.strict === false ? [] : paths.filter((p) => !matched.has(p));
   if (unmatched.length > 0) {
     throw new OperationError(
@@ -342,6 +342,13 @@ interface WorktreeChanges {
   /** Working tree paths (relative) written; a file written twice counts once. */
   written: Set<string>;
   deleted: Set<string>;
+}
+
+/** Points `branch` at `commit` and HEAD at the branch (`onBranch`). */
+async function moveBranchHere(repo: RepoHandle, branch: string, commit: string): Promise<void> {
+  const { fs, gitdir } = repo;
+  await git.writeRef({ fs, gitdir, ref: `refs/heads/${branch}`, value: commit, force: true });
+  await git.writeRef({ fs, gitdir, ref: 'HEAD', value: `refs/heads/${branch}`, symbolic: true, force: true });
 }
 
 async function applyCheckout(

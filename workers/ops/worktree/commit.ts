@@ -5,6 +5,7 @@ import git from 'isomorphic-git';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import type { BlobContext } from '../sync/lazyBlobs.ts';
 import { WORKTREE_DIR } from './checkout.ts';
+import { clearMergeState, readMergeState } from './mergeState.ts';
 import { classify, ensureWorktree, type WorktreeHooks } from './workingTree.ts';
 
 export interface Author {
@@ -26,7 +27,9 @@ export interface CommitResult {
 
 /**
  * Commits what is staged. Throws INVALID_INPUT for an empty message or an author git would refuse,
- * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword).
+ * NOTHING_TO_COMMIT when the index equals HEAD's tree (unless amending, which may only reword). During a
+ * merge (MERGE_HEAD) the commit is the merge commit, with HEAD and MERGE_HEAD as its parents, once every
+ * conflict is resolved (UNRESOLVED_CONFLICTS before); its tree may equal HEAD's (all of ours kept).
  */
 export async function commit(
   ctx: BlobContext,
@@ -49,7 +52,19 @@ export async function commit(
   const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
-  if (!opts.amend) {
+  const merging = await readMergeState(repo);
+  if (merging && opts.amend)
+    throw new OperationError(
+      'INVALID_INPUT',
+      'A merge is in progress: commit it (or abort it) before amending.',
+    );
+  if (merging && merging.conflicts.length > 0) {
+    throw new OperationError(
+      'UNRESOLVED_CONFLICTS',
+      `Resolve ${merging.conflicts.join(', ')} first: edit out the conflict markers, then stage ${merging.conflicts.length === 1 ? 'it' : 'them'}.`,
+    );
+  }
+  if (!opts.amend && !merging) {
     const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
     const staged = matrix.some(([, head, workdir, stage]) => classify(head, workdir, stage).staged !== null);
     if (!staged)
@@ -58,8 +73,9 @@ export async function commit(
   throwIfAborted(hooks.signal);
   const now = Math.floor(Date.now() / 1000);
   const ident = { name, email, timestamp: now, timezoneOffset: new Date().getTimezoneOffset() };
-  const oid = await ctx.store.repoFs.writeAllOrNothing(repoId, () =>
-    git.commit({
+  const head = merging ? await git.resolveRef({ fs, gitdir, ref: 'HEAD' }) : null;
+  const oid = await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
+    const made = await git.commit({
       fs,
       dir: WORKTREE_DIR,
       gitdir,
@@ -68,8 +84,14 @@ export async function commit(
       author: ident,
       committer: ident,
       amend: opts.amend ?? false,
-    }),
-  );
+      ...(merging && head ? { parent: [head, merging.head] } : {}),
+    });
+    if (merging) await clearMergeState(repo);
+    await ctx.store.crash.at('commit:files-written');
+    return made;
+  });
+  // The record follows the files: a crash in between leaves it behind HEAD, which startup repair mends.
+  await ctx.store.crash.at('commit:files-committed');
   await ctx.store.registry.update(repoId, (r) => ({ ...r, headOid: oid, branch }));
   return { oid, branch };
 }

@@ -1,10 +1,11 @@
 // `git pull` for the branch HEAD is on: fetch, then fast-forward, or merge (isomorphic-git's merge) when
 // both sides moved. The working tree follows through the lazy checkout, which fetches only the blobs the
-// new tree lacks. A merge with conflicts changes nothing but the remote-tracking refs the fetch updated:
-// the merge runs inside one all-or-nothing batch, and the conflicting files are reported.
+// new tree lacks. A merge with conflicts stops as git's does (mergeState.ts): MERGE_HEAD, the conflicted
+// files with markers and their stages in the index, the clean part staged; the person resolves and commits,
+// or aborts. With local changes in the way it changes nothing and names the files.
 
 import git from 'isomorphic-git';
-import { GITDIR } from '../../store/repoFs.ts';
+import { TimeSlice } from '../../pack/timeSlice.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -12,6 +13,8 @@ import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.ts';
 import { type BlobContext, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
+import { writeConflictedMerge } from './mergeState.ts';
+import { ensureWorktree, status } from './workingTree.ts';
 
 export interface PullOptions {
   /** Author and committer of a merge commit; a neutral identity when absent. */
@@ -23,8 +26,13 @@ export type PullProgress = FetchProgress | CheckoutProgress | { phase: 'merging'
 export interface PullResult {
   fetch: FetchResult;
   branch: string;
-  /** `conflict`: nothing was merged; `conflicts` names the files both sides changed incompatibly. */
+  /** `conflict`: `conflicts` names the files both sides changed incompatibly. */
   status: 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
+  /**
+   * With a conflict: true when the merge was left in progress for the person to resolve (MERGE_HEAD and
+   * the rest, as git leaves it); false when local changes were in the way and nothing was changed.
+   */
+  merging?: boolean;
   /** The branch's commit before and after. */
   from: string;
   to: string;
@@ -121,48 +129,114 @@ export async function pull(
     if (signal?.aborted) throw abortedError();
     const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
     if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
-      return {
-        ...base,
-        status: 'conflict',
-        to: ours,
-        newCommits: 0,
-        conflicts: [...data.filepaths].sort(),
-        checkout: null,
-      };
+      const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
+      // git refuses to start a merge that would overwrite local changes; so does this.
+      const local = (await status(ctx, repoId)).entries;
+      if (local.length > 0) return { ...conflict, conflicts: [...data.filepaths].sort(), merging: false };
+      const conflicts = await startConflictedMerge(ctx, repoId, {
+        ours,
+        theirs,
+        base: bases[0],
+        branch,
+        upstream,
+        message: `Merge branch '${upstreamBranch}' of ${repo.record.url} into ${branch}`,
+        hooks,
+      });
+      return { ...conflict, conflicts, merging: true };
     }
     throw err;
   }
+  // A crash here leaves a commit nothing names: the branch and the working tree have not moved.
+  await ctx.store.crash.at('pull:merge-committed');
   const done = await moveBranch(ctx, repoId, branch, mergeOid, hooks);
   const newCommits = await countCommits(repo, mergeOid, ours);
   return { ...base, status: 'merged', to: mergeOid, newCommits, checkout: done };
 }
 
 /**
- * Brings the working tree to `oid` (a checkout of the commit: it refuses to overwrite local changes and
- * writes all or nothing), then points the branch at it and HEAD back at the branch.
+ * Leaves the merge in progress, as git does on a conflict: the working tree (checked out first if the
+ * repo has none) gets the merged files, conflicts marked; the blobs of every file they changed are
+ * fetched first, and the trees they come from pass the tree checks every checkout passes.
  */
-async function moveBranch(
+async function startConflictedMerge(
+  ctx: BlobContext,
+  repoId: string,
+  o: {
+    ours: string;
+    theirs: string;
+    base: string;
+    branch: string;
+    upstream: string;
+    message: string;
+    hooks: OperationHooks<PullProgress>;
+  },
+): Promise<string[]> {
+  const { signal, onProgress } = o.hooks;
+  await ensureWorktree(ctx, repoId, { signal });
+  let repo = await openRepo(ctx, repoId);
+  const needed = await blobsToTake(repo, o.ours, o.theirs);
+  if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
+  throwIfAborted(signal);
+  repo = await openRepo(ctx, repoId);
+  const conflicts = await ctx.store.repoFs.writeAllOrNothing(repoId, () =>
+    writeConflictedMerge(repo, {
+      ours: o.ours,
+      theirs: o.theirs,
+      base: o.base,
+      oursRef: `refs/heads/${o.branch}`,
+      theirsRef: o.upstream,
+      message: o.message,
+    }),
+  );
+  ctx.repos.forget(repoId);
+  return conflicts;
+}
+
+/**
+ * The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes into the
+ * working tree. Read through the tree checks, so a hostile tree stops it before anything is fetched.
+ */
+async function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
+  const treeOf = async (commit: string) =>
+    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
+  const out = new Set<string>();
+  // Folders left to visit on a stack, not by recursion: a server chooses the depth.
+  type Trees = { o: string | null; t: string; path: string; depth: number };
+  const pending: Trees[] = [{ o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 }];
+  const slice = new TimeSlice();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { o, t, path, depth } = next;
+    await slice.pause();
+    const mine = new Map<string, { oid: string; mode: string }>();
+    if (o) for (const e of await readCheckedTree(repo, o, path, depth)) mine.set(e.name, e);
+    for (const e of await readCheckedTree(repo, t, path, depth)) {
+      const m = mine.get(e.name);
+      if (m?.oid === e.oid) continue;
+      if (e.mode === '040000') {
+        pending.push({
+          o: m?.mode === '040000' ? m.oid : null,
+          t: e.oid,
+          path: `${path}${e.name}/`,
+          depth: depth + 1,
+        });
+      } else if (e.mode !== '160000') out.add(e.oid);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * Brings the working tree to `oid` on `branch`: a checkout of the commit (it refuses to overwrite local
+ * changes) that moves the branch and HEAD in the same all-or-nothing batch as the files.
+ */
+function moveBranch(
   ctx: BlobContext,
   repoId: string,
   branch: string,
   oid: string,
   hooks: OperationHooks<PullProgress>,
 ): Promise<CheckoutResult> {
-  const result = await checkout(ctx, repoId, oid, {}, hooks);
-  const repo = await openRepo(ctx, repoId);
-  await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
-    await git.writeRef({ fs: repo.fs, gitdir: GITDIR, ref: `refs/heads/${branch}`, value: oid, force: true });
-    await git.writeRef({
-      fs: repo.fs,
-      gitdir: GITDIR,
-      ref: 'HEAD',
-      value: `refs/heads/${branch}`,
-      symbolic: true,
-      force: true,
-    });
-  });
-  await ctx.store.registry.update(repoId, (r) => ({ ...r, branch, headOid: oid }));
-  return { ...result, branch };
+  return checkout(ctx, repoId, oid, { onBranch: branch }, hooks);
 }
 
 /** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
@@ -176,51 +250,87 @@ async function blobsForMerge(
     (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
   const out = new Set<string>();
   // Through the tree checks every op uses: a hostile tree stops the merge before anything is fetched.
-  const entries = async (tree: string | null, path: string) => {
+  const entries = async (tree: string | null, path: string, depth: number) => {
     const map = new Map<string, { oid: string; type: string }>();
     if (!tree) return map;
-    for (const e of await readCheckedTree(repo, tree, path)) {
+    for (const e of await readCheckedTree(repo, tree, path, depth)) {
       const type = e.mode === '040000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
       map.set(e.name, { oid: e.oid, type });
     }
     return map;
   };
-  const visit = async (b: string | null, o: string | null, t: string | null, path: string): Promise<void> => {
-    const [eb, eo, et] = await Promise.all([entries(b, path), entries(o, path), entries(t, path)]);
+  // The three trees of a folder at a time, folders left to visit on a stack (a server chooses the depth).
+  type Trees = { b: string | null; o: string | null; t: string | null; path: string; depth: number };
+  const pending: Trees[] = [
+    { b: await treeOf(base), o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 },
+  ];
+  const slice = new TimeSlice();
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const { b, o, t, path, depth } = next;
+    await slice.pause();
+    const [eb, eo, et] = await Promise.all([
+      entries(b, path, depth),
+      entries(o, path, depth),
+      entries(t, path, depth),
+    ]);
     for (const name of new Set([...eb.keys(), ...eo.keys(), ...et.keys()])) {
       const [xb, xo, xt] = [eb.get(name), eo.get(name), et.get(name)];
       if (xo?.oid === xt?.oid || xo?.oid === xb?.oid || xt?.oid === xb?.oid) continue;
       const sub = (x?: { oid: string; type: string }) => (x?.type === 'tree' ? x.oid : null);
       if (xo?.type === 'tree' || xt?.type === 'tree') {
-        await visit(sub(xb), sub(xo), sub(xt), `${path}${name}/`);
+        pending.push({ b: sub(xb), o: sub(xo), t: sub(xt), path: `${path}${name}/`, depth: depth + 1 });
         continue;
       }
       for (const x of [xb, xo, xt]) if (x?.type === 'blob') out.add(x.oid);
     }
-  };
-  await visit(await treeOf(base), await treeOf(ours), await treeOf(theirs), '');
+  }
   return [...out];
 }
 
 /**
- * Commits reachable from `tip` and not from `from`: a walk from `tip` that stops at `from` and at commits
- * older than it (less a day of clock skew), which cannot lead back above it.
+ * Commits reachable from `tip` and not from `from` (`git rev-list --count from..tip`). Both are walked at
+ * once, newest first (ties to `from`'s side), until only commits `from` reaches are left to visit and they
+ * are older than every counted one: the way revision.c limits a walk. Dates decide only when to stop, so a
+ * merge of commits dated before `from` (a branch worked on earlier, a clock behind) still counts them.
  */
 async function countCommits(repo: RepoHandle, tip: string, from: string): Promise<number> {
-  const read = (oid: string) =>
-    git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache }).catch(() => null);
-  const floor = ((await read(from))?.commit.committer.timestamp ?? 0) - 86_400;
-  let count = 0;
-  const seen = new Set<string>([from]);
-  const walk = [tip];
-  while (walk.length > 0) {
-    const oid = walk.pop()!;
-    if (seen.has(oid)) continue;
-    seen.add(oid);
-    const c = await read(oid);
-    if (!c || c.commit.committer.timestamp < floor) continue;
-    count++;
-    walk.push(...c.commit.parent);
+  type Entry = { oid: string; time: number; parents: string[]; ours: boolean };
+  const queue: Entry[] = [];
+  const enqueue = async (oid: string, ours: boolean) => {
+    const c = await git
+      .readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })
+      .catch(() => null);
+    // A commit this repo does not hold (past a shallow boundary) ends that line of the walk.
+    if (c) queue.push({ oid, time: c.commit.committer.timestamp, parents: c.commit.parent, ours });
+  };
+  const newest = (): Entry => {
+    let best = 0;
+    for (let i = 1; i < queue.length; i++) {
+      const [a, b] = [queue[i], queue[best]];
+      if (a.time > b.time || (a.time === b.time && a.ours && !b.ours)) best = i;
+    }
+    return queue.splice(best, 1)[0];
+  };
+  /** From `from`. */
+  const ours = new Set<string>();
+  /** From `tip`, with their dates; some may turn out to be `from`'s too. */
+  const theirs = new Map<string, number>();
+  const oldestCounted = () => {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const [oid, time] of theirs) if (!ours.has(oid)) oldest = Math.min(oldest, time);
+    return oldest;
+  };
+  await enqueue(from, true);
+  await enqueue(tip, false);
+  while (queue.length > 0) {
+    if (queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted()) break;
+    const next = newest();
+    if (ours.has(next.oid) || (!next.ours && theirs.has(next.oid))) continue;
+    if (next.ours) ours.add(next.oid);
+    else theirs.set(next.oid, next.time);
+    for (const parent of next.parents) await enqueue(parent, next.ours);
   }
+  let count = 0;
+  for (const oid of theirs.keys()) if (!ours.has(oid)) count++;
   return count;
 }

@@ -13,6 +13,7 @@ import type { FileDiff } from '../read/diff.ts';
 import { diffFile } from '../read/diff.ts';
 import type { BlobContext } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, checkout, WORKTREE_DIR } from './checkout.ts';
+import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
 export interface StatusEntry {
@@ -21,6 +22,8 @@ export interface StatusEntry {
   staged: 'added' | 'modified' | 'deleted' | null;
   /** Working file against the index: what `stage` would take. */
   unstaged: 'modified' | 'deleted' | 'untracked' | null;
+  /** Unmerged (a merge's conflict not resolved yet): stages 1-3 in the index; staging resolves it. */
+  conflict?: boolean;
 }
 
 export interface WorktreeStatus {
@@ -28,6 +31,8 @@ export interface WorktreeStatus {
   branch: string | null;
   head: string;
   entries: StatusEntry[];
+  /** A merge left in progress by a conflicting pull, or null. */
+  merging: MergeState | null;
 }
 
 /**
@@ -61,14 +66,22 @@ export async function status(
   const repo = await ensureWorktree(ctx, repoId, hooks);
   const { fs, gitdir, cache } = repo;
   const matrix = await git.statusMatrix({ fs, dir: WORKTREE_DIR, gitdir, cache });
+  const merging = await readMergeState(repo);
+  const unmerged = new Set(merging?.conflicts ?? []);
   const entries: StatusEntry[] = [];
   for (const [path, head, workdir, stage] of matrix) {
-    const entry = { path, ...classify(head, workdir, stage) };
-    if (entry.staged || entry.unstaged) entries.push(entry);
+    // An unmerged path has no one index version to compare: `git status` says "both modified".
+    if (unmerged.delete(path)) entries.push({ path, staged: null, unstaged: 'modified', conflict: true });
+    else {
+      const entry = { path, ...classify(head, workdir, stage) };
+      if (entry.staged || entry.unstaged) entries.push(entry);
+    }
   }
+  // Deleted on one side and conflicted: in the index only.
+  for (const path of unmerged) entries.push({ path, staged: null, unstaged: 'deleted', conflict: true });
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-  return { branch, head: headOid, entries };
+  return { branch, head: headOid, entries: entries.sort((a, b) => (a.path < b.path ? -1 : 1)), merging };
 }
 
 /**
@@ -107,6 +120,12 @@ export async function stage(
       else await git.remove({ fs, dir: WORKTREE_DIR, gitdir, cache, filepath: path });
     }
   });
+}
+
+/** `git merge --abort`: the files the merge touched back to HEAD's, MERGE_HEAD and the rest removed. */
+export async function abortMerge(ctx: BlobContext, repoId: string): Promise<void> {
+  const repo = await ensureWorktree(ctx, repoId);
+  await ctx.store.repoFs.writeAllOrNothing(repoId, () => abortMergeState(repo));
 }
 
 /** Puts each path's index entry back to HEAD's (`git restore --staged`); the working file stays. */

@@ -1,45 +1,51 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { Presence, RepoRecord } from '../../workers/engine/index.ts';
+import type { Presence, RepoSummary } from '../../workers/engine/index.ts';
 import { formatBytes } from '../format.ts';
 import { gitClient } from '../gitClient.ts';
 import { type FillState, startHistoryFill, stopHistoryFill } from '../historyFill.ts';
 
-/** What the partial clone costs and holds: bytes moved so far, and the files of this ref that are here. */
-export function StatusLine({
-  repoId,
+/**
+ * The bar at the bottom of the window (sticky, so it is on screen however long the page): where the
+ * background history fill is, with live commits and bytes; what the partial clone has cost so far; which
+ * file contents of this ref are here.
+ */
+export function StatusBar({
+  repo,
   gitRef,
   tick,
   fill,
 }: {
-  repoId: string;
+  repo: RepoSummary;
   gitRef: string;
   tick: string;
   fill: FillState | null;
 }) {
   const [presence, setPresence] = useState<Presence | null>(null);
-  const [record, setRecord] = useState<RepoRecord | null>(null);
+  const [record, setRecord] = useState<RepoSummary>(repo);
   useEffect(() => {
     gitClient
-      .repo(repoId)
+      .repo(repo.id)
       .presence({ ref: gitRef })
       .then(setPresence, () => setPresence(null));
-    gitClient.listRepos().then((all) => setRecord(all.find((r) => r.id === repoId) ?? null));
-  }, [repoId, gitRef, tick]);
+  }, [repo.id, gitRef, tick]);
+  // The record's byte count grows with each lazy fetch and each stored step of the fill.
+  useEffect(() => {
+    gitClient.listRepos().then((all) => setRecord(all.find((r) => r.id === repo.id) ?? repo));
+  }, [repo.id, tick, fill?.stored, fill?.status]);
+  const moved = (record.bytesFetched ?? 0) + (fill?.status === 'filling' ? fill.inFlight : 0);
   return (
-    <footer class="status-line muted" data-testid="status-line" aria-live="polite">
-      {fill && <FillStatus repoId={repoId} fill={fill} record={record} />}
-      {record?.bytesFetched !== undefined && (
-        <span>{formatBytes(record.bytesFetched)} moved over the network</span>
-      )}
+    <footer class="status-bar muted" data-testid="status-bar">
+      {fill && fill.status !== 'pending' && <FillStatus fill={fill} record={record} />}
+      <span data-testid="bytes-moved">{formatBytes(moved)} moved over the network</span>
       {presence && (
         <span>
           {presence.present.toLocaleString()} of {presence.blobs.toLocaleString()} file contents of {gitRef}{' '}
           stored
         </span>
       )}
-      {record && <span>{formatBytes(record.sizeBytes)} in this browser</span>}
+      <span class="status-extra">{formatBytes(record.sizeBytes)} in this browser</span>
       {presence && (
-        <span>
+        <span class="status-extra">
           {presence.packs} pack{presence.packs === 1 ? '' : 's'}
         </span>
       )}
@@ -48,23 +54,15 @@ export function StatusLine({
 }
 
 /** Where the background fetch of a first-view clone's history is: running, done, stopped or failed. */
-function FillStatus({
-  repoId,
-  fill,
-  record,
-}: {
-  repoId: string;
-  fill: FillState;
-  record: RepoRecord | null;
-}) {
+function FillStatus({ fill, record }: { fill: FillState; record: RepoSummary }) {
   const so = `${fill.commits.toLocaleString()} commit${fill.commits === 1 ? '' : 's'}, ${formatBytes(fill.bytes)}`;
-  const resume = () => record && startHistoryFill(record);
   return (
     <span class="history-fill" data-testid="history-fill" data-status={fill.status}>
       {fill.status === 'filling' && (
         <>
+          <span class="spinner" aria-hidden="true" />
           Fetching the history: {so} so far{' '}
-          <button type="button" class="link" onClick={() => stopHistoryFill(repoId)}>
+          <button type="button" class="link" onClick={() => stopHistoryFill(record.id)}>
             Stop
           </button>
         </>
@@ -74,7 +72,7 @@ function FillStatus({
       {(fill.status === 'stopped' || fill.status === 'failed') && (
         <>
           History incomplete ({so}){fill.status === 'failed' ? `: ${fill.error}` : ''}{' '}
-          <button type="button" class="link" onClick={resume} disabled={!record}>
+          <button type="button" class="link" onClick={() => startHistoryFill(record)}>
             Resume
           </button>
         </>

@@ -1,0 +1,229 @@
+// A merge that stopped on conflicts, left as git leaves it (git-merge: "How conflicts are presented"):
+// `MERGE_HEAD` names the commit being merged, `MERGE_MSG` the message the merge commit will get, the index
+// holds stages 1 (base), 2 (ours) and 3 (theirs) for each conflicted path, the working file carries
+// conflict markers, and every change that merged cleanly is already staged and in the working tree. The
+// person resolves each file (edits it, stages it: stage 0), then commits (two parents) or aborts.
+
+import git from 'isomorphic-git';
+import { GITDIR, mkdirp } from '../../store/repoFs.ts';
+import { OperationError } from '../common/errors.ts';
+import type { RepoHandle } from '../common/repoAccess.ts';
+import { WORKTREE_DIR } from './checkout.ts';
+
+export interface MergeState {
+  /** The commit being merged (`MERGE_HEAD`). */
+  head: string;
+  /** What the merge commit will say (`MERGE_MSG`). */
+  message: string;
+  /** Paths with unmerged stages in the index: still to be resolved. */
+  conflicts: string[];
+}
+
+/** The merge in progress, or null. */
+export async function readMergeState(repo: RepoHandle): Promise<MergeState | null> {
+  const fs = repo.fs.promises;
+  const head = await fs.readFile(`${GITDIR}/MERGE_HEAD`, { encoding: 'utf8' }).then(
+    (t) => String(t).trim().split('\n')[0],
+    () => null,
+  );
+  if (!head) return null;
+  const message = await fs.readFile(`${GITDIR}/MERGE_MSG`, { encoding: 'utf8' }).then(
+    (t) => String(t),
+    () => `Merge commit '${head}'\n`,
+  );
+  return { head, message, conflicts: await unmergedPaths(repo) };
+}
+
+async function unmergedPaths(repo: RepoHandle): Promise<string[]> {
+  const bytes = await repo.fs.promises.readFile(`${GITDIR}/index`).catch(() => null);
+  return bytes ? indexUnmergedPaths(bytes as Uint8Array) : [];
+}
+
+/**
+ * The paths of an index file (gitformat-index) that have an entry at stage 1, 2 or 3. Read from the bytes:
+ * isomorphic-git's index cache would hand back another reader's view.
+ */
+export function indexUnmergedPaths(bytes: Uint8Array): string[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const version = view.getUint32(4);
+  const count = view.getUint32(8);
+  const out = new Set<string>();
+  let at = 12;
+  for (let i = 0; i < count && at + 62 <= bytes.length; i++) {
+    const flags = view.getUint16(at + 60);
+    const extended = version >= 3 && (flags & 0x4000) !== 0;
+    const nameStart = at + 62 + (extended ? 2 : 0);
+    let nameEnd = nameStart;
+    while (nameEnd < bytes.length && bytes[nameEnd] !== 0) nameEnd++;
+    if ((flags >> 12) & 3) out.add(new TextDecoder().decode(bytes.subarray(nameStart, nameEnd)));
+    // Entries are padded with 1-8 NULs to a multiple of 8 bytes (version 2 and 3).
+    const length = nameEnd - at;
+    at += Math.ceil((length + 1) / 8) * 8;
+  }
+  return [...out].sort();
+}
+
+/**
+ * Runs isomorphic-git's merge with its conflicts written out, then completes what it leaves undone so the
+ * state is git's: the changes only `theirs` made are staged (isomorphic-git writes their files but leaves
+ * the index at ours) and the files only they deleted are removed; then `MERGE_HEAD`, `MERGE_MSG` and
+ * `ORIG_HEAD`. Runs inside the caller's all-or-nothing batch. The blobs the merge reads must be stored.
+ */
+export async function writeConflictedMerge(
+  repo: RepoHandle,
+  opts: { ours: string; theirs: string; base: string; oursRef: string; theirsRef: string; message: string },
+): Promise<string[]> {
+  const { fs, gitdir, cache } = repo;
+  let conflicts: string[] = [];
+  try {
+    await git.merge({
+      fs,
+      dir: WORKTREE_DIR,
+      gitdir,
+      cache,
+      ours: opts.oursRef,
+      theirs: opts.theirsRef,
+      noUpdateBranch: true,
+      abortOnConflict: false,
+      message: opts.message,
+      author: { name: 'Blobless', email: 'blobless@localhost' },
+    });
+  } catch (err) {
+    const e = err as { code?: string; data?: { filepaths?: string[] } };
+    if (e.code !== 'MergeConflictError') throw err;
+    conflicts = [...(e.data?.filepaths ?? [])].sort();
+  }
+  if (conflicts.length === 0) {
+    throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.');
+  }
+  const unmerged = new Set(conflicts);
+  for (const change of await theirChanges(repo, opts.base, opts.ours, opts.theirs)) {
+    if (!change.onlyTheirs || unmerged.has(change.path)) continue;
+    await setIndexEntry(repo, change.path, change.theirs);
+    if (!change.theirs) await fs.promises.unlink(`/${change.path}`).catch(() => undefined);
+  }
+  await fs.promises.writeFile(`${GITDIR}/MERGE_HEAD`, `${opts.theirs}\n`, 'utf8');
+  await fs.promises.writeFile(`${GITDIR}/MERGE_MSG`, `${opts.message}\n`, 'utf8');
+  await fs.promises.writeFile(`${GITDIR}/ORIG_HEAD`, `${opts.ours}\n`, 'utf8');
+  return conflicts;
+}
+
+/** Removes the merge's files: after its commit, or with the index and files reset by an abort. */
+export async function clearMergeState(repo: RepoHandle): Promise<void> {
+  for (const name of ['MERGE_HEAD', 'MERGE_MSG', 'MERGE_MODE']) {
+    await repo.fs.promises.unlink(`${GITDIR}/${name}`).catch(() => undefined);
+  }
+}
+
+interface Side {
+  oid: string;
+  mode: number;
+}
+
+/** A file `theirs` changed (from the base) to something ours does not have. */
+interface TheirChange {
+  path: string;
+  ours: Side | null;
+  theirs: Side | null;
+  /** Ours is the base's: a clean merge takes theirs. */
+  onlyTheirs: boolean;
+}
+
+/**
+ * The files a merge of `theirs` into `ours` may change: where theirs differs from the base and from ours.
+ * Folders that theirs did not change, or that are the same on both sides, are not walked.
+ */
+async function theirChanges(
+  repo: RepoHandle,
+  base: string,
+  ours: string,
+  theirs: string,
+): Promise<TheirChange[]> {
+  const { fs, gitdir, cache } = repo;
+  const found = (await git.walk({
+    fs,
+    gitdir,
+    cache,
+    trees: [git.TREE({ ref: base }), git.TREE({ ref: ours }), git.TREE({ ref: theirs })],
+    map: async (path, [b, o, t]) => {
+      if (path === '.') return undefined;
+      const id = async (e: typeof b) => (e ? await e.oid() : null);
+      const [ib, io, it] = [await id(b), await id(o), await id(t)];
+      // Theirs unchanged, or the same on both sides: nothing of theirs to take here.
+      if (it === ib || it === io) return null;
+      const side = async (e: typeof b): Promise<Side | null> =>
+        e && (await e.type()) === 'blob' ? { oid: await e.oid(), mode: await e.mode() } : null;
+      const [sb, so, st] = [await side(b), await side(o), await side(t)];
+      // A folder on some side: its files are walked below it.
+      if (!sb && !so && !st) return undefined;
+      return { path, ours: so, theirs: st, onlyTheirs: io === ib } satisfies TheirChange;
+    },
+  })) as (TheirChange | undefined)[];
+  return found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f);
+}
+
+/**
+ * `git merge --abort`: every file the merge touched goes back to HEAD's version, in the index and the
+ * working tree, and the merge's files are removed. (isomorphic-git's abortMerge leaves the files the
+ * merged branch added, and fails on them.)
+ */
+export async function abortMergeState(repo: RepoHandle): Promise<void> {
+  const state = await readMergeState(repo);
+  if (!state) throw new OperationError('NO_MERGE', 'No merge is in progress.');
+  const { fs, gitdir, cache } = repo;
+  const head = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
+  const [base] = await git.findMergeBase({ fs, gitdir, cache, oids: [head, state.head] });
+  const paths = new Set(state.conflicts);
+  const changes = base ? await theirChanges(repo, base, head, state.head) : [];
+  const ours = new Map(changes.map((c) => [c.path, c.ours]));
+  for (const p of paths) if (!ours.has(p)) ours.set(p, await entryAt(repo, head, p));
+  for (const [path, side] of ours) {
+    if (side) {
+      const { blob } = await git.readBlob({ fs, gitdir, cache, oid: side.oid });
+      await writeWorkingFile(repo, path, blob, side.mode);
+    } else await fs.promises.unlink(`/${path}`).catch(() => undefined);
+    await setIndexEntry(repo, path, side);
+  }
+  await clearMergeState(repo);
+}
+
+/** The index's stage-0 entry of a path (resolving any conflict stages), or none when `side` is null. */
+async function setIndexEntry(repo: RepoHandle, filepath: string, side: Side | null): Promise<void> {
+  const { fs, gitdir, cache } = repo;
+  await git.updateIndex({
+    fs,
+    dir: WORKTREE_DIR,
+    gitdir,
+    cache,
+    filepath,
+    ...(side ? { oid: side.oid, mode: side.mode, add: true } : { remove: true, force: true }),
+  });
+}
+
+async function entryAt(repo: RepoHandle, commit: string, path: string): Promise<Side | null> {
+  const { fs, gitdir, cache } = repo;
+  try {
+    const { oid } = await git.readBlob({ fs, gitdir, cache, oid: commit, filepath: path });
+    const parent = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : undefined;
+    const { tree } = await git.readTree({ fs, gitdir, cache, oid: commit, filepath: parent });
+    const mode = tree.find((e) => e.oid === oid && `${parent ? `${parent}/` : ''}${e.path}` === path)?.mode;
+    return { oid, mode: Number.parseInt(mode ?? '100644', 8) };
+  } catch {
+    return null;
+  }
+}
+
+async function writeWorkingFile(
+  repo: RepoHandle,
+  path: string,
+  bytes: Uint8Array,
+  mode: number,
+): Promise<void> {
+  const fs = repo.fs.promises;
+  const dir = path.includes('/') ? `/${path.slice(0, path.lastIndexOf('/'))}` : null;
+  if (dir) await mkdirp(fs, dir);
+  if (mode === 0o120000) {
+    await fs.unlink(`/${path}`).catch(() => undefined);
+    await fs.symlink(new TextDecoder().decode(bytes), `/${path}`);
+  } else await fs.writeFile(`/${path}`, bytes, { mode: mode & 0o111 ? 0o777 : 0o666 });
+}
