@@ -1,7 +1,7 @@
 import type { CheckoutProgress, CloneOptions, CloneProgress, CloneResult } from '../workers/engine/index.ts';
 import { loadAppConfig } from './appConfig.ts';
 import { whileBusy } from './busy.ts';
-import { type BloblessError, gitClient, OperationError } from './gitClient.ts';
+import { type BloblessError, gitClient } from './gitClient.ts';
 import { expandRepoUrl } from './repoUrl.ts';
 import { askPersistenceOnce } from './storage.ts';
 
@@ -47,7 +47,10 @@ export async function cloneAndCheckout(
       // when the checkout that came next saw it, none of the clone stays.
       if (signal.aborted) {
         await repo.delete().catch(() => undefined);
-        throw new OperationError('ABORTED', 'The clone was cancelled; nothing of it was kept.');
+        // As the engine says it (the page does not load the error classes for it).
+        throw Object.assign(new Error('The clone was cancelled; nothing of it was kept.'), {
+          code: 'ABORTED',
+        });
       }
       return cloned;
     }

@@ -1,7 +1,6 @@
 import { wrapEngine } from '../workers/engine/client.ts';
 
 export type { AuthRequiredError, BloblessError } from '../workers/engine/client.ts';
-export { OperationError } from '../workers/engine/client.ts';
 
 /** The one git engine of this page, in its worker; every git operation runs there, off the main thread. */
 export const gitClient = wrapEngine(

@@ -19,7 +19,6 @@ const link = vi.hoisted(() => ({ calls: [] as WorkerCall[], engine: undefined as
 vi.mock('../src/gitClient.ts', async () => {
   const { linkedEngine } = await import('./support/workerBoundary.ts');
   const { testEngine } = await import('./support/engine.ts');
-  const { OperationError, AuthRequiredError } = await import('../workers/engine/client.ts');
   const { engine } = testEngine();
   link.engine = engine;
   // Every delta resolved after the last byte, as with no room to keep bases while receiving: a pack this
@@ -29,7 +28,7 @@ vi.mock('../src/gitClient.ts', async () => {
       engine.clone({ ...args, limits: { ...args.limits, arrivalCacheBytes: 0 } }, hooks),
   });
   link.calls = calls;
-  return { gitClient: client, OperationError, AuthRequiredError };
+  return { gitClient: client };
 });
 
 const { cloneAndCheckout } = await import('../src/cloneFlow.ts');

@@ -35,9 +35,9 @@ async function ended(call: () => Promise<unknown>): Promise<Ended> {
     const value = await call();
     return { ms: performance.now() - started, code: null, value };
   } catch (err) {
-    // A hostile tree's check crosses the link in `details` (workers/rpc.ts).
-    const e = err as { code?: string; details?: { check?: string } };
-    return { ms: performance.now() - started, code: e.details?.check ?? e.code ?? String(err) };
+    // A hostile tree's check crosses the link as the error's own field (HostileTreeError.check).
+    const e = err as { code?: string; check?: string };
+    return { ms: performance.now() - started, code: e.check ?? e.code ?? String(err) };
   }
 }
 

@@ -95,7 +95,7 @@ describe.each(CASES)('hostile.git case/%s', (branch, path, check, where, folder)
       path: string;
       check: string;
     };
-    expect(err.name).toBe('OperationError');
+    expect(err.name).toBe('HostileTreeError');
     expect({ code: err.code, path: err.path, check: err.check }).toEqual({
       code: 'HOSTILE_TREE',
       path,

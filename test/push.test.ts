@@ -263,7 +263,7 @@ describe('rejected push', () => {
     const pushes = push.server.stats('basic.git').pushes;
 
     const err = await failure(engine.repo(repoId).push());
-    expect(err.name).toBe('OperationError');
+    expect(err.name).toBe('PushRejectedError');
     expect(err.code).toBe('PUSH_NON_FAST_FORWARD');
     expect(err.message).toMatch(/fetch first.*Pull/);
 

@@ -1,5 +1,5 @@
 // blobless/client: the page's side of an engine that runs in a worker (exposed there by worker.ts's
-// exposeEngine). It carries no git code: only comlink, the error classes, and this adapter. The engine it
+// exposeEngine). It carries no git code: only comlink and this adapter; the error classes come lazily. The engine it
 // returns has the Engine interface: every call is `op(args, { onProgress, signal })`, progress reaches the
 // callback, the signal cancels in the worker, and errors arrive as their classes with their codes.
 
@@ -7,7 +7,9 @@ import * as Comlink from 'comlink';
 import { ABORT, ENGINE_METHODS, type EngineEndpoint, REPO_METHODS, SETTLED } from './remote.ts';
 import type { Engine, OperationHooks, Repo } from './types.ts';
 
-export * from './errors.ts';
+// Types only: the error classes load with the first error (below), not with the page. A page that wants
+// them for `instanceof` imports them from the package's main entry (`blobless`), the same module.
+export type * from './errors.ts';
 export type * from './types.ts';
 
 type Call = (
