@@ -37,10 +37,19 @@ export function RefButton({
   const [used, setUsed] = useState(false);
   const button = useRef<HTMLButtonElement>(null);
   useEffect(() => {
+    // Each history step stored reads the refs again; an older read that answers last (it waited longer in
+    // the worker) must not put back the list from before the tags arrived.
+    let live = true;
     gitClient
       .repo(repo.id)
       .listRefs()
-      .then(setRefs, () => setRefs(null));
+      .then(
+        (r) => live && setRefs(r),
+        () => live && setRefs(null),
+      );
+    return () => {
+      live = false;
+    };
   }, [repo.id, grown]);
   const { kind, name } = refLabel(current, refs);
   return (

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { CheckoutProgress as Progress, RefList } from '../../workers/engine/index.ts';
 import { withToken } from '../auth/withToken.ts';
 import { whileBusy } from '../busy.ts';
@@ -45,7 +45,9 @@ export function RefPicker({
   const shownKind: Kind = found[kind].length === 0 && found[other(kind)].length > 0 ? other(kind) : kind;
   const shown = found[shownKind];
 
-  useEffect(() => {
+  // In the commit that opens the picker, not after the paint: a person (or a test) who types at once
+  // would otherwise have what they typed wiped by the reset a moment later, on a busy machine.
+  useLayoutEffect(() => {
     if (!open) return;
     setQuery('');
     setError(null);
