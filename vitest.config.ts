@@ -10,7 +10,7 @@ export default defineConfig({
       'bench/**/*.test.ts',
     ],
     globalSetup: ['test/globalSetup.ts'],
-    setupFiles: ['test/nodeBrowserEnv.ts'],
+    setupFiles: ['test/nodeBrowserEnv.ts', 'test/byteEquality.ts'],
     // Tests read the one git server's per-repo byte counters; files running at once would blur them.
     fileParallelism: false,
     // A deadline, not a timing: some tests are minutes of CPU on a busy 2-core machine (the ingester fed a
