@@ -12,7 +12,9 @@ import { startRelay } from './support/relay.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
-const { engine, ctx } = testEngine();
+// Retries as the default policy makes them (as many), without its backoff of seconds: the table of waits is
+// test/retryPolicy.test.ts's.
+const { engine, ctx } = testEngine({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');
