@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TAG_LIST_MAX_AGE_MS } from '../workers/ops/sync/fetch.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
 import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
@@ -83,6 +84,27 @@ describe('fetch and tags', () => {
     expect(packed).toBe(await packedRefsAsGitWrites(join(cli, '.git'), await looseRefNames(ours)));
     expect(await showRefs(ours)).toEqual(await showRefs(join(cli, '.git')));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
+  });
+
+  it('lists every tag again once the last full listing is a day old', async () => {
+    const url = await served.copy('basic.git', 'day-old.git');
+    const bare = served.path('day-old.git');
+    const { repoId } = await engine.clone({ url });
+    await gitOnServer(bare, ['tag', 'light', 'main']);
+    const fresh = await engine.repo(repoId).fetch();
+    expect(fresh.tags).toBe('follow');
+    expect(fresh.updated).toEqual([]);
+
+    // No full listing since the clone, a day ago.
+    const dayAgo = Date.now() - TAG_LIST_MAX_AGE_MS;
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, createdAt: dayAgo }));
+    const dayOld = await engine.repo(repoId).fetch();
+    expect(dayOld.tags).toBe('all');
+    expect(kinds(dayOld)).toEqual(['new refs/tags/light']);
+    // That listing counts from now.
+    expect((await engine.repo(repoId).fetch()).tags).toBe('follow');
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt: dayAgo }));
+    expect((await engine.repo(repoId).fetch()).tags).toBe('all');
   });
 
   it('checks the name a packed tag claims as a ref name before it asks for that ref', async () => {

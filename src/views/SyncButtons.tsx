@@ -9,10 +9,14 @@ import { CloneProgress } from './CloneProgress.tsx';
 
 type Outcome = { kind: 'fetch' | 'fetch-tags'; result: FetchResult } | { kind: 'pull'; result: PullResult };
 
-/** What Fetch leaves to Fetch tags: said beside the buttons, so nobody waits for a tag that cannot come. */
+/**
+ * What Fetch leaves to Fetch tags: said beside the buttons, so nobody waits for a tag that cannot come.
+ * "A day" is the engine's TAG_LIST_MAX_AGE_MS (workers/ops/sync/fetch.ts).
+ */
 const FETCH_TAGS_TITLE =
-  'Fetch brings new commits and the annotated tags made on them. Fetch tags lists every tag on the server: ' +
-  'lightweight tags, and tags made or moved on commits you already have.';
+  'Fetch brings new commits and the annotated tags made on them, and lists every tag once a day. ' +
+  'Fetch tags lists every tag on the server now: lightweight tags, and tags made or moved on commits you ' +
+  'already have.';
 
 /**
  * Fetch, Fetch tags and Pull for the repo header: progress while they run, then what changed (new
@@ -182,7 +186,9 @@ function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => vo
       </p>
       {outcome.kind !== 'fetch-tags' && (
         <p class="muted" data-testid="fetch-tags-hint">
-          Tags made on earlier commits, and lightweight tags, come with Fetch tags.
+          {fetched.tags === 'all'
+            ? 'Every tag was listed too, as a fetch does once a day.'
+            : 'Tags made on earlier commits, and lightweight tags, come with Fetch tags, or with the first fetch a day after tags were last listed.'}
         </p>
       )}
       {pull?.status === 'conflict' && (

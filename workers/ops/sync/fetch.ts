@@ -43,10 +43,20 @@ import { checkRemoteRefNames } from './remoteRefNames.ts';
  */
 export type FetchTags = 'follow' | 'all' | 'none';
 
+/**
+ * How long the tags a routine fetch does not see (lightweight ones, tags made or moved on commits already
+ * held) may wait: a fetch without `tags` lists every tag once the last full listing is this old. A day, as
+ * the issue asked: one full listing (23 KB on a project with 304 tags) a day against one per fetch.
+ */
+export const TAG_LIST_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
 export interface FetchOptions {
   /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
   refs?: string[];
-  /** Which tags come along; `follow` by default (see FetchTags). */
+  /**
+   * Which tags come along (see FetchTags). Default `follow`, or `all` when every tag was last listed
+   * TAG_LIST_MAX_AGE_MS ago or more (RepoRecord.tagsListedAt).
+   */
   tags?: FetchTags;
   /** Make the history this many commits deep from the remote's tips (`git fetch --depth`). */
   depth?: number;
@@ -69,6 +79,8 @@ export interface RefUpdate {
 }
 
 export interface FetchResult {
+  /** Which tags it asked for: `all` when asked, or when the last full listing was a day old. */
+  tags: FetchTags;
   /** Every local ref the fetch changed. */
   updated: RefUpdate[];
   /** The updates that dropped commits: forced branch updates and tags that moved. */
@@ -143,7 +155,8 @@ export async function fetchRepo(
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   const agent = agentFor(caps);
   const warnings: string[] = [];
-  const tags = opts.tags ?? 'follow';
+  const listedAt = record.tagsListedAt ?? record.createdAt;
+  const tags = opts.tags ?? (Date.now() - listedAt >= TAG_LIST_MAX_AGE_MS ? 'all' : 'follow');
 
   const config = await readRemoteConfig(repo);
   const refspecs = config.refspecs.length > 0 ? config.refspecs : [parseRefspec(DEFAULT_FETCH_REFSPEC)!];
@@ -337,6 +350,7 @@ export async function fetchRepo(
       bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
+      ...(tags === 'all' ? { tagsListedAt: Date.now() } : {}),
     }));
     // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.
     if (storedShallow.length === 0 && (pack?.counts.commit || shallowChanged))
@@ -373,6 +387,7 @@ export async function fetchRepo(
     updated.push({ name: u.name, old: u.old, new: u.value.oid, kind });
   }
   return {
+    tags,
     updated,
     forced: updated.filter((u) => u.kind === 'forced' || u.kind === 'tag-moved'),
     newCommits: pack?.counts.commit ?? 0,
