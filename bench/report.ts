@@ -481,6 +481,24 @@ interface ReportLike {
 }
 
 /**
+ * `--merge`: the repositories of `fresh` written into the results file `existing` holds, each replacing the
+ * one of its name and saying when and how it was measured (`date`, `options`); every other repository and
+ * key stays as it was. A run of one size (`--sizes tags`) then leaves the others' cells alone.
+ */
+export function mergeRepos(existing: unknown, fresh: ReportLike): unknown {
+  if (!existing || typeof existing !== 'object' || !Array.isArray((existing as ReportLike).repos))
+    return fresh;
+  const out = structuredClone(existing) as ReportLike;
+  for (const repo of fresh.repos) {
+    const entry = { ...repo, date: fresh.date, options: fresh.options };
+    const at = out.repos.findIndex((r) => r.name === repo.name);
+    if (at >= 0) out.repos[at] = entry;
+    else out.repos.push(entry);
+  }
+  return out;
+}
+
+/**
  * `--only history`: the history cells of `fresh` written into the results file `existing` holds, whose
  * other cells, samples and keys stay as they were; the run itself is described under `history`. A
  * repository the file does not have yet is added whole.

@@ -3,9 +3,9 @@
  * isomorphic-git and Blobless side by side in one run, so the machine's noise cancels out in the ratios.
  * bench/README.md says what every cell measures.
  *
- *   npm run bench -- [--url URL]... [--sizes small,medium,large] [--runs N] [--iso-cap-s S]
+ *   npm run bench -- [--url URL]... [--sizes small,medium,large,tags] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
- *                    [--profile] [--skip blame,...] [--only history]
+ *                    [--profile] [--skip blame,...] [--only history] [--merge]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,6 +29,7 @@ import {
   formatTable,
   type HistorySample,
   mergeHistoryCells,
+  mergeRepos,
   type PhaseSample,
   type ProfileSample,
   type RepoResult,
@@ -43,11 +44,15 @@ const PAGE_DIR = join(ROOT, '.cache', 'bench-page');
 /** Where the app itself is built for the deep-link cell (the project's vite.config.ts, as `npm run build`). */
 const APP_DIR = join(ROOT, '.cache', 'bench-app');
 
-/** The default sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. */
+/**
+ * The sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. `tags` (not in the
+ * default run) is tags.git, 1,000 tags on 1,000 commits: what a no-op fetch costs on a long-lived project.
+ */
 const SIZES = {
   small: { repo: 'small-sized.git', runs: 3, isoCapS: 60 },
   medium: { repo: `${SIZED_PRESETS.medium.name}.git`, runs: 3, isoCapS: 120 },
   large: { repo: `${SIZED_PRESETS.large.name}.git`, runs: 1, isoCapS: 120 },
+  tags: { repo: 'tags.git', runs: 3, isoCapS: 60 },
 } as const;
 type Size = keyof typeof SIZES;
 
@@ -80,6 +85,7 @@ function parseOptions() {
       profile: { type: 'boolean', default: false },
       skip: { type: 'string' },
       only: { type: 'string' },
+      merge: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -95,7 +101,7 @@ function parseOptions() {
   };
   const sizes = (values.sizes ?? 'small,medium,large').split(',').filter(Boolean);
   for (const size of sizes) {
-    if (!(size in SIZES)) throw new Error(`--sizes takes small, medium and large, not ${size}.`);
+    if (!(size in SIZES)) throw new Error(`--sizes takes small, medium, large and tags, not ${size}.`);
   }
   const runs = positive('runs', values.runs);
   if (runs !== undefined && !Number.isInteger(runs)) throw new Error('--runs takes a whole number.');
@@ -112,6 +118,7 @@ function parseOptions() {
     profile: values.profile,
     skip: new Set(parseSkip(values.skip)),
     only: parseOnly(values.only),
+    merge: values.merge,
   };
 }
 
@@ -167,8 +174,9 @@ async function main() {
     }
     const pageServer = await serveBuiltPage(PAGE_DIR);
     closers.push(pageServer.close);
-    const appServer = await serveBuiltPage(APP_DIR);
-    closers.push(appServer.close);
+    // Built and served only for the deep-link cell: `--skip deepLink` has no app to serve.
+    const appServer = opts.skip.has('deepLink') ? null : await serveBuiltPage(APP_DIR);
+    if (appServer) closers.push(appServer.close);
 
     const relays = new Map<string, CountingRelay>();
     const relayFor = async (url: string) => {
@@ -200,7 +208,9 @@ async function main() {
       const fixturesStarted = performance.now();
       const fixtures = await ensureFixtures({
         dir: opts.fixturesDir,
-        sized: opts.sizes.filter((s) => s !== 'small').map((s) => SIZED_PRESETS[s as 'medium' | 'large']),
+        sized: opts.sizes
+          .filter((s): s is keyof typeof SIZED_PRESETS => s in SIZED_PRESETS)
+          .map((s) => SIZED_PRESETS[s]),
       });
       log(`bench: fixtures ready in ${elapsed(fixturesStarted)}`);
       const server: GitServer = await startGitServer(fixtureServerOptions(fixtures.dir));
@@ -226,7 +236,7 @@ async function main() {
       timedOut: new Set(),
       timeoutMs: opts.opTimeoutS * 1000,
     };
-    const pages = { bench: pageServer.url, app: appServer.url };
+    const pages = { bench: pageServer.url, app: appServer?.url ?? '' };
     for (const repo of repos) results.push(await benchRepo(repo, pages, opts, ops));
 
     const machine = {
@@ -254,7 +264,11 @@ async function main() {
       timedOut: [...ops.timedOut],
       repos: results,
     };
-    const written = opts.only ? mergeHistoryCells(await readResults(opts.out), report) : report;
+    const written = opts.only
+      ? mergeHistoryCells(await readResults(opts.out), report)
+      : opts.merge
+        ? mergeRepos(await readResults(opts.out), report)
+        : report;
     await writeFile(opts.out, `${JSON.stringify(written, null, 2)}\n`);
     const table = formatTable(results);
     process.stdout.write(`\n${table}\n\n`);

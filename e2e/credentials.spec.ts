@@ -65,13 +65,18 @@ test('a private repo asks for its token again after a reload, then shows the laz
   expect(authorized.every((u) => u.startsWith(`${gitServer}/private.git/`))).toBe(true);
 });
 
-test('Fetch in the repo header reports that a fresh clone is up to date', async ({ page }) => {
+test('Fetch and Fetch tags in the repo header report that a fresh clone is up to date', async ({ page }) => {
   await page.goto('/');
   await page.getByTestId('clone-url').fill(`${gitServer}/basic.git`);
   await page.getByTestId('clone-submit').click();
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   await page.getByTestId('fetch-button').click();
   await expect(page.getByTestId('sync-summary')).toContainText('Already up to date');
+  await expect(page.getByTestId('fetch-tags-hint')).toBeVisible();
+  // The clone listed every tag: the full listing finds nothing new either.
+  await page.getByTestId('fetch-tags-button').click();
+  await expect(page.getByTestId('sync-summary')).toContainText('Every tag is up to date');
+  await expect(page.getByTestId('fetch-tags-hint')).toHaveCount(0);
   await page.getByTestId('pull-button').click();
   await expect(page.getByTestId('sync-summary')).toContainText('main is up to date');
 });

@@ -5,7 +5,7 @@ import { GITDIR } from '../workers/store/repoFs.ts';
 import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
-import { looseRefNames, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
+import { looseRefNames, lsRemoteAsFetched, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
 import { failure, packFiles, trackingRefs } from './support/repoChecks.ts';
 import {
   commitChain,
@@ -29,17 +29,6 @@ afterAll(async () => {
   await served?.close();
 });
 
-/** The remote's branches and tags as a fetch must leave them locally: `git ls-remote`, renamed by the refspec. */
-async function expectedRefs(url: string): Promise<string[]> {
-  const out = await git(['ls-remote', '--heads', '--tags', url]);
-  return out
-    .trim()
-    .split('\n')
-    .filter((l) => !l.endsWith('^{}'))
-    .map((l) => l.replace('\t', ' ').replace(' refs/heads/', ' refs/remotes/origin/'))
-    .sort();
-}
-
 let exported = 0;
 async function exportRepo(repoId: string): Promise<string> {
   const dir = join(tmp(), `export-${exported++}`);
@@ -53,7 +42,7 @@ function serverBytes(name: string): number {
 }
 
 describe('fetch', () => {
-  it('brings new commits, branches and tags; the refs equal git ls-remote; git fsck passes', async () => {
+  it('brings new commits, branches and the tags on them, then every tag when asked; the refs equal git ls-remote; git fsck passes', async () => {
     const url = await served.copy('basic.git', 'grow.git');
     const bare = served.path('grow.git');
     const { repoId } = await engine.clone({ url });
@@ -75,18 +64,21 @@ describe('fetch', () => {
 
     const result = await engine.repo(repoId).fetch();
     expect(result.newCommits).toBe(3);
+    // The annotated tag came with its commit (include-tag); a lightweight one has no object to come in a pack.
     expect(result.updated.map((u) => `${u.kind} ${u.name}`).sort()).toEqual([
       'fast-forward refs/remotes/origin/main',
       'new refs/remotes/origin/feature',
-      'new refs/tags/light',
       'new refs/tags/v2',
     ]);
     expect(result.forced).toEqual([]);
     // The clone's filter again: no blob came with the new commits.
     expect(result.objects.blob).toBe(0);
+    const allTags = await engine.repo(repoId).fetch({ tags: 'all' });
+    expect(allTags.updated.map((u) => `${u.kind} ${u.name}`)).toEqual(['new refs/tags/light']);
+    expect(allTags.newCommits).toBe(0);
 
     const dir = await exportRepo(repoId);
-    expect(await trackingRefs(dir)).toEqual(await expectedRefs(url));
+    expect(await trackingRefs(dir)).toEqual(await lsRemoteAsFetched(url));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
     // Every commit of the server is here, and nothing else.
     const all = (d: string) => git(['rev-list', '--all'], { cwd: d }).then((o) => o.split('\n').sort());
@@ -105,8 +97,9 @@ describe('fetch', () => {
   it('writes the packed-refs git writes after each fetch: peeled lines, nested and moved annotated tags', async () => {
     const { bare, repoId, cli } = await twinClones(engine, served, 'features.git', 'peeled.git', tmp());
     const cliGit = join(cli, '.git');
-    // git fetch updates a tag that moved only when forced; Blobless always follows the remote's tags.
+    // git fetch updates a tag that moved only when forced; Blobless's `tags: 'all'` always follows them.
     const gitFetch = () => git(['fetch', '-q', '--force', '--tags', 'origin'], { cwd: cli });
+    const fetchTags = () => engine.repo(repoId).fetch({ tags: 'all' });
 
     /** Our packed-refs byte for byte as git's, the loose refs as git's, and git's own reading of both. */
     const expectGitsRefs = async (round: string) => {
@@ -127,7 +120,7 @@ describe('fetch', () => {
     await gitOnServer(bare, ['tag', '-a', '-m', 'Release 2', 'v2', c1]);
     await gitOnServer(bare, ['tag', '-a', '-m', 'Approved', 'v2-approved', 'v2']);
     await gitOnServer(bare, ['tag', 'v2-light', c1]);
-    await engine.repo(repoId).fetch();
+    await fetchTags();
     await gitFetch();
     await expectGitsRefs('new tags');
 
@@ -140,7 +133,7 @@ describe('fetch', () => {
       files: { 'd.txt': 'd\n' },
       message: 'Dev',
     });
-    const moved = await engine.repo(repoId).fetch();
+    const moved = await fetchTags();
     expect(moved.updated.filter((u) => u.kind === 'tag-moved').map((u) => u.name)).toEqual(['refs/tags/v2']);
     await gitFetch();
     const afterMove = await expectGitsRefs('moved tag');
@@ -216,7 +209,7 @@ describe('fetch', () => {
       branches.map((b) => `forced refs/remotes/origin/${b} ${old[b]} ${fresh[b]}`),
     );
     const dir = await exportRepo(repoId);
-    expect(await trackingRefs(dir)).toEqual(await expectedRefs(url));
+    expect(await trackingRefs(dir)).toEqual(await lsRemoteAsFetched(url));
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   });
 

@@ -7,20 +7,30 @@ import { type BloblessError, gitClient } from '../gitClient.ts';
 import { navigate, routeHref } from '../route.ts';
 import { CloneProgress } from './CloneProgress.tsx';
 
-type Outcome = { kind: 'fetch'; result: FetchResult } | { kind: 'pull'; result: PullResult };
+type Outcome = { kind: 'fetch' | 'fetch-tags'; result: FetchResult } | { kind: 'pull'; result: PullResult };
 
 /**
- * Fetch and Pull for the repo header: progress while they run, then what changed (new commits, branches
- * and tags, forced updates, merge conflicts). `onUpdated` lets the view reload what it shows.
+ * What Fetch leaves to Fetch tags: said beside the buttons, so nobody waits for a tag that cannot come.
+ * "A day" is the engine's TAG_LIST_MAX_AGE_MS (workers/ops/sync/fetch.ts).
+ */
+const FETCH_TAGS_TITLE =
+  'Fetch brings new commits and the annotated tags made on them, and lists every tag once a day. ' +
+  'Fetch tags lists every tag on the server now: lightweight tags, and tags made or moved on commits you ' +
+  'already have.';
+
+/**
+ * Fetch, Fetch tags and Pull for the repo header: progress while they run, then what changed (new
+ * commits, branches and tags, forced updates, merge conflicts). `onUpdated` lets the view reload what it
+ * shows.
  */
 export function SyncButtons({ repoId, onUpdated }: { repoId: string; onUpdated: () => void }) {
   const [progress, setProgress] = useState<PullProgress | null>(null);
-  const [busy, setBusy] = useState<'fetch' | 'pull' | null>(null);
+  const [busy, setBusy] = useState<Outcome['kind'] | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<string | null>(null);
   const controller = useRef<AbortController | null>(null);
 
-  async function run(kind: 'fetch' | 'pull') {
+  async function run(kind: Outcome['kind']) {
     setBusy(kind);
     setError(null);
     setOutcome(null);
@@ -29,9 +39,10 @@ export function SyncButtons({ repoId, onUpdated }: { repoId: string; onUpdated: 
     controller.current = abort;
     const onProgress = (p: PullProgress) => setProgress(p);
     try {
-      if (kind === 'fetch') {
+      if (kind === 'fetch' || kind === 'fetch-tags') {
+        const tags = kind === 'fetch-tags' ? 'all' : 'follow';
         const result = await whileBusy('fetch', () =>
-          withToken(() => gitClient.repo(repoId).fetch({}, { onProgress, signal: abort.signal })),
+          withToken(() => gitClient.repo(repoId).fetch({ tags }, { onProgress, signal: abort.signal })),
         );
         setOutcome({ kind, result });
       } else {
@@ -62,6 +73,16 @@ export function SyncButtons({ repoId, onUpdated }: { repoId: string; onUpdated: 
           onClick={() => run('fetch')}
         >
           {busy === 'fetch' ? 'Fetching…' : 'Fetch'}
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          data-testid="fetch-tags-button"
+          title={FETCH_TAGS_TITLE}
+          disabled={!!busy}
+          onClick={() => run('fetch-tags')}
+        >
+          {busy === 'fetch-tags' ? 'Fetching tags…' : 'Fetch tags'}
         </button>
         <button
           type="button"
@@ -130,7 +151,7 @@ function updateLine(u: RefUpdate): string {
 }
 
 function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => void }) {
-  const fetched = outcome.kind === 'fetch' ? outcome.result : outcome.result.fetch;
+  const fetched = outcome.kind === 'pull' ? outcome.result.fetch : outcome.result;
   const pull = outcome.kind === 'pull' ? outcome.result : null;
   let headline: string;
   if (pull) {
@@ -142,6 +163,8 @@ function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => vo
         ? `The merge stopped: ${pull.conflicts.length} file${pull.conflicts.length === 1 ? '' : 's'} changed on both sides. Resolve ${pull.conflicts.length === 1 ? 'it' : 'them'} under Changes, then commit the merge.`
         : `Could not merge: ${pull.conflicts.length} file${pull.conflicts.length === 1 ? '' : 's'} changed on both sides, and you have changes not committed. Commit them, then pull again; nothing was changed.`,
     }[pull.status];
+  } else if (outcome.kind === 'fetch-tags' && fetched.updated.length === 0) {
+    headline = 'Every tag is up to date.';
   } else {
     headline =
       fetched.updated.length === 0
@@ -161,6 +184,13 @@ function SyncSummary({ outcome, onClose }: { outcome: Outcome; onClose: () => vo
           {fetched.requests === 1 ? '' : 's'}
         </span>
       </p>
+      {outcome.kind !== 'fetch-tags' && (
+        <p class="muted" data-testid="fetch-tags-hint">
+          {fetched.tags === 'all'
+            ? 'Every tag was listed too, as a fetch does once a day.'
+            : 'Tags made on earlier commits, and lightweight tags, come with Fetch tags, or with the first fetch a day after tags were last listed.'}
+        </p>
+      )}
       {pull?.status === 'conflict' && (
         <ul data-testid="conflicts">
           {pull.conflicts.map((path) => (

@@ -43,3 +43,18 @@ export async function showRefs(gitDir: string): Promise<string[]> {
   const out = await git(['show-ref', '-d'], { cwd: gitDir });
   return out.trim().split('\n').filter(Boolean);
 }
+
+/**
+ * The remote's branches and tags as a fetch must leave them locally: `git ls-remote` of the server, its
+ * branches renamed by the default refspec (`refs/remotes/origin/`), the peeled `^{}` lines left out (they
+ * are checked in packed-refs). Sorted, to compare with `trackingRefs` of an exported repo.
+ */
+export async function lsRemoteAsFetched(url: string): Promise<string[]> {
+  const out = await git(['ls-remote', '--heads', '--tags', url]);
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => !l.endsWith('^{}'))
+    .map((l) => l.replace('\t', ' ').replace(' refs/heads/', ' refs/remotes/origin/'))
+    .sort();
+}

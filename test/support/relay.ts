@@ -41,6 +41,11 @@ export type RelayMode =
    * request caught in the middle, for as long as a test needs.
    */
   | { kind: 'hold'; post: number; afterBytes: number }
+  /**
+   * Drop the `ref-prefix` arguments of every ls-refs request on its way to the server, which then lists
+   * all its refs: a server that does not filter, as gitprotocol-v2 allows ("purely for optimization").
+   */
+  | { kind: 'ignore-ref-prefix' }
   /** Break nothing: pass everything through; keep each request's path, body, and whether it had a token. */
   | { kind: 'record'; requests: { path: string; body: Buffer; authorized?: boolean }[] }
 
@@ -243,7 +248,9 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = Buffer.concat(chunks);
+      let body: Buffer = Buffer.concat(chunks);
+      if (mode.kind === 'ignore-ref-prefix' && body.includes('command=ls-refs'))
+        body = withoutRefPrefixes(body);
       if (mode.kind === 'record')
         mode.requests.push({
           path: req.url ?? '',
@@ -269,7 +276,12 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
           port: upstream.port,
           method: req.method,
           path: req.url,
-          headers: { ...req.headers, host: upstream.host },
+          headers: {
+            ...req.headers,
+            host: upstream.host,
+            // The body may have been rewritten (ignore-ref-prefix).
+            ...(req.headers['content-length'] === undefined ? {} : { 'content-length': String(body.length) }),
+          },
         },
         (upRes) => {
           const headers = { ...upRes.headers };
@@ -295,6 +307,7 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
             mode.kind === 'only-for' ||
             mode.kind === 'hide-fetch-capability' ||
             mode.kind === 'record' ||
+            mode.kind === 'ignore-ref-prefix' ||
             mode.kind === 'fault'
           ) {
             upRes.pipe(res);
@@ -333,6 +346,14 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
         server.close(() => resolve());
       }),
   };
+}
+
+function withoutRefPrefixes(body: Buffer): Buffer {
+  const kept = new PktLineDecoder()
+    .push(new Uint8Array(body))
+    .filter((p) => p.type !== 'data' || !new TextDecoder().decode(p.data).startsWith('ref-prefix '))
+    .map((p) => (p.type === 'data' ? encodePktLine(p.data) : encodeControl(p)));
+  return Buffer.concat(kept);
 }
 
 function hideCapability(upRes: IncomingMessage, res: ServerResponse, capability: string): void {

@@ -55,7 +55,7 @@ export type {
   CloneProgress,
   CloneResult,
 } from '../ops/sync/cloneTypes.ts';
-export type { FetchOptions, FetchProgress, FetchResult, RefUpdate } from '../ops/sync/fetch.ts';
+export type { FetchOptions, FetchProgress, FetchResult, FetchTags, RefUpdate } from '../ops/sync/fetch.ts';
 export type { FillProgress, FillResult } from '../ops/sync/historyFill.ts';
 export type { BlobFetchProgress } from '../ops/sync/lazyBlobs.ts';
 export type { PushOptions, PushProgress, PushResult } from '../ops/sync/push.ts';

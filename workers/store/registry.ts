@@ -43,6 +43,11 @@ export interface RepoRecord {
   bytesFetched?: number;
   createdAt: number;
   lastFetchedAt: number;
+  /**
+   * When a fetch last listed every tag (`tags: 'all'`, the history fill's last step); absent, the clone
+   * did, at `createdAt`. A routine fetch lists them all again once this is TAG_LIST_MAX_AGE_MS old.
+   */
+  tagsListedAt?: number;
 }
 
 export interface HistoryFillState {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RemoteError } from './errors.ts';
-import { buildLsRefsRequest, parseLsRefsResponse } from './lsRefs.ts';
+import { RemoteError, WireError } from './errors.ts';
+import { buildLsRefsRequest, parseLsRefsResponse, requireAskedRefs } from './lsRefs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
 import { createGitOracle, type FixtureRepos, type GitOracle, makeFixtureRepos } from './testing/realGit.ts';
 
@@ -151,5 +151,29 @@ describe('parseLsRefsResponse on bad responses', () => {
     expect(parseLsRefsResponse(ok)).toEqual([]);
     const extra = decode(concatBytes([FLUSH_PKT, encodePktLine('more\n')]));
     expect(() => parseLsRefsResponse(extra)).toThrow(/after the end of its ls-refs response/);
+  });
+});
+
+describe('requireAskedRefs', () => {
+  const ref = (name: string) => ({ name, oid: 'a'.repeat(40) });
+
+  it('keeps an answer within the prefixes asked, longer names under a prefix included', () => {
+    const refs = [ref('refs/tags/v1'), ref('refs/tags/v1.1'), ref('refs/tags/v2')];
+    expect(requireAskedRefs(refs, ['refs/tags/v1', 'refs/tags/v2'])).toEqual(refs);
+    expect(requireAskedRefs([], ['refs/tags/v1'])).toEqual([]);
+  });
+
+  it('refuses an answer naming a ref outside them, with a typed error', () => {
+    const asked = ['refs/tags/v1'];
+    const err = (() => {
+      try {
+        requireAskedRefs([ref('refs/tags/v1'), ref('refs/heads/main'), ref('refs/tags/v0')], asked);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(WireError);
+    expect((err as WireError).code).toBe('PROTOCOL_UNEXPECTED');
+    expect((err as WireError).message).toContain('"refs/heads/main", "refs/tags/v0"');
   });
 });

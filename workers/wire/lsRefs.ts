@@ -83,3 +83,25 @@ function parseRefLine(line: string): RemoteRef {
   }
   return ref;
 }
+
+/**
+ * A narrow listing's answer, kept to what was asked: gitprotocol-v2 lets a server send refs outside the
+ * `ref-prefix`es ("purely for optimization"), and git's own server never does, so an answer that names
+ * others is from a server that does not filter, or one that lies. Where the caller would act on the
+ * answer's names alone (tags it never listed in full), it refuses such an answer rather than guess.
+ */
+export function requireAskedRefs(refs: RemoteRef[], refPrefixes: readonly string[]): RemoteRef[] {
+  const outside = refs.filter((ref) => !refPrefixes.some((prefix) => ref.name.startsWith(prefix)));
+  if (outside.length > 0) {
+    const shown = outside
+      .slice(0, 3)
+      .map((r) => JSON.stringify(r.name))
+      .join(', ');
+    throw new WireError(
+      'PROTOCOL_UNEXPECTED',
+      `The server answered a listing of ${refPrefixes.length} ref prefix${refPrefixes.length === 1 ? '' : 'es'} with ` +
+        `${outside.length} ref${outside.length === 1 ? '' : 's'} it was not asked for (${shown}${outside.length > 3 ? ', …' : ''}); nothing was stored.`,
+    );
+  }
+  return refs;
+}

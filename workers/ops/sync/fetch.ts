@@ -1,5 +1,6 @@
 // Brings a stored repo up to date with its remote (gitprotocol-v2: ls-refs, fetch), as `git fetch origin`
-// does for a partial clone: only the refs the fetch refspec and tags track, `have` lines in growing rounds
+// does for a partial clone: only the refs the fetch refspec tracks, the annotated tags that point into what
+// arrives (followedTags.ts) or, when asked, every tag; `have` lines in growing rounds
 // chosen by the skipping negotiator, the clone's filter again ("sticky", partial-clone), a thin pack
 // completed from local objects, and remote-tracking refs, tags, `shallow` and the pack stored in one
 // all-or-nothing batch.
@@ -18,22 +19,45 @@ import { buildFetchRequest, INFINITE_DEPTH } from '../../wire/fetchCommand.ts';
 import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
+import { readLocalRefs } from '../common/localRefs.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/repoAccess.ts';
 import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
+import { confirmPackedTags, tagsInPack } from './followedTags.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsCall } from './lsRefsCall.ts';
 import { SkippingNegotiator } from './negotiator.ts';
 import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
+/**
+ * Which tags a fetch brings:
+ * - `follow` (the default): the annotated tags that point into the commits it fetches, asked of the server
+ *   with `include-tag` and confirmed by a narrow listing, so a fetch with nothing new lists no tag at all.
+ *   Lightweight tags, and tags made or moved on commits already held, wait for `all`;
+ * - `all`: every tag the server has, new and moved ones (`git fetch --tags`); tags deleted on the server
+ *   stay, as with git;
+ * - `none`: no tag (`git fetch --no-tags`).
+ */
+export type FetchTags = 'follow' | 'all' | 'none';
+
+/**
+ * How long the tags a routine fetch does not see (lightweight ones, tags made or moved on commits already
+ * held) may wait: a fetch without `tags` lists every tag once the last full listing is this old. A day, as
+ * the issue asked: one full listing (23 KB on a project with 304 tags) a day against one per fetch.
+ */
+export const TAG_LIST_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+
 export interface FetchOptions {
   /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
   refs?: string[];
-  /** Also fetch and update tags (refs/tags/*). Default true, as the clone kept them. */
-  tags?: boolean;
+  /**
+   * Which tags come along (see FetchTags). Default `follow`, or `all` when every tag was last listed
+   * TAG_LIST_MAX_AGE_MS ago or more (RepoRecord.tagsListedAt).
+   */
+  tags?: FetchTags;
   /** Make the history this many commits deep from the remote's tips (`git fetch --depth`). */
   depth?: number;
   /** Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`). */
@@ -55,6 +79,8 @@ export interface RefUpdate {
 }
 
 export interface FetchResult {
+  /** Which tags it asked for: `all` when asked, or when the last full listing was a day old. */
+  tags: FetchTags;
   /** Every local ref the fetch changed. */
   updated: RefUpdate[];
   /** The updates that dropped commits: forced branch updates and tags that moved. */
@@ -129,14 +155,15 @@ export async function fetchRepo(
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   const agent = agentFor(caps);
   const warnings: string[] = [];
-  const tags = opts.tags ?? true;
+  const listedAt = record.tagsListedAt ?? record.createdAt;
+  const tags = opts.tags ?? (Date.now() - listedAt >= TAG_LIST_MAX_AGE_MS ? 'all' : 'follow');
 
   const config = await readRemoteConfig(repo);
   const refspecs = config.refspecs.length > 0 ? config.refspecs : [parseRefspec(DEFAULT_FETCH_REFSPEC)!];
   const branchPrefixes = opts.refs?.length
     ? opts.refs.map((b) => `refs/heads/${b.replace(/^refs\/heads\//, '')}`)
     : refspecs.map((r) => r.srcPrefix);
-  const prefixes = tags ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
+  const prefixes = tags === 'all' ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
   // Ref names become paths under .git/: one git would refuse is skipped with a warning, as at clone.
   const listed = checkRemoteRefNames(
     await lsRefsCall(client, caps, prefixes, { agent, maxBytes: ctx.settings.limits.maxLsRefsBytes }),
@@ -152,7 +179,7 @@ export async function fetchRepo(
   for (const ref of remoteRefs) {
     if (ref.oid === null) continue;
     if (ref.name.startsWith('refs/tags/')) {
-      if (tags) planned.push({ remote: { ...ref, oid: ref.oid }, local: ref.name });
+      if (tags === 'all') planned.push({ remote: { ...ref, oid: ref.oid }, local: ref.name });
       continue;
     }
     if (opts.refs?.length && !branchPrefixes.includes(ref.name)) continue;
@@ -221,6 +248,20 @@ export async function fetchRepo(
     });
     pack = result.pack;
     shallowInfo = result.shallowInfo;
+    if (tags === 'follow') {
+      const followed = await confirmPackedTags(client, caps, tagsInPack(pack), {
+        agent,
+        maxBytes: ctx.settings.limits.maxLsRefsBytes,
+      });
+      warnings.push(...followed.warnings);
+      // A tag moved on the server since the pack was made may name an object that did not come: it waits.
+      const inPack = new Set(pack.objects.map((o) => o.oid));
+      for (const ref of followed.refs) {
+        const oid = ref.oid!;
+        if (inPack.has(oid) || packSet.has(oid)) planned.push({ remote: { ...ref, oid }, local: ref.name });
+      }
+      throwIfAborted(signal);
+    }
   }
 
   let updates: { name: string; old: string | null; value: PackedRef }[] = [];
@@ -231,8 +272,9 @@ export async function fetchRepo(
     const packedText = await fs.readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '');
     const packed = new Map(parsePackedRefs(packedText as string).map((r) => [r.name, r]));
     updates = [];
+    const before = await readLocalRefs(target);
     for (const { remote, local } of planned) {
-      const old = await resolveLocal(target, local);
+      const old = before.get(local)?.oid ?? null;
       if (old === remote.oid) continue;
       updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
     }
@@ -308,6 +350,7 @@ export async function fetchRepo(
       bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
+      ...(tags === 'all' ? { tagsListedAt: Date.now() } : {}),
     }));
     // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.
     if (storedShallow.length === 0 && (pack?.counts.commit || shallowChanged))
@@ -344,6 +387,7 @@ export async function fetchRepo(
     updated.push({ name: u.name, old: u.old, new: u.value.oid, kind });
   }
   return {
+    tags,
     updated,
     forced: updated.filter((u) => u.kind === 'forced' || u.kind === 'tag-moved'),
     newCommits: pack?.counts.commit ?? 0,
@@ -366,7 +410,7 @@ interface NegotiationInput {
   deepen?: number;
   deepenRelative: boolean;
   filter: string | null;
-  tags: boolean;
+  tags: FetchTags;
   agent?: string;
   negotiation: { rounds: number; haves: number };
   hooks: OperationHooks<FetchProgress>;
@@ -411,7 +455,7 @@ async function negotiateAndReceive(
       done,
       thinPack: true,
       noProgress: !onProgress,
-      includeTag: input.tags,
+      includeTag: input.tags !== 'none',
       ofsDelta: true,
       shallow: input.shallow,
       deepen: input.deepen,
@@ -459,25 +503,26 @@ function commitReader(repo: RepoHandle) {
   };
 }
 
-/** Every local ref's commit: branches, remote-tracking branches, tags (peeled) and HEAD. */
+/**
+ * Every local ref's commit: branches, remote-tracking branches, tags (peeled) and HEAD. A packed ref's
+ * peeled value is taken as it is (the negotiator skips what is not a commit); others are peeled here.
+ */
 async function localTips(repo: RepoHandle): Promise<string[]> {
   const { fs, gitdir } = repo;
-  const oids = new Set<string>();
+  const tips = new Set<string>();
+  const toPeel = new Set<string>();
   const head = await git.resolveRef({ fs, gitdir, ref: 'HEAD' }).catch(() => null);
-  if (head) oids.add(head);
-  for (const dir of ['refs/heads', 'refs/remotes', 'refs/tags']) {
-    const names = await git.listRefs({ fs, gitdir, filepath: dir }).catch(() => [] as string[]);
-    for (const name of names) {
-      const oid = await git.resolveRef({ fs, gitdir, ref: `${dir}/${name}` }).catch(() => null);
-      if (oid) oids.add(oid);
-    }
+  if (head) toPeel.add(head);
+  for (const [name, ref] of await readLocalRefs(repo)) {
+    if (!/^refs\/(?:heads|remotes|tags)\//.test(name)) continue;
+    if (ref.peeled) tips.add(ref.peeled);
+    else toPeel.add(ref.oid);
   }
-  const tips: string[] = [];
-  for (const oid of oids) {
+  for (const oid of toPeel) {
     const commit = await peel(repo, oid);
-    if (commit) tips.push(commit);
+    if (commit) tips.add(commit);
   }
-  return tips;
+  return [...tips];
 }
 
 async function peel(repo: RepoHandle, oid: string): Promise<string | null> {
@@ -504,10 +549,6 @@ async function readLocalObject(ctx: BlobContext, repo: RepoHandle, oid: string, 
   }
   await ensureBlobs(ctx, repo.id, [oid], { signal });
   return read().catch(() => null);
-}
-
-async function resolveLocal(repo: RepoHandle, ref: string): Promise<string | null> {
-  return git.resolveRef({ fs: repo.fs, gitdir: repo.gitdir, ref, depth: 1 }).catch(() => null);
 }
 
 /** Whether `ancestor` is reachable from `descendant` through stored commits. */

@@ -141,7 +141,7 @@ async function fillSteps(
         repoId,
         // Tags wait for the last step: a depth counted from every tag would take most of the history at
         // once (medium.git's 10 tags, 1,000 commits apart, made a depth-1,000 step fetch all of it).
-        depth === null ? { unshallow: true } : { depth, tags: false },
+        depth === null ? { unshallow: true, tags: 'all' } : { depth, tags: 'none' },
         {
           signal,
           onProgress: (p) => {
