@@ -10,12 +10,11 @@ import { isBinary } from '../../diff/binaryContent.ts';
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
-import { parseShallow, serializeShallow } from '../../model/shallow.ts';
+import { parseShallow } from '../../model/shallow.ts';
 import { sha1, toHex } from '../../pack/objectHash.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { serializeRepoConfig } from '../../store/gitConfig.ts';
-import { writePack } from '../../store/gitDir.ts';
-import { du, GITDIR, mkdirp, type PromiseFs, writeFileDeep } from '../../store/repoFs.ts';
+import { writeGitDirBase, writeHead, writeLooseRefs, writePack, writeShallow } from '../../store/gitDir.ts';
+import { du, GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabilities.ts';
 import { RemoteError } from '../../wire/errors.ts';
@@ -454,23 +453,11 @@ async function ensureGitDir(repo: Store, url: string): Promise<void> {
   } catch {
     // a new repo
   }
-  for (const dir of [
-    'objects/pack',
-    'objects/info',
-    'refs/heads',
-    'refs/tags',
-    'refs/remotes/origin',
-    'info',
-  ]) {
-    await mkdirp(fs, `${GITDIR}/${dir}`);
-  }
-  await fs.writeFile(`${GITDIR}/description`, `Files read by ${repo.ctx.settings.productName}\n`, 'utf8');
-  await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
-  // The config last: it marks the directory as set up (HEAD follows once a commit is stored).
-  const config = serializeRepoConfig({
-    remote: { url, fetchRefspec: DEFAULT_FETCH_REFSPEC, partialCloneFilter: 'tree:0' },
+  // The config marks the directory as set up (HEAD follows once a commit is stored).
+  await writeGitDirBase(fs, {
+    description: `Files read by ${repo.ctx.settings.productName}`,
+    config: { remote: { url, fetchRefspec: DEFAULT_FETCH_REFSPEC, partialCloneFilter: 'tree:0' } },
   });
-  await fs.writeFile(`${GITDIR}/config`, config, 'utf8');
 }
 
 async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
@@ -481,8 +468,7 @@ async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
   } catch {
     // no shallow file yet
   }
-  const all = [...new Set([...existing, ...commits])].sort();
-  await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(all), 'utf8');
+  await writeShallow(fs, [...existing, ...commits]);
 }
 
 /**
@@ -493,9 +479,9 @@ async function updateRefs(fs: PromiseFs, commit: string, refName: string | null)
   const branch = refName?.startsWith('refs/heads/') ? refName.slice('refs/heads/'.length) : null;
   // The name came from the server (a symref target for HEAD): only one git itself accepts becomes a file.
   if (branch && isValidRefName(`refs/remotes/origin/${branch}`)) {
-    await writeFileDeep(fs, `${GITDIR}/refs/remotes/origin/${branch}`, `${commit}\n`);
+    await writeLooseRefs(fs, [{ name: `refs/remotes/origin/${branch}`, value: commit }]);
   }
-  await fs.writeFile(`${GITDIR}/HEAD`, `${commit}\n`, 'utf8');
+  await writeHead(fs, { oid: commit });
 }
 
 async function record(

@@ -6,10 +6,9 @@
 
 import git from 'isomorphic-git';
 import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../../model/refspec.ts';
-import { serializeShallow } from '../../model/shallow.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
 import type { IngestedPack } from '../../pack/packIngester.ts';
-import { writePack } from '../../store/gitDir.ts';
+import { writePack, writeShallow } from '../../store/gitDir.ts';
 import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
@@ -282,11 +281,7 @@ export async function fetchRepo(
             // A loose ref hides its packed value: the updated value must be the only one.
             for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
           }
-          if (shallowChanged) {
-            if (storedShallow.length > 0)
-              await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
-            else await fs.unlink(`${GITDIR}/shallow`);
-          }
+          if (shallowChanged) await writeShallow(fs, storedShallow);
           await store.crash.at('fetch:files-written');
           throwIfAborted(signal);
         });
