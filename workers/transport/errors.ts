@@ -36,10 +36,13 @@ export interface TransportErrorDetail {
 
 /** A request that did not produce a usable HTTP response. */
 export class TransportError extends Error {
+  /** Always `TransportError`. */
   override readonly name = 'TransportError';
   constructor(
+    /** What went wrong, for programs to branch on (TRANSPORT_ERROR_CODES); the message is for people. */
     readonly code: TransportErrorCode,
     message: string,
+    /** The HTTP status, when the server answered (401, 404, 503…). */
     readonly status?: number,
     detail: TransportErrorDetail = {},
   ) {

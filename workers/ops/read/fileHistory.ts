@@ -20,7 +20,9 @@ import { treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
 import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
+/** A commit that changed the file, and what it did to it. */
 export interface FileHistoryEntry {
+  /** The commit. */
   commit: CommitSummary;
   /** The path in this commit. */
   path: string;
@@ -28,10 +30,13 @@ export interface FileHistoryEntry {
   renamedFrom?: string;
   /** For a rename or a copy: how similar the two are, in percent, as `git log --follow --stat` shows it. */
   similarity?: number;
+  /** What the commit did to the file, as `git log --follow --name-status` says. */
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
 }
 
+/** One page of fileHistory. */
 export interface FileHistoryPage {
+  /** The page's commits, newest first. */
   entries: FileHistoryEntry[];
   /** False once the walk reached the roots (or the shallow boundary). */
   more: boolean;

@@ -74,39 +74,67 @@ export interface ReadMinimalOptions {
   limits?: Partial<CloneLimits>;
 }
 
+/** What readFileMinimal tells onProgress: once connecting, then before and after each request. */
 export type MinimalProgress =
-  | { phase: 'connecting' }
-  | { phase: 'fetching'; what: 'commit' | 'tree' | 'blob'; requests: number; bytes: number };
+  | {
+      /** Asking the server for its capabilities and the ref. */
+      phase: 'connecting';
+    }
+  | {
+      /** A request for what is not stored yet. */
+      phase: 'fetching';
+      /** What the request is for: the commit (with its top trees), a tree on the path, or the file. */
+      what: 'commit' | 'tree' | 'blob';
+      /** HTTP requests of this call so far. */
+      requests: number;
+      /** Response bytes of this call so far. */
+      bytes: number;
+    };
 
 export interface MinimalHooks {
   onProgress?: (p: MinimalProgress) => void;
   signal?: AbortSignal;
 }
 
+/** One entry of a folder read by readFileMinimal. */
 export interface MinimalEntry {
+  /** Its name in the folder. */
   name: string;
   /** Octal mode as isomorphic-git gives it: 040000 (folder), 100644, 100755, 120000, 160000. */
   mode: string;
+  /** The tree, blob or (for a submodule) commit it names. */
   oid: string;
+  /** What it names: a folder, a file or symlink, or a submodule's commit. */
   type: 'tree' | 'blob' | 'commit';
 }
 
+/** What readFileMinimal read: a file's content or a folder's entries, and what that cost. */
 export interface MinimalRead {
   /** The repo the objects were stored in (`minimal-…`, one per URL). */
   repoId: string;
+  /** The repository's URL as requested (normalized: scheme, host, path). */
   url: string;
   /** As asked: a branch, tag, full commit id, or empty for the remote's HEAD. */
   ref: string;
   /** The full ref name it resolved to (`refs/heads/main`), or null when a commit id was given. */
   refName: string | null;
+  /** The commit read. */
   commit: string;
   /** The path without leading or trailing slashes; empty for the root folder. */
   path: string;
+  /** Whether `path` is a file (then `file` is set) or a folder (then `entries` is). */
   kind: 'file' | 'folder';
+  /** The file's content, when `kind` is `file`. */
   file?: FileContent;
+  /** The folder's entries in git's tree order, when `kind` is `folder`. */
   entries?: MinimalEntry[];
   /** What this call cost on the network. */
-  network: { requests: number; bytes: number };
+  network: {
+    /** HTTP requests made, the capabilities and ref look-ups included. */
+    requests: number;
+    /** Response bytes received. */
+    bytes: number;
+  };
 }
 
 /** A tree and the trees of its folders, no blobs (list-objects-filter.c: depth counts from each root). */

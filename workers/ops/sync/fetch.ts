@@ -28,6 +28,7 @@ import { SkippingNegotiator } from './negotiator.ts';
 import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
+/** What a fetch brings; with none given, what `git fetch` would. */
 export interface FetchOptions {
   /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
   refs?: string[];
@@ -41,18 +42,31 @@ export interface FetchOptions {
   unshallow?: boolean;
 }
 
-export type FetchProgress = CloneProgress | { phase: 'negotiating'; round: number; haves: number };
+/** What a fetch tells onProgress: a clone's phases, and the rounds of negotiation before the pack. */
+export type FetchProgress =
+  | CloneProgress
+  | {
+      /** Telling the server which commits this repo has, so that it sends only what is new. */
+      phase: 'negotiating';
+      /** The round of `have` lines being sent, from 1. */
+      round: number;
+      /** `have` lines sent so far, in all rounds. */
+      haves: number;
+    };
 
+/** One local ref a fetch changed. */
 export interface RefUpdate {
   /** The local ref: `refs/remotes/origin/main`, `refs/tags/v1`. */
   name: string;
   /** Its value before the fetch, null for a new ref. */
   old: string | null;
+  /** Its value after the fetch. */
   new: string;
   /** `forced`: the old value is not an ancestor of the new one (history was rewritten on the remote). */
   kind: 'new' | 'fast-forward' | 'forced' | 'tag-moved';
 }
 
+/** What a fetch changed and what it cost. */
 export interface FetchResult {
   /** Every local ref the fetch changed. */
   updated: RefUpdate[];
@@ -60,19 +74,26 @@ export interface FetchResult {
   forced: RefUpdate[];
   /** Commits received (new to this repo). */
   newCommits: number;
+  /** Objects received, by type (`commit`, `tree`, `blob`, `tag`). */
   objects: Record<GitObjectType, number>;
   /** Objects the thin pack needed from this repo, appended to the stored pack. */
   completedFromLocal: number;
+  /** Bytes the server sent (after HTTP decompression). */
   bytesReceived: number;
+  /** HTTP requests made, retries included. */
   requests: number;
+  /** What telling the server what this repo has cost. */
   negotiation: {
+    /** Rounds of `have` lines sent before the pack (0 when there was nothing to fetch). */
     rounds: number;
     /** `have` lines sent in all rounds, the common ones repeated in each round as git does. */
     haves: number;
   };
   /** Whether the repo is still shallow afterwards. */
   shallow: boolean;
+  /** The filter the fetch asked with (the repo's, `blob:none`), or null: a full clone, or a server that no longer filters. */
   filter: string | null;
+  /** What the fetch did differently than asked, for people (a depth the server ignored, a ref skipped). */
   warnings: string[];
 }
 

@@ -24,11 +24,30 @@ import { OperationError, PushRejectedError, throwIfAborted } from '../common/err
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 
+/** What a push tells onProgress, in order. */
 export type PushProgress =
-  | { phase: 'negotiating' }
-  | { phase: 'counting'; commits: number; trees: number; blobs: number }
-  | { phase: 'sending'; bytes: number };
+  | {
+      /** Asking the server where its branches are (receive-pack's advertisement). */
+      phase: 'negotiating';
+    }
+  | {
+      /** Finding the objects the server lacks: the new commits, and the trees and blobs they add. */
+      phase: 'counting';
+      /** Commits found so far. */
+      commits: number;
+      /** Trees found so far. */
+      trees: number;
+      /** Blobs found so far (all stored already: a push never fetches one). */
+      blobs: number;
+    }
+  | {
+      /** The pack going to the server. */
+      phase: 'sending';
+      /** The request's size in bytes (pack and commands). */
+      bytes: number;
+    };
 
+/** What to push where; by default the current branch to the branch of the same name. */
 export interface PushOptions {
   /** The local branch to push; the current one when omitted. */
   branch?: string;
@@ -38,13 +57,27 @@ export interface PushOptions {
   force?: boolean;
 }
 
+/** What a push changed on the remote, and what it sent. */
 export interface PushResult {
+  /** The remote ref updated (`refs/heads/main`). */
   ref: string;
+  /** Its value on the remote before the push: 40 zeros when the push created it. */
   oldOid: string;
+  /** Its value now: the pushed commit. */
   newOid: string;
   /** The remote branch already pointed at our commit: nothing was sent. */
   upToDate: boolean;
-  sent: { commits: number; trees: number; blobs: number; packBytes: number };
+  /** What the pack held (all 0 when up to date). */
+  sent: {
+    /** Commits sent. */
+    commits: number;
+    /** Trees sent. */
+    trees: number;
+    /** Blobs sent. */
+    blobs: number;
+    /** The pack's size in bytes. */
+    packBytes: number;
+  };
   /** What the server's hooks printed (sideband 2), if anything. */
   remoteMessages: string;
 }

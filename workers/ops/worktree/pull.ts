@@ -16,15 +16,31 @@ import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout
 import { writeConflictedMerge } from './mergeState.ts';
 import { ensureWorktree, status } from './workingTree.ts';
 
+/** How pull merges. */
 export interface PullOptions {
-  /** Author and committer of a merge commit; a neutral identity when absent. */
-  author?: { name: string; email: string };
+  /** Author and committer of a merge commit; EngineOptions' `mergeAuthor` when absent. */
+  author?: {
+    /** The name in the merge commit's author and committer lines. */
+    name: string;
+    /** The email in those lines. */
+    email: string;
+  };
 }
 
-export type PullProgress = FetchProgress | CheckoutProgress | { phase: 'merging' };
+/** What pull tells onProgress: its fetch's phases, then the merge's, then the checkout's. */
+export type PullProgress =
+  | FetchProgress
+  | CheckoutProgress
+  | {
+      /** The branch and its upstream being merged (trees only; blobs fetched where both sides changed a file). */
+      phase: 'merging';
+    };
 
+/** What pull did to the current branch, and its fetch's result. */
 export interface PullResult {
+  /** The fetch pull ran first. */
   fetch: FetchResult;
+  /** The branch pulled into (the current one). */
   branch: string;
   /** `conflict`: `conflicts` names the files both sides changed incompatibly. */
   status: 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
@@ -35,10 +51,13 @@ export interface PullResult {
   merging?: boolean;
   /** The branch's commit before and after. */
   from: string;
+  /** The branch's commit after: `from` when up to date or in conflict. */
   to: string;
   /** Commits the branch gained (the remote's, plus the merge commit). */
   newCommits: number;
+  /** With `conflict`, the paths both sides changed incompatibly; empty otherwise. */
   conflicts: string[];
+  /** What updating the working tree did, or null when it did not change (up to date, or refused). */
   checkout: CheckoutResult | null;
 }
 
