@@ -196,15 +196,20 @@ export async function renameWorktreeFile(
   const fs = repo.fs.promises;
   const src = checkPath(from);
   const dest = checkPath(to);
-  const st = await fs.lstat(`/${src}`).catch(() => null);
-  if (!st || st.isDirectory())
-    throw new OperationError('PATH_NOT_FOUND', `"${src}" is not a file of the working tree.`);
+  await requireFile(repo, src);
   if (await exists(repo, dest)) throw new OperationError('INVALID_PATH', `"${dest}" already exists.`);
   await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await makeParents(repo, dest);
     await fs.rename(`/${src}`, `/${dest}`);
     await removeEmptyParents(repo, src);
   });
+}
+
+/** PATH_NOT_FOUND unless `clean` (a checked path) is a file or symlink of the working tree. */
+async function requireFile(repo: RepoHandle, clean: string): Promise<void> {
+  const st = await repo.fs.promises.lstat(`/${clean}`).catch(() => null);
+  if (!st || st.isDirectory())
+    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
 }
 
 /** Deletes a working file; the deletion is staged like any other change, by `stage`. */
@@ -217,9 +222,7 @@ export async function deleteWorktreeFile(
   const repo = await ensureWorktree(ctx, repoId, hooks);
   const fs = repo.fs.promises;
   const clean = checkPath(path);
-  const st = await fs.lstat(`/${clean}`).catch(() => null);
-  if (!st || st.isDirectory())
-    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
+  await requireFile(repo, clean);
   await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await fs.unlink(`/${clean}`);
     await removeEmptyParents(repo, clean);
