@@ -196,15 +196,35 @@ export async function diffFile(
   newOid: string | null,
   hooks: DiffFileHooks = {},
 ): Promise<FileDiff> {
-  const oids = [oldOid, newOid].filter((o): o is string => o !== null);
-  if (oids.length > 0) await ensureBlobs(ctx, repoId, oids, hooks);
-  const repo = await openRepo(ctx, repoId);
+  const blobs = await readBlobs(
+    ctx,
+    repoId,
+    [oldOid, newOid].filter((o): o is string => o !== null),
+    hooks,
+  );
   const empty = new Uint8Array(0);
-  const oldBytes = oldOid === null ? empty : await readBlobBytes(repo, oldOid);
-  const newBytes = newOid === null ? empty : await readBlobBytes(repo, newOid);
+  const oldBytes = oldOid === null ? empty : blobs.get(oldOid)!;
+  const newBytes = newOid === null ? empty : blobs.get(newOid)!;
   if (isBinary(oldBytes) || isBinary(newBytes)) return { binary: true, hunks: [] };
   if (oldOid === newOid) return { binary: false, hunks: [] };
   return lineDiff(oldBytes, newBytes);
+}
+
+/**
+ * Blobs by id, those the partial clone left on the server fetched first, in one request: a file's two
+ * versions (diffFile), the candidates of a rename (fileHistory).
+ */
+export async function readBlobs(
+  ctx: BlobContext,
+  repoId: string,
+  oids: readonly string[],
+  hooks: DiffFileHooks = {},
+): Promise<Map<string, Uint8Array>> {
+  if (oids.length > 0) await ensureBlobs(ctx, repoId, [...oids], hooks);
+  const repo = await openRepo(ctx, repoId);
+  const blobs = new Map<string, Uint8Array>();
+  for (const oid of oids) if (!blobs.has(oid)) blobs.set(oid, await readBlobBytes(repo, oid));
+  return blobs;
 }
 
 const UTF8 = new TextEncoder();
