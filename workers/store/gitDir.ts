@@ -151,12 +151,28 @@ export async function writeHead(fs: PromiseFs, head: GitDirHead): Promise<void> 
  */
 export async function writeShallow(fs: PromiseFs, commits: readonly string[]): Promise<void> {
   const sorted = [...new Set(commits)].sort();
-  if (sorted.length > 0) {
-    await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(sorted), 'utf8');
-    return;
-  }
+  if (sorted.length > 0) await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(sorted), 'utf8');
+  else await unlinkIfPresent(fs, `${GITDIR}/shallow`);
+}
+
+/**
+ * `packed-refs`, rewritten whole, and the loose refs named in `unhide` deleted where they exist: a loose ref
+ * hides its packed value, so an updated ref's packed value must be its only one. Refuses (REF_NAME_INVALID)
+ * a name git refuses before writing anything.
+ */
+export async function writePackedRefs(
+  fs: PromiseFs,
+  refs: readonly PackedRef[],
+  unhide: readonly string[] = [],
+): Promise<void> {
+  checkRefNames([...refs.map((r) => r.name), ...unhide]);
+  await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...refs]), 'utf8');
+  for (const name of unhide) await unlinkIfPresent(fs, `${GITDIR}/${name}`);
+}
+
+async function unlinkIfPresent(fs: PromiseFs, path: string): Promise<void> {
   try {
-    await fs.unlink(`${GITDIR}/shallow`);
+    await fs.unlink(path);
   } catch (err) {
     if ((err as { code?: string }).code !== 'ENOENT') throw err;
   }
@@ -173,7 +189,7 @@ export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void>
   try {
     await writePack(fs, d.pack);
     await writeGitDirBase(fs, d);
-    await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs(d.packedRefs), 'utf8');
+    await writePackedRefs(fs, d.packedRefs);
     await writeLooseRefs(fs, d.looseRefs);
     await writeShallow(fs, d.shallow);
     // HEAD last: a directory without HEAD is not a repository to git, so an interrupted write is inert.

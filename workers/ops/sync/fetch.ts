@@ -8,8 +8,8 @@ import git from 'isomorphic-git';
 import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../../model/refspec.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
 import type { IngestedPack } from '../../pack/packIngester.ts';
-import { writePack, writeShallow } from '../../store/gitDir.ts';
-import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
+import { writePack, writePackedRefs, writeShallow } from '../../store/gitDir.ts';
+import { type PackedRef, parsePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
@@ -256,17 +256,7 @@ export async function fetchRepo(
       if (old === remote.oid) continue;
       updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
     }
-    const looseToDrop: string[] = [];
-    for (const u of updates) {
-      packed.set(u.name, u.value);
-      if (
-        await fs.stat(`${GITDIR}/${u.name}`).then(
-          () => true,
-          () => false,
-        )
-      )
-        looseToDrop.push(u.name);
-    }
+    for (const u of updates) packed.set(u.name, u.value);
     shallowAfter = shallowBefore;
     if (shallowInfo) {
       const gone = new Set(shallowInfo.unshallow);
@@ -298,9 +288,8 @@ export async function fetchRepo(
             });
           }
           if (updates.length > 0) {
-            await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...packed.values()]), 'utf8');
-            // A loose ref hides its packed value: the updated value must be the only one.
-            for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
+            const names = updates.map((u) => u.name);
+            await writePackedRefs(fs, [...packed.values()], names);
           }
           if (shallowChanged) await writeShallow(fs, storedShallow);
           await store.crash.at('fetch:files-written');

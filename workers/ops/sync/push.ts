@@ -10,7 +10,8 @@ import git from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE, type ParsedTreeEntry } from '../../pack/treeCheck.ts';
-import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
+import { writePackedRefs } from '../../store/gitDir.ts';
+import { type PackedRef, parsePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
@@ -423,16 +424,13 @@ async function setRemoteTracking(
   const fs = repo.fs.promises;
   const name = `refs/remotes/origin/${branch}`;
   await ctx.store.repoFs.writeAllOrNothing(repo.id, async () => {
-    const path = `${GITDIR}/packed-refs`;
-    const text = await fs.readFile(path, { encoding: 'utf8' }).then(
+    const text = await fs.readFile(`${GITDIR}/packed-refs`, { encoding: 'utf8' }).then(
       (t) => t as string,
       () => '',
     );
     const refs: PackedRef[] = parsePackedRefs(text).filter((r) => r.name !== name);
     refs.push({ name, oid });
-    await fs.writeFile(path, serializePackedRefs(refs), { encoding: 'utf8', mode: 0o666 });
-    // A loose ref of the same name would hide the packed one.
-    await fs.unlink(`${GITDIR}/${name}`).catch(() => undefined);
+    await writePackedRefs(fs, refs, [name]);
     await ctx.store.crash.at('push:tracking-written');
   });
 }
