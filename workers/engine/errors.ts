@@ -21,15 +21,23 @@ import { REMOTE_ERROR_CODES, RemoteError, WIRE_ERROR_CODES, WireError } from '..
 
 export {
   AuthRequiredError,
+  COMMIT_GRAPH_ERROR_CODES,
   CommitGraphError,
   HostileTreeError,
+  MISSING_OBJECT_ERROR_CODES,
   MissingObjectError,
+  OPERATION_ERROR_CODES,
   OperationError,
+  PACK_ERROR_CODES,
   PackError,
   PushRejectedError,
+  REMOTE_ERROR_CODES,
   RemoteError,
+  STORE_ERROR_CODES,
   StoreError,
+  TRANSPORT_ERROR_CODES,
   TransportError,
+  WIRE_ERROR_CODES,
   WireError,
   WorktreeDirtyError,
 };

@@ -61,15 +61,30 @@ export type { BlobFetchProgress } from '../ops/sync/lazyBlobs.ts';
 export type { PushOptions, PushProgress, PushResult } from '../ops/sync/push.ts';
 export type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/worktree/checkout.ts';
 export type { Author, CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
+export type { MergeState } from '../ops/worktree/mergeState.ts';
 export type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 export type { StatusEntry, WorktreeStatus } from '../ops/worktree/workingTree.ts';
+// Named by the types above, so exported for callers that spell them out.
+export type { GitObjectType } from '../pack/objectHash.ts';
+export type { PackLimits, TreeLimits } from '../pack/packLimits.ts';
+export type { TreeCheck } from '../pack/treeCheck.ts';
 export type { RepoSummary } from '../store/credentials.ts';
 export type { HistoryFillState, RepoRecord } from '../store/registry.ts';
 export type { RepairReport } from '../store/repair.ts';
 export type { RepoEvent } from '../store/repoEvents.ts';
-export type { FileRecords, KeyValueStore, LockManagerLike, Storage } from '../store/storage.ts';
+export type {
+  FileRecords,
+  FsMutex,
+  KeyValueStore,
+  LockManagerLike,
+  LockRequestOptions,
+  RecordKey,
+  Storage,
+} from '../store/storage.ts';
+export type { TransportErrorDetail } from '../transport/errors.ts';
 export type { HttpAuth } from '../transport/gitHttp.ts';
 export type { RetryPolicy } from '../transport/retryPolicy.ts';
+export type { WireLimits } from '../wire/wireLimits.ts';
 
 /** How createEngine sets the engine up; every field has a default. */
 export interface EngineOptions {

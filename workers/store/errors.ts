@@ -1,3 +1,4 @@
+/** Every code a StoreError carries; the type below is made from it, so the two cannot drift apart. */
 export const STORE_ERROR_CODES = Object.freeze([
   'STORAGE_FULL',
   'STORAGE_FAILED',

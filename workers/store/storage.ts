@@ -47,8 +47,11 @@ export interface KeyValueStore<T> {
   update(key: string, change: (old: T | undefined) => T | undefined): Promise<void>;
 }
 
+/** The options of LockManagerLike.request that the engine uses (Web Locks: `LockOptions`). */
 export interface LockRequestOptions {
+  /** Call back at once with null, rather than wait, when the lock is held. */
   ifAvailable?: boolean;
+  /** Gives up the wait (the request rejects with an AbortError); a lock already held is not affected. */
   signal?: AbortSignal;
 }
 
@@ -79,9 +82,13 @@ export interface LockManagerLike {
 
 /** What lightning-fs's activation mutex needs (its Mutex and Mutex2 classes have this shape). */
 export interface FsMutex {
+  /** Whether this instance holds the mutex now. */
   has(): Promise<boolean>;
+  /** Waits for the mutex and takes it; true once held (lightning-fs gives up after 10 minutes). */
   wait(): Promise<boolean>;
+  /** Takes the mutex if it is free; false at once when another holds it. */
   acquire(): Promise<boolean>;
+  /** Lets the mutex go; with `force`, takes it from whoever holds it (a holder that died). */
   release(options?: { force?: boolean }): Promise<void>;
 }
 

@@ -29,8 +29,11 @@ export const TRANSPORT_ERROR_CODES = Object.freeze([
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 
+/** What a TransportError knows beside its code and status: whether and when sending again may help. */
 export interface TransportErrorDetail {
+  /** The server's Retry-After (429, 503), in milliseconds. */
   retryAfterMs?: number;
+  /** NETWORK_ERROR: the connection failed before any byte of the response (so sending again is safe). */
   beforeResponse?: boolean;
 }
 
