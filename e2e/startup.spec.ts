@@ -4,6 +4,7 @@
 // when it loads is exactly that list, in that order, so a view that adds a call at page load shows here.
 import { expect, test } from '@playwright/test';
 import { STARTUP_CALLS } from '../src/startup.ts';
+import { engineCallName } from '../workers/engine/remote.ts';
 
 declare global {
   interface Window {
@@ -17,17 +18,15 @@ test('the app makes exactly the start-up calls of src/startup.ts, in order, as t
   // A new context: no stored repositories, no service worker yet, as the bench's fresh profiles.
   const context = await browser.newContext();
   const page = await context.newPage();
-  // The engine's client posts each operation as a comlink `APPLY` of `call`, the operation's name its second
-  // argument (workers/engine/remote.ts engineCallName, which the bench page uses; repeated here because an
-  // init script cannot import it).
+  // Every message to a worker goes through engineCallName, the function the bench page uses to name the
+  // calls: an init script cannot import, so it gets the function's own source (self-contained for this).
   await page.addInitScript(`
     window.__blobless_calls = [];
+    const engineCallName = ${engineCallName.toString()};
     const post = Worker.prototype.postMessage;
     Worker.prototype.postMessage = function (message, ...rest) {
-      if (message && message.type === 'APPLY' && Array.isArray(message.path) && message.path.join('.') === 'call') {
-        const [repoId, method] = (message.argumentList || []).map((a) => a && a.value);
-        if (typeof method === 'string') window.__blobless_calls.push(repoId ? 'repo.' + method : method);
-      }
+      const name = engineCallName(message);
+      if (name !== null) window.__blobless_calls.push(name);
       return post.call(this, message, ...rest);
     };
   `);

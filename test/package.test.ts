@@ -223,7 +223,7 @@ describe('the blobless package', () => {
     );
   });
 
-  it('has its API reference in docs/api, current, each function of its entry points documented', async () => {
+  it('has its API reference in docs/api, current, every export of its entry points documented', async () => {
     const generated = await generateApiDocsToTemp();
     try {
       const files = await filesUnder(generated.dir);

@@ -8,10 +8,16 @@ export const COMMIT_GRAPH_ERROR_CODES = Object.freeze([
 
 export type CommitGraphErrorCode = (typeof COMMIT_GRAPH_ERROR_CODES)[number];
 
+/**
+ * A commit-graph file (`objects/info/commit-graphs`) that cannot be read or written. The engine rebuilds a
+ * corrupt graph from the commits, so a caller sees this only when that fails as well.
+ */
 export class CommitGraphError extends Error {
+  /** Always `CommitGraphError`. */
   override readonly name = 'CommitGraphError';
 
   constructor(
+    /** What went wrong, for programs to branch on (COMMIT_GRAPH_ERROR_CODES). */
     readonly code: CommitGraphErrorCode,
     message: string,
   ) {

@@ -99,19 +99,19 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   const { foreground } = ctx.maintenance;
   /**
-   * A repo's operations counted as what the person asked for while they run (foregroundActivity.ts), so
-   * that background work (the commit-graph's steps) gives way to them: all but the history fill (itself
-   * background) and commitGraphStatus (which waits for that work).
+   * Operations counted as what the person asked for while they run (foregroundActivity.ts), so that
+   * background work (the commit-graph's steps) gives way to them: every function of `ops` but those named
+   * in `background` (a repo's history fill, itself background, and commitGraphStatus, which waits for it).
    */
-  const foregrounded = (repo: Repo): Repo => {
+  const foregrounded = <T extends object>(ops: T, background: ReadonlySet<string> = new Set()): T => {
     const wrapped: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(repo)) {
+    for (const [name, value] of Object.entries(ops)) {
       wrapped[name] =
-        typeof value === 'function' && !BACKGROUND_REPO_OPS.has(name)
+        typeof value === 'function' && !background.has(name)
           ? (...args: unknown[]) => foreground.track(() => (value as (...a: unknown[]) => unknown)(...args))
           : value;
     }
-    return wrapped as unknown as Repo;
+    return wrapped as T;
   };
 
   /** An operation begins: the page-load warm-up stops, so that it takes no time from it. */
@@ -316,18 +316,17 @@ export function createEngine(options: EngineOptions = {}): Engine {
   });
 
   const engine: Engine = {
-    async clone(args, hooks = {}) {
-      begin(hooks.signal);
-      return foreground.track(() =>
-        clone(ctx, { ...args, corsProxy: args.corsProxy ?? options.corsProxy }, hooks),
-      );
-    },
-    async readFileMinimal({ url, ref = '', path = '', corsProxy, strategy }, hooks = {}) {
-      begin(hooks.signal);
-      return foreground.track(() =>
-        readFileMinimal(ctx, url, ref, path, { corsProxy: corsProxy ?? options.corsProxy, strategy }, hooks),
-      );
-    },
+    ...foregrounded<Pick<Engine, 'clone' | 'readFileMinimal'>>({
+      async clone(args, hooks = {}) {
+        begin(hooks.signal);
+        return clone(ctx, { ...args, corsProxy: args.corsProxy ?? options.corsProxy }, hooks);
+      },
+      async readFileMinimal({ url, ref = '', path = '', corsProxy, strategy }, hooks = {}) {
+        begin(hooks.signal);
+        const opts = { corsProxy: corsProxy ?? options.corsProxy, strategy };
+        return readFileMinimal(ctx, url, ref, path, opts, hooks);
+      },
+    }),
     async listRepos({ includeMinimal = false } = {}, hooks = {}) {
       // Not `begin`: the page lists its repos while the warm-up runs, which should go on.
       throwIfAborted(hooks.signal);
@@ -348,7 +347,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     repo(id) {
       let handle = handles.get(id);
       if (!handle) {
-        handle = foregrounded(makeRepo(id));
+        handle = foregrounded(makeRepo(id), BACKGROUND_REPO_OPS);
         handles.set(id, handle);
       }
       return handle;

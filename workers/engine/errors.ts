@@ -21,15 +21,23 @@ import { REMOTE_ERROR_CODES, RemoteError, WIRE_ERROR_CODES, WireError } from '..
 
 export {
   AuthRequiredError,
+  COMMIT_GRAPH_ERROR_CODES,
   CommitGraphError,
   HostileTreeError,
+  MISSING_OBJECT_ERROR_CODES,
   MissingObjectError,
+  OPERATION_ERROR_CODES,
   OperationError,
+  PACK_ERROR_CODES,
   PackError,
   PushRejectedError,
+  REMOTE_ERROR_CODES,
   RemoteError,
+  STORE_ERROR_CODES,
   StoreError,
+  TRANSPORT_ERROR_CODES,
   TransportError,
+  WIRE_ERROR_CODES,
   WireError,
   WorktreeDirtyError,
 };
@@ -98,12 +106,17 @@ export function isBloblessError(e: unknown): e is BloblessError {
 
 /** An error as it crosses the worker boundary: structured-clonable, its class named. */
 export interface SerializedError {
+  /** The error class's name (`TransportError`): the class the receiving side makes again. */
   name: string;
+  /** The error's code; INTERNAL for a value the engine did not throw as one of its errors. */
   code: ErrorCode;
+  /** The message for people, as thrown. */
   message: string;
+  /** The stack where it was thrown, in the worker; absent when the runtime gave none. */
   stack?: string;
   /** The class's own fields (`status`, `limit`, `path`, `repoId`, …), those a structured clone can carry. */
   fields: Record<string, unknown>;
+  /** The error's `cause`, serialized the same way (a few levels deep at most). */
   cause?: SerializedError;
 }
 

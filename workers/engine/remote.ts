@@ -91,7 +91,8 @@ export const SETTLED = 'settled';
 /**
  * The operation a message posted to the engine's worker calls (`listRepos`, or `repo.readFile` for a repo's),
  * or null for any other message: comlink posts each `call` as an APPLY message with its arguments as raw
- * values. For pages that record what crosses the boundary (the bench page, e2e/startup.spec.ts's twin).
+ * values. For pages that record what crosses the boundary: the bench page imports it, e2e/startup.spec.ts
+ * puts its source (`toString()`) in an init script, so it refers to nothing outside itself.
  */
 export function engineCallName(message: unknown): string | null {
   const m = message as { type?: string; path?: unknown; argumentList?: { value?: unknown }[] } | null;

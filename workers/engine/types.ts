@@ -61,16 +61,32 @@ export type { BlobFetchProgress } from '../ops/sync/lazyBlobs.ts';
 export type { PushOptions, PushProgress, PushResult } from '../ops/sync/push.ts';
 export type { CheckoutOptions, CheckoutProgress, CheckoutResult } from '../ops/worktree/checkout.ts';
 export type { Author, CommitOptions, CommitResult } from '../ops/worktree/commit.ts';
+export type { MergeState } from '../ops/worktree/mergeState.ts';
 export type { PullOptions, PullProgress, PullResult } from '../ops/worktree/pull.ts';
 export type { StatusEntry, WorktreeStatus } from '../ops/worktree/workingTree.ts';
+// Named by the types above, so exported for callers that spell them out.
+export type { GitObjectType } from '../pack/objectHash.ts';
+export type { PackLimits, TreeLimits } from '../pack/packLimits.ts';
+export type { TreeCheck } from '../pack/treeCheck.ts';
 export type { RepoSummary } from '../store/credentials.ts';
 export type { HistoryFillState, RepoRecord } from '../store/registry.ts';
 export type { RepairReport } from '../store/repair.ts';
 export type { RepoEvent } from '../store/repoEvents.ts';
-export type { FileRecords, KeyValueStore, LockManagerLike, Storage } from '../store/storage.ts';
+export type {
+  FileRecords,
+  FsMutex,
+  KeyValueStore,
+  LockManagerLike,
+  LockRequestOptions,
+  RecordKey,
+  Storage,
+} from '../store/storage.ts';
+export type { TransportErrorDetail } from '../transport/errors.ts';
 export type { HttpAuth } from '../transport/gitHttp.ts';
 export type { RetryPolicy } from '../transport/retryPolicy.ts';
+export type { WireLimits } from '../wire/wireLimits.ts';
 
+/** How createEngine sets the engine up; every field has a default. */
 export interface EngineOptions {
   /** Where repositories are kept: IndexedDB (storage/indexedDb.ts) unless given, or memory (storage/memory.ts). */
   storage?: Storage;
@@ -94,7 +110,12 @@ export interface EngineOptions {
   /** Names the engine in what it writes: `.git/description` ("Cloned by Blobless"). Default `Blobless`. */
   productName?: string;
   /** Author and committer of a merge made by pull when the call names none. Default `Blobless <blobless@localhost>`. */
-  mergeAuthor?: { name: string; email: string };
+  mergeAuthor?: {
+    /** The name in the merge commit's author and committer lines. */
+    name: string;
+    /** The email in those lines. */
+    email: string;
+  };
   /** Bytes each pack's cache of read objects may hold before it is emptied (PACK_OBJECT_CACHE_BYTES). */
   packObjectCacheBytes?: number;
 }
@@ -108,24 +129,34 @@ export interface OperationHooks<P = never> {
 }
 
 /** A write waits for another tab's (or this engine's) operation on the same repo; `what` it runs, once said. */
-export type LockWaitProgress = { phase: 'waiting-for-lock'; what: string | undefined };
+export type LockWaitProgress = {
+  /** Sent once, when the wait starts; the operation's own progress follows once it runs. */
+  phase: 'waiting-for-lock';
+  /** What the operation holding the repo does (`fetching`), when it said; undefined otherwise. */
+  what: string | undefined;
+};
 
 /** For operations that take no arguments. */
 export type NoArgs = Record<string, never>;
 
+/** What to clone and how: the URL, and the options of CloneOptions. */
 export interface CloneArgs extends CloneOptions {}
 
+/** What readFileMinimal reads: a remote repository's URL, a ref and a path. */
 export interface ReadMinimalArgs {
+  /** The repository's smart-HTTP URL (`https://host/owner/repo.git`; `.git` may be left out). */
   url: string;
   /** A branch, tag or full commit id; the remote's HEAD when empty or absent. */
   ref?: string;
   /** A file or folder; the root folder when empty or absent. */
   path?: string;
+  /** A CORS proxy to reach the host through (the URL without its scheme is appended); EngineOptions' by default. */
   corsProxy?: string;
   /** How trees are asked for (readFileMinimal.ts MINIMAL_STRATEGY); for benchmarks. */
   strategy?: MinimalStrategy;
 }
 
+/** Which repos listRepos includes. */
 export interface ListReposArgs {
   /** Also the repos made by readFileMinimal (few trees: the app's views do not open them). Default false. */
   includeMinimal?: boolean;
@@ -133,11 +164,16 @@ export interface ListReposArgs {
 
 /** The BroadcastChannel on which the engines of this namespace say what they do to repos. */
 export interface RepoEventsChannel {
+  /** The BroadcastChannel's name: `new BroadcastChannel(channel)` receives the RepoEvent messages. */
   channel: string;
   /** This engine's id in those events: a page ignores its own engine's. */
   origin: string;
 }
 
+/**
+ * What createEngine returns (and wrapEngine, through a worker): the operations that make or list repos, and
+ * `repo(id)` for the rest. Errors are the classes of ERROR_CLASSES, each with an ErrorCode.
+ */
 export interface Engine {
   /** Clones into a new repo; on any failure nothing of it remains. */
   clone(args: CloneArgs, hooks?: OperationHooks<CloneProgress>): Promise<CloneResult>;
@@ -167,7 +203,12 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/**
+ * The operations of one stored repo, from `engine.repo(id)`. Each throws StoreError REPO_NOT_FOUND when the
+ * repo is not stored, and OperationError ABORTED when its signal aborts; writes wait for the repo's lock.
+ */
 export interface Repo {
+  /** The repo's id, as clone returned it in `repoId`. */
   readonly id: string;
   /** Brings new commits, branches and tags from the remote (a no-op costs two small requests). */
   fetch(args?: FetchOptions, hooks?: OperationHooks<FetchProgress | LockWaitProgress>): Promise<FetchResult>;
@@ -194,13 +235,22 @@ export interface Repo {
   listRefs(args?: NoArgs, hooks?: OperationHooks): Promise<RefList>;
   /** One page of history from `ref`, newest first (`git rev-list`); the walk is kept for the next page. */
   log(args: { ref: string; limit?: number; skip?: number }, hooks?: OperationHooks): Promise<LogPage>;
+  /** One commit by branch, tag or id, from the commit alone. Throws REF_NOT_FOUND for a ref not stored. */
   readCommit(args: { ref: string }, hooks?: OperationHooks): Promise<CommitSummary>;
   /** A folder of a commit (the root when `path` is empty), from trees alone. */
   readTree(args: { ref: string; path?: string }, hooks?: OperationHooks): Promise<TreeListing>;
   /** The last commit that changed each entry of a folder, from commits and trees. */
   lastCommits(args: { ref: string; path: string }, hooks?: OperationHooks): Promise<LastCommits>;
   /** Every file path of a commit, newline-separated, from trees alone. */
-  listPaths(args: { ref: string }, hooks?: OperationHooks): Promise<{ commit: string; paths: string }>;
+  listPaths(
+    args: { ref: string },
+    hooks?: OperationHooks,
+  ): Promise<{
+    /** The commit `ref` resolved to. */
+    commit: string;
+    /** Every file's path from the root, one per line, in git's tree order (one string: cheap to transfer). */
+    paths: string;
+  }>;
   /** One page of the commits that changed `path`, following renames (`git log --follow`). */
   fileHistory(
     args: { ref: string; path: string; limit?: number; skip?: number },
@@ -233,20 +283,31 @@ export interface Repo {
   ): Promise<FileDiff>;
   /** Changed paths: the index against HEAD and the working files against the index. */
   status(args?: NoArgs, hooks?: OperationHooks<CheckoutProgress>): Promise<WorktreeStatus>;
+  /** `git add` of each path (a deleted file's removal too); INVALID_PATH for a path outside the tree. */
   stage(args: { paths: string[] }, hooks?: OperationHooks<CheckoutProgress>): Promise<void>;
+  /** `git restore --staged`: each path's index entry back to HEAD's; the working file is left alone. */
   unstage(args: { paths: string[] }, hooks?: OperationHooks<CheckoutProgress>): Promise<void>;
   /** The staged change of one file (HEAD against the index). */
   stagedDiff(args: { path: string }, hooks?: OperationHooks<CheckoutProgress>): Promise<FileDiff>;
+  /** A working-tree file's bytes, as edited; PATH_NOT_FOUND when there is none. */
   readWorktreeFile(args: { path: string }, hooks?: OperationHooks<CheckoutProgress>): Promise<Uint8Array>;
+  /** Writes a working-tree file (a string as UTF-8), making its folders; staged only by `stage`. */
   writeWorktreeFile(
     args: { path: string; content: string | Uint8Array },
     hooks?: OperationHooks<CheckoutProgress>,
   ): Promise<void>;
+  /** Moves a working-tree file; PATH_NOT_FOUND when `from` is missing, INVALID_PATH when `to` exists. */
   renameWorktreeFile(
     args: { from: string; to: string },
     hooks?: OperationHooks<CheckoutProgress>,
   ): Promise<void>;
+  /** Deletes a working-tree file (and the folders it leaves empty); PATH_NOT_FOUND when there is none. */
   deleteWorktreeFile(args: { path: string }, hooks?: OperationHooks<CheckoutProgress>): Promise<void>;
+  /**
+   * Commits what is staged, on the current branch (or a detached HEAD); during a merge, the merge commit.
+   * Throws NOTHING_TO_COMMIT, UNRESOLVED_CONFLICTS while a merge has conflicts left, or INVALID_INPUT for an
+   * empty message or an author git refuses.
+   */
   commit(args: CommitOptions, hooks?: OperationHooks<CheckoutProgress>): Promise<CommitResult>;
   /** `git merge --abort` for a merge a conflicting pull left in progress. */
   abortMerge(args?: NoArgs, hooks?: OperationHooks<LockWaitProgress>): Promise<void>;
@@ -255,6 +316,7 @@ export interface Repo {
     args: { name: string; start?: string },
     hooks?: OperationHooks<LockWaitProgress>,
   ): Promise<string>;
+  /** Deletes `refs/heads/<name>`; refuses the current branch (INVALID_INPUT) and a missing one (REF_NOT_FOUND). */
   deleteBranch(args: { name: string }, hooks?: OperationHooks<LockWaitProgress>): Promise<void>;
   /** Frees what the engine keeps of this repo between operations (caches, walks); they are rebuilt on use. */
   dispose(): void;

@@ -15,6 +15,7 @@ import {
 } from './remote.ts';
 import type { Engine, OperationHooks } from './types.ts';
 
+/** Which of the engine's operations a page may call through this worker (exposeEngine). */
 export interface ExposeOptions {
   /** The engine's methods the page may call; all when absent (the widget's worker offers readFileMinimal only). */
   engineMethods?: readonly EngineMethod[];

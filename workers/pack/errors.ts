@@ -38,7 +38,12 @@ const ADVICE: Readonly<Record<PackErrorCode, string>> = Object.freeze({
   ABORTED: 'Nothing was stored.',
 });
 
+/**
+ * A pack the server sent (or one stored) is not a valid git pack, breaks a cap of PackLimits, or its receipt
+ * was cancelled. A pack that fails is never stored; the message ends with what to do.
+ */
 export class PackError extends Error {
+  /** What went wrong, for programs to branch on (PACK_ERROR_CODES); the message is for people. */
   readonly code: PackErrorCode;
   /** What was found, without the advice: for wrapping in a more precise message. */
   readonly detail: string;

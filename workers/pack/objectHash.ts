@@ -1,6 +1,7 @@
 import { createSHA1 } from 'hash-wasm';
 import { isSha1HexAnyCase } from '../model/objectId.ts';
 
+/** The four types of git object (gitformat-pack: object types), as a pack and `git cat-file -t` name them. */
 export type GitObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
 /**

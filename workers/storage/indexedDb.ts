@@ -8,6 +8,7 @@ import { StoreError, storageError } from '../store/errors.ts';
 import { InProcessLocks } from '../store/repoLock.ts';
 import type { FileRecords, KeyValueStore, LockManagerLike, RecordKey, Storage } from '../store/storage.ts';
 
+/** What indexedDbStorage keeps repositories in and locks them with; the browser's own by default. */
 export interface IndexedDbStorageOptions {
   /** The IndexedDB to use; `globalThis.indexedDB` when absent. */
   indexedDB?: IDBFactory;

@@ -64,6 +64,7 @@ export class Credentials {
 export type RepoSummary = Omit<RepoRecord, 'auth'> & {
   /** A token is kept in this browser's storage for the repo (the person asked for that). */
   hasRememberedToken: boolean;
+  /** The repository needed a token (RepoRecord.needsToken): its remote asks for one on the next fetch. */
   needsToken: boolean;
 };
 

@@ -1,3 +1,4 @@
+/** Every code a StoreError carries; the type below is made from it, so the two cannot drift apart. */
 export const STORE_ERROR_CODES = Object.freeze([
   'STORAGE_FULL',
   'STORAGE_FAILED',
@@ -13,9 +14,15 @@ export const STORE_ERROR_CODES = Object.freeze([
 
 export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
+/**
+ * The browser's storage failed or refused (STORAGE_FULL, STORAGE_FAILED, STORAGE_BLOCKED), a repo is not
+ * stored (REPO_NOT_FOUND), or something the store would write is invalid. A failed write keeps nothing of it.
+ */
 export class StoreError extends Error {
+  /** Always `StoreError`. */
   override readonly name = 'StoreError';
   constructor(
+    /** What went wrong, for programs to branch on (STORE_ERROR_CODES); the message is for people. */
     readonly code: StoreErrorCode,
     message: string,
   ) {

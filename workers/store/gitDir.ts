@@ -32,18 +32,6 @@ export async function writePackFile(fs: PromiseFs, checksum: string, pack: Uint8
   }
 }
 
-export interface NewGitDir {
-  config: RepoConfig;
-  /** `.git/description` ("Cloned by Blobless"): what gitweb and hooks show; the engine's productName says. */
-  description: string;
-  /** `ref: refs/heads/x` target branch, or a detached commit id. */
-  head: { branch: string } | { oid: string };
-  looseRefs: { name: string; value: string }[];
-  packedRefs: PackedRef[];
-  shallow: string[];
-  pack: StoredPack;
-}
-
 /**
  * Writes a pack so that no reader sees it half-written: git and isomorphic-git find packs through their
  * `.idx`, so the `.pack` goes first and the `.idx` last.
@@ -90,9 +78,7 @@ function compact(bytes: Uint8Array): Uint8Array {
  * Every ref name about to become a path or a line is one git accepts: ops checks names from the server
  * already; this is the last guard before `refs/heads/../../config` could be a file name.
  */
-function checkRefNames(d: NewGitDir): void {
-  const names = [...d.looseRefs.map((r) => r.name), ...d.packedRefs.map((r) => r.name)];
-  if ('branch' in d.head) names.push(`refs/heads/${d.head.branch}`);
+function checkRefNames(names: readonly string[]): void {
   for (const name of names) {
     const problem = refNameProblem(name);
     if (problem !== null) {
@@ -104,24 +90,110 @@ function checkRefNames(d: NewGitDir): void {
   }
 }
 
+/** What every git directory holds before its objects and refs. */
+export interface GitDirBase {
+  config: RepoConfig;
+  /** `.git/description` ("Cloned by Blobless"): what gitweb and hooks show; the engine's productName says. */
+  description: string;
+}
+
+/** `ref: refs/heads/x` for a branch, or a detached commit id. */
+export type GitDirHead = { branch: string } | { oid: string };
+
+export interface NewGitDir extends GitDirBase {
+  head: GitDirHead;
+  looseRefs: { name: string; value: string }[];
+  packedRefs: PackedRef[];
+  shallow: string[];
+  pack: StoredPack;
+}
+
+/**
+ * The folders and files every git directory has, as `git init` leaves them but without HEAD. The config goes
+ * last: readers that find it take the directory as set up (the minimal read's repos), and HEAD, written by
+ * whoever stores the first commit, is what makes it a repository to git.
+ */
+export async function writeGitDirBase(fs: PromiseFs, d: GitDirBase): Promise<void> {
+  for (const dir of [
+    'objects/pack',
+    'objects/info',
+    'refs/heads',
+    'refs/tags',
+    'refs/remotes/origin',
+    'info',
+  ]) {
+    await mkdirp(fs, `${GITDIR}/${dir}`);
+  }
+  await fs.writeFile(`${GITDIR}/description`, `${d.description}\n`, 'utf8');
+  await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
+  await fs.writeFile(`${GITDIR}/config`, serializeRepoConfig(d.config), 'utf8');
+}
+
+/** Loose refs, each a file holding its value; refuses (REF_NAME_INVALID) before writing if a name is bad. */
+export async function writeLooseRefs(
+  fs: PromiseFs,
+  refs: readonly { name: string; value: string }[],
+): Promise<void> {
+  checkRefNames(refs.map((r) => r.name));
+  for (const ref of refs) await writeFileDeep(fs, `${GITDIR}/${ref.name}`, `${ref.value}\n`);
+}
+
+/** HEAD: a symbolic ref to a branch, or a detached commit. Refuses a branch name git refuses. */
+export async function writeHead(fs: PromiseFs, head: GitDirHead): Promise<void> {
+  if ('branch' in head) checkRefNames([`refs/heads/${head.branch}`]);
+  const value = 'branch' in head ? `ref: refs/heads/${head.branch}` : head.oid;
+  await fs.writeFile(`${GITDIR}/HEAD`, `${value}\n`, 'utf8');
+}
+
+/**
+ * The `shallow` file (gitrepository-layout), the one place it is written: the commits sorted and once each,
+ * or no file at all when none is left (as `git fetch --unshallow` leaves it).
+ */
+export async function writeShallow(fs: PromiseFs, commits: readonly string[]): Promise<void> {
+  const sorted = [...new Set(commits)].sort();
+  if (sorted.length > 0) await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(sorted), 'utf8');
+  else await unlinkIfPresent(fs, `${GITDIR}/shallow`);
+}
+
+/**
+ * `packed-refs`, rewritten whole, and the loose refs named in `unhide` deleted where they exist: a loose ref
+ * hides its packed value, so an updated ref's packed value must be its only one. Refuses (REF_NAME_INVALID)
+ * a name git refuses before writing anything.
+ */
+export async function writePackedRefs(
+  fs: PromiseFs,
+  refs: readonly PackedRef[],
+  unhide: readonly string[] = [],
+): Promise<void> {
+  checkRefNames([...refs.map((r) => r.name), ...unhide]);
+  await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...refs]), 'utf8');
+  for (const name of unhide) await unlinkIfPresent(fs, `${GITDIR}/${name}`);
+}
+
+async function unlinkIfPresent(fs: PromiseFs, path: string): Promise<void> {
+  try {
+    await fs.unlink(path);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ENOENT') throw err;
+  }
+}
+
 /** Lays out a fresh git directory as `git clone` leaves it (before checkout). */
 export async function writeNewGitDir(fs: PromiseFs, d: NewGitDir): Promise<void> {
-  checkRefNames(d);
+  // Every name before the first write: a refused clone leaves no directory behind.
+  checkRefNames([
+    ...d.looseRefs.map((r) => r.name),
+    ...d.packedRefs.map((r) => r.name),
+    ...('branch' in d.head ? [`refs/heads/${d.head.branch}`] : []),
+  ]);
   try {
-    for (const dir of ['objects/info', 'refs/heads', 'refs/tags', 'refs/remotes/origin', 'info']) {
-      await mkdirp(fs, `${GITDIR}/${dir}`);
-    }
     await writePack(fs, d.pack);
-    await fs.writeFile(`${GITDIR}/config`, serializeRepoConfig(d.config), 'utf8');
-    await fs.writeFile(`${GITDIR}/description`, `${d.description}\n`, 'utf8');
-    await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
-    await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs(d.packedRefs), 'utf8');
-    for (const ref of d.looseRefs) await writeFileDeep(fs, `${GITDIR}/${ref.name}`, `${ref.value}\n`);
-    if (d.shallow.length)
-      await fs.writeFile(`${GITDIR}/shallow`, serializeShallow([...d.shallow].sort()), 'utf8');
+    await writeGitDirBase(fs, d);
+    await writePackedRefs(fs, d.packedRefs);
+    await writeLooseRefs(fs, d.looseRefs);
+    await writeShallow(fs, d.shallow);
     // HEAD last: a directory without HEAD is not a repository to git, so an interrupted write is inert.
-    const head = 'branch' in d.head ? `ref: refs/heads/${d.head.branch}` : d.head.oid;
-    await fs.writeFile(`${GITDIR}/HEAD`, `${head}\n`, 'utf8');
+    await writeHead(fs, d.head);
   } catch (err) {
     if ((err as { name?: string }).name === 'StoreError') throw err;
     throw storageError(err, 'the repository');

@@ -2,8 +2,11 @@ import type { TreeLimits } from '../pack/packLimits.ts';
 import type { KeyValueStore, Storage, StorageNames } from './storage.ts';
 
 /** What the home screen lists about a stored repo. The objects themselves live in the repo's own database. */
+/** What the engine keeps about a stored repo, beside its git directory (the registry database). */
 export interface RepoRecord {
+  /** The repo's id (`engine.repo(id)`). */
   id: string;
+  /** The remote's URL, as the clone normalized it. */
   url: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
   corsProxy?: string;
@@ -13,7 +16,12 @@ export interface RepoRecord {
    */
   tokenProxy?: string;
   /** Only when the person asked to keep them; otherwise credentials live in the worker's memory. Never sent to the page. */
-  auth?: { username: string; password: string };
+  auth?: {
+    /** The user name of the Basic credentials. */
+    username: string;
+    /** The password or token. */
+    password: string;
+  };
   /**
    * The repository needed a token: cloned with one, or one was given for it later. What it shows must not
    * reach other sites unasked (its README's external images wait for a click).
@@ -21,11 +29,15 @@ export interface RepoRecord {
   needsToken?: boolean;
   /** The tree limits the clone was given (CloneOptions.limits), for every later walk; defaults where absent. */
   treeLimits?: Partial<TreeLimits>;
+  /** A name to show: the URL's last path part without `.git`. */
   name: string;
   /** The branch HEAD is on, or null when detached. */
   branch: string | null;
+  /** The commit HEAD pointed at when last stored. */
   headOid: string;
+  /** The partial-clone filter (`blob:none`, `tree:0`), or null for a full clone. */
   filter: string | null;
+  /** Whether the history stops at a boundary (`.git/shallow` lists commits). */
   shallow: boolean;
   /**
    * Made by readFileMinimal (the widget), not by a clone: depth 1, `tree:0`, holding only the trees and
@@ -38,10 +50,13 @@ export interface RepoRecord {
    * asked to be shallow never has it, so it is never filled on its own.
    */
   historyFill?: HistoryFillState;
+  /** Bytes the git directory takes in storage (its files' sizes summed). */
   sizeBytes: number;
   /** Response bytes of every request made for this repo: the clone and each lazy fetch since. */
   bytesFetched?: number;
+  /** When the repo was cloned, in milliseconds since 1970-01-01 UTC (`Date.now()`). */
   createdAt: number;
+  /** When something was last fetched for it, in milliseconds since 1970-01-01 UTC. */
   lastFetchedAt: number;
   /**
    * When a fetch last listed every tag (`tags: 'all'`, the history fill's last step); absent, the clone
@@ -50,6 +65,7 @@ export interface RepoRecord {
   tagsListedAt?: number;
 }
 
+/** How far a first-view clone's history fill has come (RepoRecord.historyFill). */
 export interface HistoryFillState {
   /** The depth reached so far from the tips (1 after the clone); grows with every step. */
   depth: number;

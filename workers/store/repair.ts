@@ -15,6 +15,7 @@ import type { RepoRecord } from './registry.ts';
 import { GITDIR, type PromiseFs } from './repoFs.ts';
 import type { Store } from './store.ts';
 
+/** What startupRepair found and did in every stored repo, for people (a log, a notice). */
 export interface RepairReport {
   /** What was deleted or rewritten, one sentence each. */
   removed: string[];

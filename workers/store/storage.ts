@@ -13,9 +13,11 @@ export type RecordKey = string | number;
  * are taken (cloned) when `write` is called, and each read gives values of its own, as IndexedDB does.
  */
 export interface FileRecords {
+  /** The value of `key`, or undefined when there is none. */
   get(key: RecordKey): Promise<unknown>;
   /** Several values read at one instant (one transaction). */
   getMany(keys: readonly RecordKey[]): Promise<unknown[]>;
+  /** Every key of the database. */
   keys(): Promise<RecordKey[]>;
   /** Opens the connection: once it resolves, `write` takes its values before it returns. */
   ready(): Promise<void>;
@@ -25,6 +27,7 @@ export interface FileRecords {
    * The values are taken (cloned) before it returns when `ready()` has resolved; else on opening.
    */
   write(changes: Iterable<readonly [RecordKey, unknown]>): Promise<void>;
+  /** Deletes every record (lightning-fs's `wipe`). */
   clear(): Promise<void>;
   /** Lets go of the connection while lightning-fs is idle; the next call opens it again. */
   close(): Promise<void>;
@@ -32,33 +35,67 @@ export interface FileRecords {
 
 /** A small store of values by key: the registry of repositories. */
 export interface KeyValueStore<T> {
+  /** The value of `key`, or undefined when there is none. */
   get(key: string): Promise<T | undefined>;
+  /** Stores `value` under `key`, replacing what was there. */
   set(key: string, value: T): Promise<void>;
+  /** Removes `key`; nothing happens when it is absent. */
   delete(key: string): Promise<void>;
+  /** Every value, in no particular order. */
   values(): Promise<T[]>;
   /** Changes one value in one transaction; `change` returning undefined leaves the key as it was. */
   update(key: string, change: (old: T | undefined) => T | undefined): Promise<void>;
 }
 
+/** The options of LockManagerLike.request that the engine uses (Web Locks: `LockOptions`). */
 export interface LockRequestOptions {
+  /** Call back at once with null, rather than wait, when the lock is held. */
   ifAvailable?: boolean;
+  /** Gives up the wait (the request rejects with an AbortError); a lock already held is not affected. */
   signal?: AbortSignal;
 }
 
 /** The part of the Web Locks API (navigator.locks) the engine uses: exclusive locks by name. */
 export interface LockManagerLike {
+  /**
+   * Runs `callback` holding the exclusive lock `name`, and lets it go when the callback settles. With
+   * `ifAvailable`, calls it with null at once when the lock is held; an aborted `signal` rejects the wait.
+   */
   request<T>(name: string, options: LockRequestOptions, callback: (lock: unknown) => Promise<T>): Promise<T>;
-  query?(): Promise<{ held?: { name?: string }[]; pending?: { name?: string }[] }>;
+  /**
+   * The locks held and waited for (`LockManager.query`). Optional: without it, background work does not
+   * see an operation waiting for it, and startup repair tells a live clone by `ifAvailable` alone.
+   */
+  query?(): Promise<{
+    /** The locks held now. */
+    held?: {
+      /** The lock's name. */
+      name?: string;
+    }[];
+    /** The requests waiting for a lock. */
+    pending?: {
+      /** The lock's name. */
+      name?: string;
+    }[];
+  }>;
 }
 
 /** What lightning-fs's activation mutex needs (its Mutex and Mutex2 classes have this shape). */
 export interface FsMutex {
+  /** Whether this instance holds the mutex now. */
   has(): Promise<boolean>;
+  /** Waits for the mutex and takes it; true once held (lightning-fs gives up after 10 minutes). */
   wait(): Promise<boolean>;
+  /** Takes the mutex if it is free; false at once when another holds it. */
   acquire(): Promise<boolean>;
+  /** Lets the mutex go; with `force`, takes it from whoever holds it (a holder that died). */
   release(options?: { force?: boolean }): Promise<void>;
 }
 
+/**
+ * Where an engine keeps its repositories and how it locks them: IndexedDB (`blobless/storage/indexeddb`),
+ * memory (`blobless/storage/memory`), or one of your own.
+ */
 export interface Storage {
   /** What keeps the data, for people and reports: 'indexeddb', 'memory'. */
   readonly kind: string;

@@ -29,17 +29,23 @@ export const TRANSPORT_ERROR_CODES = Object.freeze([
 
 export type TransportErrorCode = (typeof TRANSPORT_ERROR_CODES)[number];
 
+/** What a TransportError knows beside its code and status: whether and when sending again may help. */
 export interface TransportErrorDetail {
+  /** The server's Retry-After (429, 503), in milliseconds. */
   retryAfterMs?: number;
+  /** NETWORK_ERROR: the connection failed before any byte of the response (so sending again is safe). */
   beforeResponse?: boolean;
 }
 
 /** A request that did not produce a usable HTTP response. */
 export class TransportError extends Error {
+  /** Always `TransportError`. */
   override readonly name = 'TransportError';
   constructor(
+    /** What went wrong, for programs to branch on (TRANSPORT_ERROR_CODES); the message is for people. */
     readonly code: TransportErrorCode,
     message: string,
+    /** The HTTP status, when the server answered (401, 404, 503…). */
     readonly status?: number,
     detail: TransportErrorDetail = {},
   ) {

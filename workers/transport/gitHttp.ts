@@ -10,8 +10,11 @@ import {
   withRetry,
 } from './retryPolicy.ts';
 
+/** HTTP Basic credentials: for most hosts a token as the password (GitHub: any user name). */
 export interface HttpAuth {
+  /** The user name of the Basic credentials. */
   username: string;
+  /** The password or token; never logged, and kept in storage only when asked to. */
   password: string;
   /**
    * The CORS proxy the person agreed to send this token through, having seen its address (the token

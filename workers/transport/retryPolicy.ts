@@ -55,10 +55,15 @@ export interface RetryOptions {
  */
 export const STALL_TIMEOUT_MS = 60_000;
 
+/** When a request that failed in a way worth repeating is sent again, and when a silent one is given up. */
 export interface RetryPolicy {
+  /** Attempts per request, the first included (RETRY_ATTEMPTS, 4). */
   attempts: number;
+  /** The first wait in milliseconds; each next one doubles it (RETRY_BASE_DELAY_MS, 500). */
   baseDelayMs: number;
+  /** The longest wait in milliseconds, and the cap on a server's Retry-After (RETRY_MAX_DELAY_MS, 8,000). */
   maxDelayMs: number;
+  /** Milliseconds without a byte before a response is given up with TIMEOUT (STALL_TIMEOUT_MS, 60,000). */
   stallTimeoutMs: number;
 }
 

@@ -28,8 +28,14 @@ export type WireErrorCode = (typeof WIRE_ERROR_CODES)[number];
 /** The one code of RemoteError. */
 export const REMOTE_ERROR_CODES = Object.freeze(['REMOTE_ERROR'] as const);
 
+/**
+ * The server's answer broke git's protocol (pkt-line framing, the order of sections, a cap of WireLimits
+ * exceeded), or a request could not be built. Nothing of the answer was stored.
+ */
 export class WireError extends Error {
+  /** Always `WireError`. */
   override readonly name = 'WireError';
+  /** What went wrong, for programs to branch on (WIRE_ERROR_CODES); the message is for people. */
   readonly code: WireErrorCode;
   /** Offset in the response byte stream where the problem was found, when it concerns framing. */
   readonly byteOffset: number | undefined;
@@ -54,8 +60,11 @@ export class WireError extends Error {
  * aborts", gitprotocol-v2: fetch, packfile section). `remoteMessage` is the server's text, verbatim.
  */
 export class RemoteError extends Error {
+  /** Always `RemoteError`. */
   override readonly name = 'RemoteError';
+  /** Always REMOTE_ERROR: what the server said is in `remoteMessage`. */
   readonly code: (typeof REMOTE_ERROR_CODES)[number] = 'REMOTE_ERROR';
+  /** The server's text, verbatim but trimmed (`not our ref 1234…`). */
   readonly remoteMessage: string;
   /** How the server delivered the message. */
   readonly channel: 'err-packet' | 'sideband-3';

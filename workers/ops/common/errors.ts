@@ -62,9 +62,16 @@ export type OperationErrorCode = (typeof OPERATION_ERROR_CODES)[number];
 /** The codes of MissingObjectError. */
 export const MISSING_OBJECT_ERROR_CODES = Object.freeze(['MISSING_OBJECT', 'OFFLINE'] as const);
 
+/**
+ * An operation refused its input or the repository's state, or was cancelled (ABORTED): the message says
+ * what to do. Nothing stored was changed. Subclasses carry more for some codes (WorktreeDirtyError,
+ * HostileTreeError, PushRejectedError, AuthRequiredError).
+ */
 export class OperationError extends Error {
+  /** The class's name, kept across the worker boundary: `OperationError` or the subclass's. */
   override readonly name: string = 'OperationError';
   constructor(
+    /** What went wrong, for programs to branch on (OPERATION_ERROR_CODES); the message is for people. */
     readonly code: OperationErrorCode,
     message: string,
   ) {
@@ -74,8 +81,12 @@ export class OperationError extends Error {
 
 /** A checkout stopped before writing anything because it would lose changes made in the working tree. */
 export class WorktreeDirtyError extends OperationError {
+  /** Always `WorktreeDirtyError`; its code is always WORKTREE_DIRTY. */
   override readonly name = 'WorktreeDirtyError';
-  constructor(readonly paths: string[]) {
+  constructor(
+    /** Every working-tree path whose changes the checkout would have lost, from the repository's root. */
+    readonly paths: string[],
+  ) {
     const shown = paths.slice(0, 10).join(', ');
     const more = paths.length > 10 ? ` and ${paths.length - 10} more` : '';
     super(
@@ -91,9 +102,12 @@ export class WorktreeDirtyError extends OperationError {
  * `check` git's name for the check. Nothing was written.
  */
 export class HostileTreeError extends OperationError {
+  /** Always `HostileTreeError`; its code is always HOSTILE_TREE. */
   override readonly name = 'HostileTreeError';
   constructor(
+    /** The refused entry's path from the repository's root (the folder's, for a tree that does not parse). */
     readonly path: string,
+    /** The check that failed, named after git fsck's message ids (`HAS_DOTGIT`, `FULL_PATHNAME`, …). */
     readonly check: TreeCheck,
     detail: string,
   ) {
@@ -114,11 +128,14 @@ function shortened(path: string): string {
  * the branch, its commits and the working tree are as they were. `remoteMessage` is the server's reason.
  */
 export class PushRejectedError extends OperationError {
+  /** Always `PushRejectedError`; its code is PUSH_NON_FAST_FORWARD or PUSH_REJECTED. */
   override readonly name = 'PushRejectedError';
   constructor(
     code: 'PUSH_NON_FAST_FORWARD' | 'PUSH_REJECTED',
+    /** The remote ref the push was to update (`refs/heads/main`). */
     readonly ref: string,
     message: string,
+    /** The server's reason, verbatim (a hook's output, `protected branch`); absent when we refused first. */
     readonly remoteMessage?: string,
   ) {
     super(code, message);
@@ -139,19 +156,24 @@ export function throwIfAborted(signal?: AbortSignal): void {
  * the error itself; `path` names the file it was needed for, when the caller knows it.
  */
 export class MissingObjectError extends Error {
+  /** Always `MissingObjectError`. */
   override readonly name = 'MissingObjectError';
   /**
    * OFFLINE when the device had no network, so nothing was asked of the server: the UI says "offline"
    * rather than "missing", and the person knows reconnecting is all it takes.
    */
   readonly code: (typeof MISSING_OBJECT_ERROR_CODES)[number];
+  /** The id of the blob that could not be fetched. */
   readonly oid: string;
+  /** The file it was needed for, from the repository's root, when the caller knew it. */
   readonly path?: string;
+  /** The underlying failure's message (a TransportError's, say), without advice. */
   readonly reason: string;
   /** The server answered, but without the object: retrying will not help. */
   readonly notOnServer: boolean;
   /** How many other wanted objects failed along with this one. */
   readonly others: number;
+  /** What to do about it, when the operation knew better than the default advice of the message. */
   readonly advice?: string;
 
   constructor(
@@ -207,9 +229,12 @@ export class MissingObjectError extends Error {
  * or refused the one given. The UI asks for one, hands it to `setCredentials`, and runs the operation again.
  */
 export class AuthRequiredError extends OperationError {
+  /** Always `AuthRequiredError`; its code is always AUTH_REQUIRED. */
   override readonly name = 'AuthRequiredError';
   constructor(
+    /** The repo whose remote asked; give the token to `engine.repo(repoId).setCredentials`. */
     readonly repoId: string,
+    /** The remote's host name, to show when asking for the token. */
     readonly host: string,
     /** Credentials were sent and refused, rather than missing. */
     readonly rejected: boolean,

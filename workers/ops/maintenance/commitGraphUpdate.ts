@@ -303,9 +303,11 @@ export async function commitGraphStep(
   return { written: layer.map((c) => c.oid), left: left.length };
 }
 
+/** The size of a repo's commit-graph (`objects/info/commit-graphs`). */
 export interface CommitGraphStatus {
   /** Commits in the graph, over all layers. */
   commits: number;
+  /** Files of the chain (git's split commit-graph); 0 when there is no graph yet. */
   layers: number;
   /** The layer files' sizes summed, the chain file left out. */
   bytes: number;

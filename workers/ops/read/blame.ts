@@ -22,6 +22,7 @@ import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
 import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
+/** One line of the file, and where it came from. */
 export interface BlameLine {
   /** The commit that last changed this line. */
   commit: string;
@@ -29,32 +30,45 @@ export interface BlameLine {
   origLine: number;
   /** The path in that commit (it differs where the file was renamed since). */
   origPath: string;
+  /** The line's text, without its line feed. */
   text: string;
 }
 
+/** `git blame` of a file: each line with the commit that last changed it. */
 export interface BlameResult {
+  /** The commit blamed from (the ref, resolved). */
   commit: string;
+  /** The file's path from the root. */
   path: string;
+  /** Every line of the file, in order. */
   lines: BlameLine[];
   /** The commits named by `lines`, by id. */
   commits: Record<string, CommitSummary>;
   /** Blob requests and versions fetched, for the person and the benchmark. */
   requests: number;
+  /** Old versions of the file whose blobs had to be fetched. */
   versionsFetched: number;
 }
 
+/** What blame tells onProgress, a few times a second: a view can show lines as they are attributed. */
 export type BlameProgress = {
+  /** The one phase. */
   phase: 'blame';
   /** Lines attributed so far, of all. */
   linesDone: number;
+  /** Lines of the file. */
   totalLines: number;
   /** Versions of the file whose content was fetched so far. */
   versionsFetched: number;
+  /** Blob requests sent so far. */
   requests: number;
   /** The file's lines, once, in the first report after its content was read: what `found` attributes. */
   fileLines?: string[];
   /** Lines attributed since the last report, `line` being the 0-based line of the file. */
-  found?: (Omit<BlameLine, 'text'> & { line: number })[];
+  found?: (Omit<BlameLine, 'text'> & {
+    /** The line's index in the file, from 0. */
+    line: number;
+  })[];
   /** The commits `found` names that no earlier report named. */
   commits?: Record<string, CommitSummary>;
 };

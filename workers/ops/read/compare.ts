@@ -16,8 +16,11 @@ import {
 import { type CommitDiff, diffCommits } from './diff.ts';
 import type { CommitSummary } from './history.ts';
 
+/** `base..head`: the commits head has that base lacks, and what they change. */
 export interface Comparison {
+  /** The base ref, resolved to a commit id. */
   base: string;
+  /** The head ref, resolved to a commit id. */
   head: string;
   /** The best common ancestor, or null for unrelated histories (then every file of head is new). */
   mergeBase: string | null;

@@ -18,9 +18,12 @@ import {
 import { walkTreePair } from '../common/treePair.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
+/** How a path changed between two commits: git's A, D, M and T. */
 export type ChangeStatus = 'added' | 'deleted' | 'modified' | 'type-changed';
 
+/** One path that differs between two commits. */
 export interface FileChange {
+  /** The path from the repository's root. */
   path: string;
   /**
    * As `git diff --name-status --no-renames`: A, D, M (content or 644/755 mode), T (file, symlink and
@@ -28,39 +31,57 @@ export interface FileChange {
    * apart needs the blobs' contents.
    */
   status: ChangeStatus;
+  /** The blob (or gitlink commit) before; absent when added. */
   oldOid?: string;
+  /** The blob (or gitlink commit) after; absent when deleted. */
   newOid?: string;
+  /** The octal mode before (`100644`, `100755`, `120000`, `160000`); absent when added. */
   oldMode?: string;
+  /** The octal mode after; absent when deleted. */
   newMode?: string;
 }
 
+/** The files that differ between two commits. */
 export interface CommitDiff {
   /** The commits compared; `from` is null when `to` is a root commit (compared with the empty tree). */
   from: string | null;
+  /** The commit compared against `from`, as an id. */
   to: string;
+  /** Each changed path, in git's path order. */
   files: FileChange[];
 }
 
+/** One line of a hunk, as `git diff` prints it. */
 export interface DiffLine {
+  /** A context line (` `), one added (`+`) or one removed (`-`). */
   kind: ' ' | '+' | '-';
+  /** The line without its line feed. */
   text: string;
   /** The line is the last of its file and has no line feed (git's "\ No newline at end of file"). */
   noNewlineAtEnd?: true;
 }
 
+/** One hunk of a unified diff (`@@ -oldStart,oldLines +newStart,newLines @@`). */
 export interface DiffHunk {
+  /** The hunk's first line in the old file, from 1 (0 when the old side is empty). */
   oldStart: number;
+  /** Lines of the old file the hunk covers. */
   oldLines: number;
+  /** The hunk's first line in the new file, from 1 (0 when the new side is empty). */
   newStart: number;
+  /** Lines of the new file the hunk covers. */
   newLines: number;
   /** The function line `git diff` prints after the hunk's `@@` (git's default rule), or "". */
   funcName: string;
+  /** Its lines: three of context around each change, as git's default. */
   lines: DiffLine[];
 }
 
+/** The change of one file, as `git diff` shows it. */
 export interface FileDiff {
   /** Either side is binary by git's rule (a NUL in the first 8000 bytes): no hunks then. */
   binary: boolean;
+  /** The hunks, in file order; empty when binary or unchanged. */
   hunks: DiffHunk[];
 }
 
@@ -175,15 +196,35 @@ export async function diffFile(
   newOid: string | null,
   hooks: DiffFileHooks = {},
 ): Promise<FileDiff> {
-  const oids = [oldOid, newOid].filter((o): o is string => o !== null);
-  if (oids.length > 0) await ensureBlobs(ctx, repoId, oids, hooks);
-  const repo = await openRepo(ctx, repoId);
+  const blobs = await readBlobs(
+    ctx,
+    repoId,
+    [oldOid, newOid].filter((o): o is string => o !== null),
+    hooks,
+  );
   const empty = new Uint8Array(0);
-  const oldBytes = oldOid === null ? empty : await readBlobBytes(repo, oldOid);
-  const newBytes = newOid === null ? empty : await readBlobBytes(repo, newOid);
+  const oldBytes = oldOid === null ? empty : blobs.get(oldOid)!;
+  const newBytes = newOid === null ? empty : blobs.get(newOid)!;
   if (isBinary(oldBytes) || isBinary(newBytes)) return { binary: true, hunks: [] };
   if (oldOid === newOid) return { binary: false, hunks: [] };
   return lineDiff(oldBytes, newBytes);
+}
+
+/**
+ * Blobs by id, those the partial clone left on the server fetched first, in one request: a file's two
+ * versions (diffFile), the candidates of a rename (fileHistory).
+ */
+export async function readBlobs(
+  ctx: BlobContext,
+  repoId: string,
+  oids: readonly string[],
+  hooks: DiffFileHooks = {},
+): Promise<Map<string, Uint8Array>> {
+  if (oids.length > 0) await ensureBlobs(ctx, repoId, [...oids], hooks);
+  const repo = await openRepo(ctx, repoId);
+  const blobs = new Map<string, Uint8Array>();
+  for (const oid of oids) if (!blobs.has(oid)) blobs.set(oid, await readBlobBytes(repo, oid));
+  return blobs;
 }
 
 const UTF8 = new TextEncoder();

@@ -10,17 +10,18 @@ import { throwIfAborted } from '../common/errors.ts';
 import {
   openRepo,
   type RepoHandle,
-  readBlobBytes,
   readCommitObject,
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
-import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
-import { treeFilePairs } from './diff.ts';
+import type { BlobContext, BlobFetchHooks } from '../sync/lazyBlobs.ts';
+import { readBlobs, treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
 import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
 
+/** A commit that changed the file, and what it did to it. */
 export interface FileHistoryEntry {
+  /** The commit. */
   commit: CommitSummary;
   /** The path in this commit. */
   path: string;
@@ -28,10 +29,13 @@ export interface FileHistoryEntry {
   renamedFrom?: string;
   /** For a rename or a copy: how similar the two are, in percent, as `git log --follow --stat` shows it. */
   similarity?: number;
+  /** What the commit did to the file, as `git log --follow --name-status` says. */
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
 }
 
+/** One page of fileHistory. */
 export interface FileHistoryPage {
+  /** The page's commits, newest first. */
   entries: FileHistoryEntry[];
   /** False once the walk reached the roots (or the shallow boundary). */
   more: boolean;
@@ -159,27 +163,15 @@ class FileHistoryWalk {
       renameLimit: FOLLOW_RENAME_LIMIT,
     } as const;
     const pairs = await treeFilePairs(this.repo, parentTree, tree, true);
-    const blobs = await readBlobs(this.ctx, this.repoId, this.repo, renameBlobsNeeded(pairs, opts), hooks);
+    const blobs = await readBlobs(this.ctx, this.repoId, renameBlobsNeeded(pairs, opts), {
+      signal: hooks.signal,
+      connection: hooks.connection,
+    });
     const found = detectRenames(pairs, (oid) => blobs.get(oid), opts).pairs.find(
       (p) => (p.status === 'R' || p.status === 'C') && p.new?.path === this.path,
     );
     return found ?? null;
   }
-}
-
-/** Blobs by id, fetched first in one request where the clone does not hold them. */
-export async function readBlobs(
-  ctx: BlobContext,
-  repoId: string,
-  repo: RepoHandle,
-  oids: string[],
-  hooks: FileHistoryHooks = {},
-): Promise<Map<string, Uint8Array>> {
-  if (oids.length)
-    await ensureBlobs(ctx, repoId, oids, { signal: hooks.signal, connection: hooks.connection });
-  const blobs = new Map<string, Uint8Array>();
-  for (const oid of oids) blobs.set(oid, await readBlobBytes(repo, oid));
-  return blobs;
 }
 
 /** As for the history list: the walk of the last page asked for is kept, so paging costs one page of work. */

@@ -9,22 +9,35 @@ import {
   shallowCommits,
 } from '../common/repoAccess.ts';
 
+/** An author or committer line of a commit. */
 export interface Signature {
+  /** The person's name, as written in the commit. */
   name: string;
+  /** The email, without its angle brackets. */
   email: string;
+  /** When, in seconds since 1970-01-01 UTC. */
   timestamp: number;
+  /** The local zone's offset in minutes, with the sign of `Date.getTimezoneOffset` (UTC+2 is -120). */
   timezoneOffset: number;
 }
 
+/** A commit's id, parents, message and signatures (not its tree). */
 export interface CommitSummary {
+  /** The commit's id. */
   oid: string;
+  /** The parents' ids, first parent first; empty for a root commit. */
   parents: string[];
+  /** The whole message, subject first, as stored. */
   message: string;
+  /** Who wrote the change, and when. */
   author: Signature;
+  /** Who made the commit, and when. */
   committer: Signature;
 }
 
+/** One page of log. */
 export interface LogPage {
+  /** The page's commits, newest first as `git rev-list` orders them. */
   commits: CommitSummary[];
   /** False once the walk reached the roots (or the shallow boundary). */
   more: boolean;

@@ -10,12 +10,17 @@ import { throwIfAborted } from '../common/errors.ts';
 import { openRepo, readCommitObject, resolveCommit, shallowCommits } from '../common/repoAccess.ts';
 import { entryAtPath, readTreeEntries } from './treePaths.ts';
 
+/** The last commit that changed a folder's entry, as a listing shows it. */
 export interface EntryCommit {
+  /** The commit's id. */
   oid: string;
+  /** The first line of its message. */
   subject: string;
+  /** Its author time, in seconds since 1970-01-01 UTC. */
   timestamp: number;
 }
 
+/** The last commit of each entry of a folder (what GitHub shows beside each file). */
 export interface LastCommits {
   /** By entry name: the newest commit whose version of the entry differs from all its parents'. */
   entries: Record<string, EntryCommit>;

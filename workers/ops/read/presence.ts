@@ -4,12 +4,15 @@ import { commitTree, readCheckedTree } from '../common/checkedTrees.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
 
+/** How much of a commit's content is stored here, and how much the server still holds. */
 export interface Presence {
+  /** The commit the ref resolved to. */
   commit: string;
   /** Distinct file contents (blobs) the commit's tree names: what a full checkout would need. */
   blobs: number;
   /** Of those, the ones stored in this browser; the rest the server has promised to send when asked. */
   present: number;
+  /** Packs the repo's objects are kept in (a clone's, then one per fetch or blob batch until merged). */
   packs: number;
 }
 

@@ -8,13 +8,17 @@ import { MissingObjectError, OperationError } from '../common/errors.ts';
 import { openRepo, type RepoHandle, readBlobBytes, resolveCommit } from '../common/repoAccess.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 
+/** One file's content at a commit. */
 export interface FileContent {
+  /** The blob's id. */
   oid: string;
   /** Octal mode as git stores it: 100644, 100755, or 120000 for a symlink (whose bytes are its target). */
   mode: string;
+  /** The content's length in bytes. */
   size: number;
   /** By git's rule: a NUL byte in the first 8000 bytes. */
   binary: boolean;
+  /** The content, as stored (no line-ending or encoding conversion). */
   bytes: Uint8Array;
 }
 

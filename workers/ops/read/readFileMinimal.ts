@@ -10,12 +10,11 @@ import { isBinary } from '../../diff/binaryContent.ts';
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { isValidRefName } from '../../model/refName.ts';
 import { DEFAULT_FETCH_REFSPEC } from '../../model/refspec.ts';
-import { parseShallow, serializeShallow } from '../../model/shallow.ts';
+import { parseShallow } from '../../model/shallow.ts';
 import { sha1, toHex } from '../../pack/objectHash.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
-import { serializeRepoConfig } from '../../store/gitConfig.ts';
-import { writePack } from '../../store/gitDir.ts';
-import { du, GITDIR, mkdirp, type PromiseFs, writeFileDeep } from '../../store/repoFs.ts';
+import { writeGitDirBase, writeHead, writeLooseRefs, writePack, writeShallow } from '../../store/gitDir.ts';
+import { du, GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { GitHttpClient, repoName } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs, type V2Capabilities } from '../../wire/capabilities.ts';
 import { RemoteError } from '../../wire/errors.ts';
@@ -75,39 +74,67 @@ export interface ReadMinimalOptions {
   limits?: Partial<CloneLimits>;
 }
 
+/** What readFileMinimal tells onProgress: once connecting, then before and after each request. */
 export type MinimalProgress =
-  | { phase: 'connecting' }
-  | { phase: 'fetching'; what: 'commit' | 'tree' | 'blob'; requests: number; bytes: number };
+  | {
+      /** Asking the server for its capabilities and the ref. */
+      phase: 'connecting';
+    }
+  | {
+      /** A request for what is not stored yet. */
+      phase: 'fetching';
+      /** What the request is for: the commit (with its top trees), a tree on the path, or the file. */
+      what: 'commit' | 'tree' | 'blob';
+      /** HTTP requests of this call so far. */
+      requests: number;
+      /** Response bytes of this call so far. */
+      bytes: number;
+    };
 
 export interface MinimalHooks {
   onProgress?: (p: MinimalProgress) => void;
   signal?: AbortSignal;
 }
 
+/** One entry of a folder read by readFileMinimal. */
 export interface MinimalEntry {
+  /** Its name in the folder. */
   name: string;
   /** Octal mode as isomorphic-git gives it: 040000 (folder), 100644, 100755, 120000, 160000. */
   mode: string;
+  /** The tree, blob or (for a submodule) commit it names. */
   oid: string;
+  /** What it names: a folder, a file or symlink, or a submodule's commit. */
   type: 'tree' | 'blob' | 'commit';
 }
 
+/** What readFileMinimal read: a file's content or a folder's entries, and what that cost. */
 export interface MinimalRead {
   /** The repo the objects were stored in (`minimal-…`, one per URL). */
   repoId: string;
+  /** The repository's URL as requested (normalized: scheme, host, path). */
   url: string;
   /** As asked: a branch, tag, full commit id, or empty for the remote's HEAD. */
   ref: string;
   /** The full ref name it resolved to (`refs/heads/main`), or null when a commit id was given. */
   refName: string | null;
+  /** The commit read. */
   commit: string;
   /** The path without leading or trailing slashes; empty for the root folder. */
   path: string;
+  /** Whether `path` is a file (then `file` is set) or a folder (then `entries` is). */
   kind: 'file' | 'folder';
+  /** The file's content, when `kind` is `file`. */
   file?: FileContent;
+  /** The folder's entries in git's tree order, when `kind` is `folder`. */
   entries?: MinimalEntry[];
   /** What this call cost on the network. */
-  network: { requests: number; bytes: number };
+  network: {
+    /** HTTP requests made, the capabilities and ref look-ups included. */
+    requests: number;
+    /** Response bytes received. */
+    bytes: number;
+  };
 }
 
 /** A tree and the trees of its folders, no blobs (list-objects-filter.c: depth counts from each root). */
@@ -454,23 +481,11 @@ async function ensureGitDir(repo: Store, url: string): Promise<void> {
   } catch {
     // a new repo
   }
-  for (const dir of [
-    'objects/pack',
-    'objects/info',
-    'refs/heads',
-    'refs/tags',
-    'refs/remotes/origin',
-    'info',
-  ]) {
-    await mkdirp(fs, `${GITDIR}/${dir}`);
-  }
-  await fs.writeFile(`${GITDIR}/description`, `Files read by ${repo.ctx.settings.productName}\n`, 'utf8');
-  await fs.writeFile(`${GITDIR}/info/exclude`, '', 'utf8');
-  // The config last: it marks the directory as set up (HEAD follows once a commit is stored).
-  const config = serializeRepoConfig({
-    remote: { url, fetchRefspec: DEFAULT_FETCH_REFSPEC, partialCloneFilter: 'tree:0' },
+  // The config marks the directory as set up (HEAD follows once a commit is stored).
+  await writeGitDirBase(fs, {
+    description: `Files read by ${repo.ctx.settings.productName}`,
+    config: { remote: { url, fetchRefspec: DEFAULT_FETCH_REFSPEC, partialCloneFilter: 'tree:0' } },
   });
-  await fs.writeFile(`${GITDIR}/config`, config, 'utf8');
 }
 
 async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
@@ -481,8 +496,7 @@ async function addShallow(fs: PromiseFs, commits: string[]): Promise<void> {
   } catch {
     // no shallow file yet
   }
-  const all = [...new Set([...existing, ...commits])].sort();
-  await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(all), 'utf8');
+  await writeShallow(fs, [...existing, ...commits]);
 }
 
 /**
@@ -493,9 +507,9 @@ async function updateRefs(fs: PromiseFs, commit: string, refName: string | null)
   const branch = refName?.startsWith('refs/heads/') ? refName.slice('refs/heads/'.length) : null;
   // The name came from the server (a symref target for HEAD): only one git itself accepts becomes a file.
   if (branch && isValidRefName(`refs/remotes/origin/${branch}`)) {
-    await writeFileDeep(fs, `${GITDIR}/refs/remotes/origin/${branch}`, `${commit}\n`);
+    await writeLooseRefs(fs, [{ name: `refs/remotes/origin/${branch}`, value: commit }]);
   }
-  await fs.writeFile(`${GITDIR}/HEAD`, `${commit}\n`, 'utf8');
+  await writeHead(fs, { oid: commit });
 }
 
 async function record(

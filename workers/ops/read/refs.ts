@@ -2,12 +2,15 @@ import git from 'isomorphic-git';
 import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, peelTags } from '../common/repoAccess.ts';
 
+/** The repo's branches and tags, for a branch/tag switcher. */
 export interface RefList {
   /** The branch HEAD names, or null when detached. */
   current: string | null;
+  /** The commit HEAD points at. */
   head: string;
   /** Local branches and the remote's branches, by short name, each once. */
   branches: string[];
+  /** Tag names (without `refs/tags/`), sorted. */
   tags: string[];
   /** The remote's default branch (`refs/remotes/origin/HEAD`), or null when unknown. */
   defaultBranch: string | null;

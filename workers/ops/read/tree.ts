@@ -4,21 +4,32 @@ import type { OpsContext } from '../common/engineContext.ts';
 import { OperationError } from '../common/errors.ts';
 import { openRepo, resolveCommit } from '../common/repoAccess.ts';
 
+/** What a tree entry names: a folder (`tree`), a file or symlink (`blob`), a submodule's commit (`commit`). */
 export type EntryKind = 'tree' | 'blob' | 'commit';
 
+/** One entry of a folder. */
 export interface TreeEntry {
+  /** Its name in the folder. */
   name: string;
+  /** Its path from the repository's root. */
   path: string;
+  /** The tree, blob or (for a submodule) commit it names. */
   oid: string;
   /** Octal mode as git stores it: 040000, 100644, 100755, 120000 (symlink), 160000 (submodule). */
   mode: string;
+  /** What the entry names. */
   type: EntryKind;
 }
 
+/** One folder of a commit. */
 export interface TreeListing {
+  /** The commit the ref resolved to. */
   commit: string;
+  /** The folder's tree. */
   oid: string;
+  /** The folder's path from the root, without slashes at its ends; empty for the root. */
   path: string;
+  /** Its entries, in git's tree order. */
   entries: TreeEntry[];
 }
 

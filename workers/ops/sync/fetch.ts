@@ -7,11 +7,10 @@
 
 import git from 'isomorphic-git';
 import { DEFAULT_FETCH_REFSPEC, mapRef, parseRefspec, type Refspec } from '../../model/refspec.ts';
-import { serializeShallow } from '../../model/shallow.ts';
 import type { GitObjectType } from '../../pack/objectHash.ts';
 import type { IngestedPack } from '../../pack/packIngester.ts';
-import { writePack } from '../../store/gitDir.ts';
-import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
+import { writePack, writePackedRefs, writeShallow } from '../../store/gitDir.ts';
+import { type PackedRef, parsePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
 import { agentFor, parseInfoRefs } from '../../wire/capabilities.ts';
@@ -50,6 +49,7 @@ export type FetchTags = 'follow' | 'all' | 'none';
  */
 export const TAG_LIST_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
+/** What a fetch brings; with none given, what `git fetch` would. */
 export interface FetchOptions {
   /** Branches to fetch (names on the remote); every branch the fetch refspec tracks when absent. */
   refs?: string[];
@@ -66,18 +66,31 @@ export interface FetchOptions {
   unshallow?: boolean;
 }
 
-export type FetchProgress = CloneProgress | { phase: 'negotiating'; round: number; haves: number };
+/** What a fetch tells onProgress: a clone's phases, and the rounds of negotiation before the pack. */
+export type FetchProgress =
+  | CloneProgress
+  | {
+      /** Telling the server which commits this repo has, so that it sends only what is new. */
+      phase: 'negotiating';
+      /** The round of `have` lines being sent, from 1. */
+      round: number;
+      /** `have` lines sent so far, in all rounds. */
+      haves: number;
+    };
 
+/** One local ref a fetch changed. */
 export interface RefUpdate {
   /** The local ref: `refs/remotes/origin/main`, `refs/tags/v1`. */
   name: string;
   /** Its value before the fetch, null for a new ref. */
   old: string | null;
+  /** Its value after the fetch. */
   new: string;
   /** `forced`: the old value is not an ancestor of the new one (history was rewritten on the remote). */
   kind: 'new' | 'fast-forward' | 'forced' | 'tag-moved';
 }
 
+/** What a fetch changed and what it cost. */
 export interface FetchResult {
   /** Which tags it asked for: `all` when asked, or when the last full listing was a day old. */
   tags: FetchTags;
@@ -87,19 +100,26 @@ export interface FetchResult {
   forced: RefUpdate[];
   /** Commits received (new to this repo). */
   newCommits: number;
+  /** Objects received, by type (`commit`, `tree`, `blob`, `tag`). */
   objects: Record<GitObjectType, number>;
   /** Objects the thin pack needed from this repo, appended to the stored pack. */
   completedFromLocal: number;
+  /** Bytes the server sent (after HTTP decompression). */
   bytesReceived: number;
+  /** HTTP requests made, retries included. */
   requests: number;
+  /** What telling the server what this repo has cost. */
   negotiation: {
+    /** Rounds of `have` lines sent before the pack (0 when there was nothing to fetch). */
     rounds: number;
     /** `have` lines sent in all rounds, the common ones repeated in each round as git does. */
     haves: number;
   };
   /** Whether the repo is still shallow afterwards. */
   shallow: boolean;
+  /** The filter the fetch asked with (the repo's, `blob:none`), or null: a full clone, or a server that no longer filters. */
   filter: string | null;
+  /** What the fetch did differently than asked, for people (a depth the server ignored, a ref skipped). */
   warnings: string[];
 }
 
@@ -278,17 +298,7 @@ export async function fetchRepo(
       if (old === remote.oid) continue;
       updates.push({ name: local, old, value: { name: local, oid: remote.oid, peeled: remote.peeled } });
     }
-    const looseToDrop: string[] = [];
-    for (const u of updates) {
-      packed.set(u.name, u.value);
-      if (
-        await fs.stat(`${GITDIR}/${u.name}`).then(
-          () => true,
-          () => false,
-        )
-      )
-        looseToDrop.push(u.name);
-    }
+    for (const u of updates) packed.set(u.name, u.value);
     shallowAfter = shallowBefore;
     if (shallowInfo) {
       const gone = new Set(shallowInfo.unshallow);
@@ -320,15 +330,10 @@ export async function fetchRepo(
             });
           }
           if (updates.length > 0) {
-            await fs.writeFile(`${GITDIR}/packed-refs`, serializePackedRefs([...packed.values()]), 'utf8');
-            // A loose ref hides its packed value: the updated value must be the only one.
-            for (const name of looseToDrop) await fs.unlink(`${GITDIR}/${name}`);
+            const names = updates.map((u) => u.name);
+            await writePackedRefs(fs, [...packed.values()], names);
           }
-          if (shallowChanged) {
-            if (storedShallow.length > 0)
-              await fs.writeFile(`${GITDIR}/shallow`, serializeShallow(storedShallow), 'utf8');
-            else await fs.unlink(`${GITDIR}/shallow`);
-          }
+          if (shallowChanged) await writeShallow(fs, storedShallow);
           await store.crash.at('fetch:files-written');
           throwIfAborted(signal);
         });

@@ -28,28 +28,54 @@ export const FILL_DEPTHS: readonly number[] = [100, 1_000];
 /** A step that found the repo changed under it is asked again, this many times at most. */
 const STALE_RETRIES = 3;
 
+/** What fillHistory tells onProgress: each step's start and end, then the end of the fill. */
 export type FillProgress =
   /** A step is under way: `depth` is its target (null: the rest of the history). */
   | {
+      /** A step's fetch is running. */
       phase: 'filling';
+      /** The step's number in this call, from 1. */
       step: number;
+      /** The history's depth the step fetches to, in commits from the tips; null for the rest of it. */
       depth: number | null;
       /** Commits stored so far. */
       commits: number;
       /** Bytes of the fill so far, including the step's response as it arrives. */
       bytes: number;
+      /** The step's fetch's own progress, when it said something. */
       fetch?: FetchProgress;
     }
   /** A step was stored: the history list has more to show. */
-  | { phase: 'stored'; step: number; depth: number | null; commits: number; bytes: number }
-  | { phase: 'complete'; commits: number; bytes: number };
+  | {
+      /** A step's commits are stored. */
+      phase: 'stored';
+      /** The step's number in this call, from 1. */
+      step: number;
+      /** The depth reached, in commits from the tips; null when the history is whole. */
+      depth: number | null;
+      /** Commits the fill has stored, over all its steps. */
+      commits: number;
+      /** Response bytes of the fill, over all its steps. */
+      bytes: number;
+    }
+  | {
+      /** The repo now holds the whole history, branches and tags. */
+      phase: 'complete';
+      /** Commits the fill stored in all. */
+      commits: number;
+      /** Response bytes of the whole fill. */
+      bytes: number;
+    };
 
+/** Where fillHistory left the repo. */
 export interface FillResult {
   /** The repo now holds what a normal clone holds; its record has no `historyFill`. */
   complete: boolean;
   /** Another tab or worker is filling this repo: nothing was done here. */
   busyElsewhere: boolean;
+  /** Steps this call ran and stored. */
   steps: number;
+  /** Commits the fill has stored, over every call. */
   commits: number;
   /** Response bytes of the steps run by this call. */
   bytesReceived: number;

@@ -20,12 +20,17 @@ import { receivePack } from './receivePack.ts';
 
 export type { IngestedObject };
 
+/** What an operation that fetches missing blobs tells onProgress while they arrive. */
 export type BlobFetchProgress = {
+  /** Blobs a partial clone left on the server being fetched. */
   phase: 'fetching-blobs';
   /** Objects of this call's missing blobs received so far (by its own requests or ones it shares). */
   objects: number;
+  /** The missing blobs this call waits for. */
   totalObjects: number;
+  /** Response bytes received for them so far. */
   bytes: number;
+  /** Requests sent for them so far (a large set goes in several batches). */
   requests: number;
   /** Set while a request waits to be sent again (retryPolicy.ts): "… retrying in 2 s…". */
   retrying?: string;

@@ -10,7 +10,8 @@ import git from 'isomorphic-git';
 import { ZERO_OID } from '../../model/objectId.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE, type ParsedTreeEntry } from '../../pack/treeCheck.ts';
-import { type PackedRef, parsePackedRefs, serializePackedRefs } from '../../store/packedRefs.ts';
+import { writePackedRefs } from '../../store/gitDir.ts';
+import { type PackedRef, parsePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { TransportError } from '../../transport/errors.ts';
 import type { GitHttpClient } from '../../transport/gitHttp.ts';
@@ -24,11 +25,30 @@ import { OperationError, PushRejectedError, throwIfAborted } from '../common/err
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { openRepo, type RepoHandle } from '../common/repoAccess.ts';
 
+/** What a push tells onProgress, in order. */
 export type PushProgress =
-  | { phase: 'negotiating' }
-  | { phase: 'counting'; commits: number; trees: number; blobs: number }
-  | { phase: 'sending'; bytes: number };
+  | {
+      /** Asking the server where its branches are (receive-pack's advertisement). */
+      phase: 'negotiating';
+    }
+  | {
+      /** Finding the objects the server lacks: the new commits, and the trees and blobs they add. */
+      phase: 'counting';
+      /** Commits found so far. */
+      commits: number;
+      /** Trees found so far. */
+      trees: number;
+      /** Blobs found so far (all stored already: a push never fetches one). */
+      blobs: number;
+    }
+  | {
+      /** The pack going to the server. */
+      phase: 'sending';
+      /** The request's size in bytes (pack and commands). */
+      bytes: number;
+    };
 
+/** What to push where; by default the current branch to the branch of the same name. */
 export interface PushOptions {
   /** The local branch to push; the current one when omitted. */
   branch?: string;
@@ -38,13 +58,27 @@ export interface PushOptions {
   force?: boolean;
 }
 
+/** What a push changed on the remote, and what it sent. */
 export interface PushResult {
+  /** The remote ref updated (`refs/heads/main`). */
   ref: string;
+  /** Its value on the remote before the push: 40 zeros when the push created it. */
   oldOid: string;
+  /** Its value now: the pushed commit. */
   newOid: string;
   /** The remote branch already pointed at our commit: nothing was sent. */
   upToDate: boolean;
-  sent: { commits: number; trees: number; blobs: number; packBytes: number };
+  /** What the pack held (all 0 when up to date). */
+  sent: {
+    /** Commits sent. */
+    commits: number;
+    /** Trees sent. */
+    trees: number;
+    /** Blobs sent. */
+    blobs: number;
+    /** The pack's size in bytes. */
+    packBytes: number;
+  };
   /** What the server's hooks printed (sideband 2), if anything. */
   remoteMessages: string;
 }
@@ -390,16 +424,13 @@ async function setRemoteTracking(
   const fs = repo.fs.promises;
   const name = `refs/remotes/origin/${branch}`;
   await ctx.store.repoFs.writeAllOrNothing(repo.id, async () => {
-    const path = `${GITDIR}/packed-refs`;
-    const text = await fs.readFile(path, { encoding: 'utf8' }).then(
+    const text = await fs.readFile(`${GITDIR}/packed-refs`, { encoding: 'utf8' }).then(
       (t) => t as string,
       () => '',
     );
     const refs: PackedRef[] = parsePackedRefs(text).filter((r) => r.name !== name);
     refs.push({ name, oid });
-    await fs.writeFile(path, serializePackedRefs(refs), { encoding: 'utf8', mode: 0o666 });
-    // A loose ref of the same name would hide the packed one.
-    await fs.unlink(`${GITDIR}/${name}`).catch(() => undefined);
+    await writePackedRefs(fs, refs, [name]);
     await ctx.store.crash.at('push:tracking-written');
   });
 }

@@ -42,13 +42,30 @@ import { clearTypeChanges } from './typeChanges.ts';
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
 export const WORKTREE_DIR = '/';
 
+/**
+ * What a checkout (and each working-tree operation) tells onProgress: the blobs it fetches, then the files
+ * it writes.
+ */
 export type CheckoutProgress =
   | BlobFetchProgress
   /** Working tree changes applied so far (files written or deleted, folders made or removed). */
-  | { phase: 'writing-files'; files: number; totalFiles: number }
+  | {
+      /** The working tree being updated. */
+      phase: 'writing-files';
+      /** Changes applied so far. */
+      files: number;
+      /** Changes to apply in all. */
+      totalFiles: number;
+    }
   /** Another tab (or operation) holds the repo's lock; `what` it runs, once it said. */
-  | { phase: 'waiting-for-lock'; what: string | undefined };
+  | {
+      /** Sent once, when the wait starts. */
+      phase: 'waiting-for-lock';
+      /** What the operation holding the repo does, when it said; undefined otherwise. */
+      what: string | undefined;
+    };
 
+/** Which files a checkout updates, and whether it may overwrite local changes. */
 export interface CheckoutOptions {
   /**
    * Only the files under these paths (files or folders, relative to the root) are fetched and updated: a
@@ -69,7 +86,9 @@ export interface CheckoutOptions {
 export type CheckoutHooks = OperationHooks<CheckoutProgress> &
   Pick<BlobFetchHooks, 'connection' | 'batching'>;
 
+/** What a checkout changed and fetched. */
 export interface CheckoutResult {
+  /** The commit now checked out. */
   commit: string;
   /** The branch HEAD now names, or null when HEAD is detached (a tag or commit was checked out). */
   branch: string | null;
@@ -77,8 +96,11 @@ export interface CheckoutResult {
   filesWritten: number;
   /** Files and symlinks deleted from the working tree (and not written again). */
   filesDeleted: number;
+  /** Blobs fetched from the server for it (those the partial clone had left there). */
   blobsFetched: number;
+  /** Requests those fetches made. */
   requests: number;
+  /** Response bytes of those fetches. */
   bytes: number;
 }
 

@@ -8,20 +8,29 @@ import { WORKTREE_DIR } from './checkout.ts';
 import { clearMergeState, readMergeState } from './mergeState.ts';
 import { classify, ensureWorktree, type WorktreeHooks } from './workingTree.ts';
 
+/** Who made a commit: its author and committer lines (the time is the commit's, in the local zone). */
 export interface Author {
+  /** A name git accepts: not empty, without `<`, `>` or a line feed. */
   name: string;
+  /** An email git accepts: without `<`, `>` or white space. */
   email: string;
 }
 
+/** What commit records. */
 export interface CommitOptions {
+  /** The commit message; trimmed, and refused (INVALID_INPUT) when empty. */
   message: string;
+  /** Author and committer. */
   author: Author;
   /** Replace HEAD's commit (same parents) instead of adding one on top, as `git commit --amend`. */
   amend?: boolean;
 }
 
+/** What commit made. */
 export interface CommitResult {
+  /** The new commit's id. */
   oid: string;
+  /** The branch it was made on (`main`), or null when HEAD is detached. */
   branch: string | null;
 }
 

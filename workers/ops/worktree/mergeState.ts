@@ -10,6 +10,7 @@ import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
 import { WORKTREE_DIR } from './checkout.ts';
 
+/** A merge a conflicting pull left in progress, as git leaves one: commit or abort it. */
 export interface MergeState {
   /** The commit being merged (`MERGE_HEAD`). */
   head: string;

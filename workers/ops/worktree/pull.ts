@@ -6,6 +6,7 @@
 
 import git from 'isomorphic-git';
 import { TimeSlice } from '../../pack/timeSlice.ts';
+import { MODE_GITLINK, MODE_TREE_PADDED } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -16,15 +17,31 @@ import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout
 import { writeConflictedMerge } from './mergeState.ts';
 import { ensureWorktree, status } from './workingTree.ts';
 
+/** How pull merges. */
 export interface PullOptions {
-  /** Author and committer of a merge commit; a neutral identity when absent. */
-  author?: { name: string; email: string };
+  /** Author and committer of a merge commit; EngineOptions' `mergeAuthor` when absent. */
+  author?: {
+    /** The name in the merge commit's author and committer lines. */
+    name: string;
+    /** The email in those lines. */
+    email: string;
+  };
 }
 
-export type PullProgress = FetchProgress | CheckoutProgress | { phase: 'merging' };
+/** What pull tells onProgress: its fetch's phases, then the merge's, then the checkout's. */
+export type PullProgress =
+  | FetchProgress
+  | CheckoutProgress
+  | {
+      /** The branch and its upstream being merged (trees only; blobs fetched where both sides changed a file). */
+      phase: 'merging';
+    };
 
+/** What pull did to the current branch, and its fetch's result. */
 export interface PullResult {
+  /** The fetch pull ran first. */
   fetch: FetchResult;
+  /** The branch pulled into (the current one). */
   branch: string;
   /** `conflict`: `conflicts` names the files both sides changed incompatibly. */
   status: 'up-to-date' | 'fast-forward' | 'merged' | 'conflict';
@@ -35,10 +52,13 @@ export interface PullResult {
   merging?: boolean;
   /** The branch's commit before and after. */
   from: string;
+  /** The branch's commit after: `from` when up to date or in conflict. */
   to: string;
   /** Commits the branch gained (the remote's, plus the merge commit). */
   newCommits: number;
+  /** With `conflict`, the paths both sides changed incompatibly; empty otherwise. */
   conflicts: string[];
+  /** What updating the working tree did, or null when it did not change (up to date, or refused). */
   checkout: CheckoutResult | null;
 }
 
@@ -193,39 +213,6 @@ async function startConflictedMerge(
 }
 
 /**
- * The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes into the
- * working tree. Read through the tree checks, so a hostile tree stops it before anything is fetched.
- */
-async function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
-  const treeOf = async (commit: string) =>
-    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
-  const out = new Set<string>();
-  // Folders left to visit on a stack, not by recursion: a server chooses the depth.
-  type Trees = { o: string | null; t: string; path: string; depth: number };
-  const pending: Trees[] = [{ o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 }];
-  const slice = new TimeSlice();
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const { o, t, path, depth } = next;
-    await slice.pause();
-    const mine = new Map<string, { oid: string; mode: string }>();
-    if (o) for (const e of await readCheckedTree(repo, o, path, depth)) mine.set(e.name, e);
-    for (const e of await readCheckedTree(repo, t, path, depth)) {
-      const m = mine.get(e.name);
-      if (m?.oid === e.oid) continue;
-      if (e.mode === '040000') {
-        pending.push({
-          o: m?.mode === '040000' ? m.oid : null,
-          t: e.oid,
-          path: `${path}${e.name}/`,
-          depth: depth + 1,
-        });
-      } else if (e.mode !== '160000') out.add(e.oid);
-    }
-  }
-  return [...out];
-}
-
-/**
  * Brings the working tree to `oid` on `branch`: a checkout of the commit (it refuses to overwrite local
  * changes) that moves the branch and HEAD in the same all-or-nothing batch as the files.
  */
@@ -239,52 +226,71 @@ function moveBranch(
   return checkout(ctx, repoId, oid, { onBranch: branch }, hooks);
 }
 
-/** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
-async function blobsForMerge(
+/** A tree entry as the walk below sees it; undefined where a side has no entry of that name. */
+type Side = { oid: string; mode: string } | undefined;
+
+/**
+ * Walks the trees of `commits` side by side, a folder of each at a time, and collects the blobs `pick` takes:
+ * for each name of any side's folder, `pick` gets that name's entry on every side and answers with the
+ * blobs to take, or `descend` to walk into the sides where it is a folder. Folders wait on a stack, not in
+ * recursion (a server chooses the depth), and are read through the tree checks every op uses: a hostile
+ * tree stops the walk before anything is fetched.
+ */
+async function blobsOfChanges(
   repo: RepoHandle,
-  base: string,
-  ours: string,
-  theirs: string,
+  commits: readonly string[],
+  pick: (sides: Side[]) => readonly string[] | 'descend',
 ): Promise<string[]> {
-  const treeOf = async (commit: string) =>
-    (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid: commit, cache: repo.cache })).commit.tree;
   const out = new Set<string>();
-  // Through the tree checks every op uses: a hostile tree stops the merge before anything is fetched.
   const entries = async (tree: string | null, path: string, depth: number) => {
-    const map = new Map<string, { oid: string; type: string }>();
-    if (!tree) return map;
-    for (const e of await readCheckedTree(repo, tree, path, depth)) {
-      const type = e.mode === '040000' ? 'tree' : e.mode === '160000' ? 'commit' : 'blob';
-      map.set(e.name, { oid: e.oid, type });
-    }
+    const map = new Map<string, Side>();
+    if (tree) for (const e of await readCheckedTree(repo, tree, path, depth)) map.set(e.name, e);
     return map;
   };
-  // The three trees of a folder at a time, folders left to visit on a stack (a server chooses the depth).
-  type Trees = { b: string | null; o: string | null; t: string | null; path: string; depth: number };
-  const pending: Trees[] = [
-    { b: await treeOf(base), o: await treeOf(ours), t: await treeOf(theirs), path: '', depth: 0 },
-  ];
+  const roots = await Promise.all(
+    commits.map(
+      async (oid) =>
+        (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit.tree,
+    ),
+  );
+  type Folder = { trees: (string | null)[]; path: string; depth: number };
+  const pending: Folder[] = [{ trees: roots, path: '', depth: 0 }];
   const slice = new TimeSlice();
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const { b, o, t, path, depth } = next;
+    const { trees, path, depth } = next;
     await slice.pause();
-    const [eb, eo, et] = await Promise.all([
-      entries(b, path, depth),
-      entries(o, path, depth),
-      entries(t, path, depth),
-    ]);
-    for (const name of new Set([...eb.keys(), ...eo.keys(), ...et.keys()])) {
-      const [xb, xo, xt] = [eb.get(name), eo.get(name), et.get(name)];
-      if (xo?.oid === xt?.oid || xo?.oid === xb?.oid || xt?.oid === xb?.oid) continue;
-      const sub = (x?: { oid: string; type: string }) => (x?.type === 'tree' ? x.oid : null);
-      if (xo?.type === 'tree' || xt?.type === 'tree') {
-        pending.push({ b: sub(xb), o: sub(xo), t: sub(xt), path: `${path}${name}/`, depth: depth + 1 });
-        continue;
-      }
-      for (const x of [xb, xo, xt]) if (x?.type === 'blob') out.add(x.oid);
+    const folders = await Promise.all(trees.map((t) => entries(t, path, depth)));
+    for (const name of new Set(folders.flatMap((f) => [...f.keys()]))) {
+      const sides = folders.map((f) => f.get(name));
+      const taken = pick(sides);
+      if (taken === 'descend') {
+        const trees = sides.map((x) => (x?.mode === MODE_TREE_PADDED ? x.oid : null));
+        pending.push({ trees, path: `${path}${name}/`, depth: depth + 1 });
+      } else for (const oid of taken) out.add(oid);
     }
   }
   return [...out];
+}
+
+const isFile = (x: Side): x is NonNullable<Side> =>
+  x !== undefined && x.mode !== MODE_TREE_PADDED && x.mode !== MODE_GITLINK;
+
+/** The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes. */
+function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
+  return blobsOfChanges(repo, [ours, theirs], ([o, t]) => {
+    if (!t || o?.oid === t.oid) return [];
+    if (t.mode === MODE_TREE_PADDED) return 'descend';
+    return isFile(t) ? [t.oid] : [];
+  });
+}
+
+/** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
+function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: string): Promise<string[]> {
+  return blobsOfChanges(repo, [base, ours, theirs], ([b, o, t]) => {
+    if (o?.oid === t?.oid || o?.oid === b?.oid || t?.oid === b?.oid) return [];
+    if (o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED) return 'descend';
+    return [b, o, t].filter(isFile).map((x) => x.oid);
+  });
 }
 
 /**

@@ -16,7 +16,9 @@ import { type CheckoutProgress, checkout, WORKTREE_DIR } from './checkout.ts';
 import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
+/** One changed path of status, as a line of `git status --short` says it. */
 export interface StatusEntry {
+  /** The path from the repository's root. */
   path: string;
   /** Index against HEAD: what a commit would record. */
   staged: 'added' | 'modified' | 'deleted' | null;
@@ -26,22 +28,25 @@ export interface StatusEntry {
   conflict?: boolean;
 }
 
+/** What `git status` says: the branch, and every path that differs somewhere. */
 export interface WorktreeStatus {
   /** The branch HEAD names, or null when detached. */
   branch: string | null;
+  /** The commit HEAD points at. */
   head: string;
+  /** The changed paths (unchanged ones are left out), in the index's path order. */
   entries: StatusEntry[];
   /** A merge left in progress by a conflicting pull, or null. */
   merging: MergeState | null;
 }
 
+/** Cancellation, and the progress of the checkout of HEAD that a repo without a working tree needs first. */
+export type WorktreeHooks = OperationHooks<CheckoutProgress>;
+
 /**
  * Makes sure the repo has a working tree (a clone leaves none until something checks out), checking out
  * HEAD when it has none: editing starts from the files of the current commit.
  */
-/** Cancellation, and the progress of the checkout of HEAD that a repo without a working tree needs first. */
-export type WorktreeHooks = OperationHooks<CheckoutProgress>;
-
 export async function ensureWorktree(
   ctx: BlobContext,
   repoId: string,
@@ -191,15 +196,20 @@ export async function renameWorktreeFile(
   const fs = repo.fs.promises;
   const src = checkPath(from);
   const dest = checkPath(to);
-  const st = await fs.lstat(`/${src}`).catch(() => null);
-  if (!st || st.isDirectory())
-    throw new OperationError('PATH_NOT_FOUND', `"${src}" is not a file of the working tree.`);
+  await requireFile(repo, src);
   if (await exists(repo, dest)) throw new OperationError('INVALID_PATH', `"${dest}" already exists.`);
   await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await makeParents(repo, dest);
     await fs.rename(`/${src}`, `/${dest}`);
     await removeEmptyParents(repo, src);
   });
+}
+
+/** PATH_NOT_FOUND unless `clean` (a checked path) is a file or symlink of the working tree. */
+async function requireFile(repo: RepoHandle, clean: string): Promise<void> {
+  const st = await repo.fs.promises.lstat(`/${clean}`).catch(() => null);
+  if (!st || st.isDirectory())
+    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
 }
 
 /** Deletes a working file; the deletion is staged like any other change, by `stage`. */
@@ -212,9 +222,7 @@ export async function deleteWorktreeFile(
   const repo = await ensureWorktree(ctx, repoId, hooks);
   const fs = repo.fs.promises;
   const clean = checkPath(path);
-  const st = await fs.lstat(`/${clean}`).catch(() => null);
-  if (!st || st.isDirectory())
-    throw new OperationError('PATH_NOT_FOUND', `"${clean}" is not a file of the working tree.`);
+  await requireFile(repo, clean);
   await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
     await fs.unlink(`/${clean}`);
     await removeEmptyParents(repo, clean);
