@@ -19,7 +19,7 @@ import {
   readChainFiles,
   readChainHashes,
 } from '../common/commitGraphAccess.ts';
-import { throwIfAborted } from '../common/errors.ts';
+import { HostileTreeError, throwIfAborted } from '../common/errors.ts';
 import {
   openRepo,
   peelTags,
@@ -345,7 +345,13 @@ export async function commitGraphAfterStore(ctx: MaintenanceContext, repoId: str
     if (done !== 'too-many') return;
   } catch (err) {
     // The graph only speeds reads up: a failure to write it fails nothing, and the next store tries again.
-    console.warn(`Writing the commit-graph of ${repoId} failed; it will be tried again.`, err);
+    // A tree git refuses is refused to every read too, so there is nothing for a graph to speed up: said
+    // in one line, not with the error's stack (each test of a hostile repo printed one).
+    if (err instanceof HostileTreeError) {
+      console.warn(`No commit-graph for ${repoId}: it holds a tree git refuses (${err.code}).`);
+    } else {
+      console.warn(`Writing the commit-graph of ${repoId} failed; it will be tried again.`, err);
+    }
     return;
   }
   // The walk kept from an earlier build misses what this store brought.
