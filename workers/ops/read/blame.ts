@@ -129,12 +129,10 @@ export async function blame(
   for (let skip = 0; ; ) {
     throwIfAborted(signal);
     const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, hooks);
-    for (const e of page.entries) {
-      if (e.status === 'deleted') continue;
-      const entry = await entryAtPath(repo, await commitTree(repo, e.commit.oid), e.path);
-      if (entry && !listed.has(entry.oid)) {
-        listed.add(entry.oid);
-        versions.push(entry.oid);
+    for (const { blob } of page.entries) {
+      if (blob && !listed.has(blob)) {
+        listed.add(blob);
+        versions.push(blob);
       }
     }
     skip += page.entries.length;
@@ -209,12 +207,22 @@ export async function blame(
     return c;
   };
   const shallow = await shallowCommits(repo);
-  /** maybe_changed_path: the commit-graph's Bloom filter says the commit left the path as its first parent had it. */
-  const unchangedByFilter = (commit: string, path: string): boolean => {
-    const position = graph ? graph.position(commit) : -1;
-    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
-    return filter !== null && !pathMaybeChanged(filter, pathKeys(path));
+  const keysByPath = new Map<string, Uint32Array[]>();
+  const keysOf = (path: string): Uint32Array[] => {
+    let keys = keysByPath.get(path);
+    if (!keys) {
+      keys = pathKeys(path);
+      keysByPath.set(path, keys);
+    }
+    return keys;
   };
+  /** maybe_changed_path: the commit-graph's Bloom filter says the commit at `position` left the path as its first parent had it. */
+  const unchangedAt = (position: number, path: string): boolean => {
+    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, keysOf(path));
+  };
+  const unchangedByFilter = (commit: string, path: string): boolean =>
+    graph !== null && unchangedAt(graph.position(commit), path);
 
   /** The commits `result` names, by id (read as lines are attributed when someone listens, else at the end). */
   const commits: Record<string, CommitSummary> = {};
@@ -226,12 +234,15 @@ export async function blame(
   // The scoreboard: origins by commit and path, and the commits with suspects, newest first (git's
   // prio_queue by commit date, stable); a commit that gets suspects again is queued again.
   const origins = new Map<string, Map<string, Origin>>();
+  /** The graph positions of the commits in `origins`. */
+  const originsAt = new Set<number>();
   const queue = new DateQueue<string>();
   const origin = (commit: string, path: string, entry: TreeEntryRef): Origin => {
     let byPath = origins.get(commit);
     if (!byPath) {
       byPath = new Map();
       origins.set(commit, byPath);
+      if (graph) originsAt.add(graph.position(commit));
     }
     let o = byPath.get(path);
     if (!o) {
@@ -271,7 +282,34 @@ export async function blame(
     return origins.get(parent)?.get(found.old.path) ?? origin(parent, found.old.path, found.old);
   };
 
+  /**
+   * Where the Bloom filters say a run of single-parent commits left the path alone, every suspect passes
+   * down the whole run at once (pass_whole_blame at each, in one step): the run's commits are never
+   * queued, read or given an origin. Which line ends where depends only on the diffs along its way, not
+   * on the order the scoreboard visits commits in, so the result is git's. The run stops at a commit that
+   * already has origins, to join their suspects. False when the first commit of the run is not one.
+   */
+  const passDownRun = async (o: Origin): Promise<boolean> => {
+    if (!graph || shallow.size) return false;
+    let position = graph.position(o.commit);
+    let moved = false;
+    while (position >= 0) {
+      const parents = graph.parents(position);
+      if (parents.length !== 1 || !unchangedAt(position, o.path)) break;
+      position = parents[0];
+      moved = true;
+      if (originsAt.has(position)) break;
+    }
+    if (!moved) return false;
+    const lines = o.suspects;
+    o.suspects = [];
+    const commit = graph.oid(position);
+    await give(origins.get(commit)?.get(o.path) ?? origin(commit, o.path, o.entry), lines);
+    return true;
+  };
+
   const passBlame = async (o: Origin) => {
+    if (await passDownRun(o)) return;
     const commit = await readCommit(o.commit);
     const parents = shallow.has(o.commit) ? [] : commit.parent;
     const scapegoats: (Origin | null)[] = parents.map(() => null);
