@@ -3,6 +3,8 @@
 // storage, the commit-graph git writes for it (`git commit-graph write --split --changed-paths`: the same
 // bytes the worker's build writes, without its minutes), then each cell in a fresh engine on the same
 // storage (nothing kept from another cell), after an untimed readTree of the folder, as the bench does.
+// Each cell prints its wall time and this process's CPU time (the git server's left out): on a busy
+// machine the CPU time is the steadier of the two.
 // `npx tsx bench/reading/historyOps.bench.ts [fixture=large] [file] [--only fileHistory,blame,lastCommitsFolder]`
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,15 +105,19 @@ try {
       await session.post('Profiler.start');
     }
     started = performance.now();
+    const cpu = process.cpuUsage();
     const what = await run(engine);
     const ms = performance.now() - started;
+    const { user, system } = process.cpuUsage(cpu);
     if (session && profileDir) {
       const { profile } = await session.post('Profiler.stop');
       mkdirSync(profileDir, { recursive: true });
       writeFileSync(join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
       session.disconnect();
     }
-    console.log(`${name.padEnd(18)} ${(ms / 1000).toFixed(2)} s (${what})`);
+    console.log(
+      `${name.padEnd(18)} ${(ms / 1000).toFixed(2)} s, CPU ${((user + system) / 1e6).toFixed(2)} s (${what})`,
+    );
   }
 } finally {
   rmSync(graphDir, { recursive: true, force: true });
