@@ -16,11 +16,12 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { TreeEntriesCache } from '../common/treePair.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
 import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
-import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { commitTree, entryAtPath, HISTORY_TREE_CACHE, type TreeEntryRef } from './treePaths.ts';
 
 export interface BlameLine {
   /** The commit that last changed this line. */
@@ -207,6 +208,7 @@ export async function blame(
     return c;
   };
   const shallow = await shallowCommits(repo);
+  const trees = new TreeEntriesCache(HISTORY_TREE_CACHE);
   const keysByPath = new Map<string, Uint32Array[]>();
   const keysOf = (path: string): Uint32Array[] => {
     let keys = keysByPath.get(path);
@@ -263,7 +265,7 @@ export async function blame(
     if (known) return known;
     // As git does for the first parent: a filter that rules a change out means the same blob, unread.
     if (first && unchangedByFilter(o.commit, o.path)) return origin(parent, o.path, o.entry);
-    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path);
+    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path, trees);
     return entry && kindOf(entry.mode) === kindOf(o.entry.mode) ? origin(parent, o.path, entry) : null;
   };
   /** find_rename: the file of the parent the path was renamed from (git diff -M, for this path only). */

@@ -15,10 +15,11 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { TreeEntriesCache } from '../common/treePair.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
-import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { entryAtPath, HISTORY_TREE_CACHE, type TreeEntryRef } from './treePaths.ts';
 
 export interface FileHistoryEntry {
   commit: CommitSummary;
@@ -73,6 +74,7 @@ class FileHistoryWalk {
   private readonly seenAt: Uint8Array;
   private readonly seen = new Set<string>();
   private readonly header: (oid: string) => Promise<CommitHeader>;
+  private readonly trees = new TreeEntriesCache(HISTORY_TREE_CACHE);
   /** The followed path's Bloom keys (the path and its folders). */
   private keys: Uint32Array[];
   emitted = 0;
@@ -158,8 +160,9 @@ class FileHistoryWalk {
   ): Promise<FileHistoryEntry | null> {
     const parents = commit.parent;
     const parentTree = parents.length ? (await this.header(parents[0])).tree : null;
-    const mine = await entryAtPath(this.repo, commit.tree, this.path);
-    const theirs = parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path);
+    const mine = await entryAtPath(this.repo, commit.tree, this.path, this.trees);
+    const theirs =
+      parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path, this.trees);
     if (sameEntry(mine, theirs)) return null;
     const full = await readCommitObject(this.repo, oid);
     const summary: CommitSummary = {
