@@ -9,6 +9,7 @@ import { TimeSlice } from '../../pack/timeSlice.ts';
 import { checkTree, type ParsedTreeEntry, SymlinkChecker } from '../../pack/treeCheck.ts';
 import { type VisitEntry, walkTree } from '../../pack/treeWalk.ts';
 import { HostileTreeError } from './errors.ts';
+import { objectReadFs } from './objectReadFs.ts';
 import type { RepoHandle } from './repoAccess.ts';
 
 export type { ParsedTreeEntry } from '../../pack/treeCheck.ts';
@@ -37,7 +38,7 @@ export async function readCheckedTree(
     );
   }
   const { type, object } = await git.readObject({
-    fs: repo.fs,
+    fs: objectReadFs(repo.fs),
     gitdir: repo.gitdir,
     oid,
     format: 'content',
@@ -78,7 +79,7 @@ export function lookupParts(path: string, limits: Pick<TreeLimits, 'maxTreeDepth
 /** The root tree of a commit. */
 export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
   const { commit: parsed } = await git.readCommit({
-    fs: repo.fs,
+    fs: objectReadFs(repo.fs),
     gitdir: repo.gitdir,
     oid: commit,
     cache: repo.cache,

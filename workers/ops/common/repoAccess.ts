@@ -7,6 +7,7 @@ import type { RepoRecord } from '../../store/registry.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import type { OpsContext } from './engineContext.ts';
 import { OperationError } from './errors.ts';
+import { objectReadFs } from './objectReadFs.ts';
 import { usePackObjectCache } from './packObjectCache.ts';
 import type { RepoCache } from './repoCaches.ts';
 
@@ -29,7 +30,8 @@ export interface RepoHandle {
 
 /** A commit object, read through the repo's object cache. */
 export async function readCommitObject(repo: RepoHandle, oid: string): Promise<CommitObject> {
-  return (await git.readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
+  return (await git.readCommit({ fs: objectReadFs(repo.fs), gitdir: repo.gitdir, oid, cache: repo.cache }))
+    .commit;
 }
 
 /** A history walk's queue over `repo` (model/commitQueue.ts): commits are read as they are reached. */
@@ -140,7 +142,7 @@ export async function peelTags(repo: RepoHandle, oid: string): Promise<string | 
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const { type, object } = await git.readObject({
-      fs: repo.fs,
+      fs: objectReadFs(repo.fs),
       gitdir: repo.gitdir,
       oid: current,
       cache: repo.cache,
@@ -164,7 +166,7 @@ async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
  * makes the read fail once, and the retry finds the object in the merged pack.
  */
 export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint8Array> {
-  const read = () => git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache });
+  const read = () => git.readBlob({ fs: objectReadFs(repo.fs), gitdir: repo.gitdir, oid, cache: repo.cache });
   let result: Awaited<ReturnType<typeof git.readBlob>>;
   try {
     result = await read();

@@ -16,11 +16,12 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { TreeEntriesCache } from '../common/treePair.ts';
 import { type BlobContext, type BlobFetchHooks, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { treeFilePairs } from './diff.ts';
 import { type FileHistoryContext, fileHistory } from './fileHistory.ts';
 import type { CommitSummary } from './history.ts';
-import { commitTree, entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { commitTree, entryAtPath, HISTORY_TREE_CACHE, type TreeEntryRef } from './treePaths.ts';
 
 /** One line of the file, and where it came from. */
 export interface BlameLine {
@@ -143,12 +144,10 @@ export async function blame(
   for (let skip = 0; ; ) {
     throwIfAborted(signal);
     const page = await fileHistory(ctx, repoId, start, clean, { skip, limit: 200 }, hooks);
-    for (const e of page.entries) {
-      if (e.status === 'deleted') continue;
-      const entry = await entryAtPath(repo, await commitTree(repo, e.commit.oid), e.path);
-      if (entry && !listed.has(entry.oid)) {
-        listed.add(entry.oid);
-        versions.push(entry.oid);
+    for (const { blob } of page.entries) {
+      if (blob && !listed.has(blob)) {
+        listed.add(blob);
+        versions.push(blob);
       }
     }
     skip += page.entries.length;
@@ -223,12 +222,23 @@ export async function blame(
     return c;
   };
   const shallow = await shallowCommits(repo);
-  /** maybe_changed_path: the commit-graph's Bloom filter says the commit left the path as its first parent had it. */
-  const unchangedByFilter = (commit: string, path: string): boolean => {
-    const position = graph ? graph.position(commit) : -1;
-    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
-    return filter !== null && !pathMaybeChanged(filter, pathKeys(path));
+  const trees = new TreeEntriesCache(HISTORY_TREE_CACHE);
+  const keysByPath = new Map<string, Uint32Array[]>();
+  const keysOf = (path: string): Uint32Array[] => {
+    let keys = keysByPath.get(path);
+    if (!keys) {
+      keys = pathKeys(path);
+      keysByPath.set(path, keys);
+    }
+    return keys;
   };
+  /** maybe_changed_path: the commit-graph's Bloom filter says the commit at `position` left the path as its first parent had it. */
+  const unchangedAt = (position: number, path: string): boolean => {
+    const filter = position >= 0 ? graph!.bloomFilter(position) : null;
+    return filter !== null && !pathMaybeChanged(filter, keysOf(path));
+  };
+  const unchangedByFilter = (commit: string, path: string): boolean =>
+    graph !== null && unchangedAt(graph.position(commit), path);
 
   /** The commits `result` names, by id (read as lines are attributed when someone listens, else at the end). */
   const commits: Record<string, CommitSummary> = {};
@@ -240,12 +250,15 @@ export async function blame(
   // The scoreboard: origins by commit and path, and the commits with suspects, newest first (git's
   // prio_queue by commit date, stable); a commit that gets suspects again is queued again.
   const origins = new Map<string, Map<string, Origin>>();
+  /** The graph positions of the commits in `origins`. */
+  const originsAt = new Set<number>();
   const queue = new DateQueue<string>();
   const origin = (commit: string, path: string, entry: TreeEntryRef): Origin => {
     let byPath = origins.get(commit);
     if (!byPath) {
       byPath = new Map();
       origins.set(commit, byPath);
+      if (graph) originsAt.add(graph.position(commit));
     }
     let o = byPath.get(path);
     if (!o) {
@@ -266,7 +279,7 @@ export async function blame(
     if (known) return known;
     // As git does for the first parent: a filter that rules a change out means the same blob, unread.
     if (first && unchangedByFilter(o.commit, o.path)) return origin(parent, o.path, o.entry);
-    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path);
+    const entry = await entryAtPath(repo, (await readCommit(parent)).tree, o.path, trees);
     return entry && kindOf(entry.mode) === kindOf(o.entry.mode) ? origin(parent, o.path, entry) : null;
   };
   /** find_rename: the file of the parent the path was renamed from (git diff -M, for this path only). */
@@ -285,7 +298,34 @@ export async function blame(
     return origins.get(parent)?.get(found.old.path) ?? origin(parent, found.old.path, found.old);
   };
 
+  /**
+   * Where the Bloom filters say a run of single-parent commits left the path alone, every suspect passes
+   * down the whole run at once (pass_whole_blame at each, in one step): the run's commits are never
+   * queued, read or given an origin. Which line ends where depends only on the diffs along its way, not
+   * on the order the scoreboard visits commits in, so the result is git's. The run stops at a commit that
+   * already has origins, to join their suspects. False when the first commit of the run is not one.
+   */
+  const passDownRun = async (o: Origin): Promise<boolean> => {
+    if (!graph || shallow.size) return false;
+    let position = graph.position(o.commit);
+    let moved = false;
+    while (position >= 0) {
+      const parents = graph.parents(position);
+      if (parents.length !== 1 || !unchangedAt(position, o.path)) break;
+      position = parents[0];
+      moved = true;
+      if (originsAt.has(position)) break;
+    }
+    if (!moved) return false;
+    const lines = o.suspects;
+    o.suspects = [];
+    const commit = graph.oid(position);
+    await give(origins.get(commit)?.get(o.path) ?? origin(commit, o.path, o.entry), lines);
+    return true;
+  };
+
   const passBlame = async (o: Origin) => {
+    if (await passDownRun(o)) return;
     const commit = await readCommit(o.commit);
     const parents = shallow.has(o.commit) ? [] : commit.parent;
     const scapegoats: (Origin | null)[] = parents.map(() => null);

@@ -4,7 +4,7 @@
 import { pathKeys, pathMaybeChanged } from '../../commitgraph/bloomFilter.ts';
 import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
 import { detectRenames, type RenamedPair, renameBlobsNeeded } from '../../diff/renames.ts';
-import { CommitQueue } from '../../model/commitQueue.ts';
+import { DateQueue, type QueuedCommit } from '../../model/commitQueue.ts';
 import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/commitGraphAccess.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import {
@@ -14,10 +14,11 @@ import {
   resolveCommit,
   shallowCommits,
 } from '../common/repoAccess.ts';
+import { TreeEntriesCache } from '../common/treePair.ts';
 import type { BlobContext, BlobFetchHooks } from '../sync/lazyBlobs.ts';
 import { readBlobs, treeFilePairs } from './diff.ts';
 import type { CommitSummary } from './history.ts';
-import { entryAtPath, type TreeEntryRef } from './treePaths.ts';
+import { entryAtPath, HISTORY_TREE_CACHE, type TreeEntryRef } from './treePaths.ts';
 
 /** A commit that changed the file, and what it did to it. */
 export interface FileHistoryEntry {
@@ -25,6 +26,8 @@ export interface FileHistoryEntry {
   commit: CommitSummary;
   /** The path in this commit. */
   path: string;
+  /** The file's blob in this commit; absent where the commit deleted it. */
+  blob?: string;
   /** Set where the file came from another path in this commit (a rename or a copy). */
   renamedFrom?: string;
   /** For a rename or a copy: how similar the two are, in percent, as `git log --follow --stat` shows it. */
@@ -66,8 +69,16 @@ function sameEntry(a: TreeEntryRef | null, b: TreeEntryRef | null): boolean {
  * copies from every file of the parent, by similarity), whose blobs are fetched in one request.
  */
 class FileHistoryWalk {
-  private readonly queue: CommitQueue<CommitHeader>;
+  /**
+   * The commits reached and not yet shown (git's prio_queue, as model/commitQueue.ts): by graph position
+   * where the commit-graph holds the commit, so the walk through the many commits that leave the path
+   * alone reads no object and makes no id string; else by id with the header read from the object.
+   */
+  private readonly queue = new DateQueue<number | QueuedCommit<CommitHeader>>();
+  private readonly seenAt: Uint8Array;
+  private readonly seen = new Set<string>();
   private readonly header: (oid: string) => Promise<CommitHeader>;
+  private readonly trees = new TreeEntriesCache(HISTORY_TREE_CACHE);
   /** The followed path's Bloom keys (the path and its folders). */
   private keys: Uint32Array[];
   emitted = 0;
@@ -81,73 +92,108 @@ class FileHistoryWalk {
     public path: string,
   ) {
     this.header = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
-    this.queue = new CommitQueue(this.header);
+    this.seenAt = new Uint8Array(graph?.size ?? 0);
     this.keys = pathKeys(path);
-  }
-
-  /** The commit-graph's Bloom filter says the commit's diff against its first parent leaves the path alone. */
-  private unchangedByFilter(oid: string): boolean {
-    const position = this.graph ? this.graph.position(oid) : -1;
-    const filter = position >= 0 ? this.graph!.bloomFilter(position) : null;
-    return filter !== null && !pathMaybeChanged(filter, this.keys);
   }
 
   get done(): boolean {
     return this.queue.size === 0;
   }
 
-  push(oid: string): Promise<void> {
-    return this.queue.push(oid);
+  async push(oid: string): Promise<void> {
+    const position = this.graph ? this.graph.position(oid) : -1;
+    if (position >= 0) return this.pushAt(position);
+    if (this.seen.has(oid)) return;
+    this.seen.add(oid);
+    const commit = await readCommitObject(this.repo, oid);
+    this.queue.push({ oid, commit }, commit.committer.timestamp);
+  }
+
+  private pushAt(position: number): void {
+    if (this.seenAt[position]) return;
+    this.seenAt[position] = 1;
+    this.queue.push(position, this.graph!.commitTime(position));
   }
 
   /** The next `count` entries; walks as far as it must to find them. */
   async next(count: number, hooks: FileHistoryHooks = {}): Promise<FileHistoryEntry[]> {
     const out: FileHistoryEntry[] = [];
+    const graph = this.graph;
+    const shallow = this.shallow.size > 0;
     while (out.length < count && this.queue.size) {
       throwIfAborted(hooks.signal);
-      const { oid, commit } = this.queue.pop()!;
-      const parents = this.shallow.has(oid) ? [] : commit.parent;
-      for (const p of parents) await this.push(p);
-      if (parents.length > 1) continue;
-      // Most commits leave the path alone: the Bloom filter says so without reading a tree.
-      if (parents.length === 1 && this.unchangedByFilter(oid)) continue;
-      const parentTree = parents.length ? (await this.header(parents[0])).tree : null;
-      const mine = await entryAtPath(this.repo, commit.tree, this.path);
-      const theirs = parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path);
-      if (sameEntry(mine, theirs)) continue;
-      const full = await readCommitObject(this.repo, oid);
-      const summary: CommitSummary = {
-        oid,
-        parents: full.parent,
-        message: full.message,
-        author: full.author,
-        committer: full.committer,
-      };
-      const path = this.path;
-      if (mine === null) {
-        out.push({ commit: summary, path, status: 'deleted' });
-      } else if (theirs === null && parentTree !== null) {
-        const source = await this.renameSource(parentTree, commit.tree, hooks);
-        if (source) {
-          const status = source.status === 'C' ? 'copied' : 'renamed';
-          out.push({
-            commit: summary,
-            path,
-            renamedFrom: source.old!.path,
-            similarity: source.similarity,
-            status,
-          });
-          this.path = source.old!.path;
-          this.keys = pathKeys(this.path);
-        } else {
-          out.push({ commit: summary, path, status: 'added' });
+      const item = this.queue.pop()!;
+      let oid: string;
+      let commit: CommitHeader;
+      if (typeof item === 'number') {
+        const parents = graph!.parents(item);
+        // Most commits leave the path alone: the Bloom filter says so without a string or a tree read.
+        if (!shallow) {
+          for (const p of parents) this.pushAt(p);
+          if (parents.length > 1) continue;
+          if (parents.length === 1) {
+            const filter = graph!.bloomFilter(item);
+            if (filter !== null && !pathMaybeChanged(filter, this.keys)) continue;
+          }
+        }
+        oid = graph!.oid(item);
+        commit = await this.header(oid);
+        if (shallow) {
+          if (this.shallow.has(oid)) commit = { ...commit, parent: [] };
+          for (const p of commit.parent) await this.push(p);
+          if (commit.parent.length > 1) continue;
         }
       } else {
-        out.push({ commit: summary, path, status: theirs === null ? 'added' : 'modified' });
+        ({ oid, commit } = item);
+        if (this.shallow.has(oid)) commit = { ...commit, parent: [] };
+        for (const p of commit.parent) await this.push(p);
+        if (commit.parent.length > 1) continue;
       }
+      const entry = await this.entry(oid, commit, hooks);
+      if (entry) out.push(entry);
     }
     this.emitted += out.length;
     return out;
+  }
+
+  /** The entry of a commit with at most one parent, or null when its diff leaves the path alone. */
+  private async entry(
+    oid: string,
+    commit: CommitHeader,
+    hooks: FileHistoryHooks,
+  ): Promise<FileHistoryEntry | null> {
+    const parents = commit.parent;
+    const parentTree = parents.length ? (await this.header(parents[0])).tree : null;
+    const mine = await entryAtPath(this.repo, commit.tree, this.path, this.trees);
+    const theirs =
+      parentTree === null ? null : await entryAtPath(this.repo, parentTree, this.path, this.trees);
+    if (sameEntry(mine, theirs)) return null;
+    const full = await readCommitObject(this.repo, oid);
+    const summary: CommitSummary = {
+      oid,
+      parents: full.parent,
+      message: full.message,
+      author: full.author,
+      committer: full.committer,
+    };
+    const path = this.path;
+    if (mine === null) return { commit: summary, path, status: 'deleted' };
+    const blob = mine.oid;
+    if (theirs === null && parentTree !== null) {
+      const source = await this.renameSource(parentTree, commit.tree, hooks);
+      if (!source) return { commit: summary, path, blob, status: 'added' };
+      this.path = source.old!.path;
+      this.keys = pathKeys(this.path);
+      return {
+        commit: summary,
+        path,
+        blob,
+        renamedFrom: source.old!.path,
+        similarity: source.similarity,
+        status: source.status === 'C' ? 'copied' : 'renamed',
+      };
+    }
+    return { commit: summary, path, blob, status: theirs === null ? 'added' : 'modified' };
   }
 
   /** What `git log --follow` pairs the added path with: try_to_follow_renames (-C --find-copies-harder). */

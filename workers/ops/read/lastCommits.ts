@@ -8,7 +8,8 @@ import { type CommitHeader, commitGraphFor, commitHeaders } from '../common/comm
 import type { OpsContext } from '../common/engineContext.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import { openRepo, readCommitObject, resolveCommit, shallowCommits } from '../common/repoAccess.ts';
-import { entryAtPath, readTreeEntries } from './treePaths.ts';
+import { TreeEntriesCache } from '../common/treePair.ts';
+import { entryAtPath, HISTORY_TREE_CACHE, readTreeEntries } from './treePaths.ts';
 
 /** The last commit that changed a folder's entry, as a listing shows it. */
 export interface EntryCommit {
@@ -51,12 +52,13 @@ export async function lastCommits(
   const shallow = await shallowCommits(repo);
   const graph = await commitGraphFor(repo);
   const read = commitHeaders(graph, (oid) => readCommitObject(repo, oid));
+  const trees = new TreeEntriesCache(HISTORY_TREE_CACHE);
   /** The folder's entries in a commit: name -> mode+oid, or null where the folder is absent. */
   const folder = async (c: CommitHeader): Promise<{ tree: string; entries: Map<string, string> } | null> => {
-    const at = clean ? await entryAtPath(repo, c.tree, clean) : { oid: c.tree, mode: '040000' };
+    const at = clean ? await entryAtPath(repo, c.tree, clean, trees) : { oid: c.tree, mode: '040000' };
     if (at?.mode !== '040000') return null;
     const entries = new Map(
-      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '', depth)).map((e) => [
+      (await readTreeEntries(repo, at.oid, clean ? `${clean}/` : '', depth, trees)).map((e) => [
         e.path,
         `${e.mode} ${e.oid}`,
       ]),

@@ -5,6 +5,7 @@ import { MODE_GITLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeChec
 import { commitTree, lookupParts, readCheckedTree, walkCheckedTree } from '../common/checkedTrees.ts';
 import type { OpsContext } from '../common/engineContext.ts';
 import { openRepo, type RepoHandle, resolveCommit } from '../common/repoAccess.ts';
+import type { TreeEntriesCache } from '../common/treePair.ts';
 
 export { MODE_GITLINK, MODE_TREE };
 
@@ -15,9 +16,40 @@ export interface TreeEntryRef {
 
 export { commitTree } from '../common/checkedTrees.ts';
 
+/**
+ * Trees a history walk keeps while it reads the same path in commit after commit: a folder that did not
+ * change between two commits is the same tree. Tree reads on large (50,000 commits), counted in Node with
+ * bench/reading/historyOps.bench.ts (2026-12-01; times too noisy at load 10 to choose by), for file
+ * history's first page / blame / last commits of the file's folder: none kept 312 / 3,138 / 1,593;
+ * 64: 301 / 3,083 / 705; 256: 301 / 3,081 / 697; 4,096: 301 / 3,081 / 694. Each is a parsed tree of a
+ * few KB. (Blame's other reads are the whole tree `--follow` searches for copies where the file was added.)
+ */
+export const HISTORY_TREE_CACHE = 256;
+
+/** A checked tree's entries (checkedTrees.ts), from `cache` where it holds them. */
+async function cachedTree(
+  repo: RepoHandle,
+  oid: string,
+  prefix: string,
+  depth: number,
+  cache?: TreeEntriesCache,
+) {
+  const known = cache?.get(oid);
+  if (known) return known;
+  const entries = await readCheckedTree(repo, oid, prefix, depth);
+  cache?.set(oid, entries);
+  return entries;
+}
+
 /** A tree's entries, checked first (checkedTrees.ts); `prefix` ("dir/") names an entry in the error. */
-export async function readTreeEntries(repo: RepoHandle, oid: string, prefix: string, depth: number) {
-  return (await readCheckedTree(repo, oid, prefix, depth)).map((e) => ({
+export async function readTreeEntries(
+  repo: RepoHandle,
+  oid: string,
+  prefix: string,
+  depth: number,
+  cache?: TreeEntriesCache,
+) {
+  return (await cachedTree(repo, oid, prefix, depth, cache)).map((e) => ({
     path: e.name,
     oid: e.oid,
     mode: e.mode,
@@ -29,6 +61,7 @@ export async function entryAtPath(
   repo: RepoHandle,
   treeOid: string,
   path: string,
+  cache?: TreeEntriesCache,
 ): Promise<TreeEntryRef | null> {
   let current: TreeEntryRef = { oid: treeOid, mode: MODE_TREE };
   let prefix = '';
@@ -36,7 +69,7 @@ export async function entryAtPath(
   for (let depth = 0; depth < parts.length; depth++) {
     const name = parts[depth];
     if (current.mode !== MODE_TREE) return null;
-    const entry = (await readTreeEntries(repo, current.oid, prefix, depth)).find((e) => e.path === name);
+    const entry = (await cachedTree(repo, current.oid, prefix, depth, cache)).find((e) => e.name === name);
     if (!entry) return null;
     current = { oid: entry.oid, mode: entry.mode };
     prefix += `${name}/`;
