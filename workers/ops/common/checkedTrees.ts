@@ -9,12 +9,11 @@ import { TimeSlice } from '../../pack/timeSlice.ts';
 import { checkTree, type ParsedTreeEntry, SymlinkChecker } from '../../pack/treeCheck.ts';
 import { type VisitEntry, walkTree } from '../../pack/treeWalk.ts';
 import { HostileTreeError } from './errors.ts';
-import { objectReadFs } from './objectReadFs.ts';
 import type { RepoHandle } from './repoAccess.ts';
 
 export type { ParsedTreeEntry } from '../../pack/treeCheck.ts';
 
-export type TreeReader = Pick<RepoHandle, 'fs' | 'gitdir' | 'cache' | 'checkedTrees' | 'treeLimits'>;
+export type TreeReader = Pick<RepoHandle, 'objectFs' | 'gitdir' | 'cache' | 'checkedTrees' | 'treeLimits'>;
 
 /**
  * The entries of tree `oid`, in the tree's order, modes as isomorphic-git spells them (trees "040000").
@@ -38,7 +37,7 @@ export async function readCheckedTree(
     );
   }
   const { type, object } = await git.readObject({
-    fs: objectReadFs(repo.fs),
+    fs: repo.objectFs,
     gitdir: repo.gitdir,
     oid,
     format: 'content',
@@ -79,7 +78,7 @@ export function lookupParts(path: string, limits: Pick<TreeLimits, 'maxTreeDepth
 /** The root tree of a commit. */
 export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
   const { commit: parsed } = await git.readCommit({
-    fs: objectReadFs(repo.fs),
+    fs: repo.objectFs,
     gitdir: repo.gitdir,
     oid: commit,
     cache: repo.cache,

@@ -22,21 +22,19 @@ const COMMANDS = [
   'symlink',
 ] as const;
 
-const NO_PATH = Object.assign(new Error('readFile needs a path'), { code: 'EINVAL' });
+// A frozen object, not an Error: what makes lightning-fs's answer slow is the stack trace an Error takes,
+// and isomorphic-git only looks at whether the call returned a promise.
+const NO_PATH = Object.freeze({ code: 'EINVAL', message: 'readFile needs a path' });
 
-const wrapped = new WeakMap<FS, PromiseFsClient>();
-
-/** `fs` as isomorphic-git is best given it for reads: one wrapper per file system, made once. */
+/**
+ * `fs` as isomorphic-git is best given it for reads. Made once per repo handle (RepoHandle.objectFs), so
+ * the wrapper is not made again for every object read.
+ */
 export function objectReadFs(fs: FS): PromiseFsClient {
-  let client = wrapped.get(fs);
-  if (!client) {
-    const target = fs.promises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    const promises: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
-    for (const command of COMMANDS) promises[command] = target[command].bind(target);
-    const readFile = promises.readFile;
-    promises.readFile = (...args) => (args.length ? readFile(...args) : Promise.reject(NO_PATH));
-    client = { promises: promises as unknown as PromiseFsClient['promises'] };
-    wrapped.set(fs, client);
-  }
-  return client;
+  const target = fs.promises as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const promises: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+  for (const command of COMMANDS) promises[command] = target[command].bind(target);
+  const readFile = promises.readFile;
+  promises.readFile = (...args) => (args.length ? readFile(...args) : Promise.reject(NO_PATH));
+  return { promises: promises as unknown as PromiseFsClient['promises'] };
 }

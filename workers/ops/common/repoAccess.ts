@@ -1,5 +1,5 @@
 import type FS from '@isomorphic-git/lightning-fs';
-import git, { type CommitObject } from 'isomorphic-git';
+import git, { type CommitObject, type PromiseFsClient } from 'isomorphic-git';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { parseShallow } from '../../model/shallow.ts';
 import { DEFAULT_TREE_LIMITS, type TreeLimits } from '../../pack/packLimits.ts';
@@ -17,6 +17,8 @@ export interface RepoHandle {
   readonly id: string;
   record: RepoRecord;
   fs: Fs;
+  /** `fs` wrapped for isomorphic-git's object reads (objectReadFs.ts): made once, with the handle. */
+  objectFs: PromiseFsClient;
   gitdir: string;
   /** isomorphic-git's object cache: reused so a pack is loaded once, not once per call. */
   cache: object;
@@ -30,8 +32,7 @@ export interface RepoHandle {
 
 /** A commit object, read through the repo's object cache. */
 export async function readCommitObject(repo: RepoHandle, oid: string): Promise<CommitObject> {
-  return (await git.readCommit({ fs: objectReadFs(repo.fs), gitdir: repo.gitdir, oid, cache: repo.cache }))
-    .commit;
+  return (await git.readCommit({ fs: repo.objectFs, gitdir: repo.gitdir, oid, cache: repo.cache })).commit;
 }
 
 /** A history walk's queue over `repo` (model/commitQueue.ts): commits are read as they are reached. */
@@ -51,10 +52,12 @@ export async function openRepo(ctx: OpsContext, repoId: string): Promise<RepoHan
   const { cache, checkedTrees } = kept;
   // Any operation that read a pack before left it loaded here: from now on reads reuse delta bases.
   await usePackObjectCache(cache, ctx.settings.packObjectCacheBytes);
+  const fs = store.repoFs.open(repoId);
   return {
     id: repoId,
     record,
-    fs: store.repoFs.open(repoId),
+    fs,
+    objectFs: objectReadFs(fs),
     gitdir: GITDIR,
     cache,
     checkedTrees,
@@ -142,7 +145,7 @@ export async function peelTags(repo: RepoHandle, oid: string): Promise<string | 
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const { type, object } = await git.readObject({
-      fs: objectReadFs(repo.fs),
+      fs: repo.objectFs,
       gitdir: repo.gitdir,
       oid: current,
       cache: repo.cache,
@@ -166,7 +169,7 @@ async function peelToCommit(repo: RepoHandle, oid: string): Promise<string> {
  * makes the read fail once, and the retry finds the object in the merged pack.
  */
 export async function readBlobBytes(repo: RepoHandle, oid: string): Promise<Uint8Array> {
-  const read = () => git.readBlob({ fs: objectReadFs(repo.fs), gitdir: repo.gitdir, oid, cache: repo.cache });
+  const read = () => git.readBlob({ fs: repo.objectFs, gitdir: repo.gitdir, oid, cache: repo.cache });
   let result: Awaited<ReturnType<typeof git.readBlob>>;
   try {
     result = await read();

@@ -23,6 +23,7 @@ import type { RemoteRef } from '../../wire/lsRefs.ts';
 import { lookupParts, readCheckedTree, type TreeReader } from '../common/checkedTrees.ts';
 import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
+import { objectReadFs } from '../common/objectReadFs.ts';
 import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
 import { lsRefsCall } from '../sync/lsRefsCall.ts';
 import { type ReceivedResponse, receivePack } from '../sync/receivePack.ts';
@@ -193,7 +194,7 @@ export async function readFileMinimal(
         cache: {},
         // Every tree is checked as git fsck would before its entries are used (checkedTrees.ts).
         trees: {
-          fs: store.repoFs.open(repoId),
+          objectFs: objectReadFs(store.repoFs.open(repoId)),
           gitdir: GITDIR,
           cache: {},
           checkedTrees: new Set<string>(),
