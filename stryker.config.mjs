@@ -63,5 +63,47 @@ export default {
       code: 'shallow: Iterable<string> = []',
       reason: 'a default shallow list holding a made-up string names no commit an object id can be',
     },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'if (this.#failure) throw this.#failure;',
+      reason: '#peekLength throws before it moves the read position: parsing again throws an equal error',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'if (!(error instanceof WireError)) throw error;',
+      reason: '#next throws nothing but the WireErrors of #peekLength, so the guard never lets one through',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'unread > 0',
+      reason: 'an empty chunk left in the queue is stepped over by #peekLength and #skip, as an empty queue',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'length < HEADER_LENGTH',
+      reason: '#peekLength refuses a length of 4, so <= takes no length < does not',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'length === 2',
+      reason: '#peekLength refuses 3 and 4, so 2 is the only length left below 4 here',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'chunkIndex < this.#chunks.length',
+      reason: '#invalidLength runs only with 4 bytes buffered: it has quoted four before the queue ends',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: `if (this.#first === this.#chunks.length) { this.#chunks = []; this.#first = 0; }
+        else if (this.#first >= 64 && this.#first * 2 >= this.#chunks.length) {
+        this.#chunks = this.#chunks.slice(this.#first); this.#first = 0; }`,
+      reason: 'when spent chunks are dropped changes only the memory held: #first skips them either way',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'data.length > 0',
+      reason: "an empty packet's data[-1] is undefined, not LF: its text is empty either way",
+    },
   ],
 };
