@@ -105,5 +105,15 @@ export default {
       code: 'data.length > 0',
       reason: "an empty packet's data[-1] is undefined, not LF: its text is empty either way",
     },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'data.length < 4',
+      reason: 'a packet under 4 bytes fails the data[3] test anyway: undefined is not a space',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'byte >= 0x30',
+      reason: 'a byte below "0" gives a negative digit, which the caller refuses as it refuses -1',
+    },
   ],
 };

@@ -367,8 +367,10 @@ describe('pkt-line lengths and messages, byte by byte', () => {
           length - 4,
         ]);
       } else {
-        expect([byte, decodeError(concatBytes([header, new Uint8Array(40)])).message]).toEqual([
+        const error = decodeError(concatBytes([header, new Uint8Array(40)]));
+        expect([byte, error.byteOffset, error.message]).toEqual([
           byte,
+          0,
           expect.stringContaining('is not a hexadecimal number'),
         ]);
       }

@@ -368,19 +368,16 @@ async function* chunksOf(
     return;
   }
   const reader = (stream as ReadableStream<Uint8Array>).getReader();
-  let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) {
-        finished = true;
-        return;
-      }
+      if (done) return;
       yield value;
     }
   } finally {
-    // Stopped early (consumer returned or threw): cancel so the body stops downloading.
-    if (!finished) await reader.cancel().catch(() => {});
+    // Stopped early (consumer returned or threw): cancel so the body stops downloading. Cancelling a stream
+    // that has ended does nothing (Streams: ReadableStreamCancel of a closed stream), so no flag says which.
+    await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }
