@@ -115,5 +115,15 @@ export default {
       code: 'byte >= 0x30',
       reason: 'a byte below "0" gives a negative digit, which the caller refuses as it refuses -1',
     },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: "oid: ''",
+      reason: "done() sets every entry's oid before checkTree returns",
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: "name: ''",
+      reason: "the trie root's name is never shown: a path through links lists nodes.slice(1)",
+    },
   ],
 };

@@ -391,9 +391,18 @@ describe('checkTree: what each problem says, for people', () => {
     });
     const second = concatBytes([treeBytes([['100644', 'a']]), enc.encode('100644 b')]);
     expect(checkTree(second).problem?.detail).toBe('The tree ends inside an entry (at byte 29 of 37).');
-    expect(checkTree(enc.encode(`1\x0144 a\0${'\x01'.repeat(20)}`)).problem?.detail).toBe(
-      'An entry\'s mode "1?44" is not octal digits.',
+    // The NUL that ends an entry is the first after its space, not one inside the mode.
+    expect(checkTree(enc.encode(`1\0 a\0${'\x01'.repeat(19)}`)).problem?.detail).toBe(
+      'The tree ends inside an entry (at byte 0 of 24).',
     );
+    expect(checkTree(enc.encode(`100644a\0${'\x01'.repeat(20)}`)).problem?.detail).toBe(
+      'The tree ends inside an entry (at byte 0 of 28).',
+    );
+    expect(checkTree(enc.encode(`1\x0144 a\0${'\x01'.repeat(20)}`)).problem).toEqual({
+      check: 'BAD_TREE',
+      name: '',
+      detail: 'An entry\'s mode "1?44" is not octal digits.',
+    });
     expect(checkTree(treeBytes([['7'.repeat(33), 'a']])).problem?.detail).toBe(
       `An entry's mode "${'7'.repeat(32)}" is not octal digits.`,
     );
@@ -402,7 +411,7 @@ describe('checkTree: what each problem says, for people', () => {
 
 describe('checkTree: the edges of each rule', () => {
   it('a mode is octal digits 0 to 7, at most 32 of them', () => {
-    expect(check([['0'.repeat(26) + '100644', 'a']])?.check).toBe('BAD_FILEMODE');
+    expect(check([[`${'0'.repeat(26)}100644`, 'a']])?.check).toBe('BAD_FILEMODE');
     expect(check([['7'.repeat(32), 'a']])?.check).toBe('BAD_FILEMODE');
     expect(check([['7'.repeat(33), 'a']])?.check).toBe('BAD_TREE');
     // The bytes just outside "0"-"7".
@@ -529,5 +538,77 @@ describe('checkSymlinkTargets: what each problem says', () => {
     expect(longerThanUtf8('\u07ff'.repeat(3), 6)).toBe(false);
     expect(longerThanUtf8('\u0800'.repeat(2), 5)).toBe(true);
     expect(longerThanUtf8(`${'\u007f'.repeat(4)}\u0080`, 6)).toBe(false);
+  });
+});
+
+describe('tree checks: the rules at their edges (killed mutants of issue 26)', () => {
+  const problem = (links: Record<string, string>) => checkSymlinkTargets(new Map(Object.entries(links)));
+  const gitmodules = (n: string) => isDotGitmodules(n, enc.encode(n));
+
+  it('a one-digit mode is a mode, judged as one', () => {
+    expect(check([['7', 'a']])?.check).toBe('BAD_FILEMODE');
+  });
+
+  it('a zero-padded tree mode sorts as a tree', () => {
+    expect(
+      check([
+        ['040000', 'a'],
+        ['100644', 'a.c'],
+      ])?.check,
+    ).toBe('TREE_NOT_SORTED');
+    expect(
+      check([
+        ['100644', 'a.c'],
+        ['040000', 'a'],
+      ]),
+    ).toBeNull();
+  });
+
+  it('"git~N" only as the whole name', () => {
+    expect(isDotGit('xgit~1')).toBe(false);
+  });
+
+  it('NTFS short names of .gitmodules: "gitmod~1" to "~4", then the hashed "gi7eb" ones, as git (path.c)', () => {
+    for (const n of ['gitmod~1', 'gitmod~4', 'gi7eb~19', 'gi7eb~10', 'gi7eb~91', 'gi~12345', 'GI7EBA~1.. ']) {
+      expect([n, gitmodules(n)]).toEqual([n, true]);
+    }
+    for (const n of [
+      'gitmod~0',
+      'gitmod-1',
+      'xitmod~1',
+      'xgitmodules',
+      'gi7eb~1',
+      'gi~1',
+      'gi7eb~1a',
+      'gi7eb~1/',
+      'gi7eb~1:',
+      'gi7eb~01',
+      'gi7eb~:1',
+      'gi7ebaX~',
+    ]) {
+      expect([n, gitmodules(n)]).toEqual([n, false]);
+    }
+  });
+
+  it('"." and "" parts of a target stay where they are', () => {
+    expect(problem({ 'a/x': './../..' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+    expect(problem({ 'a/x': '..//..' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+  });
+
+  it('below a folder no link names, a name is not the link of the folder above', () => {
+    // "q/l" is not "d/l": climbing back from q ends in d, then the root, inside.
+    expect(problem({ 'd/l': '..', 'd/y': 'q/l/../../..' })).toBeNull();
+  });
+
+  it('only a drive letter first is absolute', () => {
+    expect(problem({ x: 'ab:c' })).toBeNull();
+  });
+
+  it('counts UTF-8 bytes at each width boundary, a surrogate pair as four', () => {
+    expect(longerThanUtf8(`${'\u007f'.repeat(4)}\u0080`, 5)).toBe(true);
+    expect(longerThanUtf8('\ud800\udc00', 4)).toBe(false);
+    expect(longerThanUtf8('\ud800\udc00', 3)).toBe(true);
+    expect(longerThanUtf8('\udbff\udfff', 4)).toBe(false);
+    expect(longerThanUtf8('\ue000'.repeat(2), 5)).toBe(true);
   });
 });
