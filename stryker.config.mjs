@@ -1,8 +1,10 @@
 // @ts-check
 // Mutation testing of the engine (issue 26): `npm run mutate`. Settings and why are in README ("Mutation
-// testing"). Mutants judged equivalent are listed below with their reason (test/mutation/equivalentMutants.mjs).
+// testing"). Mutants judged equivalent are listed below with their reason (test/mutation/equivalentMutants.mjs);
+// `equivalentSurvivors` lists equivalent mutants left in the score because their node also holds mutants the
+// tests kill.
 
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[] }} */
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[]; equivalentSurvivors: { file: string; code: string; mutants: string; reason: string }[] }} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: true },
@@ -42,6 +44,64 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 85, low: 75, break: null },
+  equivalentSurvivors: [
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'isAscii(bytes, space + 1, nul)',
+      mutants: 'space - 1; and in isAscii: the body {}, i <= to, the test true, return false',
+      reason: 'isAscii only chooses the fast Latin-1 slice: decoding as UTF-8 gives ASCII the same name',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'a[i] < b[i]',
+      mutants: 'a[i] <= b[i]',
+      reason: 'it runs only where a[i] !== b[i]',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'endA < endB',
+      mutants: 'endA <= endB',
+      reason: 'equal ends are one name of one kind twice, which DUPLICATE_ENTRIES reports first',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'mayAliasGit (checkName and its body)',
+      mutants: '!mayAliasGit(bytes) false; its whole test true; c > 0x80',
+      reason:
+        'a fast path: a name starting otherwise is none of the dot names; a first byte 0x80 decodes to U+FFFD',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'c <= 0x5a',
+      mutants: 'c < 0x5a',
+      reason: '"Z" lowered is "z", in neither "gitmodules" nor "gi7eba"',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'c === 0 (isNtfsDotGeneric)',
+      mutants: 'false',
+      reason: 'a NUL (past the end) fails the digit test after "~" and the prefix test before it',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'i >= 6 || c & 0x80',
+      mutants: 'false; i > 6; i >= 6 && c & 0x80',
+      reason:
+        'the prefix is six ASCII characters: charCodeAt(6) is NaN, and no byte >= 0x80 equals one of them',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'end > 0 (trimDotsAndSpaces)',
+      mutants: 'true; end >= 0',
+      reason: 's[-1] is undefined, neither a dot nor a space',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 's.length * 3 <= max; s.length > max (longerThanUtf8)',
+      mutants: 'false; < ; and the second false',
+      reason: 'fast paths: the byte count below gives the same answer',
+    },
+  ],
   equivalentMutants: [
     {
       file: 'workers/model/refName.ts',

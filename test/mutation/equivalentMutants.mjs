@@ -42,5 +42,21 @@ export const strykerValidationSchema = {
         additionalProperties: false,
       },
     },
+    // Survivors judged equivalent whose node also holds mutants the tests kill: ignoring the node would hide
+    // those, so they stay survivors in the score, listed here with the reason (read by people, not Stryker).
+    equivalentSurvivors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['file', 'code', 'mutants', 'reason'],
+        properties: {
+          file: { type: 'string' },
+          code: { type: 'string' },
+          mutants: { type: 'string' },
+          reason: { type: 'string' },
+        },
+        additionalProperties: false,
+      },
+    },
   },
 };
