@@ -46,6 +46,30 @@ export default {
   thresholds: { high: 85, low: 75, break: null },
   equivalentSurvivors: [
     {
+      file: 'workers/wire/fetchResponse.ts',
+      code: "event.type === 'acknowledgments'",
+      mutants: 'true',
+      reason: 'only an acknowledgments event has a ready field: for the others event.ready is undefined',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'space < 0 (wanted-refs, packfile-uris)',
+      mutants: 'space <= 0, both',
+      reason: 'a line starting with a space has an empty id, which oidIn refuses with the same message',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'start < text.length',
+      mutants: 'true; start <= text.length',
+      reason: 'the piece kept is then empty, and an empty piece adds nothing to the line or the count',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'this.#pieces.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: joining no pieces and the tail gives the tail',
+    },
+    {
       file: 'workers/pack/treeCheck.ts',
       code: 'isAscii(bytes, space + 1, nul)',
       mutants: 'space - 1; and in isAscii: the body {}, i <= to, the test true, return false',

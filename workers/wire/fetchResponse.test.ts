@@ -495,6 +495,11 @@ describe('ProgressParser at its edges', () => {
     ]);
   });
 
+  it('a CR-ended update is done when it ends in ", done.", after its throughput', () => {
+    const [line] = new ProgressParser().push('Receiving objects: 100% (5/5), 1.00 MiB | 2.00 MiB/s, done.\r');
+    expect(line.progress).toEqual({ phase: 'Receiving objects', loaded: 5, total: 5, done: true });
+  });
+
   it('counts toward the cap only the unfinished line, across pieces', () => {
     const parser = new ProgressParser(10);
     expect(parser.push('abcdefgh\nxy')).toHaveLength(1);
