@@ -1,8 +1,10 @@
 // @ts-check
 // Mutation testing of the engine (issue 26): `npm run mutate`. Settings and why are in README ("Mutation
-// testing"). Mutants judged equivalent are listed below with their reason (test/mutation/equivalentMutants.mjs).
+// testing"). Mutants judged equivalent are listed below with their reason (test/mutation/equivalentMutants.mjs);
+// `equivalentSurvivors` lists equivalent mutants left in the score because their node also holds mutants the
+// tests kill.
 
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[] }} */
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[]; equivalentSurvivors: { file: string; code: string; mutants: string; reason: string }[] }} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts', related: true },
@@ -42,6 +44,88 @@ export default {
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 85, low: 75, break: null },
+  equivalentSurvivors: [
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: "event.type === 'acknowledgments'",
+      mutants: 'true',
+      reason: 'only an acknowledgments event has a ready field: for the others event.ready is undefined',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'space < 0 (wanted-refs, packfile-uris)',
+      mutants: 'space <= 0, both',
+      reason: 'a line starting with a space has an empty id, which oidIn refuses with the same message',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'start < text.length',
+      mutants: 'true; start <= text.length',
+      reason: 'the piece kept is then empty, and an empty piece adds nothing to the line or the count',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'this.#pieces.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: joining no pieces and the tail gives the tail',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'isAscii(bytes, space + 1, nul)',
+      mutants: 'space - 1; and in isAscii: the body {}, i <= to, the test true, return false',
+      reason: 'isAscii only chooses the fast Latin-1 slice: decoding as UTF-8 gives ASCII the same name',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'a[i] < b[i]',
+      mutants: 'a[i] <= b[i]',
+      reason: 'it runs only where a[i] !== b[i]',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'endA < endB',
+      mutants: 'endA <= endB',
+      reason: 'equal ends are one name of one kind twice, which DUPLICATE_ENTRIES reports first',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'mayAliasGit (checkName and its body)',
+      mutants: '!mayAliasGit(bytes) false; its whole test true; c > 0x80',
+      reason:
+        'a fast path: a name starting otherwise is none of the dot names; a first byte 0x80 decodes to U+FFFD',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'c <= 0x5a',
+      mutants: 'c < 0x5a',
+      reason: '"Z" lowered is "z", in neither "gitmodules" nor "gi7eba"',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'c === 0 (isNtfsDotGeneric)',
+      mutants: 'false',
+      reason: 'a NUL (past the end) fails the digit test after "~" and the prefix test before it',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'i >= 6 || c & 0x80',
+      mutants: 'false; i > 6; i >= 6 && c & 0x80',
+      reason:
+        'the prefix is six ASCII characters: charCodeAt(6) is NaN, and no byte >= 0x80 equals one of them',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 'end > 0 (trimDotsAndSpaces)',
+      mutants: 'true; end >= 0',
+      reason: 's[-1] is undefined, neither a dot nor a space',
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: 's.length * 3 <= max; s.length > max (longerThanUtf8)',
+      mutants: 'false; < ; and the second false',
+      reason: 'fast paths: the byte count below gives the same answer',
+    },
+  ],
   equivalentMutants: [
     {
       file: 'workers/model/refName.ts',
@@ -62,6 +146,73 @@ export default {
       file: 'workers/ops/sync/negotiator.ts',
       code: 'shallow: Iterable<string> = []',
       reason: 'a default shallow list holding a made-up string names no commit an object id can be',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'if (this.#failure) throw this.#failure;',
+      reason: '#peekLength throws before it moves the read position: parsing again throws an equal error',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'if (!(error instanceof WireError)) throw error;',
+      reason: '#next throws nothing but the WireErrors of #peekLength, so the guard never lets one through',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'unread > 0',
+      reason: 'an empty chunk left in the queue is stepped over by #peekLength and #skip, as an empty queue',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'length < HEADER_LENGTH',
+      reason: '#peekLength refuses a length of 4, so <= takes no length < does not',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'length === 2',
+      reason: '#peekLength refuses 3 and 4, so 2 is the only length left below 4 here',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'chunkIndex < this.#chunks.length',
+      reason: '#invalidLength runs only with 4 bytes buffered: it has quoted four before the queue ends',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: `if (this.#first === this.#chunks.length) { this.#chunks = []; this.#first = 0; }
+        else if (this.#first >= 64 && this.#first * 2 >= this.#chunks.length) {
+        this.#chunks = this.#chunks.slice(this.#first); this.#first = 0; }`,
+      reason: 'when spent chunks are dropped changes only the memory held: #first skips them either way',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'data.length > 0',
+      reason: "an empty packet's data[-1] is undefined, not LF: its text is empty either way",
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'data.length < 4',
+      reason: 'a packet under 4 bytes fails the data[3] test anyway: undefined is not a space',
+    },
+    {
+      file: 'workers/wire/pktLine.ts',
+      code: 'byte >= 0x30',
+      reason: 'a byte below "0" gives a negative digit, which the caller refuses as it refuses -1',
+    },
+    {
+      file: 'workers/wire/fetchResponse.ts',
+      code: 'let lines: string[] = [];',
+      reason: "every section header sets lines to [] before a section's first line is read",
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: "oid: ''",
+      reason: "done() sets every entry's oid before checkTree returns",
+    },
+    {
+      file: 'workers/pack/treeCheck.ts',
+      code: "name: ''",
+      reason: "the trie root's name is never shown: a path through links lists nodes.slice(1)",
     },
   ],
 };

@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkSymlinkTargets, checkTree, isDotGit, isDotGitmodules, type TreeCheck } from './treeCheck.ts';
+import {
+  checkSymlinkTargets,
+  checkTree,
+  isDotGit,
+  isDotGitmodules,
+  longerThanUtf8,
+  SymlinkChecker,
+  type TreeCheck,
+} from './treeCheck.ts';
 
 const OID = 'ab'.repeat(20);
 const enc = new TextEncoder();
@@ -19,6 +27,8 @@ function treeBytes(entries: Entry[]): Uint8Array {
   }
   return new Uint8Array(parts);
 }
+
+const concatBytes = (parts: Uint8Array[]) => new Uint8Array(parts.flatMap((part) => [...part]));
 
 const check = (entries: Entry[]) => checkTree(treeBytes(entries)).problem;
 
@@ -317,5 +327,288 @@ describe('checkSymlinkTargets', () => {
       path: 'z',
       check: 'SYMLINK_TOO_LONG',
     });
+  });
+});
+
+describe('checkTree: what each problem says, for people', () => {
+  it.each<[string, Entry[], TreeCheck, string, string]>([
+    ['an empty name', [['100644', '']], 'EMPTY_NAME', '', 'An entry has an empty name.'],
+    ['"/"', [['100644', 'a/b']], 'FULL_PATHNAME', 'a/b', '"a/b" holds "/".'],
+    [
+      '"\\"',
+      [['100644', 'a\\b']],
+      'HAS_BACKSLASH',
+      'a\\b',
+      '"a\\b" holds "\\", a folder separator on Windows.',
+    ],
+    ['"."', [['40000', '.']], 'HAS_DOT', '.', 'An entry is named ".".'],
+    ['".."', [['40000', '..']], 'HAS_DOTDOT', '..', 'An entry is named "..".'],
+    ['dots', [['40000', '. .']], 'NTFS_DOT_ALIAS', '. .', '". ." is read as "." or ".." by Windows.'],
+    [
+      '.git',
+      [['40000', '.Git.']],
+      'HAS_DOTGIT',
+      '.Git.',
+      '".Git." names the git directory on some file system.',
+    ],
+    ['a mode', [['100664', 'a']], 'BAD_FILEMODE', 'a', '"a" has mode 100664, which git does not write.'],
+    [
+      'a linked .gitmodules',
+      [['120000', '.gitmodules']],
+      'GITMODULES_SYMLINK',
+      '.gitmodules',
+      '".gitmodules" is a symbolic link; git refuses a linked .gitmodules.',
+    ],
+    [
+      'twice',
+      [
+        ['100644', 'a'],
+        ['100644', 'a'],
+      ],
+      'DUPLICATE_ENTRIES',
+      'a',
+      '"a" appears twice in the tree.',
+    ],
+    [
+      'order',
+      [
+        ['100644', 'b'],
+        ['100644', 'a'],
+      ],
+      'TREE_NOT_SORTED',
+      'a',
+      '"a" is out of git\'s tree order.',
+    ],
+  ])('%s', (_what, entries, code, name, detail) => {
+    expect(check(entries)).toEqual({ check: code, name, detail });
+  });
+
+  it('BAD_TREE says where the tree broke off, and shows a bad mode printable, cut at 32 characters', () => {
+    expect(checkTree(enc.encode('100644 a\0abc')).problem).toEqual({
+      check: 'BAD_TREE',
+      name: '',
+      detail: 'The tree ends inside an entry (at byte 0 of 12).',
+    });
+    const second = concatBytes([treeBytes([['100644', 'a']]), enc.encode('100644 b')]);
+    expect(checkTree(second).problem?.detail).toBe('The tree ends inside an entry (at byte 29 of 37).');
+    // The NUL that ends an entry is the first after its space, not one inside the mode.
+    expect(checkTree(enc.encode(`1\0 a\0${'\x01'.repeat(19)}`)).problem?.detail).toBe(
+      'The tree ends inside an entry (at byte 0 of 24).',
+    );
+    expect(checkTree(enc.encode(`100644a\0${'\x01'.repeat(20)}`)).problem?.detail).toBe(
+      'The tree ends inside an entry (at byte 0 of 28).',
+    );
+    expect(checkTree(enc.encode(`1\x0144 a\0${'\x01'.repeat(20)}`)).problem).toEqual({
+      check: 'BAD_TREE',
+      name: '',
+      detail: 'An entry\'s mode "1?44" is not octal digits.',
+    });
+    expect(checkTree(treeBytes([['7'.repeat(33), 'a']])).problem?.detail).toBe(
+      `An entry's mode "${'7'.repeat(32)}" is not octal digits.`,
+    );
+  });
+});
+
+describe('checkTree: the edges of each rule', () => {
+  it('a mode is octal digits 0 to 7, at most 32 of them', () => {
+    expect(check([[`${'0'.repeat(26)}100644`, 'a']])?.check).toBe('BAD_FILEMODE');
+    expect(check([['7'.repeat(32), 'a']])?.check).toBe('BAD_FILEMODE');
+    expect(check([['7'.repeat(33), 'a']])?.check).toBe('BAD_TREE');
+    // The bytes just outside "0"-"7".
+    for (const mode of ['100648', '10064/'])
+      expect([mode, check([[mode, 'a']])?.check]).toEqual([mode, 'BAD_TREE']);
+  });
+
+  it('a tree whose last id ends the bytes exactly is whole; one byte more is not', () => {
+    const whole = treeBytes([['100644', 'a']]);
+    expect(checkTree(whole).problem).toBeNull();
+    expect(checkTree(concatBytes([whole, Uint8Array.of(0x31)])).problem?.check).toBe('BAD_TREE');
+  });
+
+  it('decodes a name with a byte past ASCII as UTF-8, an invalid one as U+FFFD', () => {
+    const { entries } = checkTree(
+      treeBytes([
+        ['100644', Uint8Array.of(0x61, 0x7f)],
+        ['100644', Uint8Array.of(0x61, 0x80)],
+        ['100644', enc.encode('a\u00e9')],
+      ]),
+    );
+    expect(entries.map((e) => e.name)).toEqual(['a\u007f', 'a\ufffd', 'a\u00e9']);
+  });
+
+  it('gives each entry its own id, in entry order', () => {
+    const ids = ['00'.repeat(20), '0123456789abcdef0123456789abcdef01234567', 'ff'.repeat(20)];
+    const { entries } = checkTree(
+      treeBytes([
+        ['100644', 'a', ids[0]],
+        ['100644', 'b', ids[1]],
+        ['100644', 'c', ids[2]],
+      ]),
+    );
+    expect(entries.map((e) => e.oid)).toEqual(ids);
+  });
+
+  it('names starting with a space or a dot may be Windows aliases of "." and ".."', () => {
+    expect(check([['40000', ' ']])?.check).toBe('NTFS_DOT_ALIAS');
+    expect(check([['40000', ' .']])?.check).toBe('NTFS_DOT_ALIAS');
+    expect(check([['40000', ' x']])).toBeNull();
+    expect(check([['40000', '.x .']])).toBeNull();
+  });
+
+  it('orders a folder as if its name ended in "/", a file as if it ended there', () => {
+    // git mktree writes these orders; each swapped is TREE_NOT_SORTED.
+    const ordered: Entry[][] = [
+      [
+        ['100644', 'a'],
+        ['100644', 'a.c'],
+      ],
+      [
+        ['100644', 'a.c'],
+        ['40000', 'a'],
+      ],
+      [
+        ['40000', 'a'],
+        ['100644', 'a0'],
+      ],
+      [
+        ['100644', 'a'],
+        ['40000', 'a-'],
+      ],
+      [
+        ['100644', 'ab'],
+        ['100644', 'b'],
+      ],
+    ];
+    for (const entries of ordered) {
+      expect(check(entries)).toBeNull();
+      expect(check([...entries].reverse())?.check).toBe('TREE_NOT_SORTED');
+    }
+  });
+});
+
+describe('checkSymlinkTargets: what each problem says', () => {
+  const problem = (links: Record<string, string>) => checkSymlinkTargets(new Map(Object.entries(links)));
+
+  it.each<[Record<string, string>, string, TreeCheck, string]>([
+    [{ x: '/etc' }, 'x', 'SYMLINK_ABSOLUTE', 'points at the absolute path "/etc".'],
+    [{ 'a/x': '../..' }, 'a/x', 'SYMLINK_LEAVES_WORKTREE', 'points at "../..", outside the working tree.'],
+    [
+      { x: 'a/.git/HEAD' },
+      'x',
+      'SYMLINK_POINTS_TO_GIT_DIR',
+      'points at "a/.git/HEAD", into the git directory.',
+    ],
+    [{ a: 'b', b: 'a' }, 'a', 'SYMLINK_LOOP', 'does not resolve within 40 links.'],
+    [
+      { x: 'a'.repeat(5000) },
+      'x',
+      'SYMLINK_TOO_LONG',
+      'points at a path of more than 4,095 bytes (maxSymlinkTargetBytes); no file system holds one.',
+    ],
+  ])('%j', (links, path, check, detail) => {
+    expect(problem(links)).toEqual({ path, check, detail });
+  });
+
+  it('follows exactly 40 links, and refuses a 41st', () => {
+    const chain = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`l${i}`, i + 1 < n ? `l${i + 1}` : 'file']));
+    // From l0, 39 more links are passed on the way: within the limit. From a link before l0, 40.
+    expect(problem(chain(40))).toBeNull();
+    expect(problem({ ...chain(40), start: 'l0' })).toBeNull();
+    expect(problem({ ...chain(41), start: 'l0' })).toMatchObject({ path: 'start', check: 'SYMLINK_LOOP' });
+  });
+
+  it('walks ".." back up out of a folder no link names, and through a folder a link names', () => {
+    expect(problem({ 'a/b/x': 'c/d/../../../y' })).toBeNull();
+    expect(problem({ 'a/b/x': 'c/d/../../../../y' })).toBeNull();
+    expect(problem({ 'a/b/x': 'c/../../../../y' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+    expect(problem({ 'a/x': 'b/./../../y', 'a/b/l': '.' })).toBeNull();
+    expect(problem({ 'a/x': 'b/l/../../..', 'a/b/l': '.' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+  });
+
+  it('a link that is not in the set has no problem', () => {
+    const checker = new SymlinkChecker(new Map([['a', '/etc']]));
+    expect(checker.check('b')).toBeNull();
+    expect(checker.check('a')?.check).toBe('SYMLINK_ABSOLUTE');
+  });
+
+  it('counts UTF-8 bytes of a target only as far as it must', () => {
+    expect(longerThanUtf8('', 0)).toBe(false);
+    expect(longerThanUtf8('a', 0)).toBe(true);
+    expect(longerThanUtf8('\u07ff'.repeat(3), 6)).toBe(false);
+    expect(longerThanUtf8('\u0800'.repeat(2), 5)).toBe(true);
+    expect(longerThanUtf8(`${'\u007f'.repeat(4)}\u0080`, 6)).toBe(false);
+  });
+});
+
+describe('tree checks: the rules at their edges (killed mutants of issue 26)', () => {
+  const problem = (links: Record<string, string>) => checkSymlinkTargets(new Map(Object.entries(links)));
+  const gitmodules = (n: string) => isDotGitmodules(n, enc.encode(n));
+
+  it('a one-digit mode is a mode, judged as one', () => {
+    expect(check([['7', 'a']])?.check).toBe('BAD_FILEMODE');
+  });
+
+  it('a zero-padded tree mode sorts as a tree', () => {
+    expect(
+      check([
+        ['040000', 'a'],
+        ['100644', 'a.c'],
+      ])?.check,
+    ).toBe('TREE_NOT_SORTED');
+    expect(
+      check([
+        ['100644', 'a.c'],
+        ['040000', 'a'],
+      ]),
+    ).toBeNull();
+  });
+
+  it('"git~N" only as the whole name', () => {
+    expect(isDotGit('xgit~1')).toBe(false);
+  });
+
+  it('NTFS short names of .gitmodules: "gitmod~1" to "~4", then the hashed "gi7eb" ones, as git (path.c)', () => {
+    for (const n of ['gitmod~1', 'gitmod~4', 'gi7eb~19', 'gi7eb~10', 'gi7eb~91', 'gi~12345', 'GI7EBA~1.. ']) {
+      expect([n, gitmodules(n)]).toEqual([n, true]);
+    }
+    for (const n of [
+      'gitmod~0',
+      'gitmod-1',
+      'xitmod~1',
+      'xgitmodules',
+      'gi7eb~1',
+      'gi~1',
+      'gi7eb~1a',
+      'gi7eb~1/',
+      'gi7eb~1:',
+      'gi7eb~01',
+      'gi7eb~:1',
+      'gi7ebaX~',
+    ]) {
+      expect([n, gitmodules(n)]).toEqual([n, false]);
+    }
+  });
+
+  it('"." and "" parts of a target stay where they are', () => {
+    expect(problem({ 'a/x': './../..' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+    expect(problem({ 'a/x': '..//..' })?.check).toBe('SYMLINK_LEAVES_WORKTREE');
+  });
+
+  it('below a folder no link names, a name is not the link of the folder above', () => {
+    // "q/l" is not "d/l": climbing back from q ends in d, then the root, inside.
+    expect(problem({ 'd/l': '..', 'd/y': 'q/l/../../..' })).toBeNull();
+  });
+
+  it('only a drive letter first is absolute', () => {
+    expect(problem({ x: 'ab:c' })).toBeNull();
+  });
+
+  it('counts UTF-8 bytes at each width boundary, a surrogate pair as four', () => {
+    expect(longerThanUtf8(`${'\u007f'.repeat(4)}\u0080`, 5)).toBe(true);
+    expect(longerThanUtf8('\ud800\udc00', 4)).toBe(false);
+    expect(longerThanUtf8('\ud800\udc00', 3)).toBe(true);
+    expect(longerThanUtf8('\udbff\udfff', 4)).toBe(false);
+    expect(longerThanUtf8('\ue000'.repeat(2), 5)).toBe(true);
   });
 });

@@ -128,7 +128,7 @@ export function checkTree(
       return done();
     }
     const space = bytes.indexOf(SPACE, at);
-    const nul = space === -1 ? -1 : bytes.indexOf(NUL, space + 1);
+    const nul = bytes.indexOf(NUL, space + 1);
     if (space === -1 || nul === -1 || nul + 21 > bytes.length) {
       report('BAD_TREE', '', `The tree ends inside an entry (at byte ${at} of ${bytes.length}).`);
       return done();

@@ -409,3 +409,115 @@ describe('ProgressParser', () => {
     expect(parse('error: 3 objects are missing\n')[0].progress).toBeNull();
   });
 });
+
+describe('parseFetchResponse: each rule at its edge, and what it says', () => {
+  const oid = 'a'.repeat(40);
+
+  it('reads unshallow lines, and refuses lines that only look like shallow-info or acknowledgments', async () => {
+    const list = await events(
+      packets(
+        'shallow-info\n',
+        `shallow ${oid}\n`,
+        `unshallow ${'b'.repeat(40)}\n`,
+        DELIM_PKT,
+        'packfile\n',
+        FLUSH_PKT,
+      ),
+    );
+    expect(list).toEqual([{ type: 'shallow-info', shallow: [oid], unshallow: ['b'.repeat(40)] }]);
+    for (const [section, line] of [
+      ['shallow-info', `shallox ${oid}`],
+      ['shallow-info', `unshallox ${oid}`],
+      ['acknowledgments', `ACX ${oid}`],
+      ['wanted-refs', `${oid}x`],
+      ['packfile-uris', `${oid}x`],
+    ]) {
+      const error = await failure(packets(`${section}\n`, `${line}\n`, DELIM_PKT, 'packfile\n', FLUSH_PKT));
+      expect([line, error.message]).toEqual([
+        line,
+        `The server sent ${JSON.stringify(line)} in the "${section}" section of its fetch response, which does not fit there`,
+      ]);
+    }
+  });
+
+  it('refuses a section sent twice, saying the order', async () => {
+    const error = await failure(
+      packets('acknowledgments\n', 'ready\n', DELIM_PKT, 'acknowledgments\n', 'ready\n', DELIM_PKT),
+    );
+    expect(error.message).toBe(
+      'The server sent the "acknowledgments" section after "acknowledgments"; the protocol orders sections as ' +
+        'acknowledgments, shallow-info, wanted-refs, packfile-uris, packfile',
+    );
+  });
+
+  it("an ERR line where a section header belongs is the server's message", async () => {
+    expect(await failure(packets('ERR no such ref'))).toMatchObject({
+      remoteMessage: 'no such ref',
+      channel: 'err-packet',
+    });
+  });
+
+  it('a section other than acknowledgments never counts as "ready"', async () => {
+    expect((await failure(packets('wanted-refs\n', `${oid} refs/heads/x\n`, FLUSH_PKT))).message).toBe(
+      'The server ended its response after the "wanted-refs" section without sending a packfile',
+    );
+  });
+
+  it('says whether the pack or the response before it was cut off', async () => {
+    expect((await failure(packets('packfile\n', band(1, 'PACK')))).message).toBe(
+      'The pack download stopped before the server finished sending it: the connection was probably cut; try again',
+    );
+    expect((await failure(packets('shallow-info\n'))).message).toBe(
+      'The fetch response ended before the server finished it: the connection was probably cut; try again',
+    );
+  });
+});
+
+describe('ProgressParser at its edges', () => {
+  it('skips lines of spaces only, ended or not', () => {
+    const parser = new ProgressParser();
+    expect(parser.push('   \r  \n')).toEqual([]);
+    expect(parser.push('  ')).toEqual([]);
+    expect(parser.end()).toEqual([]);
+  });
+
+  it('a last line without its end is not done, unless it says ", done."', () => {
+    const parser = new ProgressParser();
+    parser.push('Counting objects: 5');
+    expect(parser.end()).toEqual([
+      { text: 'Counting objects: 5', progress: { phase: 'Counting objects', loaded: 5, done: false } },
+    ]);
+    expect(new ProgressParser().push('Counting objects: 100% (5/5), done.\r')).toEqual([
+      {
+        text: 'Counting objects: 100% (5/5), done.',
+        progress: { phase: 'Counting objects', loaded: 5, total: 5, done: true },
+      },
+    ]);
+  });
+
+  it('a CR-ended update is done when it ends in ", done.", after its throughput', () => {
+    const [line] = new ProgressParser().push('Receiving objects: 100% (5/5), 1.00 MiB | 2.00 MiB/s, done.\r');
+    expect(line.progress).toEqual({ phase: 'Receiving objects', loaded: 5, total: 5, done: true });
+  });
+
+  it('counts toward the cap only the unfinished line, across pieces', () => {
+    const parser = new ProgressParser(10);
+    expect(parser.push('abcdefgh\nxy')).toHaveLength(1);
+    expect(parser.push('z\n')).toEqual([{ text: 'xyz', progress: null }]);
+    const split = new ProgressParser(10);
+    split.push('abcdef');
+    let caught: unknown;
+    try {
+      split.push('ghijk\n');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      limit: 'maxProgressLineBytes',
+      message:
+        'The server sent more than 10 characters of progress text without a line end (maxProgressLineBytes): no ' +
+        'git server does that; the server may be hostile',
+    });
+  });
+});

@@ -85,7 +85,9 @@ export async function* parseFetchResponse(
         continue;
       }
       if (packet.type === 'flush') {
-        for (const line of progress.push(progressText.decode())) yield { type: 'progress', ...line };
+        // What the decoder still holds is the start of a character (U+FFFD now), never a line end: it joins
+        // the last line, which end() gives.
+        progress.push(progressText.decode());
         for (const line of progress.end()) yield { type: 'progress', ...line };
         return;
       }

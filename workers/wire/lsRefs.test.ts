@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteError, WireError } from './errors.ts';
 import { buildLsRefsRequest, parseLsRefsResponse, requireAskedRefs } from './lsRefs.ts';
-import { concatBytes, encodePktLine, FLUSH_PKT, type Packet, PktLineDecoder, packetText } from './pktLine.ts';
+import {
+  concatBytes,
+  DELIM_PKT,
+  encodePktLine,
+  FLUSH_PKT,
+  type Packet,
+  PktLineDecoder,
+  packetText,
+} from './pktLine.ts';
 import { createGitOracle, type FixtureRepos, type GitOracle, makeFixtureRepos } from './testing/realGit.ts';
 
 let oracle: GitOracle;
@@ -175,5 +183,46 @@ describe('requireAskedRefs', () => {
     expect(err).toBeInstanceOf(WireError);
     expect((err as WireError).code).toBe('PROTOCOL_UNEXPECTED');
     expect((err as WireError).message).toContain('"refs/heads/main", "refs/tags/v0"');
+  });
+});
+
+describe('parseLsRefsResponse: what each refusal says', () => {
+  const oid = 'b'.repeat(40);
+  const error = (...parts: Uint8Array[]): unknown => {
+    try {
+      parseLsRefsResponse(decode(concatBytes(parts)));
+    } catch (e) {
+      return e;
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('a line that is not a ref, a malformed peeled id', () => {
+    expect(error(encodePktLine('hello\n'), FLUSH_PKT)).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message: 'The server sent the ls-refs line "hello", which is not "<oid> <refname> [attributes]"',
+    });
+    expect(error(encodePktLine(`${oid} refs/tags/t peeled:x\n`), FLUSH_PKT)).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message: `The server sent the ls-refs line "${oid} refs/tags/t peeled:x", whose peeled object id is malformed`,
+    });
+  });
+
+  it('a special packet among the refs, or after the flush; no flush at all; an ERR line', () => {
+    expect(error(encodePktLine(`${oid} refs/heads/x\n`), DELIM_PKT, FLUSH_PKT)).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message:
+        'The server sent a delimiter packet (0001) in the ls-refs response, where only ref lines and a flush belong',
+    });
+    expect(error(FLUSH_PKT, FLUSH_PKT)).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message: 'The server sent a flush packet (0000) after the end of its ls-refs response',
+    });
+    expect(error(encodePktLine(`${oid} refs/heads/x\n`))).toMatchObject({
+      code: 'RESPONSE_TRUNCATED',
+      message:
+        'The ls-refs response ended before its final flush packet: the response was cut short; try again',
+    });
+    expect(error(encodePktLine('ERR denied\n'), FLUSH_PKT)).toMatchObject({ channel: 'err-packet' });
   });
 });

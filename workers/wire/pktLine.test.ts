@@ -7,11 +7,13 @@ import {
   encodePktLine,
   errPacketMessage,
   FLUSH_PKT,
+  infoRefsCap,
   MAX_PKT_LINE_DATA,
   type Packet,
   PktLineDecoder,
   packetText,
   RESPONSE_END_PKT,
+  readAllCapped,
   readPackets,
 } from './pktLine.ts';
 import { asStream, collect, pseudoRandomBytes, splitAt } from './testing/realGit.ts';
@@ -348,5 +350,212 @@ describe('packet helpers', () => {
   it('describePacket names packets for error messages', () => {
     expect(describePacket({ type: 'flush' })).toBe('a flush packet (0000)');
     expect(describePacket({ type: 'data', data: ascii('version 2\n') })).toBe('the line "version 2"');
+  });
+});
+
+describe('pkt-line lengths and messages, byte by byte', () => {
+  it('takes exactly the hex digits of either case as a length digit, as git does', () => {
+    for (let byte = 0; byte < 256; byte++) {
+      const char = String.fromCharCode(byte);
+      const header = concatBytes([ascii('001'), Uint8Array.of(byte)]);
+      if (/^[0-9a-fA-F]$/.test(char)) {
+        const length = 16 + Number.parseInt(char, 16);
+        const packets = decodeAll([header, new Uint8Array(length - 4)]);
+        expect([byte, packets.length, packets[0].type === 'data' && packets[0].data.length]).toEqual([
+          byte,
+          1,
+          length - 4,
+        ]);
+      } else {
+        const error = decodeError(concatBytes([header, new Uint8Array(40)]));
+        expect([byte, error.byteOffset, error.message]).toEqual([
+          byte,
+          0,
+          expect.stringContaining('is not a hexadecimal number'),
+        ]);
+      }
+    }
+  });
+
+  it('quotes the bad length printable, escaping control bytes, DEL and the quote mark', () => {
+    expect(decodeError(Uint8Array.of(0x1f, 0x20, 0x7e, 0x7f)).message).toContain('length "\\x1f ~\\x7f" at');
+    expect(decodeError(Uint8Array.of(0x22, 0x05, 0x30, 0xff)).message).toContain(
+      'length "\\x22\\x050\\xff" at',
+    );
+  });
+
+  it('says a stream cut inside a length was cut there, with how many length bytes came', () => {
+    const decoder = new PktLineDecoder();
+    decoder.push(concatBytes([FLUSH_PKT, ascii('00')]));
+    expect(() => decoder.end()).toThrow(
+      'The response ended inside a pkt-line length at byte 4 (2 of 4 length bytes received): the ' +
+        'connection was probably cut short; try again',
+    );
+  });
+
+  it('says a stream cut right after a whole length was cut inside the packet', () => {
+    const decoder = new PktLineDecoder();
+    decoder.push(concatBytes([FLUSH_PKT, ascii('000a')]));
+    let caught: unknown;
+    try {
+      decoder.end();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toMatchObject({
+      code: 'PKT_LINE_TRUNCATED',
+      byteOffset: 4,
+      message:
+        'The response ended inside a pkt-line at byte 4: 4 of its 10 bytes arrived. The connection was ' +
+        'probably cut short; try again',
+    });
+  });
+
+  it('says why it cannot encode an empty or an oversized line', () => {
+    expect(() => encodePktLine('')).toThrow('Cannot encode an empty pkt-line: 0004 is not valid on the wire');
+    expect(() => encodePktLine(new Uint8Array(MAX_PKT_LINE_DATA + 1))).toThrow(
+      `Cannot encode a pkt-line of ${MAX_PKT_LINE_DATA + 1} bytes: one line carries at most ${MAX_PKT_LINE_DATA}`,
+    );
+  });
+});
+
+describe('keepUnread (lent chunks)', () => {
+  it('keeps the unread start of a packet that already spans two pushed chunks', () => {
+    const decoder = new PktLineDecoder();
+    // The first chunk is partly read (one whole packet), the second holds the next packet's middle.
+    const first = ascii('0005a0009ab');
+    const second = ascii('c');
+    expect(normalise(decoder.push(first))).toEqual([{ type: 'data', data: [0x61] }]);
+    expect(decoder.push(second)).toEqual([]);
+    decoder.keepUnread();
+    // Their source reads the next bytes into the same memory.
+    first.fill(0x7a);
+    second.fill(0x7a);
+    expect(normalise(decoder.push(ascii('de')))).toEqual([
+      { type: 'data', data: Array.from(ascii('abcde')) },
+    ]);
+    decoder.end();
+  });
+
+  it('detaches a lent packet that spanned chunks once the next one is assembled, never overwriting it', () => {
+    const decoder = new PktLineDecoder();
+    decoder.push(ascii('0008ab'));
+    decoder.keepUnread();
+    const [kept] = decoder.push(ascii('cd0008w'));
+    expect(kept.type === 'data' && Array.from(kept.data)).toEqual(Array.from(ascii('abcd')));
+    decoder.keepUnread();
+    const [next] = decoder.push(ascii('xyz'));
+    expect(next.type === 'data' && Array.from(next.data)).toEqual(Array.from(ascii('wxyz')));
+    // Read as empty, not as "wxyz": a consumer that kept it too long sees nothing rather than other bytes.
+    expect(kept.type === 'data' && kept.data.length).toBe(0);
+  });
+});
+
+describe('readPackets and readAllCapped, at their caps', () => {
+  const body = concatBytes([encodePktLine('abc\n'), encodePktLine('de\n'), FLUSH_PKT]);
+
+  it('reads a body of exactly the cap, and refuses one byte more naming the setting', async () => {
+    const cap = { maxBytes: body.length, limit: 'maxLsRefsBytes', what: 'ls-refs answer' };
+    expect(await collect(readPackets(asStream(splitAt(body, [5, 9])), cap))).toHaveLength(3);
+    await expect(collect(readPackets(asStream([body, FLUSH_PKT]), cap))).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      limit: 'maxLsRefsBytes',
+    });
+  });
+
+  it('readAllCapped joins the chunks of a body of exactly the cap', async () => {
+    const cap = infoRefsCap(body.length);
+    expect(await readAllCapped(asStream(splitAt(body, [3, 4, 11])), cap)).toEqual(body);
+  });
+
+  it('readAllCapped refuses the info/refs byte past the cap without reading the rest', async () => {
+    let pulled = 0;
+    async function* chunks() {
+      for (let i = 0; i < 1000; i++) {
+        pulled++;
+        yield Uint8Array.of(0x30);
+      }
+    }
+    let caught: unknown;
+    try {
+      await readAllCapped(chunks(), infoRefsCap(10));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(WireError);
+    expect(caught).toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      limit: 'maxInfoRefsBytes',
+      message:
+        "The server's ref advertisement (info/refs) is larger than 10 bytes (maxInfoRefsBytes); nothing was " +
+        'stored. If the repository really has that many refs, raise the limit in the clone options',
+    });
+    expect(pulled).toBe(11);
+  });
+
+  // Safari's ReadableStream is not async iterable: readPackets reads it with a reader.
+  function readerOnly(stream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    return { getReader: () => stream.getReader() } as unknown as ReadableStream<Uint8Array>;
+  }
+
+  it('reads a stream that is not async iterable with its reader, and releases it at the end', async () => {
+    const chunks = splitAt(representative, [1, 2, 3, 1000]);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    expect(normalise(await collect(readPackets(readerOnly(stream))))).toEqual(
+      normalise(decodeAll([representative])),
+    );
+    expect(stream.locked).toBe(false);
+  });
+
+  it('cancels a stream read with its reader when the consumer stops early, not when it ends', async () => {
+    let cancelled = 0;
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(encodePktLine('line\n'));
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+    for await (const packet of readPackets(readerOnly(endless))) {
+      expect(packet.type).toBe('data');
+      break;
+    }
+    expect([cancelled, endless.locked]).toEqual([1, false]);
+
+    const finite = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 2) controller.enqueue(encodePktLine('line\n'));
+        else controller.close();
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+    expect(await collect(readPackets(readerOnly(finite)))).toHaveLength(2);
+    expect(cancelled).toBe(1);
+  });
+});
+
+describe('packet helpers, at their edges', () => {
+  it('errPacketMessage wants "ERR " exactly: each of its four bytes, and nothing after it is fine', () => {
+    expect(errPacketMessage({ type: 'data', data: ascii('ERR ') })).toBe('');
+    for (const text of ['ERR', 'XRR x', 'EXR x', 'ERX x', 'ERRx', 'err x']) {
+      expect([text, errPacketMessage({ type: 'data', data: ascii(text) })]).toEqual([text, null]);
+    }
+  });
+
+  it('describePacket names every special packet and cuts a long line at 80 characters', () => {
+    expect(describePacket({ type: 'delim' })).toBe('a delimiter packet (0001)');
+    expect(describePacket({ type: 'response-end' })).toBe('a response-end packet (0002)');
+    const eighty = 'x'.repeat(80);
+    expect(describePacket({ type: 'data', data: ascii(`${eighty}\n`) })).toBe(`the line "${eighty}"`);
+    expect(describePacket({ type: 'data', data: ascii(`${eighty}yz`) })).toBe(`the line "${eighty}…"`);
   });
 });

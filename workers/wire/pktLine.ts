@@ -268,10 +268,11 @@ export function encodePktLine(data: string | Uint8Array): Uint8Array {
   }
   const out = new Uint8Array(payload.length + HEADER_LENGTH);
   const length = payload.length + HEADER_LENGTH;
+  // The payload first: a header loop that ran one digit too far would show, overwriting its first byte.
+  out.set(payload, HEADER_LENGTH);
   for (let i = 0; i < HEADER_LENGTH; i++) {
     out[i] = HEX_DIGITS.charCodeAt((length >> (4 * (HEADER_LENGTH - 1 - i))) & 0xf);
   }
-  out.set(payload, HEADER_LENGTH);
   return out;
 }
 
@@ -367,19 +368,16 @@ async function* chunksOf(
     return;
   }
   const reader = (stream as ReadableStream<Uint8Array>).getReader();
-  let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) {
-        finished = true;
-        return;
-      }
+      if (done) return;
       yield value;
     }
   } finally {
-    // Stopped early (consumer returned or threw): cancel so the body stops downloading.
-    if (!finished) await reader.cancel().catch(() => {});
+    // Stopped early (consumer returned or threw): cancel so the body stops downloading. Cancelling a stream
+    // that has ended does nothing (Streams: ReadableStreamCancel of a closed stream), so no flag says which.
+    await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
 }
@@ -389,7 +387,10 @@ async function* chunksOf(
  * pkt-lines with non-binary data the same whether or not they contain the trailing LF".
  */
 export function packetText(packet: DataPacket): string {
-  const { data } = packet;
+  return lineText(packet.data);
+}
+
+function lineText(data: Uint8Array): string {
   const end = data.length > 0 && data[data.length - 1] === 0x0a ? data.length - 1 : data.length;
   return textDecoder.decode(data.subarray(0, end));
 }
@@ -404,7 +405,7 @@ export function errPacketMessage(packet: Packet): string | null {
   if (data.length < 4 || data[0] !== 0x45 || data[1] !== 0x52 || data[2] !== 0x52 || data[3] !== 0x20) {
     return null;
   }
-  return packetText({ type: 'data', data: data.subarray(4) });
+  return lineText(data.subarray(4));
 }
 
 /** A short human description of a packet for error messages: `flush packet (0000)`, `"ls-refs=unborn"`. */
