@@ -4,6 +4,7 @@ import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
 import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
+import { warmUpForClone } from '../warmUpForClone.ts';
 import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
 
@@ -80,7 +81,12 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
             required
             placeholder="https://example.com/owner/repo.git, github.com/owner/repo or owner/repo"
             value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
+            // A clone is likely: the ingester warms up while the URL is pasted (once per worker).
+            onFocus={() => void warmUpForClone(gitClient)}
+            onInput={(e) => {
+              setUrl(e.currentTarget.value);
+              void warmUpForClone(gitClient);
+            }}
             disabled={busy}
           />
         </label>

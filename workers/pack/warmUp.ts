@@ -121,6 +121,8 @@ export async function warmUpPack(): Promise<Uint8Array> {
  * worker are answered meanwhile; stops (ABORTED) as soon as `signal` says an operation began.
  */
 export async function warmUpIngester(rounds: number, signal?: AbortSignal): Promise<void> {
+  // No rounds: nothing at all, not even the pack (building it runs deflate and SHA-1, a warm-up of its own).
+  if (rounds <= 0) return;
   const pack = await warmUpPack();
   for (let round = 0; round < rounds; round++) {
     const ingester = await PackIngester.create({ signal });
