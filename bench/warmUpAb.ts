@@ -130,9 +130,7 @@ async function main() {
         load.push(loadavg()[0]);
       }
     }
-    const table: string[] = [
-      '| size | cell | clone without blobs, ms (median; runs) | warm-up at page load, ms |',
-    ];
+    const table: string[] = ['| size | cell | clone without blobs, ms (median; runs) | warm-up alone, ms |'];
     table.push('| --- | --- | --- | --- |');
     for (const size of sizes) {
       for (const n of [...rounds, null]) {

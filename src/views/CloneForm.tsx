@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CloneResult } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
@@ -26,6 +26,10 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [done, setDone] = useState<CloneResult | null>(null);
   const controller = useRef<AbortController | null>(null);
   const online = useOnline();
+  // A link that fills the form (`?clone=`) is a clone on its way, as the field taken is.
+  useEffect(() => {
+    if (params.has('clone')) void warmUpForClone(gitClient);
+  }, []);
 
   async function submit(e: Event) {
     e.preventDefault();
