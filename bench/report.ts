@@ -84,7 +84,7 @@ export interface ProfileSample {
    * registry opened in IndexedDB (created, in a fresh profile) and the storage checked.
    */
   firstCall: number;
-  /** The ingester's warm-up (api.warmUp, the last start-up call), from the start-up calls to its end. */
+  /** The ingester's warm-up (engine.warmUp, asked when the clone form's URL field is taken), call to end. */
   warmUp: number;
   /** Whether the warm-up ran to its end (else an operation stopped it). */
   warmUpDone: boolean;

@@ -630,6 +630,8 @@ async function measureBlobless(
     profile.heap.reset();
     await page.evaluate(() => window.bench.mainThreadLongTasks());
     let cloned: { repoId: string; ref: string } | undefined;
+    // As a person: the URL field taken (the warm-up starts and ends), then the clone.
+    await page.evaluate(() => window.bench.cloneFieldFocused());
     cloneNoBlobs = await phase('cloneNoBlobs', async () => {
       const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
       cloned = t;
@@ -717,6 +719,7 @@ async function measureBlobless(
   if (!opts.skip.has('firstView')) {
     const first = await openFreshProfile(pages.bench);
     try {
+      await first.page.evaluate(() => window.bench.cloneFieldFocused());
       firstView = await phase('firstView', () =>
         first.page.evaluate((url) => window.bench.bloblessFirstView(url), repo.relayed),
       );
@@ -775,7 +778,7 @@ async function readProfile(
     pageLoad: startup.moduleStartMs,
     workerStart: workerEvaluatedMs === null ? null : workerEvaluatedMs - startup.workerCreatedMs,
     firstCall: startup.firstCallAnsweredMs - startup.firstCallSentMs,
-    warmUp: startup.warmUpMs,
+    warmUp: startup.warmUpMs ?? 0,
     warmUpDone: startup.warmUpOutcome === 'done',
     steps: worker.measures
       .filter(([name]) => name.startsWith(`blobless:${op}:`))

@@ -37,5 +37,9 @@ test('the app makes exactly the start-up calls of src/startup.ts, in order, as t
   await expect(page.getByText('No repositories yet')).toBeVisible();
   await expect(page.locator('body[data-storage-checked="true"]')).toHaveCount(1);
   expect(await page.evaluate(() => window.__blobless_calls)).toEqual([...STARTUP_CALLS]);
+  // The warm-up waits for a sign of a clone (docs/decisions/warm-up.md): the URL field taken, once.
+  await page.getByTestId('clone-url').focus();
+  await page.getByTestId('clone-url').fill('owner/repo');
+  await expect.poll(() => page.evaluate(() => window.__blobless_calls)).toEqual([...STARTUP_CALLS, 'warmUp']);
   await context.close();
 });

@@ -8,8 +8,5 @@ export const gitClient = wrapEngine(
   new Worker(new URL('../workers/git.worker.ts', import.meta.url), { type: 'module', name: 'git' }),
 );
 
-/**
- * This page load's start-up calls (startup.ts), made as soon as the worker exists; views take their answers.
- * The last is the ingester's warm-up, which a clone started first stops.
- */
+/** This page load's start-up calls (startup.ts), made as soon as the worker exists; views take their answers. */
 export const startup = startUp(gitClient);

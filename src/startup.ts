@@ -3,11 +3,12 @@ import type { Engine } from '../workers/engine/client.ts';
 /**
  * The calls every page load of the app makes to its git worker, in this order, before the person does
  * anything: the storage check (RepairNotice), the channel of other tabs' events (repoActivity), the stored
- * repositories (Home), then the ingester's warm-up. The benchmark page makes its start-up through
+ * repositories (Home). The ingester's warm-up is not one of them: it waits for a sign of a clone
+ * (warmUpForClone.ts, docs/decisions/warm-up.md). The benchmark page makes its start-up through
  * `startUp` too, so what it measures is what the app's start-up leaves; e2e/startup.spec.ts records what
  * the built app sends through the worker boundary at page load and checks it is exactly this list.
  */
-export const STARTUP_CALLS = ['startupRepair', 'repoEvents', 'listRepos', 'warmUp'] as const;
+export const STARTUP_CALLS = ['startupRepair', 'repoEvents', 'listRepos'] as const;
 
 export type StartupCall = (typeof STARTUP_CALLS)[number];
 

@@ -94,9 +94,9 @@ export interface StartupTimes {
    */
   firstCallSentMs: number;
   firstCallAnsweredMs: number;
-  /** The ingester's warm-up (the last start-up call): from the start-up calls to its end, done or stopped. */
-  warmUpMs: number;
-  warmUpOutcome: 'done' | 'stopped';
+  /** The ingester's warm-up (cloneFieldFocused), from its call to its end, done or stopped; null if not asked. */
+  warmUpMs: number | null;
+  warmUpOutcome: 'done' | 'stopped' | null;
   /** The page's `performance.timeOrigin`, to place the worker's own clock beside the page's. */
   timeOrigin: number;
 }
@@ -111,6 +111,11 @@ export interface IsogitTiming {
 export interface BenchPage {
   ready(): Promise<PageReady>;
   startupTimes(): Promise<StartupTimes>;
+  /**
+   * The person puts the URL in the clone form: the app warms the ingester up then (src/warmUpForClone.ts).
+   * Resolves when the warm-up is done, as after the seconds a person takes to paste and press Enter.
+   */
+  cloneFieldFocused(): Promise<{ ms: number; outcome: 'done' | 'stopped' }>;
   bloblessFirstView(url: string): Promise<FirstViewTiming>;
   bloblessClone(url: string): Promise<BloblessCloneTiming>;
   bloblessCheckout(repoId: string, ref: string): Promise<Timing>;

@@ -1,9 +1,10 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CloneResult } from '../../workers/engine/index.ts';
 import { cloneAndCheckout, type FlowProgress } from '../cloneFlow.ts';
 import { type BloblessError, gitClient } from '../gitClient.ts';
 import { useOnline } from '../online.ts';
 import { navigate } from '../route.ts';
+import { warmUpForClone } from '../warmUpForClone.ts';
 import { CloneError } from './CloneError.tsx';
 import { CloneProgress } from './CloneProgress.tsx';
 
@@ -25,6 +26,10 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
   const [done, setDone] = useState<CloneResult | null>(null);
   const controller = useRef<AbortController | null>(null);
   const online = useOnline();
+  // A link that fills the form (`?clone=`) is a clone on its way, as the field taken is.
+  useEffect(() => {
+    if (params.has('clone')) void warmUpForClone(gitClient);
+  }, []);
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -80,7 +85,12 @@ export function CloneForm({ onCloned }: { onCloned: () => void }) {
             required
             placeholder="https://example.com/owner/repo.git, github.com/owner/repo or owner/repo"
             value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
+            // A clone is likely: the ingester warms up while the URL is pasted (once per worker).
+            onFocus={() => void warmUpForClone(gitClient)}
+            onInput={(e) => {
+              setUrl(e.currentTarget.value);
+              void warmUpForClone(gitClient);
+            }}
             disabled={busy}
           />
         </label>

@@ -341,8 +341,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     async repoEvents() {
       return { channel: store.names.eventsChannel, origin: store.locks.origin };
     },
-    warmUp() {
-      return warmUp.once();
+    warmUp(args = {}) {
+      return warmUp.once(args.rounds);
     },
     repo(id) {
       let handle = handles.get(id);

@@ -194,9 +194,10 @@ export interface Engine {
   repoEvents(): Promise<RepoEventsChannel>;
   /**
    * Warms the pack ingester up (page load), so the first clone does not run it cold; any operation that
-   * starts stops it. Resolves when done or stopped.
+   * starts stops it. Resolves when done or stopped. `rounds` is the bench's knob (docs/decisions/warm-up.md);
+   * the app leaves it to the engine.
    */
-  warmUp(): Promise<'done' | 'stopped'>;
+  warmUp(args?: { rounds?: number }): Promise<'done' | 'stopped'>;
   /** A stored repo, by id: its operations. Cheap; the same object per id until disposed. */
   repo(id: string): Repo;
   /** Stores what is pending and frees everything this engine keeps: caches, file systems, credentials. */

@@ -1,7 +1,7 @@
 // Warming the ingester before the first clone. A fresh browser profile runs the inflater, the delta code
-// and the hashing cold: about a quarter of a first clone of medium.git (docs/decisions/warm-up.md). So the
-// worker ingests a synthetic pack of tree-like objects and delta chains at page load, in slices that an
-// operation stops (`signal`), and V8 has compiled the hot paths by then.
+// and the hashing cold, a measurable part of a first clone (docs/decisions/warm-up.md, with its figures).
+// So when a clone is likely the worker ingests a synthetic pack of tree-like objects and delta chains, in
+// slices that an operation stops (`signal`), and V8 has compiled the hot paths by then.
 
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
@@ -121,6 +121,8 @@ export async function warmUpPack(): Promise<Uint8Array> {
  * worker are answered meanwhile; stops (ABORTED) as soon as `signal` says an operation began.
  */
 export async function warmUpIngester(rounds: number, signal?: AbortSignal): Promise<void> {
+  // No rounds: nothing at all, not even the pack (building it runs deflate and SHA-1, a warm-up of its own).
+  if (rounds <= 0) return;
   const pack = await warmUpPack();
   for (let round = 0; round < rounds; round++) {
     const ingester = await PackIngester.create({ signal });

