@@ -33,7 +33,7 @@ describe('the engine counts as foreground', () => {
     expect(await tracked(() => repo.commitGraphStatus())).toBe(0);
   });
 
-  it('not the listing of repos, which the page does while the warm-up runs', async () => {
+  it('not the listing of repos, which the home page makes while a warm-up may run', async () => {
     expect(await tracked(() => engine.listRepos())).toBe(0);
   });
 });

@@ -3,7 +3,7 @@ import { STARTUP_CALLS, startUp } from '../../src/startup.ts';
 import { warmUpForClone } from '../../src/warmUpForClone.ts';
 import { type Engine, wrapEngine } from '../../workers/engine/client.ts';
 import { engineCallName } from '../../workers/engine/remote.ts';
-import type { BenchPage, UpcomingOperation } from './benchPage.ts';
+import type { BenchPage } from './benchPage.ts';
 import type { IsogitWorkerApi } from './isogit.worker.ts';
 
 const moduleStartMs = performance.now();
