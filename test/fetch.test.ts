@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GITDIR } from '../workers/store/repoFs.ts';
+import { exportAsDotGit } from './support/cloneOracle.ts';
 import { testEngine } from './support/engine.ts';
-import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
 import { looseRefNames, lsRemoteAsFetched, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
 import { failure, packFiles, trackingRefs } from './support/repoChecks.ts';
@@ -29,17 +29,7 @@ afterAll(async () => {
   await served?.close();
 });
 
-let exported = 0;
-async function exportRepo(repoId: string): Promise<string> {
-  const dir = join(tmp(), `export-${exported++}`);
-  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dir, '.git'));
-  return dir;
-}
-
-function serverBytes(name: string): number {
-  const s = served.server.stats(name);
-  return s.bytesSent + s.bytesReceived;
-}
+const exportRepo = (repoId: string) => exportAsDotGit(ctx, repoId, tmp());
 
 describe('fetch', () => {
   it('brings new commits, branches and the tags on them, then every tag when asked; the refs equal git ls-remote; git fsck passes', async () => {
@@ -91,7 +81,7 @@ describe('fetch', () => {
     expect(again.updated).toEqual([]);
     expect(again.requests).toBe(2);
     expect(await packFiles(ctx, repoId)).toEqual(packs);
-    expect(serverBytes('grow.git')).toBeLessThanOrEqual(2100);
+    expect(served.bytes('grow.git')).toBeLessThanOrEqual(2100);
   });
 
   it('writes the packed-refs git writes after each fetch: peeled lines, nested and moved annotated tags', async () => {

@@ -2,9 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TAG_LIST_MAX_AGE_MS } from '../workers/ops/sync/fetch.ts';
-import { GITDIR } from '../workers/store/repoFs.ts';
+import { exportAsDotGit } from './support/cloneOracle.ts';
 import { testEngine } from './support/engine.ts';
-import { exportDir } from './support/exportGitDir.ts';
 import { git } from './support/git.ts';
 import { looseRefNames, lsRemoteAsFetched, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
 import { startRelay } from './support/relay.ts';
@@ -25,18 +24,7 @@ afterAll(async () => {
   await served?.close();
 });
 
-let exported = 0;
-async function exportRepo(repoId: string): Promise<string> {
-  const dir = join(tmp(), `export-${exported++}`);
-  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dir, '.git'));
-  return dir;
-}
-
-/** Body bytes both ways, as the bench's no-op fetch cell counts a fetch. */
-function serverBytes(name: string): number {
-  const s = served.server.stats(name);
-  return s.bytesSent + s.bytesReceived;
-}
+const exportRepo = (repoId: string) => exportAsDotGit(ctx, repoId, tmp());
 
 const kinds = (result: { updated: { kind: string; name: string }[] }) =>
   result.updated.map((u) => `${u.kind} ${u.name}`).sort();
@@ -49,7 +37,7 @@ describe('fetch and tags', () => {
     const noop = await engine.repo(repoId).fetch();
     expect(noop.updated).toEqual([]);
     expect(noop.requests).toBe(2);
-    expect(serverBytes('tags.git')).toBeLessThanOrEqual(2100);
+    expect(served.bytes('tags.git')).toBeLessThanOrEqual(2100);
 
     // A release as a maintainer pushes it: a commit and its annotated tag together.
     const release = await commitOnServer(bare, {
@@ -64,7 +52,7 @@ describe('fetch and tags', () => {
     expect(fetched.objects.tag).toBe(1);
     // info/refs, ls-refs of the branches, the fetch, ls-refs of refs/tags/v11.0.0.
     expect(fetched.requests).toBe(4);
-    expect(serverBytes('tags.git')).toBeLessThanOrEqual(4096);
+    expect(served.bytes('tags.git')).toBeLessThanOrEqual(4096);
 
     // Tags added alone: an annotated one on an old commit, a lightweight one on the release. No pack brings
     // them; a routine fetch stays a no-op, and Fetch tags lists every tag.

@@ -64,6 +64,18 @@ export async function exportRepo(
   return dest;
 }
 
+let dotGitExports = 0;
+
+/**
+ * The repo's git directory copied out as the `.git` of a new folder under `scratch`, without a working tree:
+ * git runs in the folder returned. Each call makes a new folder, so a test can export the same repo twice.
+ */
+export async function exportAsDotGit(ctx: EngineContext, repoId: string, scratch: string): Promise<string> {
+  const dir = join(scratch, `export-${dotGitExports++}`);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, join(dir, '.git'));
+  return dir;
+}
+
 /** The repo's working tree with its git directory in `.git`, copied out for git: `git status` runs there. */
 export async function exportCheckout(
   ctx: EngineContext,

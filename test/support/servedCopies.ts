@@ -18,6 +18,8 @@ export interface ServedCopies {
   path(name: string): string;
   /** Copies fixture `fixture` (e.g. `basic.git`) to `name` on this server. */
   copy(fixture: string, name: string): Promise<string>;
+  /** Body bytes both ways for `name` since the server started, as the bench's no-op fetch cell counts a fetch. */
+  bytes(name: string): number;
   close(): Promise<void>;
 }
 
@@ -32,6 +34,10 @@ export async function serveCopies(options: Partial<GitServerOptions> = {}): Prom
     async copy(fixture, name) {
       await cp(join(fixturesDir, fixture), join(root, name), { recursive: true });
       return `${server.url}/${name}`;
+    },
+    bytes(name) {
+      const s = server.stats(name);
+      return s.bytesSent + s.bytesReceived;
     },
     async close() {
       await server.close();
