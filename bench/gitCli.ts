@@ -57,13 +57,14 @@ export async function scratch(prefix: string): Promise<{ dir: string; dispose():
 
 export interface GitPhases {
   /** Called before each phase, so the relay counts it under its own name. */
-  phase(name: 'cloneNoBlobs' | 'checkout' | 'fullClone'): void;
+  phase(name: 'cloneNoBlobs' | 'checkout' | 'fullClone' | 'noopFetch'): void;
 }
 
 export interface GitTimes {
   cloneNoBlobs: number;
   checkout: number;
   fullClone: number;
+  noopFetch: number;
 }
 
 /**
@@ -90,7 +91,11 @@ export async function measureGitCli(url: string, phases: GitPhases): Promise<Git
 
     phases.phase('fullClone');
     const full = await timeGit(['clone', url, join(work.dir, 'full')], { home });
-    return { cloneNoBlobs: clone.s, checkout: checkout.s, fullClone: full.s };
+
+    // Nothing moved: what checking the branches costs git. --no-tags, since its default lists every tag.
+    phases.phase('noopFetch');
+    const noop = await timeGit(['-C', join(work.dir, 'full'), 'fetch', '--no-tags', 'origin'], { home });
+    return { cloneNoBlobs: clone.s, checkout: checkout.s, fullClone: full.s, noopFetch: noop.s };
   } finally {
     await work.dispose();
   }

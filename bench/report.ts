@@ -45,7 +45,13 @@ export interface RunSample {
   order: string[];
   /** The history cells, unless skipped. */
   history?: HistorySample;
-  git?: { cloneNoBlobs: PhaseSample; checkout: PhaseSample; fullClone: PhaseSample };
+  git?: {
+    cloneNoBlobs: PhaseSample;
+    checkout: PhaseSample;
+    fullClone: PhaseSample;
+    /** `git fetch --no-tags` in the full clone, nothing having moved. Absent in results from before it. */
+    noopFetch?: PhaseSample;
+  };
   isogit?: { clone: PhaseSample; finished: boolean; error?: string; peakHeapMB: number | null };
   blobless?: {
     cloneNoBlobs: PhaseSample;
@@ -115,6 +121,10 @@ export interface RepoResult {
     fullClone_s: number | null;
     fullClone_bytes: number | null;
     fullClone_requests: number | null;
+    /** `git fetch --no-tags` with nothing moved: git's floor for checking the branches. */
+    noopFetch_s?: number | null;
+    noopFetch_bytes?: number | null;
+    noopFetch_requests?: number | null;
   } & Partial<GitHistoryCells>;
   isogit: {
     clone_s: number | null;
@@ -172,6 +182,8 @@ export interface RepoResult {
     isogitOverBlobless_firstView: number | null;
     /** The deep link's time to the repository shown over the git CLI's blob:none clone plus checkout. */
     deepLinkColdOverGit: number | null;
+    /** Blobless's no-op fetch bytes over `git fetch --no-tags`'s (tags followed vs none; both list the branches). */
+    noopFetchBytesOverGit?: number | null;
   } & Partial<HistoryRatios>;
   /** `--profile` only: each clone step's median ms over the runs. */
   profile?: {
@@ -269,6 +281,7 @@ export function summarize(
     clone: phaseMedians(samples.map((r) => r.git?.cloneNoBlobs)),
     checkout: phaseMedians(samples.map((r) => r.git?.checkout)),
     full: phaseMedians(samples.map((r) => r.git?.fullClone)),
+    noop: phaseMedians(samples.map((r) => r.git?.noopFetch)),
   };
   const iso = phaseMedians(samples.map((r) => r.isogit?.clone));
   const isoRuns = samples.filter((r) => r.isogit !== undefined);
@@ -314,6 +327,9 @@ export function summarize(
       fullClone_s: g.full.s,
       fullClone_bytes: g.full.bytes,
       fullClone_requests: g.full.requests,
+      noopFetch_s: g.noop.s,
+      noopFetch_bytes: g.noop.bytes,
+      noopFetch_requests: g.noop.requests,
       ...h?.git,
     },
     isogit: {
@@ -370,6 +386,7 @@ export function summarize(
       firstViewOverGit: ratio(b.firstView.s, sum(g.clone.s, g.checkout.s)),
       isogitOverBlobless_firstView: ratio(iso.s, b.firstView.s),
       deepLinkColdOverGit: ratio(b.deepLink.s, sum(g.clone.s, g.checkout.s)),
+      noopFetchBytesOverGit: ratio(b.fetch.bytes, g.noop.bytes),
       ...h?.ratios,
     },
     ...(profiles.length > 0
@@ -641,7 +658,15 @@ export function formatTable(results: RepoResult[]): string {
         `Blobless/git clone+checkout ${fmtRatio(ratios.deepLinkColdOverGit)}`,
         '',
       ],
-      ['', 'no-op fetch', '', cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests), '', '', ''],
+      [
+        '',
+        'no-op fetch (git: --no-tags)',
+        cell(g.noopFetch_s ?? null, g.noopFetch_bytes ?? null, g.noopFetch_requests ?? null),
+        cell(b.noopFetch_s, b.noopFetch_bytes, b.noopFetch_requests),
+        '',
+        `bytes Blobless/git ${fmtRatio(ratios.noopFetchBytesOverGit ?? null)}`,
+        '≤ 2.1 KB',
+      ],
       [
         '',
         `blame of ${r.file}, after opening it cold`,

@@ -46,13 +46,15 @@ const APP_DIR = join(ROOT, '.cache', 'bench-app');
 
 /**
  * The sizes: the fixture each one serves, how many runs, and isomorphic-git's time cap. `tags` (not in the
- * default run) is tags.git, 1,000 tags on 1,000 commits: what a no-op fetch costs on a long-lived project.
+ * default run) is tags.git, 1,000 tags on 1,000 commits: what a no-op fetch costs on a long-lived project;
+ * `tags50` the same with 50 branches.
  */
 const SIZES = {
   small: { repo: 'small-sized.git', runs: 3, isoCapS: 60 },
   medium: { repo: `${SIZED_PRESETS.medium.name}.git`, runs: 3, isoCapS: 120 },
   large: { repo: `${SIZED_PRESETS.large.name}.git`, runs: 1, isoCapS: 120 },
   tags: { repo: 'tags.git', runs: 3, isoCapS: 60 },
+  tags50: { repo: 'tags-50.git', runs: 3, isoCapS: 60 },
 } as const;
 type Size = keyof typeof SIZES;
 
@@ -349,6 +351,7 @@ async function benchRepo(
             cloneNoBlobs: await measured('git', 'cloneNoBlobs', times.cloneNoBlobs),
             checkout: await measured('git', 'checkout', times.checkout),
             fullClone: await measured('git', 'fullClone', times.fullClone),
+            noopFetch: await measured('git', 'noopFetch', times.noopFetch),
           };
         } else if (contender === 'isogit') {
           if (opts.skip.has('isogit')) continue;

@@ -74,6 +74,34 @@ describe('fetch and tags', () => {
     await git(['fsck', '--connectivity-only', '--no-progress'], { cwd: dir });
   });
 
+  it('on 1,000 tags and 50 branches: moves no more than git fetch --no-tags, no-op or release', async () => {
+    const { bare, repoId, cli } = await twinClones(engine, served, 'tags-50.git', 'tags-50.git', tmp());
+    const bytesOf = async (fetch: () => Promise<unknown>) => {
+      served.server.resetStats();
+      await fetch();
+      return served.bytes('tags-50.git');
+    };
+    const gitFetch = () => git(['fetch', '-q', '--no-tags', 'origin'], { cwd: cli });
+
+    // Listing 50 branches is most of it: git's floor for "are the branches where they were?".
+    const noop = await bytesOf(() => engine.repo(repoId).fetch());
+    const gitNoop = await bytesOf(gitFetch);
+    expect(noop).toBeLessThanOrEqual(gitNoop);
+
+    const release = await commitOnServer(bare, {
+      branch: 'main',
+      files: { VERSION: '11.0.0\n' },
+      message: 'Release 11.0.0',
+    });
+    await gitOnServer(bare, ['tag', '-a', '-m', 'Version 11.0.0', 'v11.0.0', release]);
+    const ours = await bytesOf(() => engine.repo(repoId).fetch());
+    const gits = await bytesOf(gitFetch);
+    // Ours also brings the tag (include-tag, then one narrow ls-refs); git's --no-tags leaves it behind.
+    expect(ours).toBeLessThanOrEqual(gits + 512);
+    const dir = await exportRepo(repoId);
+    expect(await trackingRefs(dir)).toEqual(await lsRemoteAsFetched(served.url('tags-50.git')));
+  });
+
   it('lists every tag again once the last full listing is a day old', async () => {
     const url = await served.copy('basic.git', 'day-old.git');
     const bare = served.path('day-old.git');
