@@ -335,7 +335,7 @@ async function removeQuietly(fs: PromiseFs, path: string): Promise<void> {
 }
 
 /**
- * What a clone, a fetch or the history fill calls once it stored commits, holding the lock: the graph is
+ * What a fetch or the history fill calls once it stored commits, holding the lock: the graph is
  * written now when few commits are missing from it, else in the background once the lock is free, in
  * steps of COMMIT_GRAPH_STEP_COMMITS that each let the lock go, so no operation waits for the whole build.
  */
@@ -344,17 +344,23 @@ export async function commitGraphAfterStore(ctx: MaintenanceContext, repoId: str
     const done = await updateCommitGraph(ctx, repoId, { maxCommits: COMMIT_GRAPH_INLINE_COMMITS });
     if (done !== 'too-many') return;
   } catch (err) {
-    // The graph only speeds reads up: a failure to write it fails nothing, and the next store tries again.
-    // A tree git refuses is refused to every read too, so there is nothing for a graph to speed up: said
-    // in one line, not with the error's stack (each test of a hostile repo printed one).
-    if (err instanceof HostileTreeError) {
-      console.warn(`No commit-graph for ${repoId}: it holds a tree git refuses (${err.code}).`);
-    } else {
-      console.warn(`Writing the commit-graph of ${repoId} failed; it will be tried again.`, err);
-    }
+    reportGraphFailure(repoId, err);
     return;
   }
   commitGraphInBackground(ctx, repoId);
+}
+
+/**
+ * The graph only speeds reads up: a failure to write it fails nothing, and the next store tries again.
+ * A tree git refuses is refused to every read too, so there is nothing for a graph to speed up: said in
+ * one line, not with the error's stack (each test of a hostile repo printed one).
+ */
+function reportGraphFailure(repoId: string, err: unknown): void {
+  if (err instanceof HostileTreeError) {
+    console.warn(`No commit-graph for ${repoId}: it holds a tree git refuses (${err.code}).`);
+  } else {
+    console.warn(`Writing the commit-graph of ${repoId} failed; it will be tried again.`, err);
+  }
 }
 
 /**
@@ -376,9 +382,15 @@ function scheduleGraphSteps(ctx: MaintenanceContext, repoId: string): void {
     repoId,
     'writing the commit-graph',
     async () => {
-      const step = await commitGraphStep(ctx, repoId, {
-        stopWhen: async () => foreground.active() || (await ctx.store.locks.repoLockWanted(repoId)),
-      });
+      let step: CommitGraphStep | null;
+      try {
+        step = await commitGraphStep(ctx, repoId, {
+          stopWhen: async () => foreground.active() || (await ctx.store.locks.repoLockWanted(repoId)),
+        });
+      } catch (err) {
+        reportGraphFailure(repoId, err);
+        return;
+      }
       if (step?.left) scheduleGraphSteps(ctx, repoId);
     },
     { before: () => foreground.quiet() },
