@@ -202,7 +202,12 @@ export async function pickFile(
     const readme = paths.find((p) => /^readme(\.[a-z]+)?$/i.test(p));
     const atHead = new Set(paths);
     const changes = new Map<string, number>();
-    const log = await timeGit(['-C', bare, 'log', '--format=', '--name-only', '-z', 'HEAD'], { home });
+    // --no-renames: rename detection would compare removed and added files' contents, fetching their blobs
+    // one lazy fetch at a time, and the maintenance those fetches start in the background was still writing
+    // in the folder when it was removed (ENOTEMPTY on real.git).
+    const log = await timeGit(['-C', bare, 'log', '--format=', '--name-only', '--no-renames', '-z', 'HEAD'], {
+      home,
+    });
     for (const p of log.stdout.split(/[\0\n]/)) {
       if (atHead.has(p)) changes.set(p, (changes.get(p) ?? 0) + 1);
     }

@@ -3,7 +3,7 @@
  * isomorphic-git and Blobless side by side in one run, so the machine's noise cancels out in the ratios.
  * bench/README.md says what every cell measures.
  *
- *   npm run bench -- [--url URL]... [--sizes small,medium,large,tags] [--runs N] [--iso-cap-s S]
+ *   npm run bench -- [--url URL]... [--sizes small,medium,large,real,tags] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
  *                    [--profile] [--skip blame,...] [--only history] [--merge]
  */
@@ -53,6 +53,7 @@ const SIZES = {
   small: { repo: 'small-sized.git', runs: 3, isoCapS: 60 },
   medium: { repo: `${SIZED_PRESETS.medium.name}.git`, runs: 3, isoCapS: 120 },
   large: { repo: `${SIZED_PRESETS.large.name}.git`, runs: 1, isoCapS: 120 },
+  real: { repo: `${SIZED_PRESETS.real.name}.git`, runs: 1, isoCapS: 120 },
   tags: { repo: 'tags.git', runs: 3, isoCapS: 60 },
   tags50: { repo: 'tags-50.git', runs: 3, isoCapS: 60 },
 } as const;
@@ -103,7 +104,7 @@ function parseOptions() {
   };
   const sizes = (values.sizes ?? 'small,medium,large').split(',').filter(Boolean);
   for (const size of sizes) {
-    if (!(size in SIZES)) throw new Error(`--sizes takes small, medium, large and tags, not ${size}.`);
+    if (!(size in SIZES)) throw new Error(`--sizes takes small, medium, large, real and tags, not ${size}.`);
   }
   const runs = positive('runs', values.runs);
   if (runs !== undefined && !Number.isInteger(runs)) throw new Error('--runs takes a whole number.');

@@ -14,7 +14,7 @@ import { connect } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
 import { type Timeline, timeline } from '../common/timeline.ts';
-import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
+import { commitGraphInBackground } from '../maintenance/commitGraphUpdate.ts';
 import type { MaintenanceContext } from '../maintenance/packMaintenance.ts';
 import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
@@ -269,7 +269,7 @@ async function cloneInto(
   });
   steps.measure('record', recordStart);
   if (opts.auth) store.credentials.rememberForSession(repoId, opts.auth);
-  if (shallow.length === 0) await steps.step('commit-graph', () => commitGraphAfterStore(ctx, repoId));
+  if (shallow.length === 0) commitGraphInBackground(ctx, repoId);
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },
