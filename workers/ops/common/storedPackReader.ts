@@ -56,6 +56,11 @@ export class StoredPackReader {
     return null;
   }
 
+  /** Lets go of the packs read so far: a walk that is over keeps the reader (a handle) but not them. */
+  release(): void {
+    this.#readers.clear();
+  }
+
   #reader(checksum: string, offsetOf: (oid: string) => number | undefined): Promise<PackReader | null> {
     let reader = this.#readers.get(checksum);
     if (!reader) {
