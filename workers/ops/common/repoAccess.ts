@@ -11,7 +11,7 @@ import { OperationError } from './errors.ts';
 import { objectReadFs } from './objectReadFs.ts';
 import { usePackObjectCache } from './packObjectCache.ts';
 import type { RepoCache } from './repoCaches.ts';
-import type { StoredPackReader } from './storedPackReader.ts';
+import { StoredPackReader } from './storedPackReader.ts';
 
 type Fs = FS;
 
@@ -71,6 +71,16 @@ export async function openRepo(ctx: OpsContext, repoId: string): Promise<RepoHan
     treeLimits: { ...DEFAULT_TREE_LIMITS, ...record.treeLimits },
     kept,
   };
+}
+
+/**
+ * `repo` reading its trees, commits and tags from the stored packs by our reader (storedPackReader.ts), so
+ * that isomorphic-git parses no .idx for them: for walks over many objects that want little memory (a first
+ * checkout's trees, a commit-graph build). The caller lets go of the packs read with `storedPacks.release()`
+ * or with the handle.
+ */
+export async function readingStoredPacks(ctx: OpsContext, repo: RepoHandle): Promise<RepoHandle> {
+  return { ...repo, storedPacks: new StoredPackReader(repo.fs.promises, await ctx.store.packs.for(repo.id)) };
 }
 
 /**

@@ -25,9 +25,9 @@ import {
   openRepo,
   type RepoHandle,
   readBlobBytes,
+  readingStoredPacks,
   resolveCommit,
 } from '../common/repoAccess.ts';
-import { StoredPackReader } from '../common/storedPackReader.ts';
 import { type Timeline, timeline } from '../common/timeline.ts';
 import { maintenanceIdle, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import {
@@ -146,13 +146,13 @@ export async function checkout(
   // What isomorphic-git loaded before (the clone's commit-graph build reads commits) is let go: nothing
   // below reads it again.
   if (intoNothing) forgetLoadedPacks(repo);
-  const reading = intoNothing
-    ? { ...repo, storedPacks: new StoredPackReader(repo.fs.promises, await ctx.store.packs.for(repoId)) }
-    : repo;
+  const reading = intoNothing ? await readingStoredPacks(ctx, repo) : repo;
   const resolved = await resolveTarget(reading, ref);
   const target = opts.onBranch ? { ...resolved, branch: opts.onBranch } : resolved;
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
   const files = await steps.step('list-files', () => listFiles(reading, target.commit, paths));
+  // The packs of trees it read (the clone's, tens of MB on a large repo) go now, not when the checkout ends.
+  reading.storedPacks?.release();
   // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
   await usePackObjectCache(repo.cache, ctx.settings.packObjectCacheBytes);
   throwIfAborted(signal);
