@@ -10,10 +10,14 @@ import { checkTree, type ParsedTreeEntry, SymlinkChecker } from '../../pack/tree
 import { type VisitEntry, walkTree } from '../../pack/treeWalk.ts';
 import { HostileTreeError } from './errors.ts';
 import type { RepoHandle } from './repoAccess.ts';
+import { readObjectContent } from './storedPackReader.ts';
 
 export type { ParsedTreeEntry } from '../../pack/treeCheck.ts';
 
-export type TreeReader = Pick<RepoHandle, 'objectFs' | 'gitdir' | 'cache' | 'checkedTrees' | 'treeLimits'>;
+export type TreeReader = Pick<
+  RepoHandle,
+  'objectFs' | 'gitdir' | 'cache' | 'checkedTrees' | 'treeLimits' | 'storedPacks'
+>;
 
 /**
  * The entries of tree `oid`, in the tree's order, modes as isomorphic-git spells them (trees "040000").
@@ -36,16 +40,10 @@ export async function readCheckedTree(
       `the tree sits more than ${maxTreeDepth.toLocaleString('en')} folders deep (maxTreeDepth, git's core.maxTreeDepth).`,
     );
   }
-  const { type, object } = await git.readObject({
-    fs: repo.objectFs,
-    gitdir: repo.gitdir,
-    oid,
-    format: 'content',
-    cache: repo.cache,
-  });
+  const { type, object } = await readObjectContent(repo, oid);
   if (type !== 'tree')
     throw new HostileTreeError(folder(), 'BAD_TREE', `object ${oid} is a ${type}, not a tree.`);
-  const { entries, problem } = checkTree(object as Uint8Array, !repo.checkedTrees.has(oid), maxTreeEntries);
+  const { entries, problem } = checkTree(object, !repo.checkedTrees.has(oid), maxTreeEntries);
   if (problem) {
     const whole = problem.check === 'BAD_TREE' || problem.check === 'TREE_TOO_WIDE';
     throw new HostileTreeError(whole ? folder() : path + problem.name, problem.check, problem.detail);
@@ -77,6 +75,10 @@ export function lookupParts(path: string, limits: Pick<TreeLimits, 'maxTreeDepth
 
 /** The root tree of a commit. */
 export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
+  // A commit's first line names its tree (git fsck: "tree <id>"); anything else is isomorphic-git's to read.
+  const own = await repo.storedPacks?.read(commit);
+  const line = own?.type === 'commit' ? TREE_LINE.exec(latin1(own.object.subarray(0, 46))) : null;
+  if (line) return line[1]!;
   const { commit: parsed } = await git.readCommit({
     fs: repo.objectFs,
     gitdir: repo.gitdir,
@@ -105,6 +107,11 @@ export function linkTarget(
 }
 
 const utf8 = new TextDecoder();
+const TREE_LINE = /^tree ([0-9a-f]{40})\n/;
+
+function latin1(bytes: Uint8Array): string {
+  return String.fromCharCode(...bytes);
+}
 
 /**
  * Throws HostileTreeError for the first symlink (path from the root to target) that leads out of the

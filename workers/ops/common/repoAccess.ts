@@ -2,6 +2,7 @@ import type FS from '@isomorphic-git/lightning-fs';
 import git, { type CommitObject, type PromiseFsClient } from 'isomorphic-git';
 import { CommitQueue } from '../../model/commitQueue.ts';
 import { parseShallow } from '../../model/shallow.ts';
+import { parseTagHeader } from '../../model/tagObject.ts';
 import { DEFAULT_TREE_LIMITS, type TreeLimits } from '../../pack/packLimits.ts';
 import type { RepoRecord } from '../../store/registry.ts';
 import { GITDIR } from '../../store/repoFs.ts';
@@ -10,6 +11,7 @@ import { OperationError } from './errors.ts';
 import { objectReadFs } from './objectReadFs.ts';
 import { usePackObjectCache } from './packObjectCache.ts';
 import type { RepoCache } from './repoCaches.ts';
+import { StoredPackReader } from './storedPackReader.ts';
 
 type Fs = FS;
 
@@ -28,6 +30,11 @@ export interface RepoHandle {
   treeLimits: TreeLimits;
   /** What the engine keeps of this repo between operations (its caches above, its commit-graph). */
   kept: RepoCache;
+  /**
+   * When set, trees, commits and tags are read from the stored packs by our reader first, so that
+   * isomorphic-git loads no pack (storedPackReader.ts): a first checkout's walk, for its memory.
+   */
+  storedPacks?: StoredPackReader;
 }
 
 /** A commit object, read through the repo's object cache. */
@@ -64,6 +71,16 @@ export async function openRepo(ctx: OpsContext, repoId: string): Promise<RepoHan
     treeLimits: { ...DEFAULT_TREE_LIMITS, ...record.treeLimits },
     kept,
   };
+}
+
+/**
+ * `repo` reading its trees, commits and tags from the stored packs by our reader (storedPackReader.ts), so
+ * that isomorphic-git parses no .idx for them: for walks over many objects that want little memory (a first
+ * checkout's trees, a commit-graph build). The caller lets go of the packs read with `storedPacks.release()`
+ * or with the handle.
+ */
+export async function readingStoredPacks(ctx: OpsContext, repo: RepoHandle): Promise<RepoHandle> {
+  return { ...repo, storedPacks: new StoredPackReader(repo.fs.promises, await ctx.store.packs.for(repo.id)) };
 }
 
 /**
@@ -144,6 +161,13 @@ export async function resolveCommit(repo: RepoHandle, ref: string): Promise<stri
 export async function peelTags(repo: RepoHandle, oid: string): Promise<string | null> {
   let current = oid;
   for (let i = 0; i < 10; i++) {
+    const own = await repo.storedPacks?.read(current);
+    if (own && own.type !== 'tag') return own.type === 'commit' ? current : null;
+    const header = own ? parseTagHeader(own.object) : null;
+    if (header) {
+      current = header.object;
+      continue;
+    }
     const { type, object } = await git.readObject({
       fs: repo.objectFs,
       gitdir: repo.gitdir,

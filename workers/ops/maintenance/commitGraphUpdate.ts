@@ -9,6 +9,7 @@ import { bloomFilterFor } from '../../commitgraph/bloomFilter.ts';
 import type { CommitGraph } from '../../commitgraph/commitGraph.ts';
 import { writeSplitLayer } from '../../commitgraph/commitGraphChain.ts';
 import type { GraphCommit } from '../../commitgraph/commitGraphWriter.ts';
+import { parseCommitHeader } from '../../model/commitHeader.ts';
 import { parsePackedRefs } from '../../store/packedRefs.ts';
 import { GITDIR, mkdirp, type PromiseFs } from '../../store/repoFs.ts';
 import {
@@ -25,6 +26,7 @@ import {
   peelTags,
   type RepoHandle,
   readCommitObject,
+  readingStoredPacks,
   shallowCommits,
 } from '../common/repoAccess.ts';
 import { timeline } from '../common/timeline.ts';
@@ -107,6 +109,18 @@ async function refTips(repo: RepoHandle): Promise<string[]> {
 }
 
 /**
+ * What the graph records of commit `oid`: from its header as our reader reads it when the handle reads the
+ * stored packs (model/commitHeader.ts), else (or when the header is not git's) as isomorphic-git reads it.
+ */
+async function graphCommit(repo: RepoHandle, oid: string): Promise<GraphCommit> {
+  const own = await repo.storedPacks?.read(oid);
+  const header = own?.type === 'commit' ? parseCommitHeader(own.object) : null;
+  if (header) return { oid, tree: header.tree, parents: header.parents, time: header.committerTime };
+  const commit = await readCommitObject(repo, oid);
+  return { oid, tree: commit.tree, parents: commit.parent, time: commit.committer.timestamp };
+}
+
+/**
  * The commits the refs reach that the graph lacks, each child before its parents along a walk from the
  * tips; 'too-many' once there are more than `maxCommits`; 'stopped' when `stopWhen` said so (asked every
  * LOCK_CHECK_EVERY commits), `walk` then holding where to go on.
@@ -135,9 +149,9 @@ async function missingCommits(
     if (hooks.stopWhen && ++asked % LOCK_CHECK_EVERY === 0 && (await hooks.stopWhen())) return 'stopped';
     stack.pop();
     seen.add(oid);
-    const commit = await readCommitObject(repo, oid);
-    fresh.push({ oid, tree: commit.tree, parents: commit.parent, time: commit.committer.timestamp });
-    for (const p of commit.parent) stack.push(p);
+    const commit = await graphCommit(repo, oid);
+    fresh.push(commit);
+    for (const p of commit.parents) stack.push(p);
   }
   return fresh;
 }
@@ -157,7 +171,7 @@ async function computeFilters(
     const known = trees.get(oid);
     if (known) return known;
     const position = graph ? graph.position(oid) : -1;
-    return position >= 0 ? graph!.tree(position) : (await readCommitObject(repo, oid)).tree;
+    return position >= 0 ? graph!.tree(position) : (await graphCommit(repo, oid)).tree;
   };
   // Consecutive commits are mostly parent and child, so each tree is read again as the next diff's side.
   const read = new TreeEntriesCache(COMMIT_GRAPH_TREE_CACHE);
@@ -203,7 +217,9 @@ export async function updateCommitGraph(
   repoId: string,
   hooks: { signal?: AbortSignal; maxCommits?: number } = {},
 ): Promise<CommitGraphUpdate | 'too-many' | null> {
-  const repo = await openRepo(ctx, repoId);
+  // Every commit and many trees are read: by our reader, so that isomorphic-git does not parse the whole
+  // .idx of the pack just stored (tens of MB on a large clone, held until the next operation lets it go).
+  const repo = await readingStoredPacks(ctx, await openRepo(ctx, repoId));
   if ((await shallowCommits(repo)).size > 0) return null;
   const graph = await commitGraphFor(repo);
   // The steps' times go to the timeline (`blobless:commitGraph:*`), where the benchmark reads the build time.
@@ -264,7 +280,8 @@ export async function commitGraphStep(
   repoId: string,
   hooks: { signal?: AbortSignal; maxCommits?: number; stopWhen?: () => Promise<boolean> } = {},
 ): Promise<CommitGraphStep | null> {
-  const repo = await openRepo(ctx, repoId);
+  // As updateCommitGraph; each step reads the packs again, and holds none between steps.
+  const repo = await readingStoredPacks(ctx, await openRepo(ctx, repoId));
   if ((await shallowCommits(repo)).size > 0) return null;
   const graph = await commitGraphFor(repo);
   const { backlogs, walks } = ctx.maintenance.graphBuilds;

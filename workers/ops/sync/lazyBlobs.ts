@@ -59,9 +59,12 @@ export interface BlobFetchHooks {
   /**
    * Each pack this call waits for, right after it is stored, while it is still in memory: a first
    * checkout writes its files from it then (ops/worktree/newWorktree.ts). A pack stored before the call
-   * joined its request is not given; its blobs are read from storage as any others.
+   * joined its request is not given; its blobs are read from storage as any others. Until the promise it
+   * returns settles, the request's place among the BLOB_FETCH_CONCURRENCY is not given to the next one:
+   * packs do not pile up in memory when they arrive faster than they are written. A rejection is ignored
+   * (the listener reports its own failures).
    */
-  onPack?: (pack: StoredBlobPack) => void;
+  onPack?: (pack: StoredBlobPack) => void | Promise<void>;
 }
 
 /** A pack of blobs just stored: its bytes, whole, and where each of its objects starts. */
@@ -235,7 +238,7 @@ class Batch {
   readonly controller = new AbortController();
   readonly listeners = new Set<() => void>();
   /** Told of the batch's pack once it is stored (BlobFetchHooks.onPack). */
-  readonly packListeners = new Set<(pack: StoredBlobPack) => void>();
+  readonly packListeners = new Set<(pack: StoredBlobPack) => void | Promise<void>>();
   readonly done: Promise<BatchOutcome>;
   #resolve!: (o: BatchOutcome) => void;
   #reject!: (e: unknown) => void;
@@ -609,8 +612,12 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     },
     { signal },
   );
-  if (batch.stored)
-    for (const listener of batch.packListeners) listener({ pack: pack.pack, objects: pack.objects });
+  if (batch.stored) {
+    const stored = { pack: pack.pack, objects: pack.objects };
+    await Promise.all([...batch.packListeners].map(async (listener) => listener(stored))).catch(
+      () => undefined,
+    );
+  }
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
 }
 

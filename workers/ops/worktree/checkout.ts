@@ -25,6 +25,7 @@ import {
   openRepo,
   type RepoHandle,
   readBlobBytes,
+  readingStoredPacks,
   resolveCommit,
 } from '../common/repoAccess.ts';
 import { type Timeline, timeline } from '../common/timeline.ts';
@@ -139,16 +140,25 @@ export async function checkout(
   steps.clear();
   const started = performance.now();
   const repo = await openRepo(ctx, repoId);
-  const resolved = await resolveTarget(repo, ref);
+  const intoNothing = await hasNoWorktree(repo);
+  // Where nothing is checked out, no blob is read from the stored packs after the trees: our reader lists
+  // them, so that isomorphic-git does not parse the clone's whole .idx for them (storedPackReader.ts).
+  // What isomorphic-git loaded before (the clone's commit-graph build reads commits) is let go: nothing
+  // below reads it again.
+  if (intoNothing) forgetLoadedPacks(repo);
+  const reading = intoNothing ? await readingStoredPacks(ctx, repo) : repo;
+  const resolved = await resolveTarget(reading, ref);
   const target = opts.onBranch ? { ...resolved, branch: opts.onBranch } : resolved;
   const paths = opts.paths === undefined ? undefined : normalizePaths(opts.paths);
-  const files = await steps.step('list-files', () => listFiles(repo, target.commit, paths));
+  const files = await steps.step('list-files', () => listFiles(reading, target.commit, paths));
+  // The packs of trees it read (the clone's, tens of MB on a large repo) go now, not when the checkout ends.
+  reading.storedPacks?.release();
   // listFiles loaded the repo's packs: the blobs' reads below reuse their delta bases.
   await usePackObjectCache(repo.cache, ctx.settings.packObjectCacheBytes);
   throwIfAborted(signal);
 
-  if (await hasNoWorktree(repo)) {
-    // The packs of trees listFiles read (the clone's, tens of MB on a large repo) are not read again:
+  if (intoNothing) {
+    // Whatever pack isomorphic-git did load (for an object our reader left to it) is not read again:
     // blobs come from the packs as they arrive.
     forgetLoadedPacks(repo);
     const result = await checkoutIntoNothing(ctx, steps, repo, target, files, hooks);

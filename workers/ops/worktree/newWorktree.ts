@@ -115,7 +115,8 @@ export async function writeNewWorktree(
     }
   };
 
-  // Packs are written one after the other, as they arrive; each leaves memory once its files are staged.
+  // Packs are written one after the other, as they arrive; each leaves memory once its files are staged,
+  // and its request's place goes to the next request only then (BlobFetchHooks.onPack).
   let writing: Promise<void> = Promise.resolve();
   let writeError: unknown = null;
   const onPack = (stored: StoredBlobPack) => {
@@ -133,6 +134,7 @@ export async function writeNewWorktree(
         writeError = err;
       }
     });
+    return writing;
   };
 
   try {
