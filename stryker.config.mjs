@@ -4,6 +4,13 @@
 // `equivalentSurvivors` lists equivalent mutants left in the score because their node also holds mutants the
 // tests kill.
 
+import { resolve } from 'node:path';
+
+// The git server of the ops' tests (MUTATE_GIT_SERVER=1, vitest.mutate.config.ts) serves the worktree's
+// fixtures: a sandbox leaves `.cache` out (ignorePatterns), and would build its own for minutes. Test runners
+// inherit this process's environment.
+process.env.BLOBLESS_FIXTURES_DIR ??= resolve('.cache/fixtures');
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[]; equivalentSurvivors: { file: string; code: string; mutants: string; reason: string }[] }} */
 export default {
   testRunner: 'vitest',
@@ -124,6 +131,24 @@ export default {
       code: 's.length * 3 <= max; s.length > max (longerThanUtf8)',
       mutants: 'false; < ; and the second false',
       reason: 'fast paths: the byte count below gives the same answer',
+    },
+    {
+      file: 'workers/transport/reachability.ts',
+      code: '() => false',
+      mutants: '() => undefined',
+      reason: 'the probe failed either way: undefined is as falsy as false to the test of `answered`',
+    },
+    {
+      file: 'workers/transport/retryPolicy.ts',
+      code: 'err.status === undefined',
+      mutants: 'false',
+      reason: 'an undefined status is neither 429 nor >= 500, so the test after it answers false too',
+    },
+    {
+      file: 'workers/transport/retryPolicy.ts',
+      code: 'ms < 1000',
+      mutants: 'ms <= 1000',
+      reason: '1000 ms in tenths of a second is "1 s", as in seconds',
     },
   ],
   equivalentMutants: [

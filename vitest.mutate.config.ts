@@ -12,15 +12,23 @@ export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    // None of these tests asks for the git server or the fixtures (they run git themselves): without the global
-    // setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed out.
-    globalSetup: [],
+    // The pure layers' tests ask for neither the git server nor the fixtures (they run git themselves): without
+    // the global setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed
+    // out. The transport's, store's and ops' tests clone from the server: `MUTATE_GIT_SERVER=1` starts it.
+    globalSetup: process.env.MUTATE_GIT_SERVER === '1' ? base.test?.globalSetup : [],
     include: [
       'workers/model/**/*.test.ts',
       'workers/wire/**/*.test.ts',
       'workers/pack/**/*.test.ts',
       'workers/ops/sync/negotiator.test.ts',
       'test/treeParser.fuzz.test.ts',
+      // With MUTATE_GIT_SERVER=1:
+      'workers/transport/**/*.test.ts',
+      'workers/store/**/*.test.ts',
+      'test/retryPolicy.test.ts',
+      'test/redirect.test.ts',
+      'test/credentials.test.ts',
+      'test/cloneErrors.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },
