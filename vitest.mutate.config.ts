@@ -27,7 +27,7 @@ export default defineConfig({
       'workers/ops/sync/followedTags.test.ts',
       'workers/ops/sync/remoteRefNames.test.ts',
       'test/treeParser.fuzz.test.ts',
-      'workers/transport/{errors,reachability,retryPolicy}.test.ts',
+      'workers/transport/{errors,reachability,retryPolicy,gitHttp.scripted}.test.ts',
       'workers/store/**/*.test.ts',
       ...(withGitServer
         ? [
