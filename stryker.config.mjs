@@ -153,6 +153,11 @@ export default {
   ],
   equivalentMutants: [
     {
+      file: 'workers/store/packedRefs.ts',
+      code: "if (line === '' || line.startsWith('#')) continue;",
+      reason: 'a fast path: an empty or "#" line matches neither "^" nor REF_LINE, which starts with an id, and is skipped',
+    },
+    {
       file: 'workers/model/refName.ts',
       code: 'i < name.length',
       reason: 'i <= length reads charCodeAt(length), NaN, which no character test matches',
