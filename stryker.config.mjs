@@ -150,6 +150,12 @@ export default {
       mutants: 'ms <= 1000',
       reason: '1000 ms in tenths of a second is "1 s", as in seconds',
     },
+    {
+      file: 'workers/store/indexFile.ts',
+      code: 'i < fields.length; i < 20 (serializeIndex)',
+      mutants: 'i <= fields.length; i <= 20',
+      reason: 'the extra write lands at +40 or +60, which the object id or the flags written next overwrite',
+    },
   ],
   equivalentMutants: [
     {
