@@ -77,10 +77,17 @@ describe('serializeConfig escapes as git writes', () => {
 
   it('refuses what git cannot hold', () => {
     expect(() => serializeConfig([{ section: 'branch', subsection: 'a\nb', key: 'k', value: 'v' }])).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message:
+          'Cannot write the config section "a\\nb": git\'s config cannot hold a line feed or NUL in a section name.',
+      }),
     );
     expect(() => serializeConfig([{ section: 'core', key: 'k', value: 'a\0b' }])).toThrow(
-      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: 'Cannot write a config value holding a NUL byte: git cannot read it.',
+      }),
     );
   });
 });
@@ -216,6 +223,10 @@ describe('parseGitConfig reads as git reads', () => {
       '\tkey-2 = v',
       '[branch "main"]\r',
       '\tmerge = refs/heads/main\r',
+      // git folds a carriage return as a space, but keeps a vertical tab and a form feed as they are.
+      '\tvt = a \v\f\r b\vc \f',
+      '\tcrlf = 1 \\\r',
+      '  2\r',
       '',
     ].join('\n');
     const expected = gitLists(text);
@@ -235,15 +246,19 @@ describe('parseGitConfig reads as git reads', () => {
     ['a quoted value at the end', '[core]\n\tx = "open', 'a quoted value is not closed'],
     ['an escape git does not know', '[core]\n\tx = a\\qb\n', 'the escape \\q is not one git knows'],
     ['a line of neither', '[core]\n\t=x\n', 'unexpected "="'],
-  ])('refuses %s (git too, but for a key of no section)', (_, text, why, gitReads: string[] | null = null) => {
-    expect(gitLists(text)).toEqual(gitReads);
-    expect(() => parseGitConfig(text)).toThrow(`The config file is malformed: ${why}.`);
-    try {
-      parseGitConfig(text);
-    } catch (err) {
-      expect(err).toMatchObject({ name: 'StoreError', code: 'CONFIG_INVALID' });
-    }
-  });
+    ['a vertical tab before a key', '[core]\n\vx = 1\n', 'unexpected "\\u000b"'],
+  ])(
+    'refuses %s (git too, but for a key of no section)',
+    (_, text, why, gitReads: string[] | null = null) => {
+      expect(gitLists(text)).toEqual(gitReads);
+      expect(() => parseGitConfig(text)).toThrow(`The config file is malformed: ${why}.`);
+      try {
+        parseGitConfig(text);
+      } catch (err) {
+        expect(err).toMatchObject({ name: 'StoreError', code: 'CONFIG_INVALID' });
+      }
+    },
+  );
 });
 
 describe('serializeRepoConfig', () => {
