@@ -156,6 +156,42 @@ export default {
       mutants: 'i <= fields.length; i <= 20',
       reason: 'the extra write lands at +40 or +60, which the object id or the flags written next overwrite',
     },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: '/^127\\.\\d+\\.\\d+\\.\\d+$/',
+      mutants: 'without ^',
+      reason: 'a host name whose last label is a number is parsed as IPv4 by URL: only 127.x.x.x itself ends so',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: "private service: UploadService = 'git-upload-pack'",
+      mutants: '""',
+      reason: 'infoRefs sets it before the only GETs whose redirect reads it',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: '/^https?:\\/\\// (endpoint)',
+      mutants: 'without ^',
+      reason: 'the target always starts with its scheme, so the first match is at 0 either way',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'url !== target (discoverWithToken)',
+      mutants: 'true',
+      reason: 'moving the base to the address it already has changes nothing',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'byob && into; if (into) (stream)',
+      mutants: 'byob || into; true',
+      reason: 'into is set exactly when byob is: a default reader never reads into it',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'finished = true; if (!finished) (stream)',
+      mutants: 'false; true',
+      reason: 'cancelling a stream that has ended is a no-op (Streams: ReadableStreamCancel of a closed stream)',
+    },
   ],
   equivalentMutants: [
     {

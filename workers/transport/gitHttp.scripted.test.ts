@@ -1,9 +1,17 @@
 // The client against a scripted fetch: each rule of gitHttp.ts that needs no real server (URLs, tokens,
 // statuses, redirects, content types, stalls), so a mutant of it costs no clone. The same rules against
 // git http-backend are in test/redirect.test.ts, test/credentials.test.ts and test/cloneErrors.test.ts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { whileOffline } from '../../test/support/offline.ts';
 import { TransportError } from './errors.ts';
-import { GitHttpClient, type GitHttpOptions, isRedirect, parseRepoUrl, repoName } from './gitHttp.ts';
+import {
+  GitHttpClient,
+  type GitHttpOptions,
+  isOffline,
+  isRedirect,
+  parseRepoUrl,
+  repoName,
+} from './gitHttp.ts';
 
 interface Asked {
   url: string;
@@ -76,6 +84,8 @@ describe('parseRepoUrl and repoName', () => {
       'https://git.example/team/repo.git',
     );
     expect(parseRepoUrl('http://git.example/').href).toBe('http://git.example/');
+    // Pasted with no-break spaces, which the URL parser does not strip itself.
+    expect(parseRepoUrl('\u00a0https://git.example/r.git\u00a0').href).toBe('https://git.example/r.git');
   });
 
   it('refuses what is not an http(s) address without credentials, saying why', () => {
@@ -121,7 +131,7 @@ describe('where a token may go', () => {
         'git.example is reached over plain http, which would send the token unencrypted. Use its https:// address.',
       ),
     );
-    for (const host of ['localhost', 'git.localhost', '[::1]', '127.0.0.1', '127.1.2.3']) {
+    for (const host of ['localhost', 'git.localhost', '[::1]', '127.0.0.1', '127.10.20.30']) {
       expect(make(`http://${host}:8080/r.git`)).not.toThrow();
     }
     for (const host of ['localhost.example', 'xlocalhost', '127.0.0.1.example', '10.0.0.1']) {
@@ -191,6 +201,58 @@ describe('requests', () => {
     expect(client.bytesReceived).toBe('refs'.length + 'answer'.length);
   });
 
+  it('through a proxy given with trailing slashes, put one slash before the repository', async () => {
+    const { fetch, asked } = scripted(ok('refs'));
+    await new GitHttpClient('https://git.example/r.git', {
+      fetch,
+      corsProxy: 'https://proxy.example//',
+    }).infoRefs('git-upload-pack');
+    expect(asked[0]?.url).toBe('https://proxy.example/git.example/r.git/info/refs?service=git-upload-pack');
+  });
+
+  it('read info/refs up to the byte cap given', async () => {
+    const { fetch } = scripted(ok('0'.repeat(64)));
+    const client = new GitHttpClient('https://git.example/r.git', { fetch, maxInfoRefsBytes: 16 });
+    await expect(client.infoRefs('git-upload-pack')).rejects.toMatchObject({ code: 'LIMIT_EXCEEDED' });
+  });
+
+  it('POST upload-pack commands again after a 5xx or a reset, never a push', async () => {
+    const resetOnce = () => {
+      throw new TypeError('reset');
+    };
+    const retry = { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 };
+    const upload = scripted(status(503), resetOnce, ok('a', result));
+    const client = new GitHttpClient('https://git.example/r.git', {
+      fetch: upload.fetch,
+      retry: { ...retry, attempts: 3 },
+    });
+    expect(await text(await client.post('git-upload-pack', new Uint8Array()))).toBe('a');
+    expect(upload.asked).toHaveLength(3);
+    const push = scripted(status(503));
+    const pusher = new GitHttpClient('https://git.example/r.git', { fetch: push.fetch, retry });
+    expect(await failure(pusher.post('git-receive-pack', new Uint8Array()))).toMatchObject({ status: 503 });
+    expect(push.asked).toHaveLength(1);
+  });
+
+  it('take a POST answer the fetch says it followed, as a fetch that ignored "manual" may', async () => {
+    const { fetch } = scripted(() =>
+      landed(new Response(new TextEncoder().encode('a')), 'https://git.example/x'),
+    );
+    const client = new GitHttpClient('https://git.example/r.git', { fetch });
+    expect(await text(await client.post('git-upload-pack', new Uint8Array()))).toBe('a');
+    expect(client.redirectedTo).toBeNull();
+  });
+
+  it('with a token refuse an info/refs the fetch followed to another origin', async () => {
+    const { fetch } = scripted(() =>
+      landed(new Response('x'), 'https://evil.example/r.git/info/refs?service=git-upload-pack'),
+    );
+    const client = new GitHttpClient('https://git.example/r.git', { fetch, auth });
+    expect((await failure(client.infoRefs('git-upload-pack'))).message).toMatch(
+      /^git\.example redirected to evil\.example; Blobless sends your token only/,
+    );
+  });
+
   it('without a protocol or token send neither header, and follow the info/refs redirect themselves', async () => {
     const { fetch, asked } = scripted(ok(), ok('', 'application/x-git-receive-pack-result'));
     const client = new GitHttpClient('http://git.example/r.git', { fetch });
@@ -225,6 +287,15 @@ describe('requests', () => {
         new Uint8Array(),
       ),
     );
+    const withParameter = scripted(ok('y', `${result}; charset=binary`));
+    expect(
+      await text(
+        await new GitHttpClient('https://git.example/r', { fetch: withParameter.fetch }).post(
+          'git-upload-pack',
+          new Uint8Array(),
+        ),
+      ),
+    ).toBe('y');
     const untyped = scripted(ok('x'));
     const body = await new GitHttpClient('https://git.example/r', { fetch: untyped.fetch }).post(
       'git-upload-pack',
@@ -304,6 +375,16 @@ describe('statuses', () => {
     expect(limited.message).toMatch(
       /^The CORS proxy is limiting requests \(HTTP 429\): refused \(1 attempts/,
     );
+    const unreadable = () =>
+      new Response(
+        new ReadableStream({
+          pull(c) {
+            c.error(new Error('gone'));
+          },
+        }),
+        { status: 403, headers: refusal },
+      );
+    expect((await failed(unreadable, opts)).message).toBe('The CORS proxy refused the request: ');
     // The header means nothing without a proxy: then it is the git host's answer.
     expect((await failed(status(403, refusal))).code).toBe('HTTP_FORBIDDEN');
   });
@@ -541,11 +622,18 @@ describe('redirects', () => {
     );
     const client = new GitHttpClient('https://git.example/r.git', { fetch: hidden.fetch, auth });
     await client.infoRefs('git-upload-pack');
-    expect(hidden.asked.map((a) => [a.url, a.headers.get('Authorization') !== null, a.redirect])).toEqual([
-      ['https://git.example/r.git/info/refs?service=git-upload-pack', true, 'manual'],
-      ['https://git.example/r.git/info/refs?service=git-upload-pack', false, 'follow'],
-      ['https://git.example/moved.git/info/refs?service=git-upload-pack', true, 'manual'],
+    expect(
+      hidden.asked.map((a) => [a.method, a.url, a.headers.get('Authorization') !== null, a.redirect]),
+    ).toEqual([
+      ['GET', 'https://git.example/r.git/info/refs?service=git-upload-pack', true, 'manual'],
+      ['GET', 'https://git.example/r.git/info/refs?service=git-upload-pack', false, 'follow'],
+      ['GET', 'https://git.example/moved.git/info/refs?service=git-upload-pack', true, 'manual'],
     ]);
+    expect(hidden.asked.map((a) => a.headers.get('Accept'))).toEqual(['*/*', '*/*', '*/*']);
+
+    const noWhere = scripted(opaque, () => landed(new Response(''), ''));
+    const blind = new GitHttpClient('https://git.example/r.git', { fetch: noWhere.fetch, auth });
+    expect((await failure(blind.infoRefs('git-upload-pack'))).code).toBe('REDIRECT_REFUSED');
 
     const nowhere = scripted(opaque, ok(''));
     const stuck = new GitHttpClient('https://git.example/r.git', { fetch: nowhere.fetch, auth });
@@ -609,6 +697,17 @@ describe('bodies', () => {
     });
     expect(cancelled).toBe(true);
     expect(client.bytesReceived).toBe(2);
+  });
+
+  it('that arrive leave no stall timer behind', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const client = new GitHttpClient('https://git.example/r.git', { fetch: scripted(ok('refs')).fetch });
+      expect(new TextDecoder().decode(await client.infoRefs('git-upload-pack'))).toBe('refs');
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('that break are a NETWORK_ERROR, or ABORTED when cancelled', async () => {
@@ -709,5 +808,52 @@ describe('isRedirect', () => {
     const opaque = new Response(null, { status: 200 });
     Object.defineProperty(opaque, 'type', { value: 'opaqueredirect' });
     expect(isRedirect(opaque)).toBe(true);
+  });
+});
+
+/** A fetch that records what it was asked and answers an empty v2 advertisement. */
+function recordingFetch(): { fetch: typeof fetch; urls: string[] } {
+  const urls: string[] = [];
+  const fake = (async (input: RequestInfo | URL) => {
+    urls.push(String(input));
+    return new Response(new Uint8Array(0), { status: 200 });
+  }) as typeof fetch;
+  return { fetch: fake, urls };
+}
+
+describe('GitHttpClient offline', () => {
+  it('says OFFLINE before sending anything when navigator.onLine is false', async () => {
+    const rec = recordingFetch();
+    const client = new GitHttpClient('https://git.example/repo.git', { fetch: rec.fetch });
+    const err = await whileOffline(() => client.infoRefs('git-upload-pack').catch((e: unknown) => e));
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).code).toBe('OFFLINE');
+    expect((err as TransportError).message).toMatch(/offline, so git\.example was not contacted/);
+    const post = await whileOffline(() =>
+      client.post('git-upload-pack', new Uint8Array([48, 48, 48, 48])).catch((e: unknown) => e),
+    );
+    expect((post as TransportError).code).toBe('OFFLINE');
+    expect(rec.urls).toEqual([]);
+    expect(client.requests).toBe(0);
+  });
+
+  it('sends the request once the device is online again', async () => {
+    const rec = recordingFetch();
+    const client = new GitHttpClient('https://git.example/repo.git', { fetch: rec.fetch });
+    await whileOffline(() => client.infoRefs('git-upload-pack').catch(() => undefined));
+    await client.infoRefs('git-upload-pack');
+    expect(rec.urls).toEqual(['https://git.example/repo.git/info/refs?service=git-upload-pack']);
+  });
+});
+
+describe('isOffline', () => {
+  it('is online where there is no navigator (Node)', () => {
+    const nav = Object.getOwnPropertyDescriptor(globalThis, 'navigator');
+    Reflect.deleteProperty(globalThis, 'navigator');
+    try {
+      expect(isOffline()).toBe(false);
+    } finally {
+      if (nav) Object.defineProperty(globalThis, 'navigator', nav);
+    }
   });
 });
