@@ -192,6 +192,12 @@ export default {
       mutants: 'false; true',
       reason: 'cancelling a stream that has ended is a no-op (Streams: ReadableStreamCancel of a closed stream)',
     },
+    {
+      file: 'workers/ops/sync/followedTags.ts',
+      code: 'tagObjects.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: with no tag objects the loop below finds none either',
+    },
   ],
   equivalentMutants: [
     {

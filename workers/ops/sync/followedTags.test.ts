@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PackIngester } from '../../pack/packIngester.ts';
-import { buildPack, objectId } from '../../pack/testing/packBuilder.ts';
+import { buildPack, makeDelta, objectId } from '../../pack/testing/packBuilder.ts';
 import { GitHttpClient } from '../../transport/gitHttp.ts';
 import type { V2Capabilities } from '../../wire/capabilities.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
@@ -9,7 +9,8 @@ import { confirmPackedTags, type PackedTag, tagsInPack } from './followedTags.ts
 const text = (s: string) => new TextEncoder().encode(s);
 const blob = text('hello\n');
 const blobId = objectId('blob', blob);
-const tag = (name: string, object = blobId) => text(`object ${object}\ntype blob\ntag ${name}\ntagger T <t@x> 0 +0000\n\nm\n`);
+const tag = (name: string, object = blobId) =>
+  text(`object ${object}\ntype blob\ntag ${name}\ntagger T <t@x> 0 +0000\n\nm\n`);
 
 async function ingest(pack: Uint8Array) {
   const ingester = await PackIngester.create();
@@ -35,6 +36,30 @@ describe('tagsInPack', () => {
       { oid: objectId('tag', v2), ref: 'refs/tags/release/v2' },
     ]);
     expect(tagsInPack(await ingest(buildPack([{ type: 'blob', data: blob }])))).toEqual([]);
+  });
+
+  it('reads a tag stored as a delta of another object, and never a blob that looks like one', async () => {
+    const v1 = tag('v1');
+    const v3 = tag('v3');
+    // v3 as v1 with its name changed: a delta against v1 named by id (REF_DELTA).
+    const at = new TextDecoder().decode(v1).indexOf('tag v1') + 'tag v'.length;
+    const delta = makeDelta(v1.length, [
+      { copy: [0, at] },
+      { insert: '3' },
+      { copy: [at + 1, v1.length - at - 1] },
+    ]);
+    const lookalike = tag('fake');
+    const pack = await ingest(
+      buildPack([
+        { type: 'tag', data: v1 },
+        { refDelta: objectId('tag', v1), delta },
+        { type: 'blob', data: lookalike },
+      ]),
+    );
+    expect(tagsInPack(pack)).toEqual([
+      { oid: objectId('tag', v1), ref: 'refs/tags/v1' },
+      { oid: objectId('tag', v3), ref: 'refs/tags/v3' },
+    ]);
   });
 });
 
@@ -65,13 +90,16 @@ describe('confirmPackedTags', () => {
       `${A} refs/tags/v1 peeled:${C}`,
       `${B} refs/tags/v10`,
       `${A} refs/tags/a`,
+      // An unborn ref of a packed tag's name holds nothing to keep.
+      'unborn refs/tags/v2',
     ]);
     const packed: PackedTag[] = [
       { oid: A, ref: 'refs/tags/v1' },
       { oid: B, ref: 'refs/tags/a' },
+      { oid: C, ref: 'refs/tags/v2' },
     ];
     const result = await confirmPackedTags(client, caps, packed, { maxBytes: 1 << 20 });
-    expect(prefixesOf(bodies[0] ?? '')).toEqual(['refs/tags/a', 'refs/tags/v1']);
+    expect(prefixesOf(bodies[0] ?? '')).toEqual(['refs/tags/a', 'refs/tags/v1', 'refs/tags/v2']);
     expect(result).toEqual({
       refs: [
         { name: 'refs/tags/v1', oid: A, peeled: C },
