@@ -75,6 +75,13 @@ describe('serializeConfig escapes as git writes', () => {
     }
   });
 
+  it('quotes only what needs it', () => {
+    expect(serializeConfig([{ section: 'core', key: 'k', value: 'Vast; fine' }])).toBe(
+      '[core]\n\tk = "Vast; fine"\n',
+    );
+    expect(serializeConfig([{ section: 'core', key: 'k', value: 'Vast' }])).toBe('[core]\n\tk = Vast\n');
+  });
+
   it('refuses what git cannot hold', () => {
     expect(() => serializeConfig([{ section: 'branch', subsection: 'a\nb', key: 'k', value: 'v' }])).toThrow(
       expect.objectContaining({
@@ -236,6 +243,18 @@ describe('parseGitConfig reads as git reads', () => {
   });
 
   it.each([
+    '[core]\n\tflag',
+    '[core]\n\tx = 1 ;c',
+    '[core]\n\tx = 1\n# the end',
+    '[core]\n\tx = 1\n[sec.tion-2',
+    '[sec.tion-2]',
+  ])('reads a file ending without a line feed, as git does: %j', (text) => {
+    const expected = gitLists(text);
+    if (expected === null) expect(() => parseGitConfig(text)).toThrow(/malformed/);
+    else expect(listed(parseGitConfig(text))).toEqual(expected);
+  });
+
+  it.each([
     // git lists it as the key "key" of no section; no file we write has one.
     ['a key before any section', 'key = v\n', 'a key comes before any section', ['key=v']],
     ['a subsection not quoted', '[remote origin]\n', 'a section header has no quoted subsection'],
@@ -246,6 +265,17 @@ describe('parseGitConfig reads as git reads', () => {
     ['a quoted value at the end', '[core]\n\tx = "open', 'a quoted value is not closed'],
     ['an escape git does not know', '[core]\n\tx = a\\qb\n', 'the escape \\q is not one git knows'],
     ['a line of neither', '[core]\n\t=x\n', 'unexpected "="'],
+    [
+      'a key followed by a word',
+      '[core]\n\tflag junk\n',
+      'the key "flag" is followed by neither "=" nor the end of its line',
+    ],
+    [
+      'a key followed by a comment',
+      '[core]\n\tflag ; c\n',
+      'the key "flag" is followed by neither "=" nor the end of its line',
+    ],
+    ['a subsection name over two lines', '[remote "a\nb"]\n', 'a subsection name is not closed'],
     ['a vertical tab before a key', '[core]\n\vx = 1\n', 'unexpected "\\u000b"'],
   ])(
     'refuses %s (git too, but for a key of no section)',

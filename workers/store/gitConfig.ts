@@ -187,8 +187,9 @@ export function parseGitConfig(text: string): ConfigEntry[] {
           }
         }
         value = out;
-      } else {
-        while (i < src.length && src[i] !== '\n') i++;
+      } else if (i < src.length && src[i] !== '\n') {
+        // git's get_value: a key without "=" ends its line, a comment included ("bad config line").
+        throw bad(`the key ${JSON.stringify(key)} is followed by neither "=" nor the end of its line`);
       }
       entries.push({ section, subsection, key: key.toLowerCase(), value });
     } else {

@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../storage/memory.ts';
 import {
   removePackFiles,
+  writeGitDirBase,
+  writeHead,
   writeLooseRefs,
   writeNewGitDir,
   writePack,
@@ -174,6 +176,9 @@ describe('writePack', () => {
     const whole = new Uint8Array([7, 7]);
     await writePackFile(recording, sum, whole);
     expect(written[2]).toBe(whole);
+    // The .pack written already (the clone's own write): only its index follows.
+    await writePack(recording, { checksum: sum, pack: whole, idx: new Uint8Array([5]), packWritten: true });
+    expect(written.slice(3).map((w) => [...w])).toEqual([[5]]);
   });
 
   it('leaves nothing of a pack whose index could not be written, and says what failed', async () => {
@@ -237,6 +242,53 @@ describe('writePack', () => {
       await expect(removePackFiles(locked, sum)).rejects.toMatchObject({
         code: 'STORAGE_FAILED',
         message: `Could not store the deletion of pack ${sum}: busy`,
+      });
+    } finally {
+      await store.repoFs.delete(id);
+    }
+  });
+});
+
+describe('writeGitDirBase and writeHead', () => {
+  it('make the folders git init makes, and refuse a HEAD branch git refuses before writing it', async () => {
+    const id = 'gitdir-base';
+    const fs = store.repoFs.open(id).promises;
+    try {
+      await writeGitDirBase(fs, base);
+      for (const dir of [
+        'objects/pack',
+        'objects/info',
+        'refs/heads',
+        'refs/tags',
+        'refs/remotes/origin',
+        'info',
+      ]) {
+        expect((await fs.stat(`${GITDIR}/${dir}`)).isDirectory()).toBe(true);
+      }
+      await expect(writeHead(fs, { branch: '../../config' })).rejects.toMatchObject({
+        code: 'REF_NAME_INVALID',
+      });
+      await expect(fs.stat(`${GITDIR}/HEAD`)).rejects.toMatchObject({ code: 'ENOENT' });
+      await writeHead(fs, { branch: 'main' });
+      expect(await fs.readFile(`${GITDIR}/HEAD`, 'utf8')).toBe('ref: refs/heads/main\n');
+    } finally {
+      await store.repoFs.delete(id);
+    }
+  });
+
+  it("writeNewGitDir says a storage failure is the repository's, and passes a pack's on as it is", async () => {
+    const id = 'gitdir-new-fails';
+    const fs = store.repoFs.open(id).promises;
+    try {
+      const noDescription = failing(fs, 'writeFile', (p) => p.endsWith('/description'), new Error('I/O'));
+      await expect(writeNewGitDir(noDescription, { ...base, looseRefs: [] })).rejects.toMatchObject({
+        code: 'STORAGE_FAILED',
+        message: 'Could not store the repository: I/O',
+      });
+      const noIndex = failing(fs, 'writeFile', (p) => p.endsWith('.idx'), new Error('I/O'));
+      await expect(writeNewGitDir(noIndex, { ...base, looseRefs: [] })).rejects.toMatchObject({
+        code: 'STORAGE_FAILED',
+        message: 'Could not store the 0.0 MB pack: I/O',
       });
     } finally {
       await store.repoFs.delete(id);

@@ -45,6 +45,14 @@ describe('PackSet', () => {
     ]);
   });
 
+  it('trusts an index it wrote: its own checksum is not hashed again', () => {
+    const idx = idxOf(checksum('1'), [oid('a')]);
+    idx[idx.length - 1] ^= 0xff;
+    const set = new PackSet();
+    set.add(checksum('1'), idx, false);
+    expect(set.has(oid('a'))).toBe(true);
+  });
+
   it('refuses an index of another pack, and an id that is not one', () => {
     const set = new PackSet();
     expect(() => set.add(checksum('1'), idxOf(checksum('2'), [oid('a')]), false)).toThrow(
@@ -111,6 +119,27 @@ describe('PackSets', () => {
     for (const listener of reloaded) listener('r');
     expect(await sets.for('r')).not.toBe(current);
     expect(reads()).toBe(3);
+  });
+
+  it('a failed load forgotten and started again does not drop the new one', async () => {
+    let reads = 0;
+    let failFirst: (err: Error) => void = () => undefined;
+    const promises = {
+      readdir: () => {
+        reads++;
+        if (reads === 1) return new Promise((_, reject) => (failFirst = reject));
+        return Promise.resolve([]);
+      },
+    };
+    const repoFs = { open: () => ({ promises }), onReloaded: () => undefined } as unknown as RepoFileSystems;
+    const sets = new PackSets(repoFs);
+    const first = sets.for('r');
+    sets.forget('r');
+    const second = await sets.for('r');
+    failFirst(new Error('late'));
+    await expect(first).rejects.toMatchObject({ code: 'STORAGE_FAILED' });
+    expect(await sets.for('r')).toBe(second);
+    expect(reads).toBe(2);
   });
 
   it('an empty set for a repo without packs; a failed read is a storage error, not kept', async () => {
