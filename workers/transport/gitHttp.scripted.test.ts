@@ -263,6 +263,7 @@ describe('requests', () => {
       ['http://git.example/r.git/git-receive-pack', 'manual'],
     ]);
     expect(asked[0]?.headers.get('Git-Protocol')).toBeNull();
+    expect(asked[0]?.headers.get('Accept')).toBe('*/*');
     expect(asked[0]?.headers.get('Authorization')).toBeNull();
   });
 
