@@ -219,6 +219,18 @@ export default {
       mutants: 'true; false; ""',
       reason: 'storageError hands a StoreError back as it is, so the test only saves a call',
     },
+    {
+      file: 'workers/store/gitConfig.ts',
+      code: "src[i] ?? ''; e ?? ''",
+      mutants: '"Stryker was here!"',
+      reason: 'past the end any string that is not a space, or no escape letter, gives the same answer as ""',
+    },
+    {
+      file: 'workers/store/gitDir.ts',
+      code: "'branch' in head (writeHead)",
+      mutants: 'true',
+      reason: 'for a detached HEAD it checks "refs/heads/undefined", a name git accepts',
+    },
   ],
   equivalentMutants: [
     {
