@@ -4,6 +4,13 @@
 // `equivalentSurvivors` lists equivalent mutants left in the score because their node also holds mutants the
 // tests kill.
 
+import { resolve } from 'node:path';
+
+// The git server of the ops' tests (MUTATE_GIT_SERVER=1, vitest.mutate.config.ts) serves the worktree's
+// fixtures: a sandbox leaves `.cache` out (ignorePatterns), and would build its own for minutes. Test runners
+// inherit this process's environment.
+process.env.BLOBLESS_FIXTURES_DIR ??= resolve('.cache/fixtures');
+
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions & { equivalentMutants: { file: string; code: string; reason: string }[]; equivalentSurvivors: { file: string; code: string; mutants: string; reason: string }[] }} */
 export default {
   testRunner: 'vitest',
@@ -23,6 +30,9 @@ export default {
     'workers/wire/*.ts',
     'workers/pack/*.ts',
     'workers/ops/sync/negotiator.ts',
+    'workers/transport/*.ts',
+    'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet}.ts',
+    'workers/ops/sync/{followedTags,remoteRefNames}.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -125,8 +135,109 @@ export default {
       mutants: 'false; < ; and the second false',
       reason: 'fast paths: the byte count below gives the same answer',
     },
+    {
+      file: 'workers/transport/reachability.ts',
+      code: '() => false',
+      mutants: '() => undefined',
+      reason: 'the probe failed either way: undefined is as falsy as false to the test of `answered`',
+    },
+    {
+      file: 'workers/transport/retryPolicy.ts',
+      code: 'err.status === undefined',
+      mutants: 'false',
+      reason: 'an undefined status is neither 429 nor >= 500, so the test after it answers false too',
+    },
+    {
+      file: 'workers/transport/retryPolicy.ts',
+      code: 'ms < 1000',
+      mutants: 'ms <= 1000',
+      reason: '1000 ms in tenths of a second is "1 s", as in seconds',
+    },
+    {
+      file: 'workers/store/indexFile.ts',
+      code: 'i < fields.length; i < 20 (serializeIndex)',
+      mutants: 'i <= fields.length; i <= 20',
+      reason: 'the extra write lands at +40 or +60, which the object id or the flags written next overwrite',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: '/^127\\.\\d+\\.\\d+\\.\\d+$/',
+      mutants: 'without ^',
+      reason: 'a host name whose last label is a number is parsed as IPv4 by URL: only 127.x.x.x itself ends so',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: "private service: UploadService = 'git-upload-pack'",
+      mutants: '""',
+      reason: 'infoRefs sets it before the only GETs whose redirect reads it',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: '/^https?:\\/\\// (endpoint)',
+      mutants: 'without ^',
+      reason: 'the target always starts with its scheme, so the first match is at 0 either way',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'url !== target (discoverWithToken)',
+      mutants: 'true',
+      reason: 'moving the base to the address it already has changes nothing',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'byob && into; if (into) (stream)',
+      mutants: 'byob || into; true',
+      reason: 'into is set exactly when byob is: a default reader never reads into it',
+    },
+    {
+      file: 'workers/transport/gitHttp.ts',
+      code: 'finished = true; if (!finished) (stream)',
+      mutants: 'false; true',
+      reason: 'cancelling a stream that has ended is a no-op (Streams: ReadableStreamCancel of a closed stream)',
+    },
+    {
+      file: 'workers/ops/sync/followedTags.ts',
+      code: 'tagObjects.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: with no tag objects the loop below finds none either',
+    },
+    {
+      file: 'workers/store/packedRefs.ts',
+      code: 'a.name < b.name; a.name > b.name (the sort)',
+      mutants: '<=; and the second true, false, >=, <=',
+      reason: 'names in packed-refs are unique, and V8\'s sort only asks whether the answer is below 0',
+    },
+    {
+      file: 'workers/store/gitConfig.ts',
+      code: 'i < src.length (the loops over a section name and over a comment)',
+      mutants: 'i <= src.length',
+      reason: 'past the end a section header is unclosed either way, and undefined ends a comment as LF does',
+    },
+    {
+      file: 'workers/store/gitDir.ts',
+      code: "(err as { name?: string }).name === 'StoreError' (writeNewGitDir)",
+      mutants: 'true; false; ""',
+      reason: 'storageError hands a StoreError back as it is, so the test only saves a call',
+    },
+    {
+      file: 'workers/store/gitConfig.ts',
+      code: "src[i] ?? ''; e ?? ''",
+      mutants: '"Stryker was here!"',
+      reason: 'past the end any string that is not a space, or no escape letter, gives the same answer as ""',
+    },
+    {
+      file: 'workers/store/gitDir.ts',
+      code: "'branch' in head (writeHead)",
+      mutants: 'true',
+      reason: 'for a detached HEAD it checks "refs/heads/undefined", a name git accepts',
+    },
   ],
   equivalentMutants: [
+    {
+      file: 'workers/store/packedRefs.ts',
+      code: "if (line === '' || line.startsWith('#')) continue;",
+      reason: 'a fast path: an empty or "#" line matches neither "^" nor REF_LINE, which starts with an id, and is skipped',
+    },
     {
       file: 'workers/model/refName.ts',
       code: 'i < name.length',

@@ -8,19 +8,38 @@ import base from './vitest.config.ts';
  * (a mutant that only slows it would be "killed" by a busy machine), and packIngester.fuzz, whose git index-pack
  * sample needs some 2,500 cases (~20 s) before it judges anything.
  */
+/** The transport's, store's and ops' tests that clone from the git server (test/globalSetup.ts) ask for it. */
+const withGitServer = process.env.MUTATE_GIT_SERVER === '1';
+
 export default defineConfig({
   ...base,
   test: {
     ...base.test,
-    // None of these tests asks for the git server or the fixtures (they run git themselves): without the global
-    // setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed out.
-    globalSetup: [],
+    // The pure layers' tests ask for neither the git server nor the fixtures (they run git themselves): without
+    // the global setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed
+    // out. Tests that clone from the server may be named only with `MUTATE_GIT_SERVER=1`, which starts it.
+    globalSetup: withGitServer ? base.test?.globalSetup : [],
     include: [
       'workers/model/**/*.test.ts',
       'workers/wire/**/*.test.ts',
       'workers/pack/**/*.test.ts',
       'workers/ops/sync/negotiator.test.ts',
+      'workers/ops/sync/followedTags.test.ts',
+      'workers/ops/sync/remoteRefNames.test.ts',
       'test/treeParser.fuzz.test.ts',
+      'workers/transport/{errors,reachability,retryPolicy,gitHttp.scripted}.test.ts',
+      'workers/store/**/*.test.ts',
+      ...(withGitServer
+        ? [
+            'workers/transport/gitHttp.test.ts',
+            'test/retryPolicy.test.ts',
+            'test/redirect.test.ts',
+            'test/credentials.test.ts',
+            'test/cloneErrors.test.ts',
+            'test/fetchTags.test.ts',
+            'test/hostileServer.test.ts',
+          ]
+        : []),
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },

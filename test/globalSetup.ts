@@ -17,7 +17,8 @@ declare module 'vitest' {
  * BLOBLESS_GIT_SERVER_LOG=1 prints every request it answers.
  */
 export default async function setup(project: TestProject) {
-  const { dir } = await ensureFixtures();
+  // A Stryker sandbox is a copy of the worktree without `.cache`: stryker.config.mjs points it at the worktree's.
+  const { dir } = await ensureFixtures({ dir: process.env.BLOBLESS_FIXTURES_DIR });
   const server = await startGitServer({
     ...fixtureServerOptions(dir),
     log: process.env.BLOBLESS_GIT_SERVER_LOG === '1',

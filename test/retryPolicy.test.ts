@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { CloneProgress } from '../workers/ops/sync/cloneTypes.ts';
 import { TransportError } from '../workers/transport/errors.ts';
 import { GitHttpClient } from '../workers/transport/gitHttp.ts';
-import { parseRetryAfter, retryDelay } from '../workers/transport/retryPolicy.ts';
 import { testEngine } from './support/engine.ts';
 import { type Relay, startRelay } from './support/relay.ts';
 import { failure } from './support/repoChecks.ts';
@@ -94,25 +93,5 @@ describe('retry policy', () => {
       await failure(client.infoRefs('git-receive-pack'));
       expect(relay.faults).toBe(4);
     }
-  });
-});
-
-describe('retry delays', () => {
-  const policy = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8000, stallTimeoutMs: 1 };
-  it('doubles from the base, with at most 20 % added, capped', () => {
-    expect([1, 2, 3].map((a) => retryDelay(a, {}, policy, () => 0))).toEqual([500, 1000, 2000]);
-    expect(retryDelay(2, {}, policy, () => 1)).toBe(1200);
-    expect(retryDelay(10, {}, policy, () => 0)).toBe(8000);
-  });
-  it('takes Retry-After as given under the cap', () => {
-    expect(retryDelay(1, { retryAfterMs: 3000 }, policy)).toBe(3000);
-    expect(retryDelay(1, { retryAfterMs: 120_000 }, policy)).toBe(8000);
-  });
-  it('reads Retry-After as seconds or an HTTP date', () => {
-    expect(parseRetryAfter('7')).toBe(7000);
-    const now = Date.parse('Mon, 30 Nov 2026 12:00:00 GMT');
-    expect(parseRetryAfter('Mon, 30 Nov 2026 12:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(null)).toBeUndefined();
   });
 });

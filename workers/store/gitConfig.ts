@@ -90,8 +90,8 @@ function sectionHeader(section: string, subsection: string | undefined): string 
 
 /**
  * config.c write_pair: `\n`, `\t`, `"` and `\` escaped; the whole value quoted when it begins or ends with a
- * space or holds `;` or `#`. git's reader also turns an unquoted CR, VT or FF into a space, so a value with
- * one of those is quoted too: what we write reads back byte for byte.
+ * space or holds `;` or `#`. git's reader also turns an unquoted CR into a space, so a value with one is
+ * quoted too (and one with a VT or FF, which git keeps either way): what we write reads back byte for byte.
  */
 function quoteValue(value: string): string {
   if (value.includes('\0')) {
@@ -117,7 +117,9 @@ export function parseGitConfig(text: string): ConfigEntry[] {
   let subsection: string | undefined;
   let i = 0;
   const bad = (why: string) => new StoreError('CONFIG_INVALID', `The config file is malformed: ${why}.`);
-  const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\v' || c === '\f';
+  // git's isspace (git-compat-util.h, sane_ctype): space, tab, CR and LF; a vertical tab or a form feed is
+  // a character of the value, and one before a key makes the line bad.
+  const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r';
   while (i < src.length) {
     const c = src[i];
     if (c === '\n' || isSpace(c)) {
@@ -185,8 +187,9 @@ export function parseGitConfig(text: string): ConfigEntry[] {
           }
         }
         value = out;
-      } else {
-        while (i < src.length && src[i] !== '\n') i++;
+      } else if (i < src.length && src[i] !== '\n') {
+        // git's get_value: a key without "=" ends its line, a comment included ("bad config line").
+        throw bad(`the key ${JSON.stringify(key)} is followed by neither "=" nor the end of its line`);
       }
       entries.push({ section, subsection, key: key.toLowerCase(), value });
     } else {
