@@ -100,5 +100,18 @@ describe('applyDelta', () => {
   it('refuses a delta under 4 bytes, as git does (patch-delta.c: DELTA_SIZE_MIN), even one git could read', () => {
     expect(invalid(base, makeDelta(base.length, []))).toMatch(/2 bytes long, under git's minimum of 4/);
     expect(invalid(new Uint8Array(0), makeDelta(0, [{ insert: 'a' }]).subarray(0, 3))).toMatch(/minimum/);
+    // At the minimum, it applies.
+    expect(dec(applyDelta(new Uint8Array(0), makeDelta(0, [{ insert: 'a' }])))).toBe('a');
+  });
+
+  it('reads a size of up to 8 varint bytes, as git reads any length, and refuses a 9th', () => {
+    // 44 in 8 bytes: seven continuation bytes carry zeros.
+    const padded = [0x80 | base.length, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+    const delta = new Uint8Array([...padded, 5, 0x91, 4, 5]);
+    expect(deltaResultSize(delta)).toBe(5);
+    expect(dec(applyDelta(base, delta))).toBe('quick');
+    expect(() =>
+      deltaResultSize(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00])),
+    ).toThrow(/base size is too large/);
   });
 });
