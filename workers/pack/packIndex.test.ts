@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
-import { oidFromHex, toHex } from './objectHash.ts';
+import { createWasmSha1, oidFromHex, toHex } from './objectHash.ts';
 import { type PackIndex, parsePackIndexV2 } from './packIndex.ts';
-import { sortByOid, writePackIndexV2 } from './packIndexWriter.ts';
+import { sortByOid, writePackIndexV2, writePackIndexV2Tables } from './packIndexWriter.ts';
 import { PackIngester } from './packIngester.ts';
 import { type GitIndexOfPack, gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
 import { sha1Hex } from './testing/packBuilder.ts';
@@ -91,6 +91,75 @@ describe('pack index v2', () => {
     expect(code(oracle.idx.subarray(0, oracle.idx.length - 4), { verifyChecksum: false })).toMatch(
       /partial entry|too short/,
     );
+  });
+});
+
+describe('pack index v2, rule by rule', () => {
+  const objects = [0, 1, 2, 0x80, 0xff].map((first, i) => {
+    const oid = oidFromHex(sha1Hex(new Uint8Array([i])));
+    oid[0] = first;
+    return { oid: toHex(oid), offset: 12 + i * 100, crc32: i };
+  });
+
+  it('reads an index of no objects, the shortest there is', () => {
+    const idx = writePackIndexV2([], 'cd'.repeat(20));
+    expect(idx.length).toBe(8 + 1024 + 40);
+    const index = parsePackIndexV2(idx);
+    expect(index.count).toBe(0);
+    expect(index.oids()).toEqual([]);
+    expect(index.has(objects[0].oid)).toBe(false);
+  });
+
+  it('finds ids whose first byte is 0 and 255, at either end of the fan-out', () => {
+    const index = parsePackIndexV2(writePackIndexV2(objects, 'cd'.repeat(20)));
+    for (const o of objects) expect(index.find(o.oid)).toBe(o.offset);
+    expect(index.entry(0)).toEqual(objects[0]);
+    expect(index.entry(4)).toEqual(objects[4]);
+  });
+
+  it('refuses entry numbers that are not one, and ids that are not 20 bytes', () => {
+    const index = parsePackIndexV2(writePackIndexV2(objects, 'cd'.repeat(20)));
+    expect(() => index.entry(-1)).toThrow(RangeError);
+    expect(() => index.entry(0.5)).toThrow(RangeError);
+    expect(() => index.entry(5)).toThrow(RangeError);
+    expect(() => index.find(new Uint8Array(19))).toThrow(TypeError);
+  });
+
+  it('refuses an offset that points past the 8-byte table', () => {
+    const large = [{ ...objects[0], offset: 2 ** 31 }, objects[1]];
+    const idx = writePackIndexV2(large, 'cd'.repeat(20));
+    const index = parsePackIndexV2(idx);
+    expect(index.find(large[0].oid)).toBe(2 ** 31);
+    // Entry 0's 4-byte offset names the 8-byte table's entry 1, of 1.
+    const offsetTable = 8 + 1024 + 2 * 24;
+    new DataView(idx.buffer).setUint32(offsetTable, 0x80000001);
+    expect(() => parsePackIndexV2(idx, { verifyChecksum: false }).find(large[0].oid)).toThrow(
+      /object 0 points past the 8-byte offset table/,
+    );
+  });
+
+  it('writes the same bytes whether the given hasher or the built-in SHA-1 signs them', async () => {
+    const n = objects.length;
+    const oids = new Uint8Array(n * 20);
+    for (const [i, o] of objects.entries()) oids.set(oidFromHex(o.oid), i * 20);
+    const offsets = objects.map((o) => o.offset);
+    const crcs = objects.map((o) => o.crc32);
+    const checksum = oidFromHex('cd'.repeat(20));
+    const signed = writePackIndexV2Tables(oids, offsets, crcs, n, checksum, await createWasmSha1());
+    expect(signed).toEqual(writePackIndexV2(objects, checksum));
+    expect(() => parsePackIndexV2(signed)).not.toThrow();
+  });
+
+  it('refuses a pack checksum, an id or an offset it cannot write', () => {
+    expect(() => writePackIndexV2(objects, new Uint8Array(19))).toThrow(/pack checksum must be 20 bytes/);
+    expect(() => writePackIndexV2([{ ...objects[0], oid: new Uint8Array(21) }], 'cd'.repeat(20))).toThrow(
+      /object id must be 20 bytes/,
+    );
+    for (const offset of [-1, 1.5, 2 ** 53]) {
+      expect(() => writePackIndexV2([{ ...objects[0], offset }], 'cd'.repeat(20))).toThrow(
+        /Invalid pack offset/,
+      );
+    }
   });
 });
 
