@@ -333,6 +333,10 @@ describe('parseInfoRefs, rule by rule (hand-made answers)', () => {
       expect(error).toMatchObject({ code: 'PROTOCOL_UNEXPECTED' });
       return error.message;
     };
+    // A first line that is all capabilities has no ref before its NUL.
+    expect(message('\0multi_ack side-band-64k')).toMatch(
+      /where a line of the form "<oid> <refname>" was expected$/,
+    );
     expect(message(`${A}`)).toMatch(
       /^The server sent .* where a line of the form "<oid> <refname>" was expected$/,
     );
