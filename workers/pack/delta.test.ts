@@ -45,6 +45,12 @@ describe('applyDelta', () => {
     expect(out[out.length - 1]).toBe(big[0]);
   });
 
+  it('reads a copy size in three bytes', () => {
+    const big = noise(0x20000, 3);
+    const out = applyDelta(big, makeDelta(big.length, [{ copy: [0x100, 0x10001] }]));
+    expect(out).toEqual(big.subarray(0x100, 0x10101));
+  });
+
   it('handles an empty result and an empty base', () => {
     const large = new Uint8Array(20_000);
     expect(applyDelta(large, makeDelta(large.length, [])).length).toBe(0);
@@ -80,7 +86,9 @@ describe('applyDelta', () => {
     expect(invalid(base, makeDelta(base.length, [{ copy: [40, 10] }]))).toMatch(
       /copies bytes 40..50 of a 44-byte/,
     );
-    expect(invalid(base, makeDelta(base.length, [{ copy: [0xffffffff, 1] }]))).toMatch(/copies bytes/);
+    expect(invalid(base, makeDelta(base.length, [{ copy: [0xffffffff, 1] }]))).toMatch(
+      'A delta in the pack is invalid: it copies bytes 4294967295..4294967296 of a 44-byte base.',
+    );
   });
 
   it('refuses the reserved instruction 0 and truncated instructions', () => {
@@ -95,6 +103,9 @@ describe('applyDelta', () => {
     );
     expect(invalid(base, new Uint8Array([0x80, 0x80, 0x80, 0x80]))).toMatch(/inside the base size/);
     expect(invalid(base, new Uint8Array([base.length, 0x80, 0x80, 0x80]))).toMatch(/inside the result size/);
+    expect(() => deltaResultSize(new Uint8Array([base.length, 0x80]))).toThrow(
+      /it ends inside the result size/,
+    );
   });
 
   it('refuses a delta under 4 bytes, as git does (patch-delta.c: DELTA_SIZE_MIN), even one git could read', () => {

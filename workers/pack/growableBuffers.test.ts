@@ -20,6 +20,7 @@ describe('ReceivedBytes', () => {
     // A chunk larger than the step grows to what it needs.
     received.append(bytes(600_000, 15));
     expect(bufferOf(view).byteLength).toBe(600_015);
+    expect(received.bytes).toBe(view);
     expect(received.bytes.subarray(0, received.length)).toEqual(bytes(600_015));
   });
 
@@ -33,6 +34,16 @@ describe('ReceivedBytes', () => {
     received.append(bytes(40, 10));
     expect(received.bytes).toHaveLength(50);
     expect(received.bytes.subarray(0, received.length)).toEqual(bytes(50));
+  });
+
+  it('grows a resizable buffer in place up to its reserve exactly', () => {
+    const received = new ReceivedBytes(0);
+    const buffer = new ArrayBuffer(4, { maxByteLength: 8 });
+    received.bytes = new Uint8Array(buffer);
+    received.append(bytes(4));
+    received.append(bytes(4, 4));
+    expect(received.bytes.buffer).toBe(buffer);
+    expect(received.bytes).toEqual(bytes(8));
   });
 
   it('doubles a resizable buffer past its reserve', () => {
