@@ -45,6 +45,12 @@ describe('applyDelta', () => {
     expect(out[out.length - 1]).toBe(big[0]);
   });
 
+  it('names the delta when its declared result is over the limit', () => {
+    expect(() => applyDelta(base, makeDelta(base.length, [{ copy: [0, 9] }]), undefined, 8)).toThrow(
+      /^A delta in the pack declares 9 bytes, more than the limit of 8 bytes \(maxObjectSize\)/,
+    );
+  });
+
   it('reads a copy size in three bytes', () => {
     const big = noise(0x20000, 3);
     const out = applyDelta(big, makeDelta(big.length, [{ copy: [0x100, 0x10001] }]));

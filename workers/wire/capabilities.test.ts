@@ -320,6 +320,16 @@ describe('parseInfoRefs, rule by rule (hand-made answers)', () => {
     expect(bare.refs).toEqual([{ name: 'refs/heads/main', oid: A }]);
   });
 
+  it('names the ref advertisement when it is cut short or holds a delim', () => {
+    expect(thrown(() => parseInfoRefs(lines(`${A} refs/heads/main`))).message).toMatch(
+      /^The ref advertisement ended before its final flush packet/,
+    );
+    const delim = concatBytes([lines(`${A} refs/heads/main`), ascii('0001'), FLUSH_PKT]);
+    expect(thrown(() => parseInfoRefs(delim)).message).toMatch(
+      /in the ref advertisement, where only ref lines and a flush belong$/,
+    );
+  });
+
   it('reads symrefs only from symref= capabilities with a name before the colon', () => {
     const info = v0(
       lines(`${A} refs/heads/main\0agent=git/2:x symref=:refs/heads/y symref=HEAD:refs/heads/main`, '0000'),
@@ -333,6 +343,10 @@ describe('parseInfoRefs, rule by rule (hand-made answers)', () => {
       expect(error).toMatchObject({ code: 'PROTOCOL_UNEXPECTED' });
       return error.message;
     };
+    // No id before the space: the id is what is wrong.
+    expect(message(' refs/heads/main')).toMatch(
+      /" refs\/heads\/main" where a line starting with an object id/,
+    );
     // A first line that is all capabilities has no ref before its NUL.
     expect(message('\0multi_ack side-band-64k')).toMatch(
       /where a line of the form "<oid> <refname>" was expected$/,
