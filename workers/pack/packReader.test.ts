@@ -128,6 +128,13 @@ describe('PackReader, rule by rule (hand-made packs)', () => {
     expect(failure(() => new PackReader(cut, none).read(12)).message).toMatch(
       /an entry does not inflate to its 4 bytes/,
     );
+    // Every byte inflated, but the stream cut before its Adler-32: not a whole entry either.
+    const noAdler = new Uint8Array(pack.length - 4);
+    noAdler.set(pack.subarray(0, pack.length - 24));
+    expect(failure(() => new PackReader(noAdler, none).read(12))).toMatchObject({
+      code: 'PACK_CORRUPT',
+      message: expect.stringMatching(/an entry does not inflate to its 4 bytes/),
+    });
   });
 
   it('refuses a header or a base offset that runs into the trailer', () => {
