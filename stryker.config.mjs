@@ -211,6 +211,12 @@ export default {
       mutants: 'false',
       reason: 'the built-in SHA-1 signs the same bytes: the given hasher is only faster',
     },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'shift > 2 ** 35',
+      mutants: 'shift >= 2 ** 35',
+      reason: 'shift is 16 times a power of 128, never 2^35 itself',
+    },
   ],
   equivalentMutants: [
     {
@@ -324,6 +330,24 @@ export default {
       file: 'workers/pack/packIndex.ts',
       code: 'new Array<string>(n)',
       reason: 'every slot is assigned below: the size given only spares growing',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'chain.length > 0',
+      reason: 'which results are cached changes only the time a later read takes, never what it returns',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: `{
+    if (object.data.length > BASE_CACHE_BYTES / 4) return;
+    if (this.cached + object.data.length > BASE_CACHE_BYTES) {
+      this.cache.clear();
+      this.cached = 0;
+    }
+    this.cache.set(offset, object);
+    this.cached += object.data.length;
+  }`,
+      reason: "remember's bounds change the memory and time a read costs, never what it returns",
     },
   ],
 };
