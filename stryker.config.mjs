@@ -231,6 +231,98 @@ export default {
       mutants: 'true',
       reason: 'for a detached HEAD it checks "refs/heads/undefined", a name git accepts',
     },
+    {
+      file: 'workers/wire/receivePack.ts',
+      code: 'const report: Packet[] = [];',
+      mutants: '["Stryker was here"]',
+      reason: 'readReport steps over anything that is neither a data nor a flush packet',
+    },
+    {
+      file: 'workers/pack/crc32.ts',
+      code: 'i <= stop',
+      mutants: 'i < stop; false',
+      reason: 'a fast path: the byte-at-a-time loop after it computes the same CRC for the bytes it leaves',
+    },
+    {
+      file: 'workers/pack/delta.ts',
+      code: 'i < len; i < op',
+      mutants: 'i <= len; i <= op',
+      reason:
+        'the extra byte lands where the next instruction writes, or past the result, where a typed array drops it',
+    },
+    {
+      file: 'workers/pack/growableBuffers.ts',
+      code: 'buffer.resizable (receiveBuffer, reservedTable)',
+      mutants: 'true, both',
+      reason: 'in Node 20, where the tests run, every buffer made with maxByteLength is resizable',
+    },
+    {
+      file: 'workers/pack/growableBuffers.ts',
+      code: 'buf.length >= needed',
+      mutants: 'true',
+      reason: 'the receive view is made without a length, so after a resize it always covers what is needed',
+    },
+    {
+      file: 'workers/pack/growableBuffers.ts',
+      code: 'buf.byteOffset === 0',
+      mutants: 'true',
+      reason: 'a view at an offset is shorter than its buffer, so the length test fails for it anyway',
+    },
+    {
+      file: 'workers/pack/packEntries.ts',
+      code: 'v < offset',
+      mutants: 'v <= offset',
+      reason: 'equality returned just before',
+    },
+    {
+      file: 'workers/pack/packIndex.ts',
+      code: 'i < 20 (the checksum loop)',
+      mutants: 'i <= 20',
+      reason: 'both sides read undefined at 20, which compare equal',
+    },
+    {
+      file: 'workers/pack/packIndex.ts',
+      code: 'key[0] === 0',
+      mutants: 'true',
+      reason: 'searching from 0 covers the bucket as well: the fan-out only narrows the search',
+    },
+    {
+      file: 'workers/pack/packIndex.ts',
+      code: 'cmp < 0',
+      mutants: 'cmp <= 0',
+      reason: 'cmp 0 returned just before',
+    },
+    {
+      file: 'workers/pack/packIndexWriter.ts',
+      code: 'n > PREFIX_SORT_MAX',
+      mutants: 'true; n >= PREFIX_SORT_MAX',
+      reason: 'the comparator sort puts any number of ids in the same order as the prefix sort',
+    },
+    {
+      file: 'workers/pack/packIndexWriter.ts',
+      code: 'i < n (four loops); b < 256; start < n',
+      mutants: 'i <= n; b <= 256; start <= n',
+      reason:
+        "a typed array drops writes past its end and reads undefined there; fan-out slot 256 is the first id's bytes, written after",
+    },
+    {
+      file: 'workers/pack/packIndexWriter.ts',
+      code: 'end < n && Math.floor(keys[end] / PREFIX_SORT_MAX) === prefix; end - start > 1',
+      mutants: '||, true, end <= n; true, >= 1, end + start',
+      reason: 'a longer run, or a run of one, sorted whole by the full comparison stays in order',
+    },
+    {
+      file: 'workers/pack/packIndexWriter.ts',
+      code: 'if (hasher)',
+      mutants: 'false',
+      reason: 'the built-in SHA-1 signs the same bytes: the given hasher is only faster',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'shift > 2 ** 35',
+      mutants: 'shift >= 2 ** 35',
+      reason: 'shift is 16 times a power of 128, never 2^35 itself',
+    },
   ],
   equivalentMutants: [
     {
@@ -324,6 +416,49 @@ export default {
       file: 'workers/pack/treeCheck.ts',
       code: "name: ''",
       reason: "the trie root's name is never shown: a path through links lists nodes.slice(1)",
+    },
+    {
+      file: 'workers/wire/capabilities.ts',
+      code: 'first?.type',
+      reason: 'a non-empty body decodes to one packet at least, or throws: first is never undefined',
+    },
+    {
+      file: 'workers/pack/crc32.ts',
+      code: 'end - 8',
+      reason: 'a fast path: with stop past the end, the byte-at-a-time loop computes the same CRC',
+    },
+    {
+      file: 'workers/pack/delta.ts',
+      code: 'len < 32',
+      reason: 'both branches copy the same bytes: the loop is only faster for short copies',
+    },
+    {
+      file: 'workers/pack/delta.ts',
+      code: 'op < 32',
+      reason: 'both branches copy the same bytes: the loop is only faster for short inserts',
+    },
+    {
+      file: 'workers/pack/packIndex.ts',
+      code: 'new Array<string>(n)',
+      reason: 'every slot is assigned below: the size given only spares growing',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'chain.length > 0',
+      reason: 'which results are cached changes only the time a later read takes, never what it returns',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: `{
+    if (object.data.length > BASE_CACHE_BYTES / 4) return;
+    if (this.cached + object.data.length > BASE_CACHE_BYTES) {
+      this.cache.clear();
+      this.cached = 0;
+    }
+    this.cache.set(offset, object);
+    this.cached += object.data.length;
+  }`,
+      reason: "remember's bounds change the memory and time a read costs, never what it returns",
     },
   ],
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ArrivalRing } from './arrivalRing.ts';
+import { TABLE_RESERVE_OBJECTS } from './growableBuffers.ts';
 
 describe('ArrivalRing', () => {
   it('never gives back bytes other than those placed for the entry, across laps and restarts', () => {
@@ -35,5 +36,135 @@ describe('ArrivalRing', () => {
     // Recent bases are found often, and older ones were asked for too (found is not everything).
     expect(found).toBeGreaterThan(3_000);
     expect(found).toBeLessThan(19_000);
+  });
+});
+
+describe('ArrivalRing, rule by rule (a 16-byte ring: objects of up to 4 bytes)', () => {
+  const bytesOf = (length: number, fill: number) => new Uint8Array(length).fill(fill);
+  /** Places entries `0..lengths.length-1` with those lengths, each filled with its index + 1. */
+  const placeAll = (ring: ArrivalRing, lengths: number[], from = 0) => {
+    for (const [k, length] of lengths.entries()) {
+      ring.beginEntry();
+      ring.place(from + k, length).set(bytesOf(length, from + k + 1));
+    }
+  };
+  // The table of starts is private; its length and buffer are what reserve and place promise about memory.
+  const table = (ring: ArrivalRing) => (ring as unknown as { starts: Uint32Array }).starts;
+
+  it('keeps an object a quarter of the ring at most', () => {
+    expect(new ArrivalRing(16).maxObject).toBe(4);
+  });
+
+  it('gives back an entry until a whole ring of bytes has been placed after its start', () => {
+    const ring = new ArrivalRing(16);
+    placeAll(ring, [4, 4, 4, 4]);
+    // 16 bytes placed since entry 0 started: the head is back at its first byte, nothing of it overwritten.
+    expect(ring.get(0, 4)).toEqual(bytesOf(4, 1));
+    expect(ring.get(3, 4)).toEqual(bytesOf(4, 4));
+    placeAll(ring, [1], 4);
+    expect(ring.get(0, 4)).toBeNull();
+    expect(ring.get(1, 4)).toEqual(bytesOf(4, 2));
+    expect(ring.get(4, 1)).toEqual(bytesOf(1, 5));
+  });
+
+  it('answers null for an entry never placed, inside and past the table', () => {
+    const ring = new ArrivalRing(16);
+    placeAll(ring, [2]);
+    expect(table(ring).length).toBe(1024);
+    expect(ring.get(1, 2)).toBeNull();
+    expect(ring.get(1023, 2)).toBeNull();
+    expect(ring.get(1024, 2)).toBeNull();
+  });
+
+  it('skips a tail too short for the object, and uses one that fits exactly', () => {
+    const ring = new ArrivalRing(16);
+    placeAll(ring, [4, 4, 4, 3]);
+    // 15 bytes placed: a 2-byte object does not fit the last byte, so it goes to the start, over entry 0.
+    placeAll(ring, [2], 4);
+    expect(ring.get(4, 2)).toEqual(bytesOf(2, 5));
+    expect(ring.get(0, 4)).toBeNull();
+    expect(ring.get(1, 4)).toEqual(bytesOf(4, 2));
+    // 18 bytes now: the head is at 2, and a 2-byte object ends exactly where entry 1 (at 4) starts.
+    const exact = new ArrivalRing(16);
+    placeAll(exact, [4, 4, 4, 2, 2]);
+    expect(exact.place(5, 2)).toHaveLength(2);
+    expect(exact.get(1, 4)).toEqual(bytesOf(4, 2));
+    expect(exact.get(2, 4)).toEqual(bytesOf(4, 3));
+    expect(exact.get(0, 4)).toBeNull();
+  });
+
+  it('calls an entry old once it is more than half a ring behind the head', () => {
+    const ring = new ArrivalRing(16);
+    placeAll(ring, [4, 4]);
+    expect(ring.isOld(0)).toBe(false);
+    placeAll(ring, [1], 2);
+    // 9 bytes placed: entry 0 started 9 bytes back, more than 8; entry 1 started 5 back.
+    expect(ring.isOld(0)).toBe(true);
+    expect(ring.isOld(1)).toBe(false);
+    // Placed again, it is new.
+    ring.place(0, 4).set(bytesOf(4, 1));
+    expect(ring.isOld(0)).toBe(false);
+    expect(ring.get(0, 4)).toEqual(bytesOf(4, 1));
+  });
+
+  it('starts over empty once the bytes placed reach the bound less four rings, and counts again from 0', () => {
+    // 100 - 4 * 16 = 36.
+    const ring = new ArrivalRing(16, 100);
+    placeAll(ring, [4, 4, 4, 4, 4, 4, 4, 4, 3]);
+    // 35 placed: the next entry still finds the last ones.
+    ring.beginEntry();
+    expect(ring.get(8, 3)).toEqual(bytesOf(3, 9));
+    ring.place(9, 1).set(bytesOf(1, 10));
+    // 36: the next entry starts over, so none of the earlier entries is found.
+    ring.beginEntry();
+    expect(ring.get(9, 1)).toBeNull();
+    expect(ring.get(8, 3)).toBeNull();
+    ring.place(10, 4).set(bytesOf(4, 11));
+    // Counting from 0 again, the next entry does not start over.
+    ring.beginEntry();
+    expect(ring.get(10, 4)).toEqual(bytesOf(4, 11));
+  });
+
+  it('grows its table by doubling, from 1,024 entries, and at once to an index far ahead', () => {
+    const ring = new ArrivalRing(16);
+    ring.place(0, 1);
+    expect(table(ring).length).toBe(1024);
+    ring.place(1024, 1);
+    expect(table(ring).length).toBe(2048);
+    ring.place(5000, 2).set(bytesOf(2, 7));
+    expect(table(ring).length).toBe(5001);
+    expect(ring.get(5000, 2)).toEqual(bytesOf(2, 7));
+  });
+
+  it('reserves its table for the header count, only when empty and up to TABLE_RESERVE_OBJECTS', () => {
+    const ring = new ArrivalRing(16);
+    ring.reserve(2048);
+    const reserved = table(ring);
+    expect((reserved.buffer as ArrayBuffer).resizable).toBe(true);
+    placeAll(ring, [4, 4]);
+    // Grown in place: the same view, over the same buffer.
+    expect(table(ring)).toBe(reserved);
+    // A second reserve keeps what was placed.
+    ring.reserve(2048);
+    expect(ring.get(1, 4)).toEqual(bytesOf(4, 2));
+    expect(table(ring)).toBe(reserved);
+
+    const largest = new ArrivalRing(16);
+    largest.reserve(TABLE_RESERVE_OBJECTS);
+    expect((table(largest).buffer as ArrayBuffer).resizable).toBe(true);
+    const tooMany = new ArrivalRing(16);
+    tooMany.reserve(TABLE_RESERVE_OBJECTS + 1);
+    expect((table(tooMany).buffer as ArrayBuffer).resizable).toBe(false);
+  });
+
+  it('gives its table back when freed', () => {
+    // Node 20 has no transferToFixedLength: only the reserved (resizable) table is released here; the ring's
+    // plain bytes are released where a browser has it.
+    const ring = new ArrivalRing(16);
+    ring.reserve(2048);
+    placeAll(ring, [4]);
+    ring.free();
+    expect(table(ring)).toHaveLength(0);
+    expect(ring.get(0, 4)).toBeNull();
   });
 });

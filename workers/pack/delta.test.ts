@@ -45,6 +45,18 @@ describe('applyDelta', () => {
     expect(out[out.length - 1]).toBe(big[0]);
   });
 
+  it('names the delta when its declared result is over the limit', () => {
+    expect(() => applyDelta(base, makeDelta(base.length, [{ copy: [0, 9] }]), undefined, 8)).toThrow(
+      /^A delta in the pack declares 9 bytes, more than the limit of 8 bytes \(maxObjectSize\)/,
+    );
+  });
+
+  it('reads a copy size in three bytes', () => {
+    const big = noise(0x20000, 3);
+    const out = applyDelta(big, makeDelta(big.length, [{ copy: [0x100, 0x10001] }]));
+    expect(out).toEqual(big.subarray(0x100, 0x10101));
+  });
+
   it('handles an empty result and an empty base', () => {
     const large = new Uint8Array(20_000);
     expect(applyDelta(large, makeDelta(large.length, [])).length).toBe(0);
@@ -80,7 +92,9 @@ describe('applyDelta', () => {
     expect(invalid(base, makeDelta(base.length, [{ copy: [40, 10] }]))).toMatch(
       /copies bytes 40..50 of a 44-byte/,
     );
-    expect(invalid(base, makeDelta(base.length, [{ copy: [0xffffffff, 1] }]))).toMatch(/copies bytes/);
+    expect(invalid(base, makeDelta(base.length, [{ copy: [0xffffffff, 1] }]))).toMatch(
+      'A delta in the pack is invalid: it copies bytes 4294967295..4294967296 of a 44-byte base.',
+    );
   });
 
   it('refuses the reserved instruction 0 and truncated instructions', () => {
@@ -95,10 +109,26 @@ describe('applyDelta', () => {
     );
     expect(invalid(base, new Uint8Array([0x80, 0x80, 0x80, 0x80]))).toMatch(/inside the base size/);
     expect(invalid(base, new Uint8Array([base.length, 0x80, 0x80, 0x80]))).toMatch(/inside the result size/);
+    expect(() => deltaResultSize(new Uint8Array([base.length, 0x80]))).toThrow(
+      /it ends inside the result size/,
+    );
   });
 
   it('refuses a delta under 4 bytes, as git does (patch-delta.c: DELTA_SIZE_MIN), even one git could read', () => {
     expect(invalid(base, makeDelta(base.length, []))).toMatch(/2 bytes long, under git's minimum of 4/);
     expect(invalid(new Uint8Array(0), makeDelta(0, [{ insert: 'a' }]).subarray(0, 3))).toMatch(/minimum/);
+    // At the minimum, it applies.
+    expect(dec(applyDelta(new Uint8Array(0), makeDelta(0, [{ insert: 'a' }])))).toBe('a');
+  });
+
+  it('reads a size of up to 8 varint bytes, as git reads any length, and refuses a 9th', () => {
+    // 44 in 8 bytes: seven continuation bytes carry zeros.
+    const padded = [0x80 | base.length, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+    const delta = new Uint8Array([...padded, 5, 0x91, 4, 5]);
+    expect(deltaResultSize(delta)).toBe(5);
+    expect(dec(applyDelta(base, delta))).toBe('quick');
+    expect(() =>
+      deltaResultSize(new Uint8Array([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00])),
+    ).toThrow(/base size is too large/);
   });
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
-import { oidFromHex, toHex } from './objectHash.ts';
+import { createWasmSha1, oidFromHex, toHex } from './objectHash.ts';
 import { type PackIndex, parsePackIndexV2 } from './packIndex.ts';
-import { sortByOid, writePackIndexV2 } from './packIndexWriter.ts';
+import { sortByOid, writePackIndexV2, writePackIndexV2Tables } from './packIndexWriter.ts';
 import { PackIngester } from './packIngester.ts';
 import { type GitIndexOfPack, gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
 import { sha1Hex } from './testing/packBuilder.ts';
@@ -87,14 +87,131 @@ describe('pack index v2', () => {
     expect(code(flipped, { verifyChecksum: false })).toBe('accepted');
     const fanout = oracle.idx.slice();
     fanout.set([0, 0, 0xff, 0xff], 8);
-    expect(code(fanout, { verifyChecksum: false })).toMatch(/not monotonic|too short/);
+    expect(code(fanout, { verifyChecksum: false })).toMatch(/not monotonic/);
+    const count = oracle.objects.length;
     expect(code(oracle.idx.subarray(0, oracle.idx.length - 4), { verifyChecksum: false })).toMatch(
-      /partial entry|too short/,
+      `too short for ${count} objects`,
     );
+    const partial = new Uint8Array(oracle.idx.length + 4);
+    partial.set(oracle.idx);
+    expect(code(partial, { verifyChecksum: false })).toMatch(/its 8-byte offset table has a partial entry/);
+    expect(code(oracle.idx.subarray(0, 8 + 1024 + 39))).toMatch(/only 1071 bytes long/);
+  });
+});
+
+describe('pack index v2, rule by rule', () => {
+  const objects = [0, 1, 2, 0x80, 0xff].map((first, i) => {
+    const oid = oidFromHex(sha1Hex(new Uint8Array([i])));
+    oid[0] = first;
+    return { oid: toHex(oid), offset: 12 + i * 100, crc32: i };
+  });
+
+  it('reads an index of no objects, the shortest there is', () => {
+    const idx = writePackIndexV2([], 'cd'.repeat(20));
+    expect(idx.length).toBe(8 + 1024 + 40);
+    const index = parsePackIndexV2(idx);
+    expect(index.count).toBe(0);
+    expect(index.oids()).toEqual([]);
+    expect(index.has(objects[0].oid)).toBe(false);
+  });
+
+  it('finds ids whose first byte is 0 and 255, at either end of the fan-out', () => {
+    const index = parsePackIndexV2(writePackIndexV2(objects, 'cd'.repeat(20)));
+    for (const o of objects) expect(index.find(o.oid)).toBe(o.offset);
+    // Absent ids that share a present one's first byte, or all but its last.
+    for (const o of objects) {
+      const near = oidFromHex(o.oid);
+      near[19] ^= 1;
+      expect(index.find(near)).toBeNull();
+      near[19] ^= 1;
+      near[1] ^= 0x80;
+      expect(index.has(near)).toBe(false);
+    }
+    expect(index.entry(0)).toEqual(objects[0]);
+    expect(index.entry(4)).toEqual(objects[4]);
+  });
+
+  it('searches a fan-out bucket of many ids', () => {
+    const many = Array.from({ length: 40 }, (_, i) => {
+      const oid = oidFromHex(sha1Hex(new Uint8Array([i, 7])));
+      oid[0] = 0x42;
+      return { oid: toHex(oid), offset: 12 + i, crc32: i };
+    });
+    const index = parsePackIndexV2(writePackIndexV2(many, 'cd'.repeat(20)));
+    for (const o of many) expect(index.find(o.oid)).toBe(o.offset);
+    const absent = oidFromHex(many[0].oid);
+    for (const last of [0x00, 0x7f, 0xff]) {
+      absent[19] = last;
+      if (!many.some((o) => o.oid === toHex(absent))) expect(index.find(absent)).toBeNull();
+    }
+  });
+
+  it('refuses entry numbers that are not one, and ids that are not 20 bytes', () => {
+    const index = parsePackIndexV2(writePackIndexV2(objects, 'cd'.repeat(20)));
+    expect(() => index.entry(-1)).toThrow(RangeError);
+    expect(() => index.entry(0.5)).toThrow(RangeError);
+    expect(() => index.entry(5)).toThrow(new RangeError('No entry 5 in an index of 5'));
+    expect(() => index.find(new Uint8Array(19))).toThrow(new TypeError('An object id must be 20 bytes'));
+  });
+
+  it('refuses an offset that points past the 8-byte table', () => {
+    const large = [{ ...objects[0], offset: 2 ** 31 }, objects[1]];
+    const idx = writePackIndexV2(large, 'cd'.repeat(20));
+    const index = parsePackIndexV2(idx);
+    expect(index.find(large[0].oid)).toBe(2 ** 31);
+    // Entry 0's 4-byte offset names the 8-byte table's entry 1, of 1.
+    const offsetTable = 8 + 1024 + 2 * 24;
+    new DataView(idx.buffer).setUint32(offsetTable, 0x80000001);
+    expect(() => parsePackIndexV2(idx, { verifyChecksum: false }).find(large[0].oid)).toThrow(
+      /object 0 points past the 8-byte offset table/,
+    );
+  });
+
+  it('writes the same bytes whether the given hasher or the built-in SHA-1 signs them', async () => {
+    const n = objects.length;
+    const oids = new Uint8Array(n * 20);
+    for (const [i, o] of objects.entries()) oids.set(oidFromHex(o.oid), i * 20);
+    const offsets = objects.map((o) => o.offset);
+    const crcs = objects.map((o) => o.crc32);
+    const checksum = oidFromHex('cd'.repeat(20));
+    const signed = writePackIndexV2Tables(oids, offsets, crcs, n, checksum, await createWasmSha1());
+    expect(signed).toEqual(writePackIndexV2(objects, checksum));
+    expect(() => parsePackIndexV2(signed)).not.toThrow();
+  });
+
+  it('refuses a pack checksum, an id or an offset it cannot write', () => {
+    expect(() => writePackIndexV2(objects, new Uint8Array(19))).toThrow(/pack checksum must be 20 bytes/);
+    expect(() => writePackIndexV2([{ ...objects[0], oid: new Uint8Array(21) }], 'cd'.repeat(20))).toThrow(
+      /object id must be 20 bytes/,
+    );
+    for (const offset of [-1, 1.5, 2 ** 53]) {
+      expect(() => writePackIndexV2([{ ...objects[0], offset }], 'cd'.repeat(20))).toThrow(
+        /Invalid pack offset/,
+      );
+    }
   });
 });
 
 describe('sortByOid', () => {
+  it('puts a run of one prefix in order whole, and equal ids by offset alone', () => {
+    const id = (first: number, last: number) => {
+      const oid = new Uint8Array(20).fill(0x11);
+      oid[0] = first;
+      oid[19] = last;
+      return oid;
+    };
+    // Three ids of one prefix, in the pack against their order.
+    const run = [id(0x11, 3), id(0x11, 2), id(0x11, 1)];
+    const oids = new Uint8Array(60);
+    for (const [i, oid] of run.entries()) oids.set(oid, i * 20);
+    expect(Array.from(sortByOid(oids, [10, 20, 30], 3))).toEqual([2, 1, 0]);
+    // One id twice (entries 0 and 2); what follows each in memory must not decide.
+    const twice = [id(0x50, 0), id(0xff, 0), id(0x50, 0), id(0x00, 0)];
+    const table = new Uint8Array(80);
+    for (const [i, oid] of twice.entries()) table.set(oid, i * 20);
+    expect(Array.from(sortByOid(table, [1, 2, 3, 4], 4))).toEqual([3, 0, 2, 1]);
+  });
+
   it('orders ids that share their first 32 bits, and duplicates by offset', () => {
     const n = 500;
     const oids = new Uint8Array(n * 20);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyDelta } from './delta.ts';
 import { PackError } from './errors.ts';
 import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
-import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
+import { DEFAULT_PACK_LIMITS, InflateMeter, inflateBudget } from './packLimits.ts';
 import { amplifyingDelta, buildPack, makeDelta, objectId } from './testing/packBuilder.ts';
 
 const MiB = 1024 * 1024;
@@ -46,6 +46,36 @@ describe('delta result size is checked before allocation', () => {
     expect(() => applyDelta(base, makeDelta(8, [{ copy: [0, 8] }, { insert: 'x' }]), undefined, 8)).toThrow(
       expect.objectContaining({ code: 'PACK_OBJECT_TOO_LARGE' }),
     );
+  });
+});
+
+describe('InflateMeter', () => {
+  const limits = { ...DEFAULT_PACK_LIMITS, inflateRatio: 10, inflateFloor: 1000 };
+
+  it('budgets the larger of the floor and ratio times the pack', () => {
+    expect(inflateBudget(limits, 50)).toBe(1000);
+    expect(inflateBudget(limits, 101)).toBe(1010);
+  });
+
+  it('counts every spend against the budget, which may be reached but not passed', () => {
+    const meter = new InflateMeter(limits);
+    meter.spend(600, 10);
+    meter.spend(400, 10);
+    let error: unknown;
+    try {
+      meter.spend(1, 10);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: 'PACK_INFLATE_BUDGET', limit: 'inflateRatio' });
+    expect((error as Error).message).toMatch(
+      /^The pack inflates to more than 1000 bytes from 10 bytes received: over the limit of 10 times its size, at least 1000 bytes \(inflateRatio, inflateFloor\)\./,
+    );
+    // The budget follows the bytes received so far.
+    const growing = new InflateMeter(limits);
+    growing.spend(1000, 10);
+    growing.spend(1000, 200);
+    expect(() => growing.spend(1, 200)).toThrow(/more than 2.0 KiB from 200 bytes received/);
   });
 });
 

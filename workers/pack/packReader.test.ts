@@ -3,7 +3,7 @@ import { PackError } from './errors.ts';
 import { PackIngester } from './packIngester.ts';
 import { PackReader } from './packReader.ts';
 import { makeSampleRepo, type SampleRepo } from './testing/gitPacks.ts';
-import { entryTypes } from './testing/packBuilder.ts';
+import { buildPackAt, entryTypes, makeDelta, objectId, type PackEntry } from './testing/packBuilder.ts';
 
 /** Every object's bytes as git has them, by id: one `git cat-file --batch`. */
 function gitObjects(sample: SampleRepo, oids: string[]): Map<string, Buffer> {
@@ -64,5 +64,135 @@ describe('PackReader against git cat-file', () => {
     const deltas = objects.filter((o) => entryTypes(pack)[objects.indexOf(o)] === 6);
     const cut = new PackReader(pack.subarray(0, deltas[0].offset + 4), () => undefined);
     expect(() => cut.read(deltas[0].offset)).toThrow(PackError);
+  });
+});
+
+describe('PackReader, rule by rule (hand-made packs)', () => {
+  const enc = (text: string) => new TextEncoder().encode(text);
+  const packOf = (entries: PackEntry[]) => buildPackAt(entries);
+  const none = () => undefined;
+  function failure(run: () => unknown): PackError {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(PackError);
+      return error as PackError;
+    }
+    throw new Error('expected a throw');
+  }
+  const base = enc('hello, world');
+
+  it('reads a chain of ofs-deltas from its top, and a ref-delta through offsetOf', () => {
+    const { pack, offsets } = packOf([
+      { type: 'blob', data: base },
+      { ofsDelta: 0, delta: makeDelta(12, [{ copy: [0, 5] }]) },
+      { ofsDelta: 1, delta: makeDelta(5, [{ copy: [0, 4] }, { insert: '!' }]) },
+      { refDelta: objectId('blob', base), delta: makeDelta(12, [{ copy: [7, 5] }]) },
+    ]);
+    const reader = new PackReader(pack, (oid) => (oid === objectId('blob', base) ? offsets[0] : undefined));
+    expect(new TextDecoder().decode(reader.read(offsets[2]).data)).toBe('hell!');
+    expect(new TextDecoder().decode(reader.read(offsets[1]).data)).toBe('hello');
+    expect(reader.read(offsets[3])).toEqual({ type: 'blob', data: enc('world') });
+    const missing = failure(() => new PackReader(pack, none).read(offsets[3]));
+    expect(missing.code).toBe('PACK_DELTA_BASE_MISSING');
+    expect(missing.message).toMatch(`The pack lacks the delta base ${objectId('blob', base)}.`);
+  });
+
+  it('reads entries only between the 12-byte header and the 20-byte trailer', () => {
+    const { pack } = packOf([{ type: 'blob', data: base }]);
+    const reader = new PackReader(pack, none);
+    expect(reader.read(12).data).toEqual(base);
+    for (const offset of [11, 12.5, pack.length - 20]) {
+      expect(failure(() => reader.read(offset)).message).toMatch(
+        `The pack cannot be read back: no entry at ${offset}.`,
+      );
+    }
+  });
+
+  it('refuses type 0 and 5, a size over maxObjectSize, and data that does not inflate to the size', () => {
+    const { pack } = packOf([{ type: 'blob', data: enc('abcd') }]);
+    expect(new PackReader(pack, none, 4).read(12).data).toEqual(enc('abcd'));
+    expect(failure(() => new PackReader(pack, none, 3).read(12)).message).toMatch(
+      /the entry at 12 declares 4 bytes/,
+    );
+    for (const type of [0, 5]) {
+      const odd = pack.slice();
+      odd[12] = (odd[12] & 0x8f) | (type << 4);
+      expect(failure(() => new PackReader(odd, none).read(12)).message).toMatch(
+        `the entry at 12 has type ${type}`,
+      );
+    }
+    // The compressed data cut short by the trailer: zlib wants more than the entry has.
+    const cut = new Uint8Array(12 + 1 + 4 + 20);
+    cut.set(pack.subarray(0, 12 + 1 + 4));
+    expect(failure(() => new PackReader(cut, none).read(12)).message).toMatch(
+      /an entry does not inflate to its 4 bytes/,
+    );
+    // Every byte inflated, but the stream cut before its Adler-32: not a whole entry either.
+    const noAdler = new Uint8Array(pack.length - 4);
+    noAdler.set(pack.subarray(0, pack.length - 24));
+    expect(failure(() => new PackReader(noAdler, none).read(12))).toMatchObject({
+      code: 'PACK_CORRUPT',
+      message: expect.stringMatching(/an entry does not inflate to its 4 bytes/),
+    });
+  });
+
+  it('refuses a header or a base offset that runs into the trailer', () => {
+    const { pack } = packOf([{ type: 'blob', data: base }]);
+    // Five header bytes, each saying another follows, then the trailer.
+    const endless = new Uint8Array(12 + 5 + 20);
+    endless.set(pack.subarray(0, 12));
+    endless.fill(0xbf, 12, 13);
+    endless.fill(0xff, 13, 17);
+    expect(failure(() => new PackReader(endless, none).read(12)).message).toMatch(
+      /the entry at 12 has a broken header/,
+    );
+    const { pack: ofs, offsets } = packOf([
+      { type: 'blob', data: base },
+      { ofsDelta: 0, delta: makeDelta(12, [{ copy: [0, 5] }]) },
+    ]);
+    const at = offsets[1];
+    const cut = ofs.slice(0, at + 1 + 20);
+    expect(failure(() => new PackReader(cut, none).read(at)).message).toMatch(
+      `the delta at ${at} is cut short`,
+    );
+    const runaway = ofs.slice(0, at + 3 + 20);
+    runaway.fill(0xff, at + 1, at + 3);
+    expect(failure(() => new PackReader(runaway, none).read(at)).message).toMatch(
+      `the delta at ${at} has a broken base offset`,
+    );
+    const { pack: ref, offsets: refOffsets } = packOf([
+      { refDelta: 'ab'.repeat(20), delta: makeDelta(1, [{ copy: [0, 1] }]) },
+    ]);
+    const refCut = ref.slice(0, refOffsets[0] + 1 + 19 + 20);
+    expect(failure(() => new PackReader(refCut, none).read(12)).message).toMatch(
+      'the delta at 12 is cut short',
+    );
+  });
+
+  it('refuses an ofs-delta whose base would be the delta itself or before the first entry', () => {
+    const entries = (distance?: number): PackEntry[] => [
+      { type: 'blob', data: base },
+      { ofsDelta: 0, delta: makeDelta(12, [{ copy: [0, 5] }]), distance },
+    ];
+    const at = packOf(entries()).offsets[1];
+    // at - 12 reaches the first entry; one more, the pack's header.
+    expect(new PackReader(packOf(entries(at - 12)).pack, none).read(at).data).toEqual(enc('hello'));
+    for (const distance of [0, at - 11]) {
+      expect(failure(() => new PackReader(packOf(entries(distance)).pack, none).read(at)).message).toMatch(
+        `the delta at ${at} points outside the pack`,
+      );
+    }
+  });
+
+  it('refuses a delta chain longer than 10,000, and reads one of 10,000', () => {
+    const entries: PackEntry[] = [{ type: 'blob', data: enc('x') }];
+    const step = makeDelta(1, [{ copy: [0, 1] }]);
+    for (let k = 0; k < 10_001; k++) entries.push({ ofsDelta: k, delta: step });
+    const { pack, offsets } = packOf(entries);
+    expect(new PackReader(pack, none).read(offsets[10_000]).data).toEqual(enc('x'));
+    expect(failure(() => new PackReader(pack, none).read(offsets[10_001])).message).toMatch(
+      `a delta chain at ${offsets[10_001]} is longer than 10000`,
+    );
   });
 });

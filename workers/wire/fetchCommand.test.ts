@@ -170,4 +170,38 @@ describe('buildFetchRequest', () => {
     expect(() => buildFetchRequest({ wants: [oid('a')], deepenRelative: true })).toThrow(invalid);
     expect(() => buildFetchRequest({ wants: [oid('a')], filter: 'blob:none\nwant x' })).toThrow(invalid);
   });
+
+  it('says in words what is wrong with a request', () => {
+    const message = (opts: Parameters<typeof buildFetchRequest>[0]) => {
+      try {
+        buildFetchRequest(opts);
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'REQUEST_INVALID' });
+        return (error as Error).message;
+      }
+      throw new Error('expected a throw');
+    };
+    const a = oid('a');
+    expect(message({ wants: [] })).toBe('A fetch request needs at least one object id to want');
+    expect(message({ wants: ['HEAD'] })).toBe(
+      'The wanted object "HEAD" is not a full lowercase hexadecimal object id',
+    );
+    expect(message({ wants: [a], haves: ['1'] })).toBe(
+      'The object we have "1" is not a full lowercase hexadecimal object id',
+    );
+    expect(message({ wants: [a], shallow: ['x'] })).toBe(
+      'The shallow commit "x" is not a full lowercase hexadecimal object id',
+    );
+    expect(message({ wants: [a], deepen: 0 })).toBe(
+      'The depth 0 must be a whole number of commits, 1 or more',
+    );
+    expect(message({ wants: [a], deepenRelative: true })).toBe('deepen-relative needs a depth to deepen by');
+    expect(message({ wants: [a], filter: ' \t' })).toBe('The filter-spec is empty');
+    expect(message({ wants: [a], filter: 'a\0b' })).toBe(
+      'The request argument "a\\u0000b" contains a line feed or NUL, which the protocol cannot carry',
+    );
+    expect(message({ wants: [a], agent: 'my agent' })).toBe(
+      'The agent string "my agent" must be printable ASCII without spaces',
+    );
+  });
 });

@@ -53,6 +53,134 @@ describe('buildReceivePackRequest', () => {
   });
 });
 
+describe('buildReceivePackRequest, rule by rule', () => {
+  const pack = new TextEncoder().encode('PACK');
+  const build = (updates: { oldOid: string; newOid: string; name: string }[], caps: string[]) =>
+    new TextDecoder().decode(buildReceivePackRequest(updates, caps, pack));
+
+  it('puts the capabilities on the first command only, and no NUL when there are none', () => {
+    const two = [
+      { oldOid: A, newOid: B, name: 'refs/heads/main' },
+      { oldOid: ZERO_OID, newOid: A, name: 'refs/heads/new' },
+    ];
+    expect(build(two, ['report-status'])).toBe(
+      `0073${A} ${B} refs/heads/main\0report-status0064${ZERO_OID} ${A} refs/heads/new0000PACK`,
+    );
+    expect(build(two, [])).toBe(`0065${A} ${B} refs/heads/main0064${ZERO_OID} ${A} refs/heads/new0000PACK`);
+  });
+
+  it('wants a pack unless every update deletes, and says why it refuses', () => {
+    const message = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'REQUEST_INVALID' });
+        return (error as Error).message;
+      }
+      throw new Error('expected a throw');
+    };
+    const mixed = [
+      { oldOid: A, newOid: ZERO_OID, name: 'refs/heads/old' },
+      { oldOid: ZERO_OID, newOid: B, name: 'refs/heads/new' },
+    ];
+    expect(message(() => buildReceivePackRequest(mixed, [], null))).toBe(
+      'A push that creates or moves a ref needs a pack',
+    );
+    expect(message(() => buildReceivePackRequest([], [], pack))).toBe('A push needs at least one ref update');
+    expect(
+      message(() => buildReceivePackRequest([{ oldOid: A, newOid: 'B', name: 'refs/x' }], [], pack)),
+    ).toBe('"B" is not an object id');
+    expect(
+      message(() => buildReceivePackRequest([{ oldOid: A, newOid: B, name: 'refs/a b' }], [], pack)),
+    ).toBe('"refs/a b" is not a ref name a push can update');
+  });
+});
+
+describe('parseReportStatus, rule by rule', () => {
+  async function* from(...packets: Packet[]): AsyncGenerator<Packet> {
+    yield* packets;
+  }
+  const data = (text: string): Packet => ({ type: 'data', data: new TextEncoder().encode(text) });
+  const band = (n: number, payload: Uint8Array): Packet => ({
+    type: 'data',
+    data: concatBytes([Uint8Array.of(n), payload]),
+  });
+  const failure = async (promise: Promise<unknown>) => {
+    try {
+      await promise;
+    } catch (error) {
+      return error as WireError | RemoteError;
+    }
+    throw new Error('expected a rejection');
+  };
+
+  it('steps over empty and non-data packets, in the sideband and in the report', async () => {
+    const inner = concatBytes([
+      encodePktLine('unpack ok\n'),
+      Uint8Array.from([0x30, 0x30, 0x30, 0x31]),
+      encodePktLine('ok refs/heads/main\n'),
+      FLUSH_PKT,
+    ]);
+    const parsed = await parseReportStatus(
+      from({ type: 'data', data: new Uint8Array(0) }, { type: 'delim' }, band(1, inner), { type: 'flush' }),
+      true,
+    );
+    expect(parsed).toEqual({
+      unpack: { ok: true },
+      refs: [{ name: 'refs/heads/main', ok: true }],
+      messages: '',
+    });
+  });
+
+  it('is cut short without the sideband flush, or without the report flush', async () => {
+    const whole = report('unpack ok', 'ok refs/heads/main');
+    const noOuterFlush = await failure(parseReportStatus(from(band(1, whole)), true));
+    expect(noOuterFlush).toMatchObject({ code: 'RESPONSE_TRUNCATED' });
+    expect(noOuterFlush.message).toBe(
+      'The server stopped before reporting the push result; the push may or may not have landed. Reload the remote branch to see.',
+    );
+    const noFlush = await failure(
+      parseReportStatus(from(data('unpack ok\n'), data('ok refs/heads/main\n')), false),
+    );
+    expect(noFlush).toMatchObject({ code: 'RESPONSE_TRUNCATED' });
+  });
+
+  it("raises the server's ERR line and band 3 message as RemoteErrors, and an unknown band as a protocol error", async () => {
+    const err = await failure(parseReportStatus(from(data('ERR hook declined\n'), { type: 'flush' }), false));
+    expect(err).toMatchObject({
+      code: 'REMOTE_ERROR',
+      remoteMessage: 'hook declined',
+      channel: 'err-packet',
+    });
+    const fatal = await failure(
+      parseReportStatus(from(band(3, new TextEncoder().encode('disk full'))), true),
+    );
+    expect(fatal).toMatchObject({ remoteMessage: 'disk full', channel: 'sideband-3' });
+    const odd = await failure(parseReportStatus(from(band(4, new Uint8Array(1))), true));
+    expect(odd).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message: 'The server sent a packet on sideband channel 4',
+    });
+  });
+
+  it('refuses a report that does not start with unpack, or has a line neither ok nor ng', async () => {
+    const empty = await failure(parseReportStatus(packetsOf(report()), false));
+    expect(empty.message).toBe('The server\'s push report starts with "", not "unpack"');
+    const other = await failure(
+      parseReportStatus(packetsOf(report('unpack ok', 'maybe refs/heads/main')), false),
+    );
+    expect(other).toMatchObject({
+      code: 'PROTOCOL_UNEXPECTED',
+      message: 'Unexpected line in the server\'s push report: "maybe refs/heads/main"',
+    });
+  });
+
+  it('gives an ng line without a reason the reason "rejected"', async () => {
+    const parsed = await parseReportStatus(packetsOf(report('unpack ok', 'ng refs/heads/main')), false);
+    expect(parsed.refs).toEqual([{ name: 'refs/heads/main', ok: false, reason: 'rejected' }]);
+  });
+});
+
 describe('parseReportStatus', () => {
   it('reads ok and ng lines from sideband 1 split at any byte, and keeps sideband 2 messages', async () => {
     const inner = report('unpack ok', 'ok refs/heads/main', 'ng refs/heads/dev non-fast-forward');

@@ -63,6 +63,14 @@ export function buildPack(
   entries: PackEntry[],
   options: { count?: number; version?: number } = {},
 ): Uint8Array {
+  return buildPackAt(entries, options).pack;
+}
+
+/** buildPack, with the offset where each entry starts. */
+export function buildPackAt(
+  entries: PackEntry[],
+  options: { count?: number; version?: number } = {},
+): { pack: Uint8Array; offsets: number[] } {
   const parts: Uint8Array[] = [];
   const header = new Uint8Array(12);
   header.set([0x50, 0x41, 0x43, 0x4b]);
@@ -91,7 +99,7 @@ export function buildPack(
     offset += head.length + z.length;
   }
   const body = Buffer.concat(parts);
-  return new Uint8Array(Buffer.concat([body, createHash('sha1').update(body).digest()]));
+  return { pack: new Uint8Array(Buffer.concat([body, createHash('sha1').update(body).digest()])), offsets };
 }
 
 function sizeVarint(n: number): number[] {
