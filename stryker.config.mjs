@@ -163,7 +163,8 @@ export default {
       file: 'workers/transport/gitHttp.ts',
       code: '/^127\\.\\d+\\.\\d+\\.\\d+$/',
       mutants: 'without ^',
-      reason: 'a host name whose last label is a number is parsed as IPv4 by URL: only 127.x.x.x itself ends so',
+      reason:
+        'a host name whose last label is a number is parsed as IPv4 by URL: only 127.x.x.x itself ends so',
     },
     {
       file: 'workers/transport/gitHttp.ts',
@@ -193,7 +194,8 @@ export default {
       file: 'workers/transport/gitHttp.ts',
       code: 'finished = true; if (!finished) (stream)',
       mutants: 'false; true',
-      reason: 'cancelling a stream that has ended is a no-op (Streams: ReadableStreamCancel of a closed stream)',
+      reason:
+        'cancelling a stream that has ended is a no-op (Streams: ReadableStreamCancel of a closed stream)',
     },
     {
       file: 'workers/ops/sync/followedTags.ts',
@@ -205,7 +207,7 @@ export default {
       file: 'workers/store/packedRefs.ts',
       code: 'a.name < b.name; a.name > b.name (the sort)',
       mutants: '<=; and the second true, false, >=, <=',
-      reason: 'names in packed-refs are unique, and V8\'s sort only asks whether the answer is below 0',
+      reason: "names in packed-refs are unique, and V8's sort only asks whether the answer is below 0",
     },
     {
       file: 'workers/store/gitConfig.ts',
@@ -328,7 +330,8 @@ export default {
     {
       file: 'workers/store/packedRefs.ts',
       code: "if (line === '' || line.startsWith('#')) continue;",
-      reason: 'a fast path: an empty or "#" line matches neither "^" nor REF_LINE, which starts with an id, and is skipped',
+      reason:
+        'a fast path: an empty or "#" line matches neither "^" nor REF_LINE, which starts with an id, and is skipped',
     },
     {
       file: 'workers/model/refName.ts',
