@@ -4,11 +4,13 @@
 // `git log --follow --format=%H`, and each commit's diffFile hunks equal `git diff -U3`'s.
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import type { DiffHunk } from '../workers/ops/read/diff.ts';
 import { testEngine } from './support/engine.ts';
 import { allCommits, gitBytes, patches, rawChanges } from './support/gitHistory.ts';
 
-const { engine } = testEngine();
+const { engine, ctx } = testEngine();
 const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'blame.git');
 const NULL_OID = '0'.repeat(40);
@@ -110,6 +112,16 @@ describe('blame.git against git', () => {
     pairs.push([older, 'main'], ['wip', 'main'], ['main', 'wip']);
     const lines = async (args: string[]) =>
       (await gitBytes(bare, args)).toString().split('\n').filter(Boolean);
+    // Both ways of answering: from the commit-graph, once written (in the background after a clone), and
+    // from commit objects, as before it is (its chain file removed: the graph is read again per call).
+    await maintenanceIdle(ctx, repoId);
+    expect(await ctx.store.repoFs.open(repoId).promises.stat(COMMIT_GRAPH_CHAIN)).toBeTruthy();
+    await checkPairs(pairs, lines);
+    await ctx.store.repoFs.open(repoId).promises.unlink(COMMIT_GRAPH_CHAIN);
+    await checkPairs(pairs, lines);
+  });
+
+  async function checkPairs(pairs: string[][], lines: (args: string[]) => Promise<string[]>) {
     for (const [a, b] of pairs) {
       const result = await engine.repo(repoId).compare({ base: a, head: b });
       const status = { added: 'A', deleted: 'D', modified: 'M', 'type-changed': 'T' } as const;
@@ -123,7 +135,7 @@ describe('blame.git against git', () => {
         await lines(['-c', 'core.quotePath=false', 'diff', '--no-renames', '--name-status', `${a}...${b}`]),
       );
     }
-  });
+  }
 
   it("each commit's diffFile hunks equal git diff -U3's", { timeout: 300_000 }, async () => {
     const commits = await allCommits(bare);

@@ -1,11 +1,10 @@
 // `?compare=a...b`: the commits on b that a lacks (`git log a..b`) and the files b changed since the
 // merge base (`git diff --name-status a...b`), from commits and trees alone.
 
-import git from 'isomorphic-git';
 import { ancestorMarks, mergeBases } from '../../commitgraph/reachability.ts';
 import { commitGraphFor } from '../common/commitGraphAccess.ts';
 import type { OpsContext } from '../common/engineContext.ts';
-import { OperationError, throwIfAborted } from '../common/errors.ts';
+import { throwIfAborted } from '../common/errors.ts';
 import {
   commitQueue,
   openRepo,
@@ -30,6 +29,56 @@ export interface Comparison {
   truncated: boolean;
   /** `git diff --name-status base...head` (renames as a deletion and an addition, as from trees alone). */
   diff: CommitDiff;
+}
+
+/**
+ * `git merge-base --all` from commit objects, where the commit-graph does not hold both ends yet (it is
+ * written in the background after a clone): the same steps as `commitgraph/reachability.ts mergeBases`,
+ * so both paths name the same base. isomorphic-git's findMergeBase picks another one in criss-cross
+ * merges. `fromBase` is every commit the base reaches.
+ */
+async function mergeBasesFromObjects(
+  repo: RepoHandle,
+  fromBase: Set<string>,
+  head: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
+  // From head, stop at the first common commits on each path: the ones below them are not the best.
+  const candidates: string[] = [];
+  const seen = new Set<string>([head]);
+  const stack = [head];
+  while (stack.length) {
+    throwIfAborted(signal);
+    const c = stack.pop()!;
+    if (fromBase.has(c)) {
+      candidates.push(c);
+      continue;
+    }
+    for (const p of await parentsOf(repo, c)) {
+      if (!seen.has(p)) {
+        seen.add(p);
+        stack.push(p);
+      }
+    }
+  }
+  // remove_redundant: a candidate another one reaches is not a best one.
+  const reached = new Set<string>();
+  for (const c of candidates) {
+    for (const a of await ancestors(repo, c, signal)) if (a !== c) reached.add(a);
+  }
+  const best = candidates.filter((c) => !reached.has(c));
+  const times = new Map<string, number>();
+  for (const c of best) times.set(c, (await readCommitObject(repo, c)).committer.timestamp);
+  return best.sort((x, y) => times.get(y)! - times.get(x)!);
+}
+
+/** A commit's parents; none past a shallow boundary, whose parents are not stored. */
+async function parentsOf(repo: RepoHandle, oid: string): Promise<string[]> {
+  try {
+    return (await readCommitObject(repo, oid)).parent;
+  } catch {
+    return [];
+  }
 }
 
 /** Every commit reachable from `from`. */
@@ -104,20 +153,7 @@ export async function compareRefs(
     const bases = mergeBases(graph, basePosition, headPosition);
     mergeBase = bases.length ? graph.oid(bases[0]) : null;
   } else {
-    try {
-      const bases = await git.findMergeBase({
-        fs: repo.fs,
-        gitdir: repo.gitdir,
-        oids: [base, head],
-        cache: repo.cache,
-      });
-      mergeBase = (bases as string[])[0] ?? null;
-    } catch (err) {
-      throw new OperationError(
-        'INTERNAL',
-        `Could not find where ${baseRef} and ${headRef} diverged: ${(err as Error).message}`,
-      );
-    }
+    mergeBase = (await mergeBasesFromObjects(repo, excluded, head, hooks.signal))[0] ?? null;
   }
   // Unrelated histories have no merge base: then every file of head is new, as git diff shows it.
   const diff = await diffCommits(ctx, repoId, mergeBase, head, { againstEmptyTree: mergeBase === null });
