@@ -4,6 +4,7 @@
 // reading it costs the parse alone. Walks go through walkCheckedTree, one loop with its own stack.
 
 import git from 'isomorphic-git';
+import { parseCommitHeader } from '../../model/commitHeader.ts';
 import type { TreeLimits } from '../../pack/packLimits.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
 import { checkTree, type ParsedTreeEntry, SymlinkChecker } from '../../pack/treeCheck.ts';
@@ -75,10 +76,11 @@ export function lookupParts(path: string, limits: Pick<TreeLimits, 'maxTreeDepth
 
 /** The root tree of a commit. */
 export async function commitTree(repo: RepoHandle, commit: string): Promise<string> {
-  // A commit's first line names its tree (git fsck: "tree <id>"); anything else is isomorphic-git's to read.
+  // The stored packs' own reader spares isomorphic-git's whole-index parse; a header the model cannot read
+  // is isomorphic-git's to judge.
   const own = await repo.storedPacks?.read(commit);
-  const line = own?.type === 'commit' ? TREE_LINE.exec(latin1(own.object.subarray(0, 46))) : null;
-  if (line) return line[1]!;
+  const header = own?.type === 'commit' ? parseCommitHeader(own.object) : null;
+  if (header) return header.tree;
   const { commit: parsed } = await git.readCommit({
     fs: repo.objectFs,
     gitdir: repo.gitdir,
@@ -107,11 +109,6 @@ export function linkTarget(
 }
 
 const utf8 = new TextDecoder();
-const TREE_LINE = /^tree ([0-9a-f]{40})\n/;
-
-function latin1(bytes: Uint8Array): string {
-  return String.fromCharCode(...bytes);
-}
 
 /**
  * Throws HostileTreeError for the first symlink (path from the root to target) that leads out of the
