@@ -250,3 +250,19 @@ describe('maintenance after lazy fetches', () => {
     expect((await packFiles(repoId)).filter((f) => f.endsWith('.idx'))).toHaveLength(packs.length);
   });
 });
+
+describe('deleteRepo right after a clone', () => {
+  it("ends the clone's background commit-graph steps without a warning", async () => {
+    const warnings: unknown[][] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => warnings.push(args);
+    try {
+      const { repoId } = await engine.clone({ url: `${serverUrl}/small-sized.git` });
+      await engine.repo(repoId).delete();
+      await maintenanceIdle(ctx, repoId);
+    } finally {
+      console.warn = warn;
+    }
+    expect(warnings).toEqual([]);
+  });
+});

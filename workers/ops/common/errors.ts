@@ -1,5 +1,6 @@
 import { show } from '../../pack/showName.ts';
 import type { TreeCheck } from '../../pack/treeCheck.ts';
+import { StoreError } from '../../store/errors.ts';
 
 /** Every code an OperationError carries; the type below is made from it, so the two cannot drift apart. */
 export const OPERATION_ERROR_CODES = Object.freeze([
@@ -77,6 +78,14 @@ export class OperationError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The repo was deleted under a background task (maintenance waits for the lock, and a delete may come first):
+ * the task has nothing left to do, which is not a failure to report.
+ */
+export function isRepoGone(err: unknown): boolean {
+  return (err instanceof OperationError || err instanceof StoreError) && err.code === 'REPO_NOT_FOUND';
 }
 
 /** A checkout stopped before writing anything because it would lose changes made in the working tree. */

@@ -20,7 +20,7 @@ import {
   readChainFiles,
   readChainHashes,
 } from '../common/commitGraphAccess.ts';
-import { HostileTreeError, throwIfAborted } from '../common/errors.ts';
+import { HostileTreeError, isRepoGone, throwIfAborted } from '../common/errors.ts';
 import {
   openRepo,
   peelTags,
@@ -373,6 +373,8 @@ export async function commitGraphAfterStore(ctx: MaintenanceContext, repoId: str
  * one line, not with the error's stack (each test of a hostile repo printed one).
  */
 function reportGraphFailure(repoId: string, err: unknown): void {
+  // Deleted while a step waited for the lock: there is no graph left to write, and nothing went wrong.
+  if (isRepoGone(err)) return;
   if (err instanceof HostileTreeError) {
     console.warn(`No commit-graph for ${repoId}: it holds a tree git refuses (${err.code}).`);
   } else {

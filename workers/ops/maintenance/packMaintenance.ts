@@ -9,7 +9,7 @@ import { removePackFiles, writePack } from '../../store/gitDir.ts';
 import { PACK_DIR, type PackInfo, type PackSet } from '../../store/packSet.ts';
 import type { PromiseFs } from '../../store/repoFs.ts';
 import type { OpsContext } from '../common/engineContext.ts';
-import { abortedError, OperationError } from '../common/errors.ts';
+import { abortedError, isRepoGone, OperationError } from '../common/errors.ts';
 import { evictPacksFromCache } from '../common/repoAccess.ts';
 import { CommitGraphBuilds } from './commitGraphBuilds.ts';
 import { ForegroundActivity } from './foregroundActivity.ts';
@@ -111,6 +111,7 @@ export function scheduleUnderLock(
     if (outcome === 'busy') deferUntilLockFree(ctx, repoId, key, what, task);
     return outcome;
   }).catch((err) => {
+    if (isRepoGone(err)) return;
     console.warn(`Maintenance of ${repoId} (${what}) failed; it will be tried again later.`, err);
   });
 }
