@@ -39,7 +39,6 @@ export default defineConfig({
             'test/fetchTags.test.ts',
             'test/hostileServer.test.ts',
             'test/blameCases.test.ts',
-            'test/reading.test.ts',
           ]
         : []),
     ],

@@ -1,10 +1,11 @@
 // Blame against `git blame --porcelain` on a few files of blame.git chosen for the cases blame.ts handles
 // apart (a rename on a branch merged back, a file moved twice, a copy, an evil merge, a criss-cross, an
-// octopus, a mode change, a file that was empty, a rename git does not pair), from the commit-graph's
+// octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
 // is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { testEngine } from './support/engine.ts';
@@ -24,18 +25,11 @@ const CASES = [
   'scripts/deploy.sh',
   'src/empty.js',
   'src/util/time.js',
-  'src/components/Form.js',
   'src/legacy.js',
 ];
 
 /** The files the run without a commit-graph blames: the merges and renames, where it walks otherwise. */
-const WITHOUT_GRAPH = [
-  'src/core/router.js',
-  'lib/text/format.js',
-  'src/api/retry.js',
-  'src/store/cache.js',
-  'native/hash.c',
-];
+const WITHOUT_GRAPH = ['src/core/router.js', 'lib/text/format.js', 'src/store/cache.js', 'native/hash.c'];
 
 let repoId: string;
 /** git's blame and content of each case, asked for at once while the clone runs. */
@@ -91,6 +85,55 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       expect(result.commits[oid]).toMatchObject({ oid, parents: parents.split(' ').filter(Boolean) });
       expect(result.commits[oid].message.trim()).toBe(message.trim());
     }
+  });
+
+  it('reports every line once, as the result attributes it, its commit named by then', async () => {
+    const reports: BlameProgress[] = [];
+    const result = await engine
+      .repo(repoId)
+      .blame(
+        { ref: 'main', path: 'src/api/retry.js' },
+        { onProgress: (p) => reports.push(structuredClone(p)) },
+      );
+    expect(reports.filter((r) => r.fileLines)).toHaveLength(1);
+    expect(reports.find((r) => r.fileLines)!.fileLines).toEqual(result.lines.map((l) => l.text));
+    const shown: string[] = [];
+    const named = new Map<string, unknown>();
+    // Reports sent while the file's own content was being fetched know no lines yet.
+    let read = false;
+    for (const r of reports) {
+      read ||= r.fileLines !== undefined;
+      expect(r.totalLines).toBe(read ? result.lines.length : 0);
+      for (const [oid, c] of Object.entries(r.commits ?? {})) {
+        expect(named.has(oid)).toBe(false);
+        named.set(oid, c);
+      }
+      for (const f of r.found ?? []) {
+        expect(shown[f.line]).toBeUndefined();
+        expect(named.has(f.commit)).toBe(true);
+        shown[f.line] = `${f.commit} ${f.origLine} ${f.origPath}`;
+      }
+      expect(r.linesDone).toBe(shown.filter(Boolean).length);
+    }
+    expect(shown).toEqual(result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`));
+    expect(Object.fromEntries(named)).toEqual(result.commits);
+    expect(reports.at(-1)).toMatchObject({
+      linesDone: result.lines.length,
+      requests: result.requests,
+      versionsFetched: result.versionsFetched,
+    });
+  });
+
+  it('stops with ABORTED when cancelled', async () => {
+    const controller = new AbortController();
+    const err = await engine
+      .repo(repoId)
+      .blame(
+        { ref: 'main', path: 'src/store/cache.js' },
+        { onProgress: () => controller.abort(), signal: controller.signal },
+      )
+      .catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'ABORTED' });
   });
 
   it.each([
