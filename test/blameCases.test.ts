@@ -3,6 +3,7 @@
 // octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
 // is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
@@ -10,10 +11,12 @@ import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { testEngine } from './support/engine.ts';
 import { gitBlame, gitBytes } from './support/gitHistory.ts';
+import { useTmpDir } from './support/tmpDir.ts';
 
 const { engine, ctx } = testEngine();
 const serverUrl = inject('gitServerUrl');
 const bare = join(inject('fixturesDir'), 'blame.git');
+const scratch = useTmpDir('blame-cases');
 
 const CASES = [
   'src/core/router.js',
@@ -134,6 +137,21 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       )
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('ends at the shallow boundary of a clone with depth, as git blame does with the same shallow file', async () => {
+    const { repoId: shallowId } = await engine.clone({ url: `${serverUrl}/blame.git`, depth: 12 });
+    await maintenanceIdle(ctx, shallowId);
+    const fs = ctx.store.repoFs.open(shallowId).promises;
+    const shallowFile = join(scratch(), 'shallow');
+    await writeFile(shallowFile, (await fs.readFile('/.git/shallow', 'utf8')) as string);
+    for (const path of ['src/core/router.js', 'src/store/cache.js']) {
+      const result = await engine.repo(shallowId).blame({ ref: 'main', path });
+      const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+      const theirs = await gitBlame(bare, 'main', path, ['--shallow-file', shallowFile]);
+      expect(new Set(ours).size).toBeGreaterThan(1);
+      expect({ path, lines: ours }).toEqual({ path, lines: theirs });
+    }
   });
 
   it.each([

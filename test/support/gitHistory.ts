@@ -40,9 +40,19 @@ export function gitBytes(gitDir: string, args: string[], input: string | Uint8Ar
   return runGit(['--git-dir', gitDir, ...args], { input });
 }
 
-/** `git blame --porcelain` of `path` at `ref`, as "commit origLine origPath" per final line. */
-export async function gitBlame(gitDir: string, ref: string, path: string): Promise<string[]> {
-  const out = (await gitBytes(gitDir, ['blame', '--porcelain', ref, '--', path])).toString();
+/**
+ * `git blame --porcelain` of `path` at `ref`, as "commit origLine origPath" per final line; `options` go
+ * before the command (`--shallow-file <file>`: git's own option for a shallow file other than its own).
+ */
+export async function gitBlame(
+  gitDir: string,
+  ref: string,
+  path: string,
+  options: string[] = [],
+): Promise<string[]> {
+  const out = (
+    await runGit([...options, '--git-dir', gitDir, 'blame', '--porcelain', ref, '--', path])
+  ).toString();
   const lines: string[] = [];
   const pathOf = new Map<string, string>();
   let head: RegExpExecArray | null = null;
