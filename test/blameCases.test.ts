@@ -119,7 +119,11 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       expect(r.linesDone).toBe(shown.filter(Boolean).length);
     }
     expect(shown).toEqual(result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`));
+    // Named as lines are attributed, and only commits some line names.
     expect(Object.fromEntries(named)).toEqual(result.commits);
+    expect(Object.keys(result.commits).sort()).toEqual(
+      [...new Set(result.lines.map((l) => l.commit))].sort(),
+    );
     expect(reports.at(-1)).toMatchObject({
       linesDone: result.lines.length,
       requests: result.requests,
