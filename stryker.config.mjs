@@ -371,6 +371,13 @@ export default {
     },
     {
       file: 'workers/ops/read/blame.ts',
+      code: "needed.filter((oid) => !contents.has(oid)); (p.status === 'R' || p.status === 'C') && p.new?.path === o.path",
+      mutants: 'needed; the status test true; the path test true; p.new.path',
+      reason:
+        'ensureBlobs asks only for blobs not stored; with singleFollow only pairs into o.path are paired, and an added one has no old side',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
       code: 'if (missing.length) await fetch(missing)',
       mutants: 'true',
       reason: 'ensureBlobs of no blob sends no request',
