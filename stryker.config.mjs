@@ -33,6 +33,7 @@ export default {
     'workers/transport/*.ts',
     'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
+    'workers/ops/read/blame.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -324,6 +325,69 @@ export default {
       code: 'shift > 2 ** 35',
       mutants: 'shift >= 2 ** 35',
       reason: 'shift is 16 times a power of 128, never 2^35 itself',
+    },
+    // workers/ops/read/blame.ts (session 5, mutops2): the survivors judged equivalent; the others are in the report.
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (graph) originsAt.add(graph.position(commit)); if (originsAt.has(position)) break;',
+      mutants: 'false; the break removed; true, false',
+      reason:
+        'stopping a run at a commit with origins only joins suspects there: where lines end depends on the diffs alone',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'passDownRun: position >= 0; parents.length !== 1 || ...; if (!moved) return false; moved = true; return true; if (await passDownRun(o))',
+      mutants: 'false, > 0, < 0; true; true; false; false; false',
+      reason:
+        'a fast path: when the run is not taken, passBlame passes the lines commit by commit to the same place',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!lines.length) return; if (!o.suspects.length) queue.push(...) (give)',
+      mutants: 'false; true',
+      reason:
+        'a commit queued with no suspects, or twice, is popped and skipped: the loop passes only origins with suspects',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!o) (origin); first && unchangedByFilter(o.commit, o.path); i === 0',
+      mutants: 'true; false, true, false, i !== 0',
+      reason:
+        'origin() is called only for a commit and path not known yet; the filter is a fast path of the tree read, and a non-first parent is reached only when the first did not take every line',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: '!scapegoats.some((s, j) => j < i && s && s.entry.oid === p.entry.oid)',
+      mutants: 'all 8: true, every, () => undefined, false, true, j <= i, j >= i',
+      reason:
+        'a fast path: a parent with the blob of an earlier one maps the same lines, which the earlier one already took',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'parents.map(() => null); if (onProgress) found.push(...); onProgress && !commits[o.commit]; origins.get(commit)?.values() ?? []; if (o.suspects.length)',
+      mutants: '() => undefined; true; true, ||; .values, ["Stryker was here"] (no coverage); true',
+      reason:
+        'undefined is as falsy as null; without a listener nothing reads found, and a summary read early is the same; a queued commit always has origins; an origin without suspects passes nothing',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: "needed.filter((oid) => !contents.has(oid)); (p.status === 'R' || p.status === 'C') && p.new?.path === o.path",
+      mutants: 'needed; the status test true; the path test true; p.new.path',
+      reason:
+        'ensureBlobs asks only for blobs not stored; with singleFollow only pairs into o.path are paired, and an added one has no old side',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (missing.length) await fetch(missing)',
+      mutants: 'true',
+      reason: 'ensureBlobs of no blob sends no request',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'performance.now() - reportedAt >= BLAME_REPORT_MS',
+      mutants: 'true, false, >, <, +',
+      reason:
+        'only how often progress goes out: a timing, which a pass/fail test must not measure (the reports stay complete)',
     },
   ],
   equivalentMutants: [

@@ -38,6 +38,7 @@ export default defineConfig({
             'test/cloneErrors.test.ts',
             'test/fetchTags.test.ts',
             'test/hostileServer.test.ts',
+            'test/blameCases.test.ts',
           ]
         : []),
     ],

@@ -8,7 +8,7 @@ import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import type { DiffHunk } from '../workers/ops/read/diff.ts';
 import { testEngine } from './support/engine.ts';
-import { allCommits, gitBytes, patches, rawChanges } from './support/gitHistory.ts';
+import { allCommits, gitBlame, gitBytes, patches, rawChanges } from './support/gitHistory.ts';
 
 const { engine, ctx } = testEngine();
 const serverUrl = inject('gitServerUrl');
@@ -23,24 +23,6 @@ beforeAll(async () => {
   files = tree.filter((e) => !e.startsWith('160000') && !e.startsWith('120000')).map((e) => e.split('\t')[1]);
 });
 
-/** git blame --porcelain as "commit origLine origPath" per final line. */
-async function gitBlame(path: string): Promise<string[]> {
-  const out = (await gitBytes(bare, ['blame', '--porcelain', 'main', '--', path])).toString();
-  const lines: string[] = [];
-  const pathOf = new Map<string, string>();
-  let head: RegExpExecArray | null = null;
-  for (const line of out.split('\n')) {
-    const m = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
-    if (m) head = m;
-    // "filename" follows a group's header the first time its commit shows up (or for every group of a
-    // commit seen under two paths), so the last one seen for a commit is the group's.
-    else if (line.startsWith('filename ') && head) pathOf.set(head[1], line.slice(9));
-    else if (line.startsWith('\t') && head)
-      lines[Number(head[3]) - 1] = `${head[1]} ${head[2]} ${pathOf.get(head[1])}`;
-  }
-  return lines;
-}
-
 describe('blame.git against git', () => {
   it('blame equals git blame --porcelain for every line of every file', { timeout: 300_000 }, async () => {
     expect(files.length).toBeGreaterThanOrEqual(30);
@@ -49,7 +31,7 @@ describe('blame.git against git', () => {
     for (const path of files) {
       const result = await engine.repo(repoId).blame({ ref: 'main', path: path });
       const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
-      expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(path) });
+      expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(bare, 'main', path) });
       versions += result.versionsFetched;
       requests += result.requests;
     }

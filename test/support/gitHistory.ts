@@ -41,6 +41,34 @@ export function gitBytes(gitDir: string, args: string[], input: string | Uint8Ar
 }
 
 /**
+ * `git blame --porcelain` of `path` at `ref`, as "commit origLine origPath" per final line; `options` go
+ * before the command (`--shallow-file <file>`: git's own option for a shallow file other than its own).
+ */
+export async function gitBlame(
+  gitDir: string,
+  ref: string,
+  path: string,
+  options: string[] = [],
+): Promise<string[]> {
+  const out = (
+    await runGit([...options, '--git-dir', gitDir, 'blame', '--porcelain', ref, '--', path])
+  ).toString();
+  const lines: string[] = [];
+  const pathOf = new Map<string, string>();
+  let head: RegExpExecArray | null = null;
+  for (const line of out.split('\n')) {
+    const m = /^([0-9a-f]{40}) (\d+) (\d+)/.exec(line);
+    if (m) head = m;
+    // "filename" follows a group's header the first time its commit shows up (or for every group of a
+    // commit seen under two paths), so the last one seen for a commit is the group's.
+    else if (line.startsWith('filename ') && head) pathOf.set(head[1], line.slice(9));
+    else if (line.startsWith('\t') && head)
+      lines[Number(head[3]) - 1] = `${head[1]} ${head[2]} ${pathOf.get(head[1])}`;
+  }
+  return lines;
+}
+
+/**
  * The NUL-separated fields of `diff-tree --stdin -z` output, grouped under the commit id that starts each
  * commit's part.
  */
