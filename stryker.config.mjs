@@ -447,7 +447,9 @@ export default {
     },
     {
       file: 'workers/pack/packReader.ts',
-      code: 'chain.length > 0',
+      // The statement, not its test: the loop's own `chain.length > 0` above it matched too, and its mutants
+      // (the deltas never applied) are killed.
+      code: 'if (chain.length > 0) this.remember(deltaOffset, base);',
       reason: 'which results are cached changes only the time a later read takes, never what it returns',
     },
     {
