@@ -57,7 +57,7 @@ describe('SHA-1', () => {
         const expected = git(['hash-object', '-t', type, '--literally', '--stdin'], { input: data })
           .toString()
           .trim();
-        const out = new Uint8Array(27).fill(0xaa);
+        const out = new Uint8Array(31).fill(0xaa);
         hasher.begin(type, data.length);
         for (let i = 0; i < data.length; i += 1000) hasher.update(data.subarray(i, i + 1000));
         hasher.end(out, 7);

@@ -68,16 +68,35 @@ describe('TimeSlice', () => {
     await Promise.all([slice.pause(), slice.pause()]);
   });
 
-  it('leaves no port open once no yield waits, so a dropped slice keeps nothing alive', async () => {
-    const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
-    await afterQueuedTask();
-    const before = ports();
-    const slice = new TimeSlice(0);
-    const waiting = slice.yield();
-    expect(ports()).toBe(before + 1);
-    await waiting;
-    await afterQueuedTask();
-    expect(ports()).toBe(before);
+  it('closes both ports of its channel once no yield waits, and makes a new one for the next', async () => {
+    const channels: { closed: number }[] = [];
+    const Native = MessageChannel;
+    vi.stubGlobal(
+      'MessageChannel',
+      class extends Native {
+        constructor() {
+          super();
+          const record = { closed: 0 };
+          channels.push(record);
+          for (const port of [this.port1, this.port2]) {
+            const close = port.close.bind(port);
+            port.close = () => {
+              record.closed++;
+              close();
+            };
+          }
+        }
+      },
+    );
+    try {
+      const slice = new TimeSlice(0);
+      await Promise.all([slice.yield(), slice.yield()]);
+      expect(channels).toEqual([{ closed: 2 }]);
+      await slice.yield();
+      expect(channels).toEqual([{ closed: 2 }, { closed: 2 }]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('falls back to a timer where there is no MessageChannel', async () => {
