@@ -389,6 +389,74 @@ export default {
       reason:
         'only how often progress goes out: a timing, which a pass/fail test must not measure (the reports stay complete)',
     },
+    // The rest of the pack (issue 26, session 5): inflate (not run yet), objectHash, warmUp, deflate, errors,
+    // releaseBuffer, showName, timeSlice, treeWalk; and packReader's rerun.
+    {
+      file: 'workers/pack/objectHash.ts',
+      code: 't < 16; t < 80 (sha1Block)',
+      mutants: 't <= 16; t <= 80',
+      reason: 'w[16] is written again by the loop after; w[80] is past the typed array, which drops it',
+    },
+    {
+      file: 'workers/pack/objectHash.ts',
+      code: 'this.blockLen > 0; i < n (JsSha1.update)',
+      mutants: 'true, this.blockLen >= 0; true, i <= n',
+      reason:
+        'a fast path: an empty block takes the same bytes through the block buffer; an empty tail sets no bytes',
+    },
+    {
+      file: 'workers/pack/objectHash.ts',
+      code: 'bits / 2 ** 32',
+      mutants: 'bits * 2 ** 32',
+      reason:
+        'unreachable, not equivalent: the high word is 0 below 512 MiB, and no file JsSha1 signs (idx, index, commit-graph) nears it',
+    },
+    {
+      file: 'workers/pack/objectHash.ts',
+      code: 'i < 20 (oidFromHex)',
+      mutants: 'i <= 20',
+      reason: 'out[20] is past the typed array, which drops the write',
+    },
+    {
+      file: 'workers/pack/timeSlice.ts',
+      code: 'this.channel === made',
+      mutants: 'true',
+      reason: 'a channel is made only when none is set, so the one closing is always the one set',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: 'n >= 0x80 (varint)',
+      mutants: 'n > 0x80',
+      reason: 'no size in the warm-up pack (1.6-2 KB) is 128 at any step of its varint',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: 'tree(): parts, e < ENTRIES, the name, k < 20; next() and the inserts of warmUpPack',
+      mutants: '["Stryker was here"]; e <= ENTRIES; ``; false, k <= 20, k >= 20; {}; () => undefined',
+      reason:
+        'the bytes of the trees and inserts only need to make a valid pack of distinct trees and chains, which the test checks',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: 'rounds <= 0; round < rounds; at < pack.length',
+      mutants: 'false, rounds < 0; round <= rounds; at <= pack.length',
+      reason:
+        'cost only: building the pack for no rounds, one round more, or one empty push ingests nothing else (no test times code)',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'distance > 2 ** 45; p + 20 > end',
+      mutants: 'distance >= 2 ** 45; p + 20 >= end',
+      reason:
+        'PACK_CORRUPT either way: exactly 2^45 is refused at the next byte or as pointing outside; an id that ends at the trailer leaves no data to inflate',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'this.inflater.outPos !== entry.size',
+      mutants: 'false',
+      reason:
+        'INFLATE_DONE already means the declared size was reached: the inflater refuses any other (its trailer)',
+    },
   ],
   equivalentMutants: [
     {
@@ -511,7 +579,9 @@ export default {
     },
     {
       file: 'workers/pack/packReader.ts',
-      code: 'chain.length > 0',
+      // The statement, not its test: the loop's own `chain.length > 0` above it matched too, and its mutants
+      // (the deltas never applied) are killed.
+      code: 'if (chain.length > 0) this.remember(deltaOffset, base);',
       reason: 'which results are cached changes only the time a later read takes, never what it returns',
     },
     {
@@ -526,6 +596,23 @@ export default {
     this.cached += object.data.length;
   }`,
       reason: "remember's bounds change the memory and time a read costs, never what it returns",
+    },
+    // The rest of the pack (issue 26, session 5).
+    {
+      file: 'workers/pack/timeSlice.ts',
+      code: 'this.waiting.shift()?.()',
+      reason: 'a message is posted only for a yield that waits, so the queue is never empty when one arrives',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: '{ objects: false }',
+      reason: 'the warm-up drops what finish returns: the list of objects costs only memory',
+    },
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'new Inflater(false)',
+      reason:
+        "the pack's Adler-32s were checked when it arrived (packIngester): checking again only costs time",
     },
   ],
 };

@@ -158,7 +158,21 @@ describe('PackReader, rule by rule (hand-made packs)', () => {
     );
     const runaway = ofs.slice(0, at + 3 + 20);
     runaway.fill(0xff, at + 1, at + 3);
+    // The trailer's first byte would end the offset: a read past the entry must not take it.
+    runaway[at + 3] = 0;
     expect(failure(() => new PackReader(runaway, none).read(at)).message).toMatch(
+      `the delta at ${at} has a broken base offset`,
+    );
+    // Within the pack, but longer than any size or offset can be: refused at the byte that makes it so, not
+    // read on into a number past 2^53.
+    const long = ofs.slice();
+    long.set([0xbf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01], 12);
+    expect(failure(() => new PackReader(long, none).read(12)).message).toMatch(
+      /the entry at 12 has a broken header/,
+    );
+    const far = ofs.slice();
+    far.set([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00], at + 1);
+    expect(failure(() => new PackReader(far, none).read(at)).message).toMatch(
       `the delta at ${at} has a broken base offset`,
     );
     const { pack: ref, offsets: refOffsets } = packOf([

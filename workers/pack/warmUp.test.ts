@@ -20,6 +20,20 @@ describe('warming the ingester up', () => {
     expect(first!.resolved).toBe(2700);
   });
 
+  it('runs whole rounds, letting timers in between its pushes', async () => {
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    await warmUpIngester(1, new AbortController().signal);
+    ticking = false;
+    // The pack is some 9 pushes of 64 KiB: a timer ran between them.
+    expect(ticks).toBeGreaterThan(3);
+  });
+
   it('stops at once when an operation begins', async () => {
     const controller = new AbortController();
     const warming = warmUpIngester(3, controller.signal);
