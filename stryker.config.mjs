@@ -31,7 +31,7 @@ export default {
     'workers/pack/*.ts',
     'workers/ops/sync/negotiator.ts',
     'workers/transport/*.ts',
-    'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet}.ts',
+    'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet,batchedIdb,repoFs,repoLock,repair,registry,storage,credentials,errors,crashPoints,repoEvents,store}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
     '!**/*.test.ts',
   ],
