@@ -126,16 +126,24 @@ describe('InProcessLocks', () => {
     expect((await locks.query()).held).toEqual([]);
   });
 
-  it('a signal that fires after the grant changes nothing', async () => {
+  it('a signal that fires after the grant changes nothing, to the holder or to those waiting', async () => {
     const locks = new InProcessLocks();
     const gate = deferred();
     const a = locks.request('x', {}, () => gate.promise);
     const controller = new AbortController();
-    const b = locks.request('x', { signal: controller.signal }, async () => 'b ran');
+    const bHolds = deferred();
+    const b = locks.request('x', { signal: controller.signal }, async () => {
+      await bHolds.promise;
+      return 'b ran';
+    });
+    const c = locks.request('x', {}, async () => 'c ran');
     gate.resolve();
     await a;
-    expect(await b).toBe('b ran');
+    await settle();
     controller.abort();
+    expect((await locks.query()).pending).toEqual([{ name: 'x' }]);
+    bHolds.resolve();
+    expect(await Promise.all([b, c])).toEqual(['b ran', 'c ran']);
     expect(await locks.query()).toEqual({ held: [], pending: [] });
   });
 
@@ -423,6 +431,7 @@ describe('RepoLocks', () => {
     for (let i = 0; i < 50 && waits.length < 2; i++) await settle();
     // First nothing is known here (the holder is another engine), then the holder answers.
     expect(waits).toEqual([{ what: undefined }, { what: 'clone of big.git' }]);
+    // "busy" about another repo is not this wait's news.
     // A "who" about a repo it does not hold gets no answer.
     const heard = listen();
     const asker = new BroadcastChannel('locktest-repos');
@@ -435,6 +444,32 @@ describe('RepoLocks', () => {
     gate.resolve();
     await held;
     expect(await waiting).toBe('ran');
+  });
+
+  it('a waiter stops listening once it holds the lock: later news of others is not its wait', async () => {
+    const storage = memoryStorage();
+    const holder = newStore(storage);
+    const waiter = newStore(storage);
+    const gate = deferred();
+    const held = holder.locks.withRepoLock('r', 'clone', () => gate.promise);
+    await settle();
+    const waits: LockWait[] = [];
+    const running = deferred();
+    const waiting = waiter.locks.withRepoLock('r', 'fetch', () => running.promise, {
+      onWait: (w) => waits.push(w),
+    });
+    for (let i = 0; i < 50 && waits.length < 2; i++) await settle();
+    gate.resolve();
+    await held;
+    await settle();
+    const count = waits.length;
+    const other = new BroadcastChannel('locktest-repos');
+    channels.push(other);
+    other.postMessage({ type: 'busy', repoId: 'r', what: 'late news', origin: 'x' } satisfies RepoEvent);
+    await settle();
+    expect(waits).toHaveLength(count);
+    running.resolve();
+    await waiting;
   });
 
   it('dropAll leaves this engine holding nothing, as a terminated worker', async () => {
