@@ -653,8 +653,13 @@ describe('BatchedIdb on its own', () => {
     const b = db.saveSuperblock(tree('b'));
     await tick();
     expect(control.writes).toHaveLength(1);
+    // What is stored is read after the commits asked for before.
+    const generation = db.storedGeneration();
+    const inodes = db.storedInodes();
     slow.open();
     await Promise.all([a, b]);
+    expect(await generation).toBe(db.generation);
+    expect(await inodes).toEqual(new Set([1]));
     expect(text(await control.inner.get(1))).toBe('second');
     expect(await control.inner.get('!root')).toEqual(tree('b'));
   });
@@ -768,14 +773,23 @@ describe('BatchedIdb staging within a hold', () => {
     expect(control.writes[1].map(([k]) => k)).toEqual([2, 3]);
     expect(db.pendingWrites).toBe(1);
     expect(text(await db.readFile(2))).toBe('12345');
+    // A fresh file unlinked before its staging is not staged (nor deleted there): the commit deletes it.
+    db.noteNewInode(4);
+    db.noteNewInode(5);
+    await db.writeFile(4, bytes('1'));
+    await db.unlink(4);
+    await db.writeFile(5, bytes('0123456789'));
+    await db.storedInodes();
+    expect(control.writes[2].map(([k]) => k)).toEqual([5]);
+    control.writes.splice(2, 1);
     // Inode 7 was numbered outside the hold: the commit stores it, never staging.
     await db.writeFile(7, new Uint8Array(100));
     await db.storedInodes();
     expect(control.writes).toHaveLength(2);
     await db.saveSuperblock(tree('b'));
     await db.release();
-    expect(control.writes[2].map(([k]) => k)).toEqual([1, 7, '!root', '!generation']);
-    expect(new Set(await control.inner.keys())).toEqual(new Set([1, 2, 3, 7, '!root', '!generation']));
+    expect(control.writes[2].map(([k]) => k)).toEqual([1, 4, 7, '!root', '!generation']);
+    expect(new Set(await control.inner.keys())).toEqual(new Set([1, 2, 3, 5, 7, '!root', '!generation']));
   });
 
   it('reads see contents while their staging transaction runs', async () => {
