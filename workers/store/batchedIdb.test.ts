@@ -457,6 +457,7 @@ function recordsUnderTest() {
     inner,
     writes: [] as [RecordKey, unknown][][],
     gate: null as Promise<void> | null,
+    readyGate: null as Promise<void> | null,
     refuse: null as ((changes: [RecordKey, unknown][]) => unknown) | null,
     closed: 0,
     cleared: 0,
@@ -465,7 +466,10 @@ function recordsUnderTest() {
     get: (k) => inner.get(k),
     getMany: (k) => inner.getMany(k),
     keys: () => inner.keys(),
-    ready: () => inner.ready(),
+    ready: async () => {
+      if (control.readyGate) await control.readyGate;
+      await inner.ready();
+    },
     async write(changes) {
       const taken = [...changes] as [RecordKey, unknown][];
       control.writes.push(taken);
@@ -971,5 +975,224 @@ describe('BatchedIdb staging ahead of a hold', () => {
     slower.open();
     await small;
     await db.flushStagedAhead();
+  });
+});
+
+describe('BatchedIdb, what each guard keeps out', () => {
+  it('a save queued behind a commit in flight is dropped by a discard before it runs', async () => {
+    const { db, control } = recordsUnderTest();
+    const slow = gate();
+    control.gate = slow.promise;
+    await db.writeFile(1, bytes('a'));
+    const a = db.saveSuperblock(tree('a'));
+    await tick();
+    await db.writeFile(2, bytes('b'));
+    const b = db.saveSuperblock(tree('b'));
+    db.discard();
+    slow.open();
+    await Promise.all([a, b]);
+    expect(control.writes).toHaveLength(1);
+    expect(await control.inner.get('!root')).toEqual(tree('a'));
+  });
+
+  it('a discard while the records open drops the commit waiting for them', async () => {
+    const { db, control } = recordsUnderTest();
+    const opening = gate();
+    control.readyGate = opening.promise;
+    await db.writeFile(1, bytes('a'));
+    const a = db.saveSuperblock(tree('a'));
+    await tick();
+    db.discard();
+    opening.open();
+    await a;
+    expect(control.writes).toEqual([]);
+  });
+
+  it('whenCommitted inside a hold waits for the hold’s commit, even before anything is written', async () => {
+    const { db } = recordsUnderTest();
+    db.hold();
+    let settled: boolean | undefined;
+    void db.whenCommitted().then((v) => (settled = v));
+    await tick();
+    expect(settled).toBeUndefined();
+    await db.writeFile(1, bytes('x'));
+    await db.saveSuperblock(tree('a'));
+    await db.release();
+    expect(settled).toBe(true);
+  });
+
+  it('a commit queued before a hold does not settle the waiters of the hold’s writes', async () => {
+    const { db, control } = recordsUnderTest();
+    const slow = gate();
+    control.gate = slow.promise;
+    await db.writeFile(1, bytes('before'));
+    const before = db.saveSuperblock(tree('before'));
+    db.hold();
+    await db.writeFile(2, bytes('held'));
+    let settled: boolean | undefined;
+    void db.whenCommitted().then((v) => (settled = v));
+    control.gate = null;
+    slow.open();
+    await before;
+    await tick();
+    expect(settled).toBeUndefined();
+    await db.saveSuperblock(tree('held'));
+    await db.release();
+    expect(settled).toBe(true);
+  });
+
+  it('reads find a file in an older staging batch or the commit in flight, past batches that lack it', async () => {
+    const { db, control } = recordsUnderTest();
+    const slow = gate();
+    control.gate = slow.promise;
+    await db.writeFile(1, bytes('committing'));
+    const commit = db.saveSuperblock(tree('a'));
+    db.stageBytes = 1;
+    db.hold();
+    db.noteNewInode(2);
+    db.noteNewInode(3);
+    await db.writeFile(2, bytes('older staging'));
+    await db.writeFile(3, bytes('newer staging'));
+    expect(text(await db.readFile(2))).toBe('older staging');
+    expect(text(await db.readFile(1))).toBe('committing');
+    slow.open();
+    await commit;
+    db.discard();
+  });
+
+  it('counts only fresh contents toward staging: rewrites of stored files never set it off', async () => {
+    const { db, control } = recordsUnderTest();
+    await db.writeFile(1, bytes('old'));
+    await db.saveSuperblock(tree('a'));
+    db.stageBytes = 10;
+    db.hold();
+    db.noteNewInode(2);
+    await db.writeFile(2, bytes('12345'));
+    await db.writeFile(1, bytes('67890'));
+    await db.storedInodes();
+    expect(control.writes).toHaveLength(1);
+    db.discard();
+  });
+
+  it('after a staging transaction fails, the hold stages nothing more', async () => {
+    const { db, control } = recordsUnderTest();
+    db.stageBytes = 1;
+    db.hold();
+    db.noteNewInode(2);
+    db.noteNewInode(3);
+    control.refuse = () => quotaError();
+    await db.writeFile(2, bytes('refused'));
+    await db.storedInodes();
+    control.refuse = null;
+    await db.writeFile(3, bytes('not tried'));
+    await db.storedInodes();
+    expect(control.writes).toHaveLength(1);
+    await db.saveSuperblock(tree('a'));
+    const err = await db.release().catch((e) => e);
+    expect(err.message).toContain('refused to store the changes (1 KB needed');
+  });
+
+  it('a terminated worker deletes nothing it staged: startup repair does', async () => {
+    const { db, control } = recordsUnderTest();
+    db.stageBytes = 1;
+    db.hold();
+    db.noteNewInode(2);
+    await db.writeFile(2, bytes('staged'));
+    await db.storedInodes();
+    db.kill();
+    await db.storedInodes();
+    expect(control.writes).toHaveLength(1);
+    expect(await control.inner.keys()).toEqual([2]);
+  });
+
+  it('close keeps the records open while a held superblock waits, even with nothing pending', async () => {
+    const { db, control } = recordsUnderTest();
+    db.hold();
+    await db.saveSuperblock(tree('a'));
+    expect(db.pendingWrites).toBe(0);
+    await db.close();
+    expect(control.closed).toBe(0);
+    db.discard();
+  });
+
+  it('deleteUnnamed deletes the records named, after the writes before it', async () => {
+    const { db, control } = recordsUnderTest();
+    await control.inner.write([
+      [7, bytes('x')],
+      [8, bytes('y')],
+    ]);
+    await db.writeFile(1, bytes('a'));
+    const slow = gate();
+    control.gate = slow.promise;
+    const commit = db.saveSuperblock(tree('a'));
+    const deleting = db.deleteUnnamed([7]);
+    control.gate = null;
+    slow.open();
+    await Promise.all([commit, deleting]);
+    expect(new Set(await control.inner.keys())).toEqual(new Set([1, 8, '!root', '!generation']));
+  });
+});
+
+describe('BatchedIdb staging ahead, what each guard keeps out', () => {
+  it('an empty file staged ahead is stored too', async () => {
+    const { db, control } = recordsUnderTest();
+    await db.stageAhead(10, new Uint8Array(0));
+    await db.flushStagedAhead();
+    expect(await control.inner.keys()).toEqual([10]);
+  });
+
+  it('exactly STAGE_AHEAD_BYTES in flight does not wait', async () => {
+    const { db, control } = recordsUnderTest();
+    const slow = gate();
+    control.gate = slow.promise;
+    let done = false;
+    const call = db.stageAhead(1, new Uint8Array(STAGE_AHEAD_BYTES)).then(() => {
+      done = true;
+    });
+    await tick();
+    expect(done).toBe(true);
+    slow.open();
+    await call;
+    await db.flushStagedAhead();
+  });
+
+  it('a call that waited throws the failure that came meanwhile, with what it was storing', async () => {
+    const { db, control } = recordsUnderTest();
+    const slow = gate();
+    control.gate = slow.promise;
+    await db.stageAhead(1, new Uint8Array(STAGE_AHEAD_BYTES / 2 + 1));
+    const waiting = db.stageAhead(2, new Uint8Array(STAGE_AHEAD_BYTES / 2 + 1));
+    control.refuse = () => quotaError();
+    slow.open();
+    const err = await waiting.catch((e) => e);
+    expect(err).toMatchObject({ code: 'STORAGE_FULL' });
+    expect(err.message).toContain('refused to store the changes (8.4 MB needed');
+  });
+
+  it('contents queued behind a failed transaction are not stored, nor after a kill', async () => {
+    const { db, control } = recordsUnderTest();
+    db.stageBytes = 1;
+    const slow = gate();
+    control.gate = slow.promise;
+    await db.stageAhead(1, bytes('refused'));
+    await db.stageAhead(2, bytes('queued'));
+    control.refuse = (changes) => (changes.some(([k]) => k === 1) ? quotaError() : null);
+    slow.open();
+    await expect(db.flushStagedAhead()).rejects.toMatchObject({ code: 'STORAGE_FULL' });
+    expect(await control.inner.keys()).toEqual([]);
+    expect(control.writes).toHaveLength(1);
+
+    const other = recordsUnderTest();
+    other.db.stageBytes = 1;
+    const slower = gate();
+    other.control.gate = slower.promise;
+    await other.db.stageAhead(1, bytes('a'));
+    await other.db.stageAhead(2, bytes('b'));
+    await tick();
+    other.control.gate = null;
+    other.db.kill();
+    slower.open();
+    await other.db.storedInodes();
+    expect(other.control.writes).toHaveLength(1);
   });
 });
