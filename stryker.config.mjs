@@ -325,6 +325,80 @@ export default {
       mutants: 'shift >= 2 ** 35',
       reason: 'shift is 16 times a power of 128, never 2^35 itself',
     },
+    // Issue 26, the rest of the store layer (batchedIdb, repoFs, repoLock, repair, ...): mutstore2, session 5.
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'bytes.byteOffset === 0',
+      mutants: 'true',
+      reason:
+        "a view with byteOffset > 0 cannot have its buffer's whole byteLength: the second test alone decides",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.ignoringSaves || this.dead) return Promise.resolve();',
+      mutants: 'false; && (saveSuperblock)',
+      reason:
+        'a fast path: commitNow checks the same flags before it stores anything, and nothing between resets them',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.heldSuperblock === undefined',
+      mutants: 'true (whenCommitted)',
+      reason:
+        'a held superblock exists only while holds > 0 (release clears it before it awaits): holds === 0 decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.holds > 0 && this.fresh.has(inode) && !this.dead',
+      mutants: 'true && fresh && !dead; holds >= 0 && …',
+      reason:
+        'fresh holds inodes only within a hold: noteNewInode adds none outside one, and commit, discard and wipe clear it',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: "if (this.aheadError !== null) throw this.aheadError; (stageAhead's first line)",
+      mutants: 'false',
+      reason:
+        "the same check at the call's end throws the same error, and storeAhead's run stores nothing once aheadError is set",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.dead) return; (stageAhead)',
+      mutants: 'false',
+      reason: "storeAhead's run returns when dead: what is set aside is only held in memory",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: "this.aheadInFlight.length > 0 (stageAhead's wait)",
+      mutants: 'true; >= 0',
+      reason: 'aheadInFlightBytes > 0 only while an entry is in flight: the byte test alone decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.aheadBytes > 0 (flushStagedAhead)',
+      mutants: 'false',
+      reason: 'bytes set aside mean an entry set aside: ahead.size > 0 decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (batch.size === 0) return; (stage)',
+      mutants: 'false',
+      reason:
+        'stage() runs from the write of a fresh file, which is then pending and non-null: its batch is never empty',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.ignoringSaves || this.dead) return; (commitNow, before ready())',
+      mutants: 'false; &&',
+      reason: 'the same check after `await this.records.ready()` returns before anything is taken or stored',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.committing[i].has(inode)) return this.committing[i].get(inode);',
+      mutants: 'true',
+      reason:
+        "commits run one at a time (chained), so at most one batch is committing: a miss returns undefined, as the loop's end does",
+    },
   ],
   equivalentMutants: [
     {
