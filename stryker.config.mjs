@@ -399,6 +399,44 @@ export default {
       reason:
         "commits run one at a time (chained), so at most one batch is committing: a miss returns undefined, as the loop's end does",
     },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.heldNames.has(name) || queue.length > 0',
+      mutants: 'false (the queue part)',
+      reason:
+        'a name has waiters only while it is held: a release hands it straight to the next in line, so heldNames decides',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: '{ once: true }',
+      mutants: '{}; { once: false }',
+      reason: 'a signal fires abort once: the listener runs at most once either way',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'Math.random().toString(36).slice(2)',
+      mutants: 'without .slice(2)',
+      reason: "the origin only has to differ between engines: '0.' in front changes no comparison",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: '(channel as unknown as { unref?: () => void }).unref?.()',
+      mutants: 'removed; unref()',
+      reason: 'only lets Node exit while an engine listens; no lock or event changes',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'if (channel) (events())',
+      mutants: 'true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null branch is for very old browsers',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.locks instanceof InProcessLocks (dropAll)',
+      mutants: 'true',
+      reason: 'dropAll is for crash tests, which run on InProcessLocks',
+    },
   ],
   equivalentMutants: [
     {
