@@ -31,7 +31,7 @@ export default {
     'workers/pack/*.ts',
     'workers/ops/sync/negotiator.ts',
     'workers/transport/*.ts',
-    'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet}.ts',
+    'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet,batchedIdb,repoFs,repoLock,repair,registry,storage,credentials,errors,crashPoints,repoEvents,store}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
     'workers/ops/read/blame.ts',
     '!**/*.test.ts',
@@ -456,6 +456,118 @@ export default {
       mutants: 'false',
       reason:
         'INFLATE_DONE already means the declared size was reached: the inflater refuses any other (its trailer)',
+    },
+    // Issue 26, the rest of the store layer (batchedIdb, repoFs, repoLock, repair, ...): mutstore2, session 5.
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'bytes.byteOffset === 0',
+      mutants: 'true',
+      reason:
+        "a view with byteOffset > 0 cannot have its buffer's whole byteLength: the second test alone decides",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.ignoringSaves || this.dead) return Promise.resolve();',
+      mutants: 'false; && (saveSuperblock)',
+      reason:
+        'a fast path: commitNow checks the same flags before it stores anything, and nothing between resets them',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.heldSuperblock === undefined',
+      mutants: 'true (whenCommitted)',
+      reason:
+        'a held superblock exists only while holds > 0 (release clears it before it awaits): holds === 0 decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.holds > 0 && this.fresh.has(inode) && !this.dead',
+      mutants: 'true && fresh && !dead; holds >= 0 && …',
+      reason:
+        'fresh holds inodes only within a hold: noteNewInode adds none outside one, and commit, discard and wipe clear it',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: "if (this.aheadError !== null) throw this.aheadError; (stageAhead's first line)",
+      mutants: 'false',
+      reason:
+        "the same check at the call's end throws the same error, and storeAhead's run stores nothing once aheadError is set",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.dead) return; (stageAhead)',
+      mutants: 'false',
+      reason: "storeAhead's run returns when dead: what is set aside is only held in memory",
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: "this.aheadInFlight.length > 0 (stageAhead's wait)",
+      mutants: 'true; >= 0',
+      reason: 'aheadInFlightBytes > 0 only while an entry is in flight: the byte test alone decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'this.aheadBytes > 0 (flushStagedAhead)',
+      mutants: 'false',
+      reason: 'bytes set aside mean an entry set aside: ahead.size > 0 decides',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (batch.size === 0) return; (stage)',
+      mutants: 'false',
+      reason:
+        'stage() runs from the write of a fresh file, which is then pending and non-null: its batch is never empty',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.ignoringSaves || this.dead) return; (commitNow, before ready())',
+      mutants: 'false; &&',
+      reason: 'the same check after `await this.records.ready()` returns before anything is taken or stored',
+    },
+    {
+      file: 'workers/store/batchedIdb.ts',
+      code: 'if (this.committing[i].has(inode)) return this.committing[i].get(inode);',
+      mutants: 'true',
+      reason:
+        "commits run one at a time (chained), so at most one batch is committing: a miss returns undefined, as the loop's end does",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.heldNames.has(name) || queue.length > 0',
+      mutants: 'false (the queue part)',
+      reason:
+        'a name has waiters only while it is held: a release hands it straight to the next in line, so heldNames decides',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: '{ once: true }',
+      mutants: '{}; { once: false }',
+      reason: 'a signal fires abort once: the listener runs at most once either way',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'Math.random().toString(36).slice(2)',
+      mutants: 'without .slice(2)',
+      reason: "the origin only has to differ between engines: '0.' in front changes no comparison",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: '(channel as unknown as { unref?: () => void }).unref?.()',
+      mutants: 'removed; unref()',
+      reason: 'only lets Node exit while an engine listens; no lock or event changes',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'if (channel) (events())',
+      mutants: 'true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null branch is for very old browsers',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.locks instanceof InProcessLocks (dropAll)',
+      mutants: 'true',
+      reason: 'dropAll is for crash tests, which run on InProcessLocks',
     },
   ],
   equivalentMutants: [
