@@ -48,9 +48,10 @@ export type RelayMode =
   | { kind: 'ignore-ref-prefix' }
   /**
    * Hold the answer of each info/refs GET until a POST reaches the relay, or `timeoutMs` passed; `seen`
-   * says whether a POST came while a GET was held (a client that asks ls-refs together with info/refs).
+   * says whether a POST came while a GET was held (a client that asks ls-refs together with info/refs), and
+   * counts the ls-refs POSTs.
    */
-  | { kind: 'hold-info-refs-for-post'; timeoutMs: number; seen: { postDuringGet: boolean } }
+  | { kind: 'hold-info-refs-for-post'; timeoutMs: number; seen: { postDuringGet: boolean; lsRefs: number } }
   /**
    * Send the ls-refs POSTs to the repository at `path` instead (the relay's other requests go where they
    * were sent): a server whose ls-refs answer is not the repository its info/refs describes.
@@ -283,6 +284,7 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
       }
       if (faulted && answerWithoutUpstream(faulted, req, res)) return;
       const holdMode = mode.kind === 'hold-info-refs-for-post' ? mode : null;
+      if (holdMode && body.includes('command=ls-refs')) holdMode.seen.lsRefs++;
       const lsRefsTo = mode.kind === 'ls-refs-to' && body.includes('command=ls-refs') ? mode.path : null;
       if (holdMode && req.method === 'GET' && req.url?.includes('/info/refs')) {
         let timer: ReturnType<typeof setTimeout> | undefined;
