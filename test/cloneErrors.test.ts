@@ -236,7 +236,8 @@ describe('clone failures end in a typed error and leave nothing behind', () => {
       const err = await cloneError({ url: `${server.url}/repo.git` });
       expect(err.code).toBe('UNSUPPORTED_OBJECT_FORMAT');
       expect(err.message).toMatch(/sha256/);
-      expect(server.stats('repo.git').requests).toBe(1);
+      // info/refs, and the ls-refs sent with it (lsRefsAhead), whose answer is never read.
+      expect(server.stats('repo.git').requests).toBe(2);
       await expectNothingStored();
     } finally {
       await server.close();
@@ -284,8 +285,9 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
       expect((await engine.listRepos())[0].corsProxy).toBe(proxy.url);
       expect(proxy.connections).toBeGreaterThan(0);
       // The proxy is tried at once: one direct request, not sent again first (a reset is retried only where
-      // there is no fallback), then info/refs, ls-refs and fetch through the proxy.
-      expect(host.requests).toBe(4);
+      // there is no fallback), with its speculative ls-refs (lsRefsAhead), then info/refs, ls-refs and
+      // fetch through the proxy.
+      expect(host.requests).toBe(5);
       // Without the fallback the host is diagnosed. Node's fetch has no CORS, so the relay's refusal (a
       // reset) is a host that does not answer; e2e/errors.spec.ts has a browser tell CORS apart.
       const err = await cloneError({ url });
@@ -305,8 +307,9 @@ describe('the fallback CORS proxy (server/proxy/nodeProxy.ts, as `npm start` ser
       });
       expect(err.code).toBe('HOST_UNREACHABLE');
       // Without a fallback, a connection cut before any byte is sent again (retryPolicy.ts); then one
-      // no-cors request asks whether anything answers there (transport/reachability.ts).
-      expect(host.requests).toBe(RETRY_ATTEMPTS + 1);
+      // no-cors request asks whether anything answers there (transport/reachability.ts). The ls-refs sent
+      // with the first GET (lsRefsAhead) is sent once, never again.
+      expect(host.requests).toBe(RETRY_ATTEMPTS + 2);
       expect(proxy.connections).toBe(0);
       await expectNothingStored();
     } finally {

@@ -71,7 +71,8 @@ describe('retry policy', () => {
         ),
       );
       expect(delays).toEqual([200, 200, 200]);
-      expect(relay.faults).toBe(4);
+      // The ls-refs sent with the GET (lsRefsAhead, never retried), then the 4 attempts of the one in turn.
+      expect(relay.faults).toBe(5);
       expect(err.code).toBe('HTTP_ERROR');
       expect(err.message).toMatch(/HTTP 429.*\(4 attempts\. The server asked to wait 3600 s\.\)/);
     } finally {

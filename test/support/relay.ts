@@ -46,6 +46,17 @@ export type RelayMode =
    * all its refs: a server that does not filter, as gitprotocol-v2 allows ("purely for optimization").
    */
   | { kind: 'ignore-ref-prefix' }
+  /**
+   * Hold the answer of each info/refs GET until a POST reaches the relay, or `timeoutMs` passed; `seen`
+   * says whether a POST came while a GET was held (a client that asks ls-refs together with info/refs), and
+   * counts the ls-refs POSTs.
+   */
+  | { kind: 'hold-info-refs-for-post'; timeoutMs: number; seen: { postDuringGet: boolean; lsRefs: number } }
+  /**
+   * Send the ls-refs POSTs to the repository at `path` instead (the relay's other requests go where they
+   * were sent): a server whose ls-refs answer is not the repository its info/refs describes.
+   */
+  | { kind: 'ls-refs-to'; path: string }
   /** Break nothing: pass everything through; keep each request's path, body, and whether it had a token. */
   | { kind: 'record'; requests: { path: string; body: Buffer; authorized?: boolean }[] }
 
@@ -226,8 +237,10 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
     return true;
   };
 
+  let postArrived = () => {};
   const server: Server = createServer((req, res) => {
     requests++;
+    if (req.method === 'POST') postArrived();
     if (mode.kind === 'html') {
       res.writeHead(200, { 'Content-Type': 'text/html', 'Access-Control-Allow-Origin': '*' });
       res.end('<!doctype html><title>Welcome</title><p>Not a git server</p>');
@@ -270,54 +283,78 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
         if (faultHits(target)) faulted = mode.fault;
       }
       if (faulted && answerWithoutUpstream(faulted, req, res)) return;
-      const up = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          method: req.method,
-          path: req.url,
-          headers: {
-            ...req.headers,
-            host: upstream.host,
-            // The body may have been rewritten (ignore-ref-prefix).
-            ...(req.headers['content-length'] === undefined ? {} : { 'content-length': String(body.length) }),
+      const holdMode = mode.kind === 'hold-info-refs-for-post' ? mode : null;
+      if (holdMode && body.includes('command=ls-refs')) holdMode.seen.lsRefs++;
+      const lsRefsTo = mode.kind === 'ls-refs-to' && body.includes('command=ls-refs') ? mode.path : null;
+      if (holdMode && req.method === 'GET' && req.url?.includes('/info/refs')) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const posted = new Promise<boolean>((resolve) => {
+          postArrived = () => resolve(true);
+          timer = setTimeout(() => resolve(false), holdMode.timeoutMs);
+        });
+        void posted.then((during) => {
+          clearTimeout(timer);
+          postArrived = () => {};
+          if (during) holdMode.seen.postDuringGet = true;
+          forwardUpstream();
+        });
+        return;
+      }
+      forwardUpstream();
+      function forwardUpstream() {
+        const up = request(
+          {
+            host: upstream.hostname,
+            port: upstream.port,
+            method: req.method,
+            path: lsRefsTo ?? req.url,
+            headers: {
+              ...req.headers,
+              host: upstream.host,
+              // The body may have been rewritten (ignore-ref-prefix).
+              ...(req.headers['content-length'] === undefined
+                ? {}
+                : { 'content-length': String(body.length) }),
+            },
           },
-        },
-        (upRes) => {
-          const headers = { ...upRes.headers };
-          // The response may change length; let Node frame it.
-          delete headers['content-length'];
-          res.writeHead(upRes.statusCode ?? 502, headers);
-          if (faulted) {
-            breakResponse(faulted, upRes, res);
-            return;
-          }
-          if (mode.kind === 'hold' && post === mode.post) {
-            hold(upRes, res, mode.afterBytes);
-            return;
-          }
-          if (mode.kind === 'hide-fetch-capability' && req.url?.includes('/info/refs')) {
-            hideCapability(upRes, res, mode.capability);
-            return;
-          }
-          if (
-            !isFetch ||
-            mode.kind === 'hold' ||
-            mode.kind === 'post-answer' ||
-            mode.kind === 'only-for' ||
-            mode.kind === 'hide-fetch-capability' ||
-            mode.kind === 'record' ||
-            mode.kind === 'ignore-ref-prefix' ||
-            mode.kind === 'fault'
-          ) {
-            upRes.pipe(res);
-            return;
-          }
-          onFetchResponse(upRes, res);
-        },
-      );
-      up.on('error', () => res.destroy());
-      up.end(body);
+          (upRes) => {
+            const headers = { ...upRes.headers };
+            // The response may change length; let Node frame it.
+            delete headers['content-length'];
+            res.writeHead(upRes.statusCode ?? 502, headers);
+            if (faulted) {
+              breakResponse(faulted, upRes, res);
+              return;
+            }
+            if (mode.kind === 'hold' && post === mode.post) {
+              hold(upRes, res, mode.afterBytes);
+              return;
+            }
+            if (mode.kind === 'hide-fetch-capability' && req.url?.includes('/info/refs')) {
+              hideCapability(upRes, res, mode.capability);
+              return;
+            }
+            if (
+              !isFetch ||
+              mode.kind === 'hold' ||
+              mode.kind === 'post-answer' ||
+              mode.kind === 'only-for' ||
+              mode.kind === 'hide-fetch-capability' ||
+              mode.kind === 'record' ||
+              mode.kind === 'hold-info-refs-for-post' ||
+              mode.kind === 'ls-refs-to' ||
+              mode.kind === 'ignore-ref-prefix' ||
+              mode.kind === 'fault'
+            ) {
+              upRes.pipe(res);
+              return;
+            }
+            onFetchResponse(upRes, res);
+          },
+        );
+        up.on('error', () => res.destroy());
+        up.end(body);
+      }
     });
   });
   await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));

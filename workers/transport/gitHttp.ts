@@ -341,7 +341,16 @@ export class GitHttpClient {
     return { lent: this.stream(await this.answer(service, body), true) };
   }
 
-  private async answer(service: UploadService, body: Uint8Array): Promise<Response> {
+  /**
+   * POST a command sent together with the info/refs GET, before its answer (a speculative ls-refs,
+   * ops/sync/lsRefsCall.ts): sent once, not retried, and a redirect fails it instead of asking info/refs,
+   * which the caller is doing already. The caller treats any failure as "ask again the usual way".
+   */
+  async postAhead(service: UploadService, body: Uint8Array): Promise<AsyncIterable<Uint8Array>> {
+    return this.stream(await this.answer(service, body, false));
+  }
+
+  private async answer(service: UploadService, body: Uint8Array, discovering = true): Promise<Response> {
     const send = () =>
       this.request(this.endpoint(`/${service}`), {
         method: 'POST',
@@ -353,9 +362,9 @@ export class GitHttpClient {
         redirect: 'manual',
       });
     // upload-pack commands only read, so sending one again is safe; a push may have been applied.
-    const sendRetrying = service === 'git-upload-pack' ? () => this.retrying(send) : send;
+    const sendRetrying = service === 'git-upload-pack' && discovering ? () => this.retrying(send) : send;
     let res = await sendRetrying();
-    if (isRedirect(res) && !this.discovered) {
+    if (isRedirect(res) && !this.discovered && discovering) {
       // A lazy fetch POSTs without asking info/refs first; a moved repository sends it back to the step
       // git always takes, whose redirect moves the base, and the POST goes again to the new place.
       await res.arrayBuffer().catch(() => undefined);

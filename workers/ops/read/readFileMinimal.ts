@@ -25,7 +25,7 @@ import { connect, type OpsContext } from '../common/engineContext.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import { objectReadFs } from '../common/objectReadFs.ts';
 import { type CloneLimits, cloneLimits } from '../sync/cloneLimits.ts';
-import { lsRefsCall } from '../sync/lsRefsCall.ts';
+import { type LsRefsAhead, lsRefsAhead, lsRefsCall } from '../sync/lsRefsCall.ts';
 import { type ReceivedResponse, receivePack } from '../sync/receivePack.ts';
 import type { FileContent } from './readFile.ts';
 
@@ -173,8 +173,11 @@ export async function readFileMinimal(
   const client = connect(ctx, url, { corsProxy: options.corsProxy, signal, protocol: 'version=2' });
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
+  const names = refNames(ref.trim());
+  // ls-refs goes out with the GET; its answer is used only if the advertisement allows (lsRefsAhead).
+  const ahead = names ? lsRefsAhead(client, names, limits.maxLsRefsBytes) : undefined;
   const caps = await capabilities(client);
-  const target = await resolveRemoteRef(client, caps, ref.trim(), limits.maxLsRefsBytes);
+  const target = await resolveRemoteRef(client, caps, ref.trim(), limits.maxLsRefsBytes, ahead);
   throwIfAborted(signal);
 
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
@@ -305,23 +308,33 @@ async function capabilities(client: GitHttpClient): Promise<V2Capabilities> {
   return caps;
 }
 
+/** The ref names `ref` may be, in the order they win; null for a commit id, which needs no ls-refs. */
+function refNames(ref: string): string[] | null {
+  if (isSha1HexAnyCase(ref)) return null;
+  const short = ref.replace(/^refs\/(heads|tags)\//, '');
+  return ref === '' || ref === 'HEAD'
+    ? ['HEAD']
+    : ref.startsWith('refs/')
+      ? [ref]
+      : [`refs/heads/${short}`, `refs/tags/${short}`];
+}
+
 /** A commit id as given, or the one ref asked for (gitprotocol-v2: ls-refs, ref-prefix). */
 async function resolveRemoteRef(
   client: GitHttpClient,
   caps: V2Capabilities,
   ref: string,
   maxLsRefsBytes: number,
+  ahead?: LsRefsAhead,
 ): Promise<{ commit: string; refName: string | null }> {
-  if (isSha1HexAnyCase(ref)) return { commit: ref.toLowerCase(), refName: null };
-  const short = ref.replace(/^refs\/(heads|tags)\//, '');
-  const names =
-    ref === '' || ref === 'HEAD'
-      ? ['HEAD']
-      : ref.startsWith('refs/')
-        ? [ref]
-        : [`refs/heads/${short}`, `refs/tags/${short}`];
+  const names = refNames(ref);
+  if (!names) return { commit: ref.toLowerCase(), refName: null };
   // A prefix also matches longer names (refs/heads/main-old): only an exact name counts.
-  const refs = await lsRefsCall(client, caps, names, { agent: agentFor(caps), maxBytes: maxLsRefsBytes });
+  const refs = await lsRefsCall(client, caps, names, {
+    agent: agentFor(caps),
+    maxBytes: maxLsRefsBytes,
+    ahead,
+  });
   for (const name of names) {
     const found = refs.find((r): r is RemoteRef & { oid: string } => r.name === name && r.oid !== null);
     if (found) {

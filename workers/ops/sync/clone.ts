@@ -19,7 +19,7 @@ import type { MaintenanceContext } from '../maintenance/packMaintenance.ts';
 import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
-import { lsRefsCall } from './lsRefsCall.ts';
+import { type LsRefsAhead, lsRefsAhead, lsRefsCall } from './lsRefsCall.ts';
 import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
@@ -55,6 +55,9 @@ export async function clone(
   const fallback = opts.fallbackCorsProxy;
   // Never with credentials: the token was given for the git host, not for a proxy.
   const canFallBack = fallback && !opts.corsProxy && !opts.auth;
+  // ls-refs goes out with the GET; cloneInto uses its answer only if the advertisement allows (lsRefsAhead).
+  const prefixesAhead = refPrefixes(opts, (opts.tags ?? true) && !wantsFirstView(opts));
+  let ahead = lsRefsAhead(client, prefixesAhead, limits.maxLsRefsBytes);
   try {
     // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
     advertisement = await steps.step('info-refs', () =>
@@ -80,6 +83,7 @@ export async function clone(
     const direct = client;
     client = connectTo(fallback);
     effective = { ...opts, corsProxy: fallback };
+    ahead = lsRefsAhead(client, prefixesAhead, limits.maxLsRefsBytes);
     notes.push(
       `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
     );
@@ -104,7 +108,7 @@ export async function clone(
   return store.locks.withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
     steps.measure('lock', lockAsked);
     try {
-      const result = await cloneInto(ctx, steps, repoId, client, advertisement, effective, hooks);
+      const result = await cloneInto(ctx, steps, repoId, client, advertisement, effective, hooks, ahead);
       steps.measure('total', cloneStart);
       return { ...result, warnings: [...notes, ...result.warnings] };
     } catch (err) {
@@ -124,6 +128,7 @@ async function cloneInto(
   infoRefs: Uint8Array,
   opts: CloneOptions,
   hooks: OperationHooks<CloneProgress>,
+  ahead: LsRefsAhead,
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
   const { store } = ctx;
@@ -143,13 +148,7 @@ async function cloneInto(
   const warnings: string[] = [];
   const fetchCaps = caps.commands.get('fetch') ?? new Set<string>();
   // The first view needs a shallow, filtered fetch; anything else the person chose is cloned as chosen.
-  const firstView =
-    opts.firstView === true &&
-    !opts.depth &&
-    !opts.singleBranch &&
-    (opts.filter === undefined || opts.filter === 'blob:none') &&
-    fetchCaps.has('shallow') &&
-    fetchCaps.has('filter');
+  const firstView = wantsFirstView(opts) && fetchCaps.has('shallow') && fetchCaps.has('filter');
   const tags = opts.tags ?? true;
 
   const limits = cloneLimits(ctx, opts);
@@ -158,6 +157,7 @@ async function cloneInto(
     lsRefsCall(client, caps, refPrefixes(opts, tags && !firstView), {
       agent: agentFor(caps),
       maxBytes: limits.maxLsRefsBytes,
+      ahead,
     }),
   );
   throwIfAborted(signal);
@@ -282,6 +282,16 @@ async function cloneInto(
     historyFillPending: firstView,
     warnings,
   };
+}
+
+/** Whether the clone starts with a first view, if the server can (`shallow` and `filter`). */
+function wantsFirstView(opts: CloneOptions): boolean {
+  return (
+    opts.firstView === true &&
+    !opts.depth &&
+    !opts.singleBranch &&
+    (opts.filter === undefined || opts.filter === 'blob:none')
+  );
 }
 
 /** Asks only for what the clone will keep (gitprotocol-v2: ls-refs, ref-prefix). */
