@@ -33,6 +33,7 @@ export default {
     'workers/transport/*.ts',
     'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
+    'workers/pack/{packStreamParser,deltaResolver,packIngester}.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
