@@ -54,6 +54,8 @@ describe('PackStreamParser: what it accepts, against git index-pack', () => {
             );
       const oracle = gitIndexPack(small.git, small.root, pack, 'split');
       for (const chunk of [1, 7, 20, 21, 4096]) expectSameAsGit(await ingest(pack, chunk), oracle);
+      // With no arrival ring, nothing is told of arrivals.
+      expectSameAsGit(await ingest(pack, 4096, { limits: { arrivalCacheBytes: 0 } }), oracle);
     }
   });
 
@@ -317,5 +319,68 @@ describe('PackStreamParser: the end of the stream', () => {
       expect(failure?.code).toBe('PACK_CORRUPT');
       expect(failure?.message).toMatch(/invalid type 5/);
     }
+  });
+
+  it('takes a header with no entries and no trailer for a pack 20 bytes short of its checksum', async () => {
+    const failure = await failureOf(buildPack([]).subarray(0, 12));
+    expect(failure.message).toMatch(/^The pack ended 20 bytes short of its trailing checksum\. /);
+  });
+
+  it('refuses a header counting 2^32 - 1 objects by what the pack holds, not by reserving room for them', async () => {
+    const failure = await failureOf(buildPack([blob(enc.encode('one\n'))], { count: 2 ** 32 - 1 }));
+    expect(failure.code).toBe('PACK_CORRUPT');
+    expect(failure.message).toMatch(
+      /^The pack header declares 4294967295 objects but the pack holds only 1\. /,
+    );
+  });
+
+  it("says which entry a damaged zlib stream is in, with the inflater's finding as the cause", async () => {
+    const { pack: bad, offsets } = buildPackAt([
+      blob(enc.encode('alpha\n')),
+      blob(enc.encode('beta beta\n')),
+    ]);
+    bad[offsets[1] + 1] ^= 0x0f; // the zlib header after a one-byte entry header
+    const e = await pushFailure([resign(bad)]);
+    expect(e?.code).toBe('PACK_CORRUPT');
+    expect(e?.message).toMatch(
+      new RegExp(
+        `^Object 2 of 2 \\(at offset ${offsets[1]}\\) in the pack is damaged: [^.]*[^. ]\\. The download`,
+      ),
+    );
+    const cause = e?.cause as PackError;
+    expect(cause).toBeInstanceOf(PackError);
+    expect(e?.message).toContain(cause.detail.replace(/\.$/, ''));
+  });
+
+  it('takes a trailer that parses as a damaged entry for the end of a pack short of its count', async () => {
+    // Find a pack whose trailer starts with an invalid type (0 or 5): read as an entry, it fails at once.
+    let pack: Uint8Array | undefined;
+    for (let k = 0; !pack; k++) {
+      const candidate = buildPack([blob(enc.encode(`content ${k}\n`))], { count: 2 });
+      const type = (candidate[candidate.length - 20] >> 4) & 7;
+      if (type === 0 || type === 5) pack = candidate;
+    }
+    for (const chunk of [1, 65536]) {
+      const failure = await failureOf(pack, chunk);
+      expect(failure.message).toMatch(/^The pack header declares 2 objects but the pack holds only 1\. /);
+    }
+  });
+
+  it('reports an entry that failed near the end as damaged when no trailer explains it', async () => {
+    const { pack: bad, offsets } = buildPackAt([blob(enc.encode('alpha\n')), blob(noise(40, 3))]);
+    bad[offsets[1]] = (bad[offsets[1]] & 0x8f) | (5 << 4);
+    const failure = await failureOf(bad.subarray(0, offsets[1] + 10));
+    expect(failure.code).toBe('PACK_CORRUPT');
+    expect(failure.message).toMatch(/^Object 2 of 2 .*invalid type 5/);
+  });
+
+  it('refuses a delta that fails as it arrives in the last entry, never taking it for a trailer', async () => {
+    const base = enc.encode('0123456789abcdef'.repeat(4));
+    const pack = buildPack([
+      blob(base),
+      { ofsDelta: 0, delta: makeDelta(base.length, [{ copy: [60, 10] }]) },
+    ]);
+    const failure = await failureOf(pack);
+    expect(failure.code).toBe('PACK_DELTA_INVALID');
   });
 });
