@@ -326,6 +326,77 @@ export default {
       mutants: 'shift >= 2 ** 35',
       reason: 'shift is 16 times a power of 128, never 2^35 itself',
     },
+    // workers/pack: packStreamParser, deltaResolver, packIngester (issue 26, session 5)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'private hashing = false;',
+      mutants: 'true',
+      reason: 'parseEntryHeader sets it for every entry before inflateEntry reads it',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.signal?.aborted (parseSteps)',
+      mutants: 'true',
+      reason: 'throwIfAborted tests the signal again: the test only saves a call',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'len - p < 20 (the ref-delta base id)',
+      mutants: 'len - p <= 20',
+      reason:
+        'it waits for one byte more; zlib data always follows, and a stream ending there is cut inside the entry either way',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.scratch.length < size; Math.min(this.wholeObjectLimit, Math.max(size, this.scratch.length * 2))',
+      mutants: 'true, <=; Math.max(...), this.scratch.length / 2',
+      reason: 'a new or larger scratch of at least size bytes: only what is allocated changes',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'if (this.hashing) this.hasher.begin(...); if (this.hashing) this.hasher.update(...)',
+      mutants: 'true, both',
+      reason:
+        "a delta's hash is started and fed but never ended: every later use of that Sha1 starts with init()",
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'e instanceof PackError (inflateEntry)',
+      mutants: 'true',
+      reason: 'the inflater throws nothing but PackErrors',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'status === INFLATE_DONE',
+      mutants: 'true',
+      reason: 'run returns one of three statuses, and the other two are handled before',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.hashedUpTo < this.entryStart (endEntries)',
+      mutants: 'true; <=',
+      reason: 'hashing the empty range from entryStart to itself changes nothing',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.state === S_TRAILER (endsEarlyWithTrailer)',
+      mutants: 'false',
+      reason: 'checkEnd calls it only outside S_TRAILER',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'extra > 20 (checkEnd, before the whole-stream checksum)',
+      mutants: 'true; extra >= 20',
+      reason:
+        'with exactly 20 bytes left the whole-stream SHA-1 is the computed one, which just failed to match',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "if (extra > 20) { throw new PackError('PACK_TRAILING_DATA', ...) } (checkEnd, last)",
+      mutants: 'false; the block, its message (no test reaches it)',
+      reason:
+        'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
+    },
   ],
   equivalentMutants: [
     {
@@ -463,6 +534,21 @@ export default {
     this.cached += object.data.length;
   }`,
       reason: "remember's bounds change the memory and time a read costs, never what it returns",
+    },
+    // workers/pack: packStreamParser, deltaResolver, packIngester (issue 26, session 5)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'new Uint8Array(64 * 1024)',
+      reason: "the scratch grows to each entry's size before use: its first size changes only when it grows",
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: `{
+    this.scratch = new Uint8Array(0);
+    this.window = null;
+    this.arrivals = null;
+  }`,
+      reason: 'release frees memory only: the parser is never used after finish',
     },
   ],
 };

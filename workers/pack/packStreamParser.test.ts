@@ -56,6 +56,8 @@ describe('PackStreamParser: what it accepts, against git index-pack', () => {
       for (const chunk of [1, 7, 20, 21, 4096]) expectSameAsGit(await ingest(pack, chunk), oracle);
       // With no arrival ring, nothing is told of arrivals.
       expectSameAsGit(await ingest(pack, 4096, { limits: { arrivalCacheBytes: 0 } }), oracle);
+      // Every entry, deltas too, past wholeObjectLimit: streamed, and only whole objects hashed.
+      expectSameAsGit(await ingest(pack, 4096, { wholeObjectLimit: 16 }), oracle);
     }
   });
 
@@ -282,7 +284,11 @@ describe('PackStreamParser: the end of the stream', () => {
     // Bytes after a wrong checksum: the checksum is what failed.
     const wrong = withTail(pack, new Array(30).fill(0));
     wrong[pack.length - 1] ^= 1;
-    expect((await failureOf(wrong)).code).toBe('PACK_CHECKSUM_MISMATCH');
+    const mismatch = await failureOf(wrong);
+    expect(mismatch.code).toBe('PACK_CHECKSUM_MISMATCH');
+    expect(mismatch.message).toMatch(
+      /^The pack's checksum does not match its contents: the download was corrupted\. /,
+    );
   });
 
   it('tells a header that counts one object too many, or too few, from a damaged checksum', async () => {
