@@ -397,6 +397,19 @@ export default {
       reason:
         'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
     },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'hint && hint > 0 ? Math.min(hint, 2 ** 31) : 1024 * 1024',
+      mutants: 'false; hint >= 0; 1024 / 1024',
+      reason: 'only the first size of the receive buffer, which grows to whatever arrives',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'if (!keepObjects) for (const table of [...]) releaseBuffer(table); (both, in result)',
+      mutants: 'false; []',
+      reason:
+        'what finish({ objects: false }) frees early: memory only, and listing objects is refused either way',
+    },
   ],
   equivalentMutants: [
     {
@@ -549,6 +562,19 @@ export default {
     this.arrivals = null;
   }`,
       reason: 'release frees memory only: the parser is never used after finish',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'options.deltaBaseCacheLimit ?? 96 * 1024 * 1024',
+      reason: 'the cache limit changes only how often a dropped base is rebuilt, never what it resolves to',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: `{
+      this.parser.release();
+      this.resolver.release();
+    }`,
+      reason: 'releasing frees memory only: neither half is used after finish',
     },
   ],
 };
