@@ -292,6 +292,23 @@ describe('DeltaResolver: deltas that do not resolve', () => {
     expect(e.code).toBe('PACK_OBJECT_TOO_LARGE');
   });
 
+  it('names the first ref-delta left unresolved, past those resolved', async () => {
+    const missing = objectId('blob', enc.encode('never sent\n'));
+    const { pack, offsets } = buildPackAt([
+      blob(base),
+      { refDelta: objectId('blob', base), delta: makeDelta(base.length, [{ copy: [0, 9] }]) },
+      { refDelta: missing, delta: makeDelta(11, [{ copy: [0, 5] }]) },
+    ]);
+    for (const options of CACHES) {
+      const e = await errorOf(pack, options);
+      expect(e.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[2]} needs object ${missing}, which is not in the pack\\. `,
+        ),
+      );
+    }
+  });
+
   it('names the delta and the object a missing base is, and where it was looked for', async () => {
     const missing = objectId('blob', enc.encode('never sent\n'));
     const alsoMissing = objectId('blob', enc.encode('not sent either\n'));
