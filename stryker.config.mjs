@@ -410,6 +410,46 @@ export default {
       reason:
         'what finish({ objects: false }) frees early: memory only, and listing objects is refused either way',
     },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'kind === OBJ_REF_DELTA (inflated)',
+      mutants: 'false',
+      reason:
+        "a ref-delta's bytes then sit in the ring, but its type stays 0 while receiving, so no delta reads them",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'entries.types[b] === 0 (inflated)',
+      mutants: 'false',
+      reason: 'a base left unresolved on arrival was never placed in the ring: get finds nothing for it',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'data.length <= ring.maxObject (inflated)',
+      mutants: 'data.length < ring.maxObject',
+      reason:
+        'an object of exactly maxObject bytes is then only not kept, and its deltas resolve after the last byte',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'e instanceof PackError (applyEntry)',
+      mutants: 'true',
+      reason: "applyDelta and the meter throw only PackErrors; take's buffers are sized before",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'resolved < total (resolveDeltas, before resolveFrom and completeThinPack)',
+      mutants: 'true; resolved <= total, both',
+      reason:
+        'with every delta resolved, the walk finds nothing unknown and completing finds no pending base',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'k < entries.refCount (the missing-base message)',
+      mutants: 'k <= entries.refCount',
+      reason:
+        'an unresolved chain ends in an unresolved ref-delta, so the loop throws before k reaches refCount',
+    },
   ],
   equivalentMutants: [
     {
@@ -575,6 +615,23 @@ export default {
       this.resolver.release();
     }`,
       reason: 'releasing frees memory only: neither half is used after finish',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `{
+    this.ring?.free();
+    this.ring = null;
+    this.arrivalScratch = new Uint8Array(0);
+  }`,
+      reason:
+        'end frees memory only: the parser tells nothing after it, and resolving after it reads no ring',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `{
+    this.ring = null;
+  }`,
+      reason: 'release frees memory only: nothing arrives after finish',
     },
   ],
 };
