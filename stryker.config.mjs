@@ -569,6 +569,130 @@ export default {
       mutants: 'true',
       reason: 'dropAll is for crash tests, which run on InProcessLocks',
     },
+    // workers/pack: packStreamParser, deltaResolver, packIngester (issue 26, session 5)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'private hashing = false;',
+      mutants: 'true',
+      reason: 'parseEntryHeader sets it for every entry before inflateEntry reads it',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.signal?.aborted (parseSteps)',
+      mutants: 'true',
+      reason: 'throwIfAborted tests the signal again: the test only saves a call',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'len - p < 20 (the ref-delta base id)',
+      mutants: 'len - p <= 20',
+      reason:
+        'it waits for one byte more; zlib data always follows, and a stream ending there is cut inside the entry either way',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.scratch.length < size; Math.min(this.wholeObjectLimit, Math.max(size, this.scratch.length * 2))',
+      mutants: 'true, <=; Math.max(...), this.scratch.length / 2',
+      reason: 'a new or larger scratch of at least size bytes: only what is allocated changes',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'if (this.hashing) this.hasher.begin(...); if (this.hashing) this.hasher.update(...)',
+      mutants: 'true, both',
+      reason:
+        "a delta's hash is started and fed but never ended: every later use of that Sha1 starts with init()",
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'e instanceof PackError (inflateEntry)',
+      mutants: 'true',
+      reason: 'the inflater throws nothing but PackErrors',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'status === INFLATE_DONE',
+      mutants: 'true',
+      reason: 'run returns one of three statuses, and the other two are handled before',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.hashedUpTo < this.entryStart (endEntries)',
+      mutants: 'true; <=',
+      reason: 'hashing the empty range from entryStart to itself changes nothing',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'this.state === S_TRAILER (endsEarlyWithTrailer)',
+      mutants: 'false',
+      reason: 'checkEnd calls it only outside S_TRAILER',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'extra > 20 (checkEnd, before the whole-stream checksum)',
+      mutants: 'true; extra >= 20',
+      reason:
+        'with exactly 20 bytes left the whole-stream SHA-1 is the computed one, which just failed to match',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "if (extra > 20) { throw new PackError('PACK_TRAILING_DATA', ...) } (checkEnd, last)",
+      mutants: 'false; the block, its message (no test reaches it)',
+      reason:
+        'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'hint && hint > 0 ? Math.min(hint, 2 ** 31) : 1024 * 1024',
+      mutants: 'false; hint >= 0; 1024 / 1024',
+      reason: 'only the first size of the receive buffer, which grows to whatever arrives',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'if (!keepObjects) for (const table of [...]) releaseBuffer(table); (both, in result)',
+      mutants: 'false; []',
+      reason:
+        'what finish({ objects: false }) frees early: memory only, and listing objects is refused either way',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'kind === OBJ_REF_DELTA (inflated)',
+      mutants: 'false',
+      reason:
+        "a ref-delta's bytes then sit in the ring, but its type stays 0 while receiving, so no delta reads them",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'entries.types[b] === 0 (inflated)',
+      mutants: 'false',
+      reason: 'a base left unresolved on arrival was never placed in the ring: get finds nothing for it',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'data.length <= ring.maxObject (inflated)',
+      mutants: 'data.length < ring.maxObject',
+      reason:
+        'an object of exactly maxObject bytes is then only not kept, and its deltas resolve after the last byte',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'e instanceof PackError (applyEntry)',
+      mutants: 'true',
+      reason: "applyDelta and the meter throw only PackErrors; take's buffers are sized before",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'resolved < total (resolveDeltas, before resolveFrom and completeThinPack)',
+      mutants: 'true; resolved <= total, both',
+      reason:
+        'with every delta resolved, the walk finds nothing unknown and completing finds no pending base',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'k < entries.refCount (the missing-base message)',
+      mutants: 'k <= entries.refCount',
+      reason:
+        'an unresolved chain ends in an unresolved ref-delta, so the loop throws before k reaches refCount',
+    },
   ],
   equivalentMutants: [
     {
@@ -725,6 +849,51 @@ export default {
       code: 'new Inflater(false)',
       reason:
         "the pack's Adler-32s were checked when it arrived (packIngester): checking again only costs time",
+    },
+    // workers/pack: packStreamParser, deltaResolver, packIngester (issue 26, session 5)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: 'new Uint8Array(64 * 1024)',
+      reason: "the scratch grows to each entry's size before use: its first size changes only when it grows",
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: `{
+    this.scratch = new Uint8Array(0);
+    this.window = null;
+    this.arrivals = null;
+  }`,
+      reason: 'release frees memory only: the parser is never used after finish',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: 'options.deltaBaseCacheLimit ?? 96 * 1024 * 1024',
+      reason: 'the cache limit changes only how often a dropped base is rebuilt, never what it resolves to',
+    },
+    {
+      file: 'workers/pack/packIngester.ts',
+      code: `{
+      this.parser.release();
+      this.resolver.release();
+    }`,
+      reason: 'releasing frees memory only: neither half is used after finish',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `{
+    this.ring?.free();
+    this.ring = null;
+    this.arrivalScratch = new Uint8Array(0);
+  }`,
+      reason:
+        'end frees memory only: the parser tells nothing after it, and resolving after it reads no ring',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `{
+    this.ring = null;
+  }`,
+      reason: 'release frees memory only: nothing arrives after finish',
     },
   ],
 };

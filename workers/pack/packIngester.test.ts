@@ -10,37 +10,8 @@ import {
 } from './packIngester.ts';
 import { DEFAULT_PACK_LIMITS } from './packLimits.ts';
 import { gitIndexPack, makeSampleRepo, makeSmallRepo, noise, type SampleRepo } from './testing/gitPacks.ts';
+import { expectSameAsGit, failureOf, ingest } from './testing/ingest.ts';
 import { buildPack, entryTypes, makeDelta, objectId, resign } from './testing/packBuilder.ts';
-
-async function ingest(
-  pack: Uint8Array,
-  chunkSize = 65536,
-  options: PackIngesterOptions = {},
-): Promise<IngestedPack> {
-  const ingester = await PackIngester.create(options);
-  for (let i = 0; i < pack.length; i += chunkSize) ingester.push(pack.subarray(i, i + chunkSize));
-  return ingester.finish();
-}
-
-/** Ingests and returns the PackError code thrown by push or finish. */
-async function failureOf(pack: Uint8Array, chunkSize = 65536, options: PackIngesterOptions = {}) {
-  try {
-    await ingest(pack, chunkSize, options);
-  } catch (e) {
-    if (e instanceof PackError) return { code: e.code, message: e.message };
-    throw e;
-  }
-  throw new Error('the pack was accepted');
-}
-
-function expectSameAsGit(result: IngestedPack, oracle: ReturnType<typeof gitIndexPack>) {
-  expect(Buffer.from(result.idx).equals(Buffer.from(oracle.idx))).toBe(true);
-  expect(result.checksum).toBe(oracle.checksum);
-  expect(result.objects.map((o) => [o.oid, o.type, o.offset])).toEqual(
-    oracle.objects.map((o) => [o.oid, o.type, o.offset]),
-  );
-  for (const o of result.objects) expect(o.size).toBe(oracle.sizes.get(o.oid));
-}
 
 describe('PackIngester against git index-pack', () => {
   let sample: SampleRepo;

@@ -1,0 +1,459 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PackError } from './errors.ts';
+import type { PackIngesterOptions, PackProgress } from './packIngester.ts';
+import { gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
+import { expectSameAsGit, failureOf, ingest } from './testing/ingest.ts';
+import {
+  buildPack,
+  buildPackAt,
+  entryTypes,
+  makeDelta,
+  objectId,
+  type PackEntry,
+} from './testing/packBuilder.ts';
+
+// The resolving half of the ingester (deltaResolver.ts), driven through PackIngester with small packs, made by
+// git or by hand: every delta tree resolved as `git index-pack` resolves it, on arrival, after the last byte,
+// or both, whatever the caches keep; thin packs completed as `index-pack --fix-thin` completes them.
+
+const enc = new TextEncoder();
+const blob = (data: Uint8Array): PackEntry => ({ type: 'blob', data });
+const text = (n: number, tag: string) => {
+  let s = '';
+  for (let i = 0; i < n; i++) s += `${tag} line ${i}\n`;
+  return enc.encode(s);
+};
+
+/** The PackError thrown by push or finish. */
+async function errorOf(
+  pack: Uint8Array,
+  options: PackIngesterOptions = {},
+  chunk = 65536,
+): Promise<PackError> {
+  try {
+    await ingest(pack, chunk, options);
+  } catch (e) {
+    if (e instanceof PackError) return e;
+    throw e;
+  }
+  throw new Error('the pack was accepted');
+}
+
+// Every way the caches can be set: the arrival ring off, tiny (it drops bases), default; the delta base cache
+// tiny (every base rebuilt from its chain) or default.
+const CACHES: PackIngesterOptions[] = [
+  {},
+  { limits: { arrivalCacheBytes: 0 } },
+  { limits: { arrivalCacheBytes: 1024 } },
+  { limits: { arrivalCacheBytes: 0 }, deltaBaseCacheLimit: 1 },
+  { deltaBaseCacheLimit: 1 },
+];
+
+// Completing a thin pack depends on the caches only through the resolving it ends with: the ring off and on.
+const THIN_CACHES: PackIngesterOptions[] = [{}, { limits: { arrivalCacheBytes: 0 }, deltaBaseCacheLimit: 1 }];
+
+/** A delta from `base` to `result`: the common prefix and suffix copied, the middle inserted. */
+function deltaBetween(base: Uint8Array, result: Uint8Array): Uint8Array {
+  let pre = 0;
+  while (pre < base.length && pre < result.length && base[pre] === result[pre]) pre++;
+  let suf = 0;
+  while (
+    suf < base.length - pre &&
+    suf < result.length - pre &&
+    base[base.length - 1 - suf] === result[result.length - 1 - suf]
+  )
+    suf++;
+  const ops: Parameters<typeof makeDelta>[1] = [];
+  if (pre > 0) ops.push({ copy: [0, pre] });
+  if (result.length - pre - suf > 0) ops.push({ insert: result.subarray(pre, result.length - suf) });
+  if (suf > 0) ops.push({ copy: [base.length - suf, suf] });
+  return makeDelta(base.length, ops);
+}
+
+const edit = (data: Uint8Array, at: number, what: string) => {
+  const out = new Uint8Array(data.length + what.length);
+  out.set(data.subarray(0, at));
+  out.set(enc.encode(what), at);
+  out.set(data.subarray(at), at + what.length);
+  return out;
+};
+
+describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
+  let small: SampleRepo;
+  beforeAll(() => {
+    small = makeSmallRepo();
+  });
+  afterAll(() => small.cleanup());
+
+  it("resolves git's own packs of ofs-deltas and of ref-deltas alike with every cache setting", async () => {
+    const refs = small.git(['for-each-ref', '--format=%(objectname)']);
+    const packs = [
+      small.pack(),
+      new Uint8Array(small.git(['pack-objects', '--revs', '--stdout', '-q'], { input: refs })),
+    ];
+    expect(entryTypes(packs[0])).toContain(6);
+    expect(entryTypes(packs[1])).toContain(7);
+    for (const pack of packs) {
+      const oracle = gitIndexPack(small.git, small.root, pack, 'git');
+      for (const options of CACHES) expectSameAsGit(await ingest(pack, 97, options), oracle);
+    }
+  });
+
+  it('walks a branching tree of ofs-deltas, and ref-deltas within it, whatever the caches drop', async () => {
+    // v0 ← v1 ← v2 ← v3 ← v4 (a chain), v0 ← w1 ← w2 (a branch), v2 ← x1 (a ref-delta in the chain),
+    // x1 ← x2 (an ofs-delta on a ref-delta), a second tree of deltas on another base, after the first.
+    const v0 = text(60, 'v');
+    const v1 = edit(v0, 30, 'one ');
+    const v2 = edit(v1, 100, 'two ');
+    const v3 = edit(v2, 200, 'three ');
+    const v4 = edit(v3, 10, 'four ');
+    const w1 = edit(v0, 50, 'branch ');
+    const w2 = edit(w1, 400, 'leaf ');
+    const x1 = edit(v2, 300, 'by id ');
+    const x2 = edit(x1, 5, 'below ');
+    const u0 = text(30, 'u');
+    const u1 = edit(u0, 20, 'other ');
+    const entries: PackEntry[] = [
+      blob(v0), // 0
+      { ofsDelta: 0, delta: deltaBetween(v0, v1) }, // 1
+      { ofsDelta: 1, delta: deltaBetween(v1, v2) }, // 2
+      { ofsDelta: 0, delta: deltaBetween(v0, w1) }, // 3
+      { ofsDelta: 2, delta: deltaBetween(v2, v3) }, // 4
+      { refDelta: objectId('blob', v2), delta: deltaBetween(v2, x1) }, // 5
+      { ofsDelta: 3, delta: deltaBetween(w1, w2) }, // 6
+      { ofsDelta: 4, delta: deltaBetween(v3, v4) }, // 7
+      { ofsDelta: 5, delta: deltaBetween(x1, x2) }, // 8
+      blob(u0), // 9
+      { ofsDelta: 9, delta: deltaBetween(u0, u1) }, // 10
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'tree');
+    expect(oracle.objects.map((o) => o.oid)).toEqual(
+      [v0, v1, v2, w1, v3, x1, w2, v4, x2, u0, u1].map((d) => objectId('blob', d)),
+    );
+    for (const options of CACHES) {
+      for (const chunk of [13, 65536]) expectSameAsGit(await ingest(pack, chunk, options), oracle);
+    }
+  });
+
+  it('resolves only ofs-deltas whose base the ring lost, after the last byte, from their chain', async () => {
+    // A 1 KiB ring keeps objects up to 256 bytes: the 900-byte base is never kept, its small children are.
+    const big = text(40, 'big').subarray(0, 900);
+    const a1 = big.subarray(0, 200);
+    const a2 = edit(a1, 10, 'x');
+    const a3 = edit(a2, 20, 'y');
+    const s0 = text(5, 's');
+    const s1 = edit(s0, 4, 'kept ');
+    const entries: PackEntry[] = [
+      blob(big),
+      { ofsDelta: 0, delta: deltaBetween(big, a1) },
+      { ofsDelta: 1, delta: deltaBetween(a1, a2) },
+      { ofsDelta: 2, delta: deltaBetween(a2, a3) },
+      blob(s0),
+      { ofsDelta: 4, delta: deltaBetween(s0, s1) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'ring');
+    const events: PackProgress[] = [];
+    const result = await ingest(pack, 50, {
+      limits: { arrivalCacheBytes: 1024 },
+      onProgress: (p) => events.push(p),
+    });
+    expectSameAsGit(result, oracle);
+    // Only s1 was resolved on arrival; a1, a2, a3 after the last byte.
+    expect(events.filter((e) => e.phase === 'resolving')).toEqual([
+      { phase: 'resolving', resolved: 1, total: 4 },
+      { phase: 'resolving', resolved: 2, total: 4 },
+      { phase: 'resolving', resolved: 3, total: 4 },
+      { phase: 'resolving', resolved: 4, total: 4 },
+    ]);
+  });
+
+  it('resolves ref-deltas sent before their base, on a delta, and twice on one base', async () => {
+    const b0 = text(20, 'b');
+    const b1 = edit(b0, 7, 'first ');
+    const b2 = edit(b1, 70, 'second ');
+    const b3 = edit(b0, 90, 'third ');
+    const entries: PackEntry[] = [
+      { refDelta: objectId('blob', b1), delta: deltaBetween(b1, b2) }, // before its base, itself a delta
+      { refDelta: objectId('blob', b0), delta: deltaBetween(b0, b3) }, // before its base
+      blob(b0),
+      { ofsDelta: 2, delta: deltaBetween(b0, b1) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'refs');
+    for (const options of CACHES) expectSameAsGit(await ingest(pack, 11, options), oracle);
+  });
+
+  it('reports resolving from what arrival resolved, every total/256 deltas, up to the total', async () => {
+    const base = text(10, 'p');
+    // 600 children of one base: step 2.
+    const entries: PackEntry[] = [blob(base)];
+    const results: Uint8Array[] = [];
+    for (let k = 0; k < 601; k++) {
+      const r = edit(base, k % base.length, `${k} `);
+      results.push(r);
+      entries.push({ ofsDelta: 0, delta: deltaBetween(base, r) });
+    }
+    const pack = buildPack(entries);
+    const events: PackProgress[] = [];
+    const result = await ingest(pack, 65536, {
+      limits: { arrivalCacheBytes: 0 },
+      onProgress: (p) => events.push(p),
+    });
+    expect(result.objects.slice(1).map((o) => o.oid)).toEqual(results.map((r) => objectId('blob', r)));
+    const resolving = events.filter((e) => e.phase === 'resolving').map((e) => e.resolved);
+    expect(resolving).toEqual([...Array.from({ length: 301 }, (_, k) => k * 2), 601]);
+    expect(events.filter((e) => e.phase === 'resolving').every((e) => e.total === 601)).toBe(true);
+    // All on arrival: one event, at the total. No delta: none.
+    const onArrival: PackProgress[] = [];
+    await ingest(pack, 65536, { onProgress: (p) => onArrival.push(p) });
+    expect(onArrival.filter((e) => e.phase === 'resolving')).toEqual([
+      { phase: 'resolving', resolved: 601, total: 601 },
+    ]);
+    const none: PackProgress[] = [];
+    await ingest(buildPack([blob(base)]), 65536, { onProgress: (p) => none.push(p) });
+    expect(none.filter((e) => e.phase === 'resolving')).toEqual([]);
+  });
+
+  it('stops resolving at the next delta once aborted', async () => {
+    const base = text(10, 'q');
+    const entries: PackEntry[] = [blob(base)];
+    for (let k = 0; k < 40; k++) entries.push({ ofsDelta: 0, delta: deltaBetween(base, edit(base, k, 'z')) });
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const failure = await failureOf(buildPack(entries), 65536, {
+      signal: controller.signal,
+      limits: { arrivalCacheBytes: 0 },
+      onProgress: (p) => {
+        if (p.phase !== 'resolving') return;
+        seen.push(p.resolved);
+        if (p.resolved === 3) controller.abort();
+      },
+    });
+    expect(failure.code).toBe('ABORTED');
+    expect(seen).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe('DeltaResolver: deltas that do not resolve', () => {
+  const base = enc.encode('0123456789abcdef'.repeat(4));
+
+  it('names the offset of a delta that does not apply, on arrival and after the last byte', async () => {
+    const bad = makeDelta(base.length, [{ copy: [60, 10] }]);
+    const { pack, offsets } = buildPackAt([blob(base), blob(enc.encode('x\n')), { ofsDelta: 0, delta: bad }]);
+    for (const options of CACHES) {
+      const e = await errorOf(pack, options);
+      expect(e.code).toBe('PACK_DELTA_INVALID');
+      expect(e.message).toMatch(
+        new RegExp(`^The delta at offset ${offsets[2]} does not apply to its base\\. \\S`),
+      );
+    }
+  });
+
+  it('refuses a delta result past maxObjectSize, and counts one at it against the inflate budget', async () => {
+    const zeros = new Uint8Array(1000);
+    const whole = makeDelta(zeros.length, [{ copy: [0, 1000] }]);
+    const pack = buildPack([blob(zeros), { ofsDelta: 0, delta: whole }]);
+    for (const options of CACHES) {
+      const limits = { ...options.limits, maxObjectSize: 999 };
+      // The base itself is over 999 bytes: the limit is on the delta only when the base passes it.
+      const tooLarge = await errorOf(
+        buildPack([
+          blob(zeros.subarray(0, 500)),
+          { ofsDelta: 0, delta: makeDelta(500, [{ copy: [0, 500] }, { copy: [0, 500] }]) },
+        ]),
+        { ...options, limits },
+      );
+      expect(tooLarge.code).toBe('PACK_OBJECT_TOO_LARGE');
+      expect(tooLarge.limit).toBe('maxObjectSize');
+      expect(tooLarge.message).toMatch(/^The delta at offset \d+ does not apply to its base\. /);
+      // At the limit, the result is built and counted: 1000 received + 1000 built passes a budget of 1500.
+      const budget = await errorOf(pack, {
+        ...options,
+        limits: { ...options.limits, maxObjectSize: 1000, inflateRatio: 1, inflateFloor: 1500 },
+      });
+      expect(budget.code).toBe('PACK_INFLATE_BUDGET');
+      expect(budget.limit).toBe('inflateRatio');
+      expect(
+        (
+          await ingest(pack, 65536, {
+            ...options,
+            limits: { ...options.limits, inflateRatio: 1, inflateFloor: 2100 },
+          })
+        ).objects,
+      ).toHaveLength(2);
+    }
+    // A result declared far past the limit is refused for its size, never counted against the budget.
+    const huge = makeDelta(zeros.length, [{ copy: [0, 1000] }], { resultSize: 2 ** 40 });
+    const e = await errorOf(buildPack([blob(zeros), { ofsDelta: 0, delta: huge }]));
+    expect(e.code).toBe('PACK_OBJECT_TOO_LARGE');
+  });
+
+  it('names the first ref-delta left unresolved, past those resolved', async () => {
+    const missing = objectId('blob', enc.encode('never sent\n'));
+    const { pack, offsets } = buildPackAt([
+      blob(base),
+      { refDelta: objectId('blob', base), delta: makeDelta(base.length, [{ copy: [0, 9] }]) },
+      { refDelta: missing, delta: makeDelta(11, [{ copy: [0, 5] }]) },
+    ]);
+    for (const options of CACHES) {
+      const e = await errorOf(pack, options);
+      expect(e.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[2]} needs object ${missing}, which is not in the pack\\. `,
+        ),
+      );
+    }
+  });
+
+  it('names the delta and the object a missing base is, and where it was looked for', async () => {
+    const missing = objectId('blob', enc.encode('never sent\n'));
+    const alsoMissing = objectId('blob', enc.encode('not sent either\n'));
+    const { pack, offsets } = buildPackAt([
+      blob(base),
+      { ofsDelta: 0, delta: makeDelta(base.length, [{ copy: [0, 5] }]) },
+      { refDelta: alsoMissing, delta: makeDelta(16, [{ copy: [0, 5] }]) },
+      { refDelta: missing, delta: makeDelta(11, [{ copy: [0, 5] }]) },
+    ]);
+    for (const options of CACHES) {
+      const e = await errorOf(pack, options);
+      expect(e.code).toBe('PACK_DELTA_BASE_MISSING');
+      // The first unresolved in pack order.
+      expect(e.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[2]} needs object ${alsoMissing}, which is not in the pack\\. `,
+        ),
+      );
+      const withRepo = await errorOf(pack, { ...options, externalBase: async () => null });
+      expect(withRepo.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[2]} needs object ${alsoMissing}, which is not in the pack nor in the repository\\. `,
+        ),
+      );
+    }
+  });
+});
+
+describe('DeltaResolver: thin packs, completed as git index-pack --fix-thin does', () => {
+  let small: SampleRepo;
+  beforeAll(() => {
+    small = makeSmallRepo();
+  });
+  afterAll(() => small.cleanup());
+
+  /** The ids of git's own completion of `thin`, from the repo's objects. */
+  function gitFixThin(thin: Uint8Array): string[] {
+    const fixed = small
+      .git(['index-pack', '--fix-thin', '--stdin'], { input: thin })
+      .toString()
+      .trim()
+      .replace(/^pack\s+/, '');
+    const idx = readFileSync(join(small.repo, '.git/objects/pack', `pack-${fixed}.idx`));
+    return small
+      .git(['show-index'], { input: idx })
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[1])
+      .sort();
+  }
+
+  const fromRepo =
+    (asked: string[]): PackIngesterOptions['externalBase'] =>
+    async (oid) => {
+      asked.push(oid);
+      const known = small.git(['cat-file', '--batch-check'], { input: `${oid}\n` }).toString();
+      if (known.includes('missing')) return null;
+      const type = small.git(['cat-file', '-t', oid]).toString().trim() as 'blob';
+      return { type, data: new Uint8Array(small.git(['cat-file', type, oid])) };
+    };
+
+  it("completes git's thin pack from the repo into a pack git indexes alone, with git's objects", async () => {
+    const thin = small.pack(['--thin'], 'HEAD\n^HEAD~2\n');
+    expect(entryTypes(thin)).toContain(7);
+    const theirs = gitFixThin(thin);
+    let oracle: ReturnType<typeof gitIndexPack> | undefined;
+    for (const options of THIN_CACHES) {
+      const asked: string[] = [];
+      const result = await ingest(thin, 64, { ...options, externalBase: fromRepo(asked) });
+      expect(result.appendedBases).toBe(new Set(asked).size);
+      expect(asked.length).toBe(new Set(asked).size);
+      expect(result.appendedBases).toBeGreaterThan(0);
+      // The completed pack is the same whatever the caches: git indexes it alone as we did.
+      oracle ??= gitIndexPack(small.git, small.root, result.pack, 'fixed');
+      expectSameAsGit(result, oracle);
+      expect(new DataView(result.pack.buffer).getUint32(8)).toBe(result.objects.length);
+      expect(result.objects.map((o) => o.oid).sort()).toEqual(theirs);
+    }
+  });
+
+  it('appends a base once for all its deltas, and none for a delta whose base another delta gives', async () => {
+    const outside = text(30, 'outside');
+    const outsideId = small.git(['hash-object', '-w', '--stdin'], { input: outside }).toString().trim();
+    expect(outsideId).toBe(objectId('blob', outside));
+    const c1 = edit(outside, 12, 'one ');
+    const c2 = edit(outside, 40, 'two ');
+    const c3 = edit(c1, 80, 'three ');
+    const also = text(3, 'elsewhere');
+    const alsoId = small.git(['hash-object', '-w', '--stdin'], { input: also }).toString().trim();
+    const neverId = objectId('blob', enc.encode('in no repository\n'));
+    const thin = buildPack([
+      blob(text(3, 'plain')),
+      { refDelta: outsideId, delta: deltaBetween(outside, c1) },
+      { refDelta: objectId('blob', c1), delta: deltaBetween(c1, c3) }, // on a delta of the pack
+      { refDelta: outsideId, delta: deltaBetween(outside, c2) },
+      { refDelta: alsoId, delta: deltaBetween(also, edit(also, 3, 'x')) },
+    ]);
+    const theirs = gitFixThin(thin);
+    let oracle: ReturnType<typeof gitIndexPack> | undefined;
+    for (const options of THIN_CACHES) {
+      const asked: string[] = [];
+      const result = await ingest(thin, 65536, { ...options, externalBase: fromRepo(asked) });
+      expect(asked).toEqual([outsideId, alsoId]);
+      expect(result.appendedBases).toBe(2);
+      oracle ??= gitIndexPack(small.git, small.root, result.pack, 'fixed');
+      expectSameAsGit(result, oracle);
+      expect(result.objects.map((o) => o.oid).sort()).toEqual(theirs);
+      // The appended bases follow the pack's own entries, whole, in the order their deltas came.
+      expect(result.objects.slice(5).map((o) => [o.oid, o.type])).toEqual([
+        [outsideId, 'blob'],
+        [alsoId, 'blob'],
+      ]);
+    }
+    // A base the repo lacks is not appended; the delta on it is still missing its base.
+    const lacking = buildPack([
+      { refDelta: neverId, delta: makeDelta(18, [{ copy: [0, 4] }]) },
+      { refDelta: outsideId, delta: deltaBetween(outside, c2) },
+    ]);
+    const asked: string[] = [];
+    const e = await errorOf(lacking, { externalBase: fromRepo(asked) });
+    expect(e.code).toBe('PACK_DELTA_BASE_MISSING');
+    expect(e.message).toMatch(
+      new RegExp(`needs object ${neverId}, which is not in the pack nor in the repository`),
+    );
+    expect(asked).toEqual([neverId, outsideId]);
+    // A pack the repo cannot complete at all is left as it came.
+    const none = await errorOf(lacking, { externalBase: async () => null });
+    expect(none.code).toBe('PACK_DELTA_BASE_MISSING');
+  });
+
+  it('stops completing a thin pack once aborted while a base is looked up', async () => {
+    const thin = small.pack(['--thin'], 'HEAD\n^HEAD~2\n');
+    const controller = new AbortController();
+    const lookups: string[] = [];
+    const lookup = fromRepo(lookups)!;
+    const failure = await failureOf(thin, 65536, {
+      signal: controller.signal,
+      externalBase: async (oid) => {
+        const found = await lookup(oid);
+        controller.abort();
+        return found;
+      },
+    });
+    expect(failure.code).toBe('ABORTED');
+    expect(lookups).toHaveLength(1);
+  });
+});
