@@ -3,22 +3,9 @@ import { memoryStorage } from '../storage/memory.ts';
 import { Credentials, repoSummary } from './credentials.ts';
 import { Registry, type RepoRecord } from './registry.ts';
 import { StorageNames } from './storage.ts';
+import { repoRecord } from './testing/repoRecord.ts';
 
-function record(over: Partial<RepoRecord> = {}): RepoRecord {
-  return {
-    id: 'r',
-    url: 'https://example.com/r.git',
-    name: 'r',
-    branch: 'main',
-    headOid: 'a'.repeat(40),
-    filter: 'blob:none',
-    shallow: false,
-    sizeBytes: 1,
-    createdAt: 1,
-    lastFetchedAt: 1,
-    ...over,
-  };
-}
+const record = (over: Partial<RepoRecord> = {}) => repoRecord('r', over);
 
 async function setup(over: Partial<RepoRecord> = {}) {
   const registry = new Registry(memoryStorage(), new StorageNames('credtest'));

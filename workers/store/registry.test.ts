@@ -2,22 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { memoryStorage } from '../storage/memory.ts';
 import { Registry, type RepoRecord } from './registry.ts';
 import { StorageNames } from './storage.ts';
+import { repoRecord } from './testing/repoRecord.ts';
 
-function record(id: string, over: Partial<RepoRecord> = {}): RepoRecord {
-  return {
-    id,
-    url: `https://example.com/${id}.git`,
-    name: id,
-    branch: 'main',
-    headOid: 'a'.repeat(40),
-    filter: 'blob:none',
-    shallow: false,
-    sizeBytes: 100,
-    createdAt: 1,
-    lastFetchedAt: 1,
-    ...over,
-  };
-}
+const record = (id: string, over: Partial<RepoRecord> = {}) => repoRecord(id, { sizeBytes: 100, ...over });
 
 const newRegistry = (storage = memoryStorage()) => new Registry(storage, new StorageNames('regtest'));
 

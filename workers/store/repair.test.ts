@@ -17,6 +17,7 @@ import { repairStores } from './repair.ts';
 import { GITDIR, type PromiseFs } from './repoFs.ts';
 import type { Storage } from './storage.ts';
 import { Store } from './store.ts';
+import { repoRecord } from './testing/repoRecord.ts';
 
 const tmp = useTmpDir('repair');
 const NS = 'repairtest';
@@ -76,21 +77,7 @@ function engine(storage: Storage): Store {
   return store;
 }
 
-function record(over: Partial<RepoRecord> = {}): RepoRecord {
-  return {
-    id: ID,
-    url: 'https://example.com/r.git',
-    name: 'r',
-    branch: 'main',
-    headOid: source.head,
-    filter: 'blob:none',
-    shallow: false,
-    sizeBytes: 1,
-    createdAt: 1,
-    lastFetchedAt: 1,
-    ...over,
-  };
-}
+const record = (over: Partial<RepoRecord> = {}) => repoRecord(ID, { headOid: source.head, ...over });
 
 const packPath = (ext: string, checksum = source.checksum) =>
   `${GITDIR}/objects/pack/pack-${checksum}.${ext}`;
