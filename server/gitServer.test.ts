@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { fixtureServerOptions, PRIVATE_REPO_CREDENTIALS } from './fixtures/fixtureServerOptions.ts';
 import {
@@ -112,6 +113,85 @@ describe('info/refs', () => {
     const fetchLine = body.split('\n').find((line) => line.slice(4).startsWith('fetch='));
     expect(fetchLine).toBeDefined();
     expect(fetchLine?.split(/[= ]/)).not.toContain('filter');
+  });
+});
+
+/** One request with node:http, which (unlike fetch) hands back the body as sent, compressed or not. */
+function rawRequest(
+  path: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolveRequest, rejectRequest) => {
+    const req = request(
+      `${gitServerUrl}${path}`,
+      { method: opts.method ?? 'GET', headers: opts.headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolveRequest({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', rejectRequest);
+      },
+    );
+    req.on('error', rejectRequest);
+    req.end(opts.body);
+  });
+}
+
+describe('gzip on the wire: ref lists only', () => {
+  const v2 = { 'Git-Protocol': 'version=2' };
+  const post = { ...v2, 'Content-Type': 'application/x-git-upload-pack-request' };
+  const lsRefs = '0014command=ls-refs\n00010009peel\n000csymrefs\n0000';
+  const infoRefsPath = '/features.git/info/refs?service=git-upload-pack';
+
+  it('gzips info/refs and ls-refs for a client that takes gzip, to the same bytes once decoded', async () => {
+    for (const [path, method, body] of [
+      [infoRefsPath, 'GET', undefined],
+      ['/features.git/git-upload-pack', 'POST', lsRefs],
+    ] as const) {
+      const headers = method === 'POST' ? post : v2;
+      const plain = await rawRequest(path, { method, headers, body });
+      const zipped = await rawRequest(path, {
+        method,
+        headers: { ...headers, 'Accept-Encoding': 'gzip, deflate, br' },
+        body,
+      });
+      expect(plain.headers['content-encoding'], path).toBeUndefined();
+      expect(zipped.headers['content-encoding'], path).toBe('gzip');
+      expect(zipped.headers.vary, path).toContain('Accept-Encoding');
+      expect(gunzipSync(zipped.body).equals(plain.body), path).toBe(true);
+      expect(plain.body.length, path).toBeGreaterThan(0);
+    }
+    const refs = await rawRequest('/features.git/git-upload-pack', {
+      method: 'POST',
+      headers: { ...post, 'Accept-Encoding': 'gzip' },
+      body: lsRefs,
+    });
+    // Hex object ids are half entropy, names repeat their prefixes: the answer shrinks by a third or more.
+    expect(refs.body.length).toBeLessThan(gunzipSync(refs.body).length * 0.67);
+  });
+
+  it('never gzips a pack, nor for a client that refuses gzip', async () => {
+    const main = await git(['--git-dir', join(fixturesDir, 'basic.git'), 'rev-parse', 'main']);
+    const fetchCommand = `0011command=fetch0001000dthin-pack000dofs-delta0032want ${main}\n0009done\n0000`;
+    const pack = await rawRequest('/basic.git/git-upload-pack', {
+      method: 'POST',
+      headers: { ...post, 'Accept-Encoding': 'gzip' },
+      body: fetchCommand,
+    });
+    expect(pack.status).toBe(200);
+    expect(pack.headers['content-encoding']).toBeUndefined();
+    expect(pack.body.includes('packfile\n')).toBe(true);
+    for (const refuses of ['gzip;q=0, deflate', 'identity', 'br']) {
+      const res = await rawRequest(infoRefsPath, { headers: { ...v2, 'Accept-Encoding': refuses } });
+      expect(res.headers['content-encoding'], refuses).toBeUndefined();
+    }
+  });
+
+  it('serves the git CLI, which takes gzip, the same refs as the repository holds', async () => {
+    const served = await git(['-c', 'protocol.version=2', 'ls-remote', `${gitServerUrl}/features.git`]);
+    expect(served).toBe(await git(['ls-remote', join(fixturesDir, 'features.git')]));
   });
 });
 

@@ -5,10 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createGzip, type Gzip } from 'node:zlib';
 import { type BasicCredentials, basicAuthUser, matchesBasicAuth } from './basicAuth.ts';
 import { parseCgiHead } from './cgiHead.ts';
 import { setGitCorsHeaders } from './cors.ts';
 import { GitServerError } from './errors.ts';
+import { acceptsGzip, isRefListRequest } from './proxy/refListEncoding.ts';
 import {
   emptyRepoStats,
   type RepoStats,
@@ -186,8 +188,14 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       return;
     }
 
+    // The command is known from the body's first bytes, so they are read before http-backend starts: it
+    // writes its CGI headers before reading the body, and whether to gzip is decided on those headers.
+    const opening =
+      req.method === 'POST' && !req.headers['content-encoding'] ? await firstChunk(req) : undefined;
     runHttpBackend(req, res, {
       pathInfo: path,
+      opening,
+      gzip: acceptsGzip(req.headers['accept-encoding']) && isRefListRequest(req.method, path, opening),
       query: url.search.slice(1),
       remoteUser: creds ? basicAuthUser(req.headers.authorization) : undefined,
       passProtocol: !v0Repos.has(repo),
@@ -202,6 +210,10 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
     res: ServerResponse,
     cgi: {
       pathInfo: string;
+      /** The request body's first chunk, already read (firstChunk); the rest is still in `req`. */
+      opening: Buffer | undefined;
+      /** Gzip a 200 answer (a ref list, to a client that takes gzip: proxy/refListEncoding.ts). */
+      gzip: boolean;
       query: string;
       remoteUser: string | undefined;
       passProtocol: boolean;
@@ -242,11 +254,13 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
     let stderr = '';
     let head: Buffer | undefined = Buffer.alloc(0);
     let failed = false;
+    let gzip: Gzip | undefined;
 
     const fail = (message: string) => {
       if (failed) return;
       failed = true;
       killTree(child);
+      gzip?.destroy();
       if (!res.headersSent) cgi.countSent(sendText(res, 500, message));
       else res.destroy();
     };
@@ -259,6 +273,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
     child.stdin.on('error', () => {
       // http-backend may answer (e.g. 403) without reading the body; the broken pipe is expected then.
     });
+    if (cgi.opening) child.stdin.write(cgi.opening);
     req.pipe(child.stdin);
 
     child.stderr.setEncoding('utf8');
@@ -280,9 +295,22 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
         body = head.subarray(parsed.bodyStart);
         head = undefined;
         for (const [name, value] of parsed.headers) res.appendHeader(name, value);
+        if (cgi.gzip) res.appendHeader('Vary', 'Accept-Encoding');
+        if (cgi.gzip && parsed.status === 200) {
+          gzip = gzipInto(res, cgi.countSent);
+          res.removeHeader('Content-Length');
+          res.setHeader('Content-Encoding', 'gzip');
+        }
         res.writeHead(parsed.status, parsed.statusText);
       }
       if (body.length === 0) return;
+      if (gzip) {
+        if (!gzip.write(body)) {
+          child.stdout.pause();
+          gzip.once('drain', () => child.stdout.resume());
+        }
+        return;
+      }
       cgi.countSent(body.length);
       if (!res.write(body)) {
         child.stdout.pause();
@@ -298,7 +326,9 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
         fail(`git http-backend ${why} before answering: ${stderr.trim() || 'no message'}\n`);
         return;
       }
-      if (!res.destroyed) res.end();
+      if (res.destroyed) return;
+      if (gzip) gzip.end();
+      else res.end();
     });
   }
 
@@ -364,6 +394,41 @@ export function repoOf(path: string): string | undefined {
   if (segments.some((s) => s === '.' || s === '..' || s.includes('\\') || s.includes('\0'))) return undefined;
   const end = segments.findIndex((s) => s.endsWith('.git') && s.length > 4);
   return end < 0 ? undefined : segments.slice(0, end + 1).join('/');
+}
+
+/**
+ * The request body's first chunk (undefined if it is empty), with the request paused after it so nothing
+ * more is lost before it is piped on.
+ */
+function firstChunk(req: IncomingMessage): Promise<Buffer | undefined> {
+  return new Promise((resolveChunk) => {
+    const done = (chunk: Buffer | undefined) => {
+      req.off('data', done);
+      req.off('end', done);
+      req.off('error', ended);
+      if (chunk) req.pause();
+      resolveChunk(chunk);
+    };
+    const ended = () => done(undefined);
+    req.on('data', done);
+    req.once('end', done);
+    req.once('error', ended);
+  });
+}
+
+/** A gzip stream whose output goes to `res` (counted as sent), ending it when the input ends. */
+function gzipInto(res: ServerResponse, countSent: (n: number) => void): Gzip {
+  const gzip = createGzip();
+  gzip.on('data', (chunk: Buffer) => {
+    countSent(chunk.length);
+    if (!res.write(chunk)) {
+      gzip.pause();
+      res.once('drain', () => gzip.resume());
+    }
+  });
+  gzip.on('end', () => res.end());
+  gzip.on('error', () => res.destroy());
+  return gzip;
 }
 
 /** Run the http-backend program itself: `git http-backend` would put a wrapper process in between. */
