@@ -1,8 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { amplifyingDelta, buildPack } from '../workers/pack/testing/packBuilder.ts';
 import { parseGitConfig } from '../workers/store/gitConfig.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
-import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
+import {
+  type CraftedRepo,
+  gzipBombedLsRefs,
+  startCraftedServer,
+  tinyRepoPack,
+} from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
 import { failure, snapshotGitDir } from './support/repoChecks.ts';
 
@@ -98,6 +104,7 @@ const repos: Record<string, CraftedRepo> = {
     endless: 'info/refs-again',
   },
   'endless-ls-refs.git': { refs: [], pack, endless: 'ls-refs' },
+  'gzip-bomb-ls-refs.git': { refs: [], pack, gzipBomb: true },
 };
 
 let server: Awaited<ReturnType<typeof startCraftedServer>>;
@@ -107,6 +114,8 @@ beforeAll(async () => {
   server = await startCraftedServer(repos);
   // A repo stored before the hostile clones: none of them may touch it.
   const { repoId } = await engine.clone({ url: `${inject('gitServerUrl')}/basic.git` });
+  // The clone's background commit-graph build writes after it returns: the snapshot waits for it.
+  await maintenanceIdle(ctx, repoId);
   previous = {
     repoId,
     files: await snapshotGitDir(ctx, repoId),
@@ -245,6 +254,29 @@ describe('caps against a hostile server', () => {
       expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
     } finally {
       delete repos['bad-branches.git'].endless;
+      await engine.repo(repoId).delete();
+    }
+  });
+
+  it('a gzip-bombed ls-refs (under 256 KB on the wire) stops at maxLsRefsBytes, counted decoded', async () => {
+    expect(gzipBombedLsRefs().length).toBeLessThan(256 * 1024);
+    const err = await failure(engine.clone({ url: urlOf('gzip-bomb-ls-refs.git') }));
+    expect(err.code).toBe('LIMIT_EXCEEDED');
+    expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
+    await expectNothingStoredAndPreviousIntact();
+  });
+
+  it('a fetch whose ls-refs answer is a gzip bomb stops at maxLsRefsBytes, and stores nothing', async () => {
+    const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
+    const before = await snapshotGitDir(ctx, repoId);
+    repos['bad-branches.git'].gzipBomb = true;
+    try {
+      const err = await failure(engine.repo(repoId).fetch());
+      expect(err.code).toBe('LIMIT_EXCEEDED');
+      expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
+      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+    } finally {
+      delete repos['bad-branches.git'].gzipBomb;
       await engine.repo(repoId).delete();
     }
   });

@@ -7,6 +7,7 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { buildPack, objectId } from '../../workers/pack/testing/packBuilder.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../workers/wire/pktLine.ts';
 
@@ -32,6 +33,24 @@ export interface CraftedRepo {
    * opens the packfile section and sends progress text that never ends its line (every fetch, of any kind).
    */
   endless?: 'info/refs' | 'info/refs-again' | 'ls-refs' | 'fetch';
+  /** Answer ls-refs with gzipBombedLsRefs(): a small gzip body that decodes to 65 MiB of ref lines. */
+  gzipBomb?: boolean;
+}
+
+let bomb: Buffer | undefined;
+
+/**
+ * 65 MiB of well-formed ls-refs lines (one ref, again and again), gzipped: about 200 KB on the wire, past
+ * the client's maxLsRefsBytes (64 MiB) only once decoded. Built once, on first use.
+ */
+export function gzipBombedLsRefs(): Buffer {
+  if (!bomb) {
+    const line = encodePktLine(`${'1'.repeat(40)} refs/heads/bomb\n`);
+    const decoded = Buffer.alloc(65 * 1024 * 1024 - ((65 * 1024 * 1024) % line.length));
+    for (let i = 0; i < decoded.length; i += line.length) decoded.set(line, i);
+    bomb = gzipSync(decoded, { level: 9 });
+  }
+  return bomb;
 }
 
 /**
@@ -131,8 +150,16 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
     res.end(v2 ? concatBytes([...V2_CAPABILITIES.map(encodePktLine), FLUSH_PKT]) : v0Advertisement(repo));
     return;
   }
-  res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
   const text = body.toString('latin1');
+  if (v2 && repo.gzipBomb && text.includes('command=ls-refs')) {
+    res.writeHead(200, {
+      'Content-Type': 'application/x-git-upload-pack-result',
+      'Content-Encoding': 'gzip',
+    });
+    res.end(gzipBombedLsRefs());
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
   if (v2 && text.includes('command=ls-refs')) {
     if (repo.endless === 'ls-refs') return endlessRefLines(res, []);
     res.end(concatBytes([...repo.refs.map((r) => encodePktLine(`${lsRefsLine(r)}\n`)), FLUSH_PKT]));
