@@ -106,6 +106,44 @@ describe.each(PROXY_RUNTIMES)('the proxy in %s', (runtime) => {
     expect(res.headers.get('content-disposition')).toBe('attachment');
   });
 
+  it('gzips the ref lists once, for a page that takes gzip, and never a pack', async () => {
+    const post = (body: string) =>
+      fetch(`${proxy.profile('open')}/${gitHost}/basic.git/git-upload-pack`, {
+        method: 'POST',
+        headers: {
+          Origin: APP_ORIGIN,
+          'Git-Protocol': 'version=2',
+          'Content-Type': 'application/x-git-upload-pack-request',
+          'Accept-Encoding': 'gzip',
+        },
+        body,
+      });
+    // fetch decodes the body and keeps the header: gzipped twice, the text would not read as git's.
+    const caps = await fetch(infoRefs('open', gitHost), {
+      headers: { Origin: APP_ORIGIN, 'Git-Protocol': 'version=2', 'Accept-Encoding': 'gzip' },
+    });
+    expect(caps.headers.get('content-encoding')).toBe('gzip');
+    expect(await caps.text()).toMatch(/^000eversion 2\n/);
+    const refs = await post('0014command=ls-refs\n0000');
+    expect(refs.headers.get('content-encoding')).toBe('gzip');
+    const main = execFileSync('git', ['rev-parse', 'main'], { cwd: join(fixturesDir, 'basic.git') });
+    expect(await refs.text()).toContain(`${main.toString().trim()} refs/heads/main\n`);
+    const pack = await post(
+      `0011command=fetch0001000dthin-pack0032want ${main.toString().trim()}\n0009done\n0000`,
+    );
+    expect(pack.status).toBe(200);
+    expect(pack.headers.get('content-encoding')).toBeNull();
+    expect(Buffer.from(await pack.arrayBuffer()).includes('packfile\n')).toBe(true);
+    // A Worker is handed Accept-Encoding normalized to gzip by the platform, and Cloudflare's edge decodes
+    // for a client that refuses it; the local workerd has no edge, so the refusal is checked elsewhere.
+    if (runtime === 'workerd') return;
+    const plain = await fetch(infoRefs('open', gitHost), {
+      headers: { Origin: APP_ORIGIN, 'Git-Protocol': 'version=2', 'Accept-Encoding': 'identity' },
+    });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toMatch(/^000eversion 2\n/);
+  });
+
   it("follows a moved repository's redirect, rewritten onto the proxy", async () => {
     const res = await fetch(infoRefs('open', gitHost, 'renamed.git'), { redirect: 'manual' });
     expect(res.status).toBe(301);

@@ -5,6 +5,7 @@
 import { gitContentType, parseTarget, redirectThroughProxy } from './gitTarget.ts';
 import { privateAddressReason } from './privateAddress.ts';
 import { DEFAULT_PROXY_LIMITS, type ProxyLimits } from './proxyLimits.ts';
+import { acceptsGzip, isRefListRequest } from './refListEncoding.ts';
 import type { RateLimiter } from './tokenBucket.ts';
 
 export interface GitProxyOptions {
@@ -136,12 +137,25 @@ export async function handleGitProxy(request: Request, options: GitProxyOptions 
   // The page went away (Cancel, a closed tab): so does the request to the git host.
   request.signal?.addEventListener('abort', () => timer.cancel(), { once: true });
   let bodyOver = false;
-  const body =
+  let body =
     request.method === 'POST' && request.body
       ? countBytes(request.body, maxBody, () => {
           bodyOver = true;
         })
       : undefined;
+  const takesGzip = acceptsGzip(request.headers.get('accept-encoding'));
+  // The command (ls-refs or fetch) is in the body's first pkt-line; a gzipped body is not looked into.
+  let opening: Uint8Array | undefined;
+  if (body && takesGzip && !request.headers.has('content-encoding')) {
+    try {
+      ({ first: opening, body } = await peekFirstChunk(body));
+    } catch (err) {
+      timer.stop();
+      if (bodyOver) return tooLarge();
+      return deny(400, `The proxy could not read the request body: ${errorText(err)}`);
+    }
+  }
+  const gzip = takesGzip && isRefListRequest(request.method, target.path.replace(/\?.*$/, ''), opening);
   let upstream: Response;
   try {
     upstream = await (options.fetch ?? fetch)(upstreamUrl, {
@@ -211,10 +225,44 @@ export async function handleGitProxy(request: Request, options: GitProxyOptions 
   }
   const out: Record<string, string> = { ...base, 'Content-Type': type };
   for (const name of SUCCESS_HEADERS) copyHeader(upstream.headers, out, name);
-  return new Response(upstream.body ? timer.guard(upstream.body, limits.maxResponseBytes) : null, {
-    status,
-    headers: out,
+  // fetch hands over the body decoded whatever the host sent (gzip included), so the limit above counts
+  // decoded bytes; a ref list is gzipped again for the page, with the platform's CompressionStream.
+  let answer = upstream.body ? timer.guard(upstream.body, limits.maxResponseBytes) : null;
+  if (gzip) {
+    out['Content-Encoding'] = 'gzip';
+    out.Vary = `${out.Vary}, Accept-Encoding`;
+    answer = answer?.pipeThrough(gzipStream()) ?? null;
+  }
+  // encodeBody 'manual' (workerd): the body is already encoded as Content-Encoding says; without it
+  // workerd would gzip it a second time. Node and Deno send the bytes as they are and ignore the field.
+  return new Response(answer, { status, headers: out, encodeBody: 'manual' } as ResponseInit);
+}
+
+/**
+ * The stream's first chunk (undefined if it is empty), and a stream of the whole, that chunk included. An
+ * error reading that chunk (the page went away, the body cap) is thrown.
+ */
+async function peekFirstChunk(
+  stream: ReadableStream<Uint8Array>,
+): Promise<{ first: Uint8Array | undefined; body: ReadableStream<Uint8Array> }> {
+  const reader = stream.getReader();
+  const step = await reader.read();
+  let pending = step.done ? undefined : step.value;
+  const first = pending;
+  const body = new ReadableStream<Uint8Array>({
+    pull: async (out) => {
+      if (pending) {
+        out.enqueue(pending);
+        pending = undefined;
+        return;
+      }
+      const next = await reader.read();
+      if (next.done) out.close();
+      else out.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
   });
+  return { first, body };
 }
 
 /** Why the proxy will not go to `hostname`, or null. */
@@ -385,4 +433,9 @@ function copyHeader(from: Headers, to: Record<string, string>, name: string): vo
 function errorText(err: unknown): string {
   const e = err as { message?: string; cause?: { message?: string } };
   return [e?.message, e?.cause?.message].filter(Boolean).join(': ') || String(err);
+}
+
+/** The platform's gzip, typed as what it is: lib.dom types its writable side as BufferSource. */
+function gzipStream(): TransformStream<Uint8Array, Uint8Array> {
+  return new CompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>;
 }
