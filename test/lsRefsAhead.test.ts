@@ -29,6 +29,28 @@ describe('ls-refs sent together with info/refs (lsRefsAhead)', () => {
     }
   });
 
+  it('a fetch asks ls-refs before the advertisement arrives, and asks it once', async () => {
+    const seen = { postDuringGet: false, lsRefs: 0 };
+    const relay = await startRelay(serverUrl, { kind: 'hold-info-refs-for-post', timeoutMs: 5000, seen });
+    try {
+      const { repoId } = await engine.clone({ url: `${relay.url}/features.git` });
+      try {
+        Object.assign(seen, { postDuringGet: false, lsRefs: 0 });
+        const before = relay.requests;
+        const result = await engine.repo(repoId).fetch();
+        expect(seen.postDuringGet).toBe(true);
+        // A no-op fetch: info/refs and ls-refs, the speculative answer used, not asked again.
+        expect(seen.lsRefs).toBe(1);
+        expect(relay.requests - before).toBe(2);
+        expect(result.newCommits).toBe(0);
+      } finally {
+        await engine.repo(repoId).delete();
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+
   it("a v1 server's answer to the speculative ls-refs is never used", async () => {
     // The POST reaches a v2 repository with other refs; the v0 advertisement must win.
     const relay = await startRelay(serverUrl, { kind: 'ls-refs-to', path: '/features.git/git-upload-pack' });
