@@ -4,6 +4,7 @@
 // the job. (Clone, checkout and pack merge: test/crashRepair.test.ts.)
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { repairStores } from '../workers/store/repair.ts';
 import { checkedExport, exportCheckout, exportRepo } from './support/cloneOracle.ts';
 import { crashAt } from './support/crash.ts';
@@ -41,6 +42,8 @@ describe('a fetch', () => {
     const url = await served.copy('basic.git', 'crash-fetch.git');
     const bare = served.path('crash-fetch.git');
     const { repoId } = await engine.clone({ url });
+    // The clone's background commit-graph build writes after it returns: the snapshot waits for it.
+    await maintenanceIdle(ctx, repoId);
     const before = await snapshotGitDir(ctx, repoId);
     const tip = await commitOnServer(bare, { branch: 'main', files: { 'a.txt': 'a\n' }, message: 'A' });
     await gitOnServer(bare, ['tag', '-a', '-m', 'Release', 'v9', 'main']);
