@@ -15,6 +15,7 @@ import { RemoteError, WireError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { connect } from '../common/engineContext.ts';
 import { abortedError, MissingObjectError, OperationError } from '../common/errors.ts';
+import type { Timeline } from '../common/timeline.ts';
 import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import { receivePack } from './receivePack.ts';
 
@@ -65,6 +66,11 @@ export interface BlobFetchHooks {
    * (the listener reports its own failures).
    */
   onPack?: (pack: StoredBlobPack) => void | Promise<void>;
+  /**
+   * The calling operation's timeline: each of this call's requests records receivePack's steps, then
+   * `pack-index` (the pack checked and indexed) and `pack-store` (written and flushed) in it.
+   */
+  steps?: Timeline;
 }
 
 /** A pack of blobs just stored: its bytes, whole, and where each of its objects starts. */
@@ -352,7 +358,7 @@ export async function ensureBlobs(
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
     auth: hooks.connection?.auth ?? store.credentials.for(record),
   };
-  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight };
+  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight, steps: hooks.steps };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -483,6 +489,7 @@ interface BatchContext {
   url: string;
   connection: BlobFetchConnection;
   inFlight: Map<string, Batch>;
+  steps: Timeline | undefined;
 }
 
 /** Sends one batch's request and stores its pack; settles the batch and never throws. */
@@ -562,6 +569,7 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     ({ ingester } = await receivePack(client, request, {
       limits: ctx.settings.limits,
       signal,
+      steps: context.steps,
       onPackProgress: (p) => {
         batch.retrying = undefined;
         if (p.phase !== 'receiving') return;
@@ -575,13 +583,16 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     batch.bytes = client.bytesReceived;
   }
   if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
+  const indexStarted = performance.now();
   const pack = await ingester.finish();
+  context.steps?.measure('pack-index', indexStarted);
   ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = wants.filter((oid) => !received.has(oid));
   // One writer per repo: under the lock of the operation that asked, or of its own (waiting, cancellable).
+  const storeStarted = performance.now();
   await store.locks.underRepoLock(
     repoId,
     'fetching blobs',
@@ -612,6 +623,7 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     },
     { signal },
   );
+  context.steps?.measure('pack-store', storeStarted);
   if (batch.stored) {
     const stored = { pack: pack.pack, objects: pack.objects };
     await Promise.all([...batch.packListeners].map(async (listener) => listener(stored))).catch(
