@@ -170,6 +170,9 @@ describe('a first checkout, into no working tree (files stored as their blobs ar
   it('terminated before its commit: repair deletes the files stored ahead, the blobs stay, the next one fetches none', async () => {
     const repo = 'features.git';
     const { repoId } = await engine.clone({ url: `${serverUrl}/${repo}` });
+    // Every file in a transaction of its own, ahead of the commit: the last ones would otherwise go with
+    // the commit the crash prevents, and a small tree's all of them.
+    ctx.store.repoFs.backend(repoId).stageBytes = 1;
     const stored = await terminatedAtFilesWritten(repoId, () =>
       engine.repo(repoId).checkout({ ref: 'main' }),
     );

@@ -903,6 +903,46 @@ describe('BatchedIdb staging ahead of a hold', () => {
     expect(new Set(await control.inner.keys())).toEqual(new Set([10, 11, 12, '!root', '!generation']));
   });
 
+  it('contents not yet in a transaction when adopted go with the hold’s commit, not one of their own', async () => {
+    const { db, control } = recordsUnderTest();
+    db.stageBytes = 6;
+    await db.stageAhead(10, bytes('abcdef'));
+    await db.stageAhead(11, bytes('gh'));
+    await db.storedInodes();
+    expect(control.writes.map((w) => w.map(([k]) => k))).toEqual([[10]]);
+    db.hold();
+    db.adoptStagedAhead([10, 11]);
+    await db.saveSuperblock(tree('names them'));
+    await db.release();
+    expect(control.writes.map((w) => w.map(([k]) => k))).toEqual([[10], [11, '!root', '!generation']]);
+    expect(text(await db.readFile(11))).toBe('gh');
+    // Left nothing to stage: a flush stores nothing more.
+    await db.flushStagedAhead();
+    expect(control.writes).toHaveLength(2);
+    // Dropped with a discarded hold: never stored.
+    await db.stageAhead(12, bytes('ij'));
+    db.hold();
+    db.adoptStagedAhead([12]);
+    db.discard();
+    await db.storedInodes();
+    expect(control.writes).toHaveLength(2);
+    expect(await control.inner.keys()).not.toContain(12);
+  });
+
+  it('a hold naming contents whose transaction failed does not commit', async () => {
+    const { db, control } = recordsUnderTest();
+    db.stageBytes = 1;
+    control.refuse = () => quotaError();
+    await db.stageAhead(10, new Uint8Array(200_000));
+    await db.storedInodes();
+    control.refuse = null;
+    db.hold();
+    db.adoptStagedAhead([10]);
+    await db.saveSuperblock(tree('names a file not stored'));
+    await expect(db.release()).rejects.toMatchObject({ code: 'STORAGE_FULL' });
+    expect(await control.inner.keys()).toEqual([]);
+  });
+
   it('a discarded hold deletes the contents it adopted', async () => {
     const { db, control } = recordsUnderTest();
     db.stageBytes = 1;

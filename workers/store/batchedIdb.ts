@@ -233,7 +233,8 @@ export class BatchedIdb {
   /**
    * Stores the contents of a file that no tree names yet, under an inode number nobody else will use
    * (RepoFsBackend.reserveInode), in transactions of about `stageBytes`, without holding writes: what the
-   * inode will be once a held write places it (adoptStagedAhead), or what dropStagedAhead deletes. Waits
+   * inode will be once a held write places it (adoptStagedAhead: what is not in a transaction by then is
+   * committed with the hold), or what dropStagedAhead deletes. Waits
    * while STAGE_AHEAD_BYTES are in transactions not yet complete. `data` is stored as it is: the caller
    * must not change it afterwards. A crash leaves unnamed records, which startup repair deletes.
    */
@@ -262,7 +263,18 @@ export class BatchedIdb {
    */
   adoptStagedAhead(inodes: Iterable<number>): void {
     if (this.holds === 0) throw new Error('BatchedIdb.adoptStagedAhead() outside a hold');
-    for (const inode of inodes) this.staged.add(inode);
+    for (const inode of inodes) {
+      const data = this.ahead.get(inode);
+      if (data === undefined) {
+        this.staged.add(inode);
+        continue;
+      }
+      // Not in a transaction yet (the last, partial one): it rides with the hold's commit instead of
+      // costing a transaction of its own just before it.
+      this.ahead.delete(inode);
+      this.aheadBytes -= data.byteLength;
+      this.pending.set(inode, data);
+    }
   }
 
   /** Deletes contents staged ahead that no tree will name (the checkout that staged them failed). */
@@ -423,9 +435,11 @@ export class BatchedIdb {
     const waiters = this.holds === 0 ? this.commitWaiters.splice(0) : [];
     const generation = Math.random().toString(36).slice(2);
     this.committing.push(batch);
+    // A staging transaction of this batch failed, or one of contents staged ahead that it names (chained
+    // before this commit, so they have settled).
+    const failedBefore = this.stageError ?? (this.staged.size > 0 ? this.aheadError : null);
     try {
-      // A staging transaction of this batch failed (chained before this commit, so it has settled).
-      if (this.stageError !== null) throw this.stageError;
+      if (failedBefore !== null) throw failedBefore;
       const changes: [RecordKey, unknown][] = [...batch];
       changes.push([SUPERBLOCK_KEY, superblock], [GENERATION_KEY, generation]);
       await this.records.write(changes);
@@ -436,7 +450,6 @@ export class BatchedIdb {
       this.settleWaiters(waiters, true);
     } catch (err) {
       this.settleWaiters(waiters, false);
-      const staged = this.stageError;
       this.dropStaged();
       // Dropped, not put back: a batch the disk refused would fail again on every later save, and
       // would ride along with writes that could otherwise be stored. What IndexedDB holds is the last
@@ -444,7 +457,7 @@ export class BatchedIdb {
       this.ignoringSaves = true;
       this.heldSuperblock = undefined;
       this.onCommitFailed?.();
-      if (err === staged) throw err;
+      if (err === failedBefore) throw err;
       let bytes = 0;
       for (const data of batch.values()) bytes += data?.byteLength ?? 0;
       throw await storageErrorWithFigures(err, 'the changes', bytes);

@@ -15,6 +15,7 @@ import { RemoteError, WireError } from '../../wire/errors.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
 import { connect } from '../common/engineContext.ts';
 import { abortedError, MissingObjectError, OperationError } from '../common/errors.ts';
+import type { Timeline } from '../common/timeline.ts';
 import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import { receivePack } from './receivePack.ts';
 
@@ -57,14 +58,21 @@ export interface BlobFetchHooks {
    */
   deferMaintenance?: boolean;
   /**
-   * Each pack this call waits for, right after it is stored, while it is still in memory: a first
-   * checkout writes its files from it then (ops/worktree/newWorktree.ts). A pack stored before the call
+   * Each pack this call waits for, once checked, while it is being stored and still in memory: a first
+   * checkout writes its files from it then (ops/worktree/newWorktree.ts). If the pack cannot be stored,
+   * the call throws: the listener's caller drops what it wrote. A pack stored before the call
    * joined its request is not given; its blobs are read from storage as any others. Until the promise it
    * returns settles, the request's place among the BLOB_FETCH_CONCURRENCY is not given to the next one:
    * packs do not pile up in memory when they arrive faster than they are written. A rejection is ignored
    * (the listener reports its own failures).
    */
   onPack?: (pack: StoredBlobPack) => void | Promise<void>;
+  /**
+   * The calling operation's timeline: each of this call's requests records receivePack's steps, then
+   * `pack-index` (the pack checked and indexed) and `pack-store` (written and flushed; when onPack's work
+   * overlaps it, its end waits for that work) in it.
+   */
+  steps?: Timeline;
 }
 
 /** A pack of blobs just stored: its bytes, whole, and where each of its objects starts. */
@@ -352,7 +360,7 @@ export async function ensureBlobs(
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
     auth: hooks.connection?.auth ?? store.credentials.for(record),
   };
-  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight };
+  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight, steps: hooks.steps };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -483,6 +491,7 @@ interface BatchContext {
   url: string;
   connection: BlobFetchConnection;
   inFlight: Map<string, Batch>;
+  steps: Timeline | undefined;
 }
 
 /** Sends one batch's request and stores its pack; settles the batch and never throws. */
@@ -562,6 +571,7 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     ({ ingester } = await receivePack(client, request, {
       limits: ctx.settings.limits,
       signal,
+      steps: context.steps,
       onPackProgress: (p) => {
         batch.retrying = undefined;
         if (p.phase !== 'receiving') return;
@@ -575,14 +585,33 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     batch.bytes = client.bytesReceived;
   }
   if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
+  const indexStarted = performance.now();
   const pack = await ingester.finish();
+  context.steps?.measure('pack-index', indexStarted);
   ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
   const received = new Set(pack.objects.map((o) => o.oid));
   const absent = wants.filter((oid) => !received.has(oid));
+  // The listeners (a first checkout staging its files) read the pack in memory while IndexedDB stores it:
+  // their CPU work and the store's transaction overlap, instead of one waiting for the other. They start
+  // once that transaction is under way (started earlier, their work would hold up its start to the end).
+  // What they write is dropped by their caller if the store fails (ensureBlobs then throws).
+  let mayListen = () => {};
+  const listening = new Promise<void>((resolve) => {
+    mayListen = resolve;
+  })
+    .then(() =>
+      Promise.all(
+        [...batch.packListeners].map(async (listener) =>
+          listener({ pack: pack.pack, objects: pack.objects }),
+        ),
+      ),
+    )
+    .catch(() => undefined);
   // One writer per repo: under the lock of the operation that asked, or of its own (waiting, cancellable).
-  await store.locks.underRepoLock(
+  const storeStarted = performance.now();
+  const storing = store.locks.underRepoLock(
     repoId,
     'fetching blobs',
     async () => {
@@ -597,7 +626,10 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
         idx: pack.idx,
         promisor: '',
       });
-      await store.repoFs.flush(repoId);
+      const flushing = store.repoFs.flush(repoId);
+      // The transaction is made and filled in microtasks: after one task it is IndexedDB's to run.
+      void afterTask().then(mayListen);
+      await flushing;
       current.add(pack.checksum, pack.idx, true);
       batch.stored = true;
       // Counted once stored: inside an operation's all-or-nothing batch (a checkout) that is when the
@@ -612,12 +644,15 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     },
     { signal },
   );
-  if (batch.stored) {
-    const stored = { pack: pack.pack, objects: pack.objects };
-    await Promise.all([...batch.packListeners].map(async (listener) => listener(stored))).catch(
-      () => undefined,
-    );
-  }
+  // Not stored (already there, or failed): the listeners start all the same.
+  void storing
+    .finally(() => {
+      context.steps?.measure('pack-store', storeStarted);
+      mayListen();
+    })
+    .catch(() => undefined);
+  const [stored] = await Promise.allSettled([storing, listening]);
+  if (stored.status === 'rejected') throw stored.reason;
   return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
 }
 
@@ -684,4 +719,9 @@ function missingError(
   }
   // Storage failures and bugs are not about the network: they keep their own type.
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Resolves after the current task: every microtask queued before it has run. */
+function afterTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -225,7 +225,9 @@ async function checkoutIntoNothing(
   const { signal } = hooks;
   let written: Awaited<ReturnType<typeof writeNewWorktree>>;
   try {
-    written = await steps.step('fetch-and-write-files', () => writeNewWorktree(ctx, repo, files, hooks));
+    written = await steps.step('fetch-and-write-files', () =>
+      writeNewWorktree(ctx, repo, files, { ...hooks, steps }),
+    );
   } catch (err) {
     throw blobFetchFailed(ctx, repoId, files, err);
   }

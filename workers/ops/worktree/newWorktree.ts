@@ -78,7 +78,7 @@ export async function writeNewWorktree(
   ctx: BlobContext,
   repo: RepoHandle,
   files: Map<string, NewWorktreeFile>,
-  hooks: Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching'> & {
+  hooks: Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching' | 'steps'> & {
     onProgress?: (p: NewWorktreeProgress) => void;
   },
 ): Promise<WrittenAhead> {
@@ -122,6 +122,7 @@ export async function writeNewWorktree(
   const onPack = (stored: StoredBlobPack) => {
     writing = writing.then(async () => {
       if (writeError !== null) return;
+      const started = performance.now();
       try {
         const offsets = new Map(stored.objects.map((o) => [o.oid, o.offset]));
         const reader = new PackReader(stored.pack, (oid) => offsets.get(oid));
@@ -133,6 +134,7 @@ export async function writeNewWorktree(
       } catch (err) {
         writeError = err;
       }
+      hooks.steps?.measure('pack-files-staged', started);
     });
     return writing;
   };
@@ -145,6 +147,7 @@ export async function writeNewWorktree(
       batching: hooks.batching ?? { policy: { maxBatchBytes: NEW_WORKTREE_BATCH_BYTES } },
       deferMaintenance: true,
       onPack,
+      steps: hooks.steps,
     });
     await writing;
     if (writeError !== null) throw writeError;
@@ -155,7 +158,8 @@ export async function writeNewWorktree(
       throwIfAborted(signal);
       await write(oid, await readBlobBytes(repo, oid));
     }
-    await ctx.store.repoFs.flushStaged(repoId);
+    // The contents staged last, short of a transaction of their own, go with the caller's commit
+    // (placeStaged): one IndexedDB transaction fewer (31 to 45 ms of small's checkout, busy machine).
     report(true);
     return { fetched, staged, links, gitlinks };
   } catch (err) {
