@@ -218,6 +218,78 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     expect(none.filter((e) => e.phase === 'resolving')).toEqual([]);
   });
 
+  it('moves a base the ring is about to overwrite ahead of the result it makes (arrival, 1 KiB ring)', async () => {
+    // A 1 KiB ring keeps objects up to 256 bytes. The base is placed, 800 bytes of other blobs after it, then
+    // its delta arrives: the base is in the half overwritten next, and the result (which starts with an
+    // insert, so it writes before it reads) would land on it. Twice: the base at the ring's start (the result
+    // would overwrite it in place), and 100 bytes in (moved to the start, over part of where it was).
+    const filler = (k: number, size: number) => blob(text(20, `filler ${k}`).subarray(0, size));
+    for (const first of [[], [filler(9, 100)]]) {
+      const base = text(20, 'ring base').subarray(0, 200);
+      const child = edit(base, 0, 'new ');
+      const fillers = Array.from({ length: first.length ? 3 : 4 }, (_, k) => filler(k, 200));
+      const entries: PackEntry[] = [...first, blob(base), ...fillers];
+      entries.push({ ofsDelta: first.length, delta: deltaBetween(base, child) });
+      const pack = buildPack(entries);
+      const oracle = gitIndexPack(small.git, small.root, pack, 'moved');
+      expect(oracle.objects.at(-1)?.oid).toBe(objectId('blob', child));
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, 65536, {
+        limits: { arrivalCacheBytes: 1024 },
+        onProgress: (p) => events.push(p),
+      });
+      expectSameAsGit(result, oracle);
+      // Resolved on arrival, from the ring.
+      expect(events.find((e) => e.phase === 'resolving')).toEqual({
+        phase: 'resolving',
+        resolved: 1,
+        total: 1,
+      });
+    }
+  });
+
+  it('resolves on arrival a result larger than the ring keeps, and one just small enough to be kept', async () => {
+    // 1 KiB ring: objects of 256 bytes at most. One base, a 70,000-byte child (past the ring and past the
+    // 64 KiB scratch first made), a 300-byte child (the scratch again), and a 256-byte child with a child of
+    // its own, resolved on arrival only if the 256 bytes were kept.
+    const base = text(10, 'scratch base').subarray(0, 100);
+    const copies = (n: number) => Array.from({ length: n }, () => ({ copy: [0, 100] as [number, number] }));
+    const huge = makeDelta(100, copies(700));
+    const mid = makeDelta(100, [...copies(3)]);
+    const edge = makeDelta(100, [...copies(2), { insert: 'x'.repeat(56) }]);
+    const edgeResult = new Uint8Array(256);
+    edgeResult.set(base);
+    edgeResult.set(base, 100);
+    edgeResult.set(enc.encode('x'.repeat(56)), 200);
+    const grand = edit(edgeResult, 3, 'below ');
+    const entries: PackEntry[] = [
+      blob(base),
+      { ofsDelta: 0, delta: huge },
+      { ofsDelta: 0, delta: mid },
+      { ofsDelta: 0, delta: edge },
+      { ofsDelta: 3, delta: deltaBetween(edgeResult, grand) },
+      { ofsDelta: 1, delta: makeDelta(70000, [{ copy: [50, 300] }]) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'scratch');
+    expect(oracle.sizes.get(oracle.objects[1].oid)).toBe(70000);
+    expect(oracle.objects[4].oid).toBe(objectId('blob', grand));
+    for (const chunk of [97, 65536]) {
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, chunk, {
+        limits: { arrivalCacheBytes: 1024 },
+        onProgress: (p) => events.push(p),
+      });
+      expectSameAsGit(result, oracle);
+      // All but the child of the 70,000 bytes (never kept) resolved on arrival.
+      expect(events.find((e) => e.phase === 'resolving')).toEqual({
+        phase: 'resolving',
+        resolved: 4,
+        total: 5,
+      });
+    }
+  });
+
   it('stops resolving at the next delta once aborted', async () => {
     const base = text(10, 'q');
     const entries: PackEntry[] = [blob(base)];
