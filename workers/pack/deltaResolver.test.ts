@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
@@ -405,6 +405,76 @@ describe('DeltaResolver: deltas that do not resolve', () => {
           `^The delta at offset ${offsets[2]} needs object ${alsoMissing}, which is not in the pack nor in the repository\\. `,
         ),
       );
+    }
+  });
+});
+
+describe('DeltaResolver: a ref-delta reached from two objects of one id, refused as git refuses it', () => {
+  let small: SampleRepo;
+  beforeAll(() => {
+    small = makeSmallRepo();
+  });
+  afterAll(() => small.cleanup());
+
+  /** git index-pack's refusal of `pack`: the offset of the delta it names and the base id. */
+  function gitDuplicateBase(pack: Uint8Array): { offset: number; base: string } {
+    const dir = mkdtempSync(join(small.root, 'dup-'));
+    writeFileSync(join(dir, 'x.pack'), pack);
+    let refusal = '';
+    try {
+      small.git(['index-pack', '-o', join(dir, 'x.idx'), join(dir, 'x.pack')], { cwd: dir });
+    } catch (e) {
+      refusal = String(e);
+    }
+    const m = /REF_DELTA at offset (\d+) already resolved \(duplicate base ([0-9a-f]{40})\?\)/.exec(refusal);
+    if (!m) throw new Error(`git did not refuse the pack as a duplicate base: ${refusal || 'accepted'}`);
+    return { offset: Number(m[1]), base: m[2] };
+  }
+
+  it('refuses a base sent twice under a ref-delta, and a delta whose result is its own base', async () => {
+    const twice = enc.encode('sent twice\n');
+    const twiceId = objectId('blob', twice);
+    const emptyId = objectId('blob', new Uint8Array(0));
+    const packs = [
+      buildPack([
+        blob(twice),
+        blob(twice),
+        { refDelta: twiceId, delta: makeDelta(twice.length, [{ copy: [0, 4] }]) },
+      ]),
+      buildPack([
+        blob(new Uint8Array(0)),
+        // Sizes 0 and 0 in two bytes each (varints git reads too): the 4 bytes git asks of any delta.
+        { refDelta: emptyId, delta: Uint8Array.of(0x80, 0x00, 0x80, 0x00) },
+        { refDelta: emptyId, delta: makeDelta(0, [{ insert: 'x' }]) },
+      ]),
+    ];
+    for (const [n, pack] of packs.entries()) {
+      const git = gitDuplicateBase(pack);
+      expect(git.base).toBe([twiceId, emptyId][n]);
+      for (const options of CACHES) {
+        const e = await errorOf(pack, options);
+        expect(e.code).toBe('PACK_DELTA_INVALID');
+        expect(e.message).toMatch(
+          new RegExp(
+            `^The delta at offset ${git.offset} was already resolved: two objects of the pack have its base's id, ${git.base}\\. `,
+          ),
+        );
+      }
+    }
+    // The same object twice with no ref-delta on it: git index-pack accepts it (verify-pack does not), and so
+    // does the ingester, with the same .idx.
+    const plain = buildPack([
+      blob(twice),
+      blob(twice),
+      { ofsDelta: 1, delta: makeDelta(twice.length, [{ copy: [0, 4] }]) },
+    ]);
+    const dir = mkdtempSync(join(small.root, 'plain-'));
+    writeFileSync(join(dir, 'x.pack'), plain);
+    small.git(['index-pack', '-o', join(dir, 'x.idx'), join(dir, 'x.pack')], { cwd: dir });
+    const gitIdx = readFileSync(join(dir, 'x.idx'));
+    for (const options of CACHES) {
+      const result = await ingest(plain, 65536, options);
+      expect(Buffer.from(result.idx).equals(gitIdx)).toBe(true);
     }
   });
 });

@@ -460,9 +460,15 @@ export class DeltaResolver implements ArrivalObserver {
           if (needed && !needed[child]) continue;
         } else if (top.refNext < top.refEnd) {
           child = this.entries.refEntries[refOrder[top.refNext++]];
-          // Resolved already: a delta whose result has its own base's id (or a base that appears twice)
-          // lists it again among that id's children. Walking it again would loop forever.
-          if (this.entries.types[child] !== 0) continue;
+          // Resolved already: two objects of the pack have its base's id (a base sent twice, or a delta whose
+          // result is its own base). git index-pack refuses the pack ("already resolved (duplicate base)");
+          // walking it again would also loop forever.
+          if (this.entries.types[child] !== 0) {
+            throw new PackError(
+              'PACK_DELTA_INVALID',
+              `The delta at offset ${this.entries.offsets[child]} was already resolved: two objects of the pack have its base's id, ${toHex(oids, top.entry * 20, 20)}.`,
+            );
+          }
         } else {
           stack.pop();
           if (top.data) {
