@@ -668,13 +668,6 @@ export default {
     },
     {
       file: 'workers/pack/deltaResolver.ts',
-      code: 'data.length <= ring.maxObject (inflated)',
-      mutants: 'data.length < ring.maxObject',
-      reason:
-        'an object of exactly maxObject bytes is then only not kept, and its deltas resolve after the last byte',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
       code: 'e instanceof PackError (applyEntry)',
       mutants: 'true',
       reason: "applyDelta and the meter throw only PackErrors; take's buffers are sized before",

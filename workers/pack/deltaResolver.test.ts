@@ -288,6 +288,24 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
         total: 5,
       });
     }
+    // A whole object of exactly 256 bytes is kept too: its delta resolves on arrival.
+    const whole = text(30, 'whole').subarray(0, 256);
+    const kept = buildPack([
+      blob(whole),
+      { ofsDelta: 0, delta: deltaBetween(whole, edit(whole, 9, 'kept ')) },
+    ]);
+    const keptOracle = gitIndexPack(small.git, small.root, kept, 'kept');
+    const events: PackProgress[] = [];
+    const result = await ingest(kept, 65536, {
+      limits: { arrivalCacheBytes: 1024 },
+      onProgress: (p) => events.push(p),
+    });
+    expectSameAsGit(result, keptOracle);
+    expect(events.find((e) => e.phase === 'resolving')).toEqual({
+      phase: 'resolving',
+      resolved: 1,
+      total: 1,
+    });
   });
 
   it('stops resolving at the next delta once aborted', async () => {
