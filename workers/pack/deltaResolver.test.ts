@@ -308,6 +308,26 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     });
   });
 
+  it('rebuilds a dropped ref-delta base through the object its id named', async () => {
+    // r0 ← x (a ref-delta) ← c1 ← d, and x ← c2: with a 1-byte cache, x's bytes are dropped while c1's
+    // subtree is walked, and rebuilt for c2 from r0, the base x named by id.
+    const r0 = text(15, 'r0');
+    const x = edit(r0, 9, 'by id ');
+    const c1 = edit(x, 40, 'c1 ');
+    const d = edit(c1, 60, 'd ');
+    const c2 = edit(x, 80, 'c2 ');
+    const entries: PackEntry[] = [
+      { refDelta: objectId('blob', r0), delta: deltaBetween(r0, x) },
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(x, c1) },
+      { ofsDelta: 2, delta: deltaBetween(c1, d) },
+      { ofsDelta: 0, delta: deltaBetween(x, c2) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'rebuild');
+    for (const options of CACHES) expectSameAsGit(await ingest(pack, 65536, options), oracle);
+  });
+
   it('stops resolving at the next delta once aborted', async () => {
     const base = text(10, 'q');
     const entries: PackEntry[] = [blob(base)];
