@@ -668,13 +668,6 @@ export default {
     },
     {
       file: 'workers/pack/deltaResolver.ts',
-      code: 'data.length <= ring.maxObject (inflated)',
-      mutants: 'data.length < ring.maxObject',
-      reason:
-        'an object of exactly maxObject bytes is then only not kept, and its deltas resolve after the last byte',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
       code: 'e instanceof PackError (applyEntry)',
       mutants: 'true',
       reason: "applyDelta and the meter throw only PackErrors; take's buffers are sized before",
@@ -692,6 +685,47 @@ export default {
       mutants: 'k <= entries.refCount',
       reason:
         'an unresolved chain ends in an unresolved ref-delta, so the loop throws before k reaches refCount',
+    },
+    // workers/pack/deltaResolver.ts, lines 131-553 (issue 26, session 6)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'ring.isOld(b) (inflated)',
+      mutants: 'true',
+      reason: 'moving a base that is not about to be overwritten only copies it to the head: same bytes',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.arrivalScratch.length < size (inflated, take)',
+      mutants: 'true; this.arrivalScratch.length <= size',
+      reason: 'a fresh scratch where the old one was big enough: memory only, the result is the same',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (this.children) return this.children; (childLists)',
+      mutants: 'false',
+      reason:
+        'the lists are then rebuilt for each base a thin pack appends: over the appended entries too, same walk, O(bases x objects) time',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'i < listed (ofsFirst, ofsLast)',
+      mutants: 'true; i <= listed, both',
+      reason:
+        'an appended base (i >= listed) then reads ofsStart past its rows: undefined or the total, no ofs child either way',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (kinds[child] === OBJ_REF_DELTA) refParent[child] = top.entry; (resolveFrom)',
+      mutants: 'true',
+      reason:
+        'parentOf reads refParent only for ref-deltas (bases[] first): an ofs-delta entry in it is never read',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (inflater.run(bytes, this.received.length) !== INFLATE_DONE) (inflateAt)',
+      mutants: 'false',
+      reason:
+        'unreachable: every entry inflated whole once (or was deflated by completeThinPack), and nothing rewrites its bytes',
     },
   ],
   equivalentMutants: [
@@ -894,6 +928,84 @@ export default {
     this.ring = null;
   }`,
       reason: 'release frees memory only: nothing arrives after finish',
+    },
+    // workers/pack/deltaResolver.ts, lines 131-553 (issue 26, session 6)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '64 * 1024',
+      reason:
+        "the first sizes of the arrival and delta scratches, which grow to each entry's size before use",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: "throw new Error('Pack entry changed after receiving');",
+      reason:
+        'unreachable: every entry inflated whole once (or was deflated by completeThinPack), and nothing rewrites its bytes',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `throw new Error(\`Resolved \${resolved} of \${total} deltas\`);`,
+      reason:
+        "unreachable: an ofs-delta's base comes before it, so every unresolved chain ends in an unresolved ref-delta, and the loop above throws for it",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.entries.parsed + pending.length > this.entries.capacity',
+      reason:
+        'growing the tables for every base up front only saves time (ensureCapacity grows them per base); a larger capacity is only cut to what is needed',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '-1',
+      reason:
+        "an appended base's bases[] and refParent's fill: neither is read before written (parentOf runs on deltas only, whose refParent is set when resolved)",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'refCount > 0 ? n : 0',
+      reason: "refParent's length: with no ref-delta it is never read, with one it is n",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'root < listed',
+      reason:
+        'needed is set only when the pack has no ref-delta, so no base was appended and every root is listed',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'held > this.deltaBaseCacheLimit && k < stack.length - 1',
+      reason:
+        'held decides only which bases the walk drops; a dropped base (even the current one) is rebuilt from its chain to the same bytes',
+    },
+    { file: 'workers/pack/deltaResolver.ts', code: 'held -= top.data.length;', reason: 'held: as above' },
+    { file: 'workers/pack/deltaResolver.ts', code: 'held += base.length;', reason: 'held: as above' },
+    { file: 'workers/pack/deltaResolver.ts', code: 'held -= base.length;', reason: 'held: as above' },
+    { file: 'workers/pack/deltaResolver.ts', code: 'held += result.length;', reason: 'held: as above' },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `{
+              held -= f.data.length;
+              pool.give(f.data);
+              f.data = null;
+            }`,
+      reason: 'a base not dropped stays held: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `if ((++walked & 63) === 0) {
+          if (performance.now() - lastYield > YIELD_INTERVAL_MS) {
+            await yieldToEventLoop();
+            throwIfAborted(this.signal);
+            lastYield = performance.now();
+          }
+        }`,
+      reason:
+        'yielding only lets other tasks run between deltas; the abort is checked after every delta, just before',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '[children.ofsStart, children.ofsChildren, children.refOrder, children.refParent]',
+      reason: 'releaseTables frees memory only: nothing reads the lists after resolving',
     },
   ],
 };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
@@ -218,6 +218,116 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     expect(none.filter((e) => e.phase === 'resolving')).toEqual([]);
   });
 
+  it('moves a base the ring is about to overwrite ahead of the result it makes (arrival, 1 KiB ring)', async () => {
+    // A 1 KiB ring keeps objects up to 256 bytes. The base is placed, 800 bytes of other blobs after it, then
+    // its delta arrives: the base is in the half overwritten next, and the result (which starts with an
+    // insert, so it writes before it reads) would land on it. Twice: the base at the ring's start (the result
+    // would overwrite it in place), and 100 bytes in (moved to the start, over part of where it was).
+    const filler = (k: number, size: number) => blob(text(20, `filler ${k}`).subarray(0, size));
+    for (const first of [[], [filler(9, 100)]]) {
+      const base = text(20, 'ring base').subarray(0, 200);
+      const child = edit(base, 0, 'new ');
+      const fillers = Array.from({ length: first.length ? 3 : 4 }, (_, k) => filler(k, 200));
+      const entries: PackEntry[] = [...first, blob(base), ...fillers];
+      entries.push({ ofsDelta: first.length, delta: deltaBetween(base, child) });
+      const pack = buildPack(entries);
+      const oracle = gitIndexPack(small.git, small.root, pack, 'moved');
+      expect(oracle.objects.at(-1)?.oid).toBe(objectId('blob', child));
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, 65536, {
+        limits: { arrivalCacheBytes: 1024 },
+        onProgress: (p) => events.push(p),
+      });
+      expectSameAsGit(result, oracle);
+      // Resolved on arrival, from the ring.
+      expect(events.find((e) => e.phase === 'resolving')).toEqual({
+        phase: 'resolving',
+        resolved: 1,
+        total: 1,
+      });
+    }
+  });
+
+  it('resolves on arrival a result larger than the ring keeps, and one just small enough to be kept', async () => {
+    // 1 KiB ring: objects of 256 bytes at most. One base, a 70,000-byte child (past the ring and past the
+    // 64 KiB scratch first made), a 300-byte child (the scratch again), and a 256-byte child with a child of
+    // its own, resolved on arrival only if the 256 bytes were kept.
+    const base = text(10, 'scratch base').subarray(0, 100);
+    const copies = (n: number) => Array.from({ length: n }, () => ({ copy: [0, 100] as [number, number] }));
+    const huge = makeDelta(100, copies(700));
+    const mid = makeDelta(100, [...copies(3)]);
+    const edge = makeDelta(100, [...copies(2), { insert: 'x'.repeat(56) }]);
+    const edgeResult = new Uint8Array(256);
+    edgeResult.set(base);
+    edgeResult.set(base, 100);
+    edgeResult.set(enc.encode('x'.repeat(56)), 200);
+    const grand = edit(edgeResult, 3, 'below ');
+    const entries: PackEntry[] = [
+      blob(base),
+      { ofsDelta: 0, delta: huge },
+      { ofsDelta: 0, delta: mid },
+      { ofsDelta: 0, delta: edge },
+      { ofsDelta: 3, delta: deltaBetween(edgeResult, grand) },
+      { ofsDelta: 1, delta: makeDelta(70000, [{ copy: [50, 300] }]) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'scratch');
+    expect(oracle.sizes.get(oracle.objects[1].oid)).toBe(70000);
+    expect(oracle.objects[4].oid).toBe(objectId('blob', grand));
+    for (const chunk of [97, 65536]) {
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, chunk, {
+        limits: { arrivalCacheBytes: 1024 },
+        onProgress: (p) => events.push(p),
+      });
+      expectSameAsGit(result, oracle);
+      // All but the child of the 70,000 bytes (never kept) resolved on arrival.
+      expect(events.find((e) => e.phase === 'resolving')).toEqual({
+        phase: 'resolving',
+        resolved: 4,
+        total: 5,
+      });
+    }
+    // A whole object of exactly 256 bytes is kept too: its delta resolves on arrival.
+    const whole = text(30, 'whole').subarray(0, 256);
+    const kept = buildPack([
+      blob(whole),
+      { ofsDelta: 0, delta: deltaBetween(whole, edit(whole, 9, 'kept ')) },
+    ]);
+    const keptOracle = gitIndexPack(small.git, small.root, kept, 'kept');
+    const events: PackProgress[] = [];
+    const result = await ingest(kept, 65536, {
+      limits: { arrivalCacheBytes: 1024 },
+      onProgress: (p) => events.push(p),
+    });
+    expectSameAsGit(result, keptOracle);
+    expect(events.find((e) => e.phase === 'resolving')).toEqual({
+      phase: 'resolving',
+      resolved: 1,
+      total: 1,
+    });
+  });
+
+  it('rebuilds a dropped ref-delta base through the object its id named', async () => {
+    // r0 ← x (a ref-delta) ← c1 ← d, and x ← c2: with a 1-byte cache, x's bytes are dropped while c1's
+    // subtree is walked, and rebuilt for c2 from r0, the base x named by id.
+    const r0 = text(15, 'r0');
+    const x = edit(r0, 9, 'by id ');
+    const c1 = edit(x, 40, 'c1 ');
+    const d = edit(c1, 60, 'd ');
+    const c2 = edit(x, 80, 'c2 ');
+    const entries: PackEntry[] = [
+      { refDelta: objectId('blob', r0), delta: deltaBetween(r0, x) },
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(x, c1) },
+      { ofsDelta: 2, delta: deltaBetween(c1, d) },
+      { ofsDelta: 0, delta: deltaBetween(x, c2) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'rebuild');
+    for (const options of CACHES) expectSameAsGit(await ingest(pack, 65536, options), oracle);
+  });
+
   it('stops resolving at the next delta once aborted', async () => {
     const base = text(10, 'q');
     const entries: PackEntry[] = [blob(base)];
@@ -333,6 +443,76 @@ describe('DeltaResolver: deltas that do not resolve', () => {
           `^The delta at offset ${offsets[2]} needs object ${alsoMissing}, which is not in the pack nor in the repository\\. `,
         ),
       );
+    }
+  });
+});
+
+describe('DeltaResolver: a ref-delta reached from two objects of one id, refused as git refuses it', () => {
+  let small: SampleRepo;
+  beforeAll(() => {
+    small = makeSmallRepo();
+  });
+  afterAll(() => small.cleanup());
+
+  /** git index-pack's refusal of `pack`: the offset of the delta it names and the base id. */
+  function gitDuplicateBase(pack: Uint8Array): { offset: number; base: string } {
+    const dir = mkdtempSync(join(small.root, 'dup-'));
+    writeFileSync(join(dir, 'x.pack'), pack);
+    let refusal = '';
+    try {
+      small.git(['index-pack', '-o', join(dir, 'x.idx'), join(dir, 'x.pack')], { cwd: dir });
+    } catch (e) {
+      refusal = String(e);
+    }
+    const m = /REF_DELTA at offset (\d+) already resolved \(duplicate base ([0-9a-f]{40})\?\)/.exec(refusal);
+    if (!m) throw new Error(`git did not refuse the pack as a duplicate base: ${refusal || 'accepted'}`);
+    return { offset: Number(m[1]), base: m[2] };
+  }
+
+  it('refuses a base sent twice under a ref-delta, and a delta whose result is its own base', async () => {
+    const twice = enc.encode('sent twice\n');
+    const twiceId = objectId('blob', twice);
+    const emptyId = objectId('blob', new Uint8Array(0));
+    const packs = [
+      buildPack([
+        blob(twice),
+        blob(twice),
+        { refDelta: twiceId, delta: makeDelta(twice.length, [{ copy: [0, 4] }]) },
+      ]),
+      buildPack([
+        blob(new Uint8Array(0)),
+        // Sizes 0 and 0 in two bytes each (varints git reads too): the 4 bytes git asks of any delta.
+        { refDelta: emptyId, delta: Uint8Array.of(0x80, 0x00, 0x80, 0x00) },
+        { refDelta: emptyId, delta: makeDelta(0, [{ insert: 'x' }]) },
+      ]),
+    ];
+    for (const [n, pack] of packs.entries()) {
+      const git = gitDuplicateBase(pack);
+      expect(git.base).toBe([twiceId, emptyId][n]);
+      for (const options of CACHES) {
+        const e = await errorOf(pack, options);
+        expect(e.code).toBe('PACK_DELTA_INVALID');
+        expect(e.message).toMatch(
+          new RegExp(
+            `^The delta at offset ${git.offset} was already resolved: two objects of the pack have its base's id, ${git.base}\\. `,
+          ),
+        );
+      }
+    }
+    // The same object twice with no ref-delta on it: git index-pack accepts it (verify-pack does not), and so
+    // does the ingester, with the same .idx.
+    const plain = buildPack([
+      blob(twice),
+      blob(twice),
+      { ofsDelta: 1, delta: makeDelta(twice.length, [{ copy: [0, 4] }]) },
+    ]);
+    const dir = mkdtempSync(join(small.root, 'plain-'));
+    writeFileSync(join(dir, 'x.pack'), plain);
+    small.git(['index-pack', '-o', join(dir, 'x.idx'), join(dir, 'x.pack')], { cwd: dir });
+    const gitIdx = readFileSync(join(dir, 'x.idx'));
+    for (const options of CACHES) {
+      const result = await ingest(plain, 65536, options);
+      expect(Buffer.from(result.idx).equals(gitIdx)).toBe(true);
     }
   });
 });
