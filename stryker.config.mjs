@@ -693,6 +693,87 @@ export default {
       reason:
         'an unresolved chain ends in an unresolved ref-delta, so the loop throws before k reaches refCount',
     },
+    // workers/store: repoFs, registry, storage, credentials, errors, crashPoints, repoEvents, store (issue 26,
+    // session 6, mutstore3)
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "fs.promises.stat('/') (writeAllOrNothing, stageFileAhead)",
+      mutants: "stat('')",
+      reason: 'any call loads the tree (it is only made for that): a path that does not exist does as well',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'db.generation === undefined (sync)',
+      mutants: 'true',
+      reason:
+        'generation is set only by loading the tree or by a commit after it: it is never set while loaded is false',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'if (db.held || db.pendingWrites > 0) return false; (sync, before the read)',
+      mutants: 'false; &&; db.held as false',
+      reason:
+        'a fast path: the same test after the read of the stored generation returns false for the same state',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'const inodes: number[] = [] (placeStaged)',
+      mutants: '["Stryker was here"]',
+      reason: 'a key no record has: adopting it and later forgetting or deleting it changes nothing stored',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'db instanceof BatchedIdb (RepoFsBackend.init)',
+      mutants: 'true',
+      reason: 'RepoFsBackend is made only by createBatchedFs, whose db is always a BatchedIdb',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'cache._root !== this.counted (reserveInode)',
+      mutants: 'true',
+      reason:
+        'walking the tree at every call finds no larger number than counting on: only the time (O(n²)) changes',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "dir.split('/').filter(Boolean) (mkdirp)",
+      mutants: 'without .filter(Boolean)',
+      reason:
+        "lightning-fs normalizes '//a' to '/a': the empty parts make mkdir('/'), EEXIST, which is skipped",
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "typeof data === 'string' ? 'utf8' : undefined (writeFileDeep)",
+      mutants: "true; false; !==; typeof data === ''",
+      reason:
+        'lightning-fs writes a string as UTF-8 when given no encoding, and ignores the encoding of bytes',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "dir === '/' ? '' : dir (du)",
+      mutants: "false; dir === ''",
+      reason: "lightning-fs normalizes '//name' to '/name'",
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: "e?.message ?? '' (storageError)",
+      mutants: '"Stryker was here!"',
+      reason: 'any text without "quota" in it: the test is only whether a missing message says quota',
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: 'if (!storage?.estimate) return undefined; (storageEstimate)',
+      mutants: 'false',
+      reason:
+        'storage.estimate() then throws a TypeError inside the try below, which returns the same undefined',
+    },
+    {
+      file: 'workers/store/repoEvents.ts',
+      code: "typeof BroadcastChannel === 'function'",
+      mutants: 'true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null is for very old browsers',
+    },
   ],
   equivalentMutants: [
     {
@@ -894,6 +975,29 @@ export default {
     this.ring = null;
   }`,
       reason: 'release frees memory only: nothing arrives after finish',
+    },
+    // workers/store: repoFs, errors (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "if (!backend) throw new Error('Files are staged ahead only through RepoFsBackend');",
+      reason:
+        'RepoFileSystems makes every file system with RepoFsBackend: only benchmarks go without (fixInodeWalk)',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: '() => 0',
+      reason:
+        'init replaces the walk before any inode is reserved: reserveInode is only called on an active file system',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: '{ uid: 1, gid: 1 }',
+      reason: "CacheFS's defaults are uid 1 and gid 1: the object only says so",
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: '{ return undefined; }',
+      reason: 'the catch block ends the function: without its return, it returns undefined as well',
     },
   ],
 };
