@@ -703,6 +703,13 @@ export default {
     },
     {
       file: 'workers/store/repoFs.ts',
+      code: "storageError(err, 'the changes') (writeAllOrNothing)",
+      mutants: "''",
+      reason:
+        "BatchedIdb's commit and staging throw StoreErrors already worded with 'the changes', which storageError keeps",
+    },
+    {
+      file: 'workers/store/repoFs.ts',
       code: 'db.generation === undefined (sync)',
       mutants: 'true',
       reason:

@@ -222,12 +222,12 @@ describe('RepoFileSystems across tabs', () => {
     });
     const b = tab(storage);
     await b.locks.withRepoLock('r', 'write', async () => {
-      await b.repoFs.open('r').promises.writeFile('/b', 'second', 'utf8');
+      for (const n of [0, 1, 2, 3]) await b.repoFs.open('r').promises.writeFile(`/b${n}`, `b${n}`, 'utf8');
       await b.repoFs.flush('r');
     });
     const c = tab(storage).repoFs.open('r').promises;
     expect(await c.readFile('/d/a', 'utf8')).toBe('first');
-    expect(await c.readFile('/b', 'utf8')).toBe('second');
+    for (const n of [0, 1, 2, 3]) expect(await c.readFile(`/b${n}`, 'utf8')).toBe(`b${n}`);
   });
 
   it('writeAllOrNothing: a write that throws rethrows as it is; a commit storage refuses is STORAGE_FAILED', async () => {
@@ -262,6 +262,23 @@ describe('RepoFileSystems across tabs', () => {
     // Not kept in memory either, where a later save would store it.
     expect(await p.readdir('/')).toEqual(['kept']);
     expect(await tab(storage).repoFs.open('r').promises.readdir('/')).toEqual(['kept']);
+    // A file stored ahead of the commit that storage refused: its error is what the commit throws.
+    e.repoFs.backend('r').stageBytes = 1;
+    const staged = await e.locks
+      .withRepoLock('r', 'write', () =>
+        e.repoFs.writeAllOrNothing('r', async () => {
+          failing.on = true;
+          await p.writeFile('/staged', 's', 'utf8');
+        }),
+      )
+      .catch((x: unknown) => x);
+    failing.on = false;
+    expect(staged).toMatchObject({
+      name: 'StoreError',
+      code: 'STORAGE_FAILED',
+      message: 'Could not store the changes: the disk failed',
+    });
+    expect(await p.readdir('/')).toEqual(['kept']);
   });
 
   it('a save storage refuses outside a batch makes the tree read back from storage', async () => {
