@@ -204,6 +204,22 @@ describe('repairStores', () => {
     expect(await store.registry.list()).toEqual([]);
   });
 
+  it('reports a database it could not delete, and says it deleted nothing', async () => {
+    const storage = memoryStorage();
+    await seed(storage);
+    await engine(storage).registry.remove(ID);
+    const refusing: Storage = {
+      ...storage,
+      deleteDatabase: () => Promise.reject(new Error('another tab keeps it open')),
+    };
+    const report = await repairStores(engine(refusing));
+    expect(report).toEqual({
+      removed: [],
+      reported: [`Could not delete ${NS}-repo-r: another tab keeps it open`],
+    });
+    expect(await storage.listDatabases()).toContain(`${NS}-repo-r`);
+  });
+
   it('where databases cannot be listed, says so and keeps every record', async () => {
     const storage = memoryStorage();
     await seed(storage);
@@ -247,6 +263,24 @@ describe('repairStores', () => {
       `r: ${packPath('idx')} was missing its contents; removed that pack (its objects are fetched again when needed).`,
     ]);
     for (const ext of ['idx', 'pack', 'promisor']) expect(await exists(fs, packPath(ext))).toBe(false);
+  });
+
+  it('removes the pack when its .idx cannot be rebuilt (a whole pack, under another checksum’s name)', async () => {
+    const storage = memoryStorage();
+    const other = 'e'.repeat(40);
+    await seed(storage, {
+      change: async (fs) => {
+        await fs.writeFile(packPath('pack', other), source.pack.slice());
+        await fs.writeFile(packPath('idx', other), source.idx.slice());
+      },
+    });
+    await loseContents(storage, packPath('idx', other));
+    const { store, report, fs } = await repair(storage);
+    expect(report.removed).toEqual([
+      `r: ${packPath('idx', other)} was missing its contents; removed that pack (its objects are fetched again when needed).`,
+    ]);
+    for (const ext of ['idx', 'pack']) expect(await exists(fs, packPath(ext, other))).toBe(false);
+    await fsck(store);
   });
 
   it('removes a pack whose .pack contents are missing, with its partners', async () => {
@@ -360,6 +394,13 @@ describe('repairStores', () => {
     expect(second.report.removed).toEqual(['r: the list now shows topic, where HEAD is.']);
     expect(await second.store.registry.get(ID)).toMatchObject({ branch: 'topic', headOid: source.head });
 
+    // The same commit, another branch: a checkout of a branch at the commit HEAD was on.
+    const branched = memoryStorage();
+    await seed(branched, { record: { branch: 'old' } });
+    const moved = await repair(branched);
+    expect(moved.report.removed).toEqual(['r: the list now shows main, where HEAD is.']);
+    expect(await moved.store.registry.get(ID)).toEqual(record());
+
     const detached = memoryStorage();
     await seed(detached, { change: (fs) => fs.writeFile(`${GITDIR}/HEAD`, `${source.first}\n`, 'utf8') });
     const third = await repair(detached);
@@ -370,13 +411,20 @@ describe('repairStores', () => {
   });
 
   it('leaves the record where HEAD names nothing it can read', async () => {
-    for (const head of ['ref: refs/heads/nowhere\n', 'not an id\n', 'ref: refs/tags/t\n']) {
+    for (const head of [
+      'ref: refs/heads/nowhere\n',
+      'not an id\n',
+      'ref: refs/tags/t\n',
+      'ref: refs/heads/bad\n',
+    ]) {
       const storage = memoryStorage();
       await seed(storage, {
         record: { branch: 'kept', headOid: source.first },
         change: async (fs) => {
           await fs.writeFile(`${GITDIR}/HEAD`, head, 'utf8');
           await fs.writeFile(`${GITDIR}/packed-refs`, `${source.head} refs/tags/other\n`, 'utf8');
+          // A loose ref that holds no id.
+          await fs.writeFile(`${GITDIR}/refs/heads/bad`, 'not an id\n', 'utf8');
         },
       });
       const { store, report } = await repair(storage);
