@@ -743,13 +743,6 @@ export default {
     },
     {
       file: 'workers/store/repoFs.ts',
-      code: "dir.split('/').filter(Boolean) (mkdirp)",
-      mutants: 'without .filter(Boolean)',
-      reason:
-        "lightning-fs normalizes '//a' to '/a': the empty parts make mkdir('/'), EEXIST, which is skipped",
-    },
-    {
-      file: 'workers/store/repoFs.ts',
       code: "typeof data === 'string' ? 'utf8' : undefined (writeFileDeep)",
       mutants: "true; false; !==; typeof data === ''",
       reason:
