@@ -774,6 +774,64 @@ export default {
       reason:
         'Node and every browser the engine runs in have BroadcastChannel: the null is for very old browsers',
     },
+    // workers/store: repair, repoLock, the rest of session 5's survivors (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repair.ts',
+      code: 'databases ?? []',
+      mutants: '["Stryker was here"]',
+      reason: 'a name parseRepoDatabase refuses: the loop skips it',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: "await locks.repoLockInUse(id) (before deleting); done === 'busy'",
+      mutants: "false; false, ''",
+      reason:
+        'the two guards overlap: a lock in use makes tryRepoLock (ifAvailable) return busy, and one it finds busy was in use',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: 'let names: string[] = []',
+      mutants: '["Stryker was here"]',
+      reason: 'both the try and its catch assign names before it is read',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: 'st.isFile() || st.isSymbolicLink()',
+      mutants: 'true',
+      reason: "lightning-fs's tree holds only folders, files and symbolic links",
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '.find(([, name]) => name === ref)?.[0]',
+      mutants: 'without ?.',
+      reason: "no such ref: the TypeError is caught by readHead's catch, which returns the same undefined",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: "this.heldHere.get(m?.repoId); m?.type === 'who'; e.data?.type === 'busy'",
+      mutants: 'without ?.',
+      reason: 'a message without data then throws inside the handler, which does nothing with it either way',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.events()?.postMessage(event); if (ch) (lockedRun)',
+      mutants: 'without ?.; true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null is for very old browsers',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'if (this.heldHere.has(repoId)) return (tryRepoLock)',
+      mutants: 'false',
+      reason:
+        "a fast path: the lock held here makes the ifAvailable request below return null, so 'busy' all the same",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'state?.pending ?? []; state.held ?? []; state.pending ?? []',
+      mutants: '["Stryker was here"]',
+      reason: 'an entry without a name: no lock name equals undefined',
+    },
   ],
   equivalentMutants: [
     {
@@ -996,6 +1054,28 @@ export default {
     },
     {
       file: 'workers/store/errors.ts',
+      code: '{ return undefined; }',
+      reason: 'the catch block ends the function: without its return, it returns undefined as well',
+    },
+    // workers/store: repair (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ names = []; }',
+      reason: 'names is [] already when readdir throws: the catch only says so',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ expectedSizeHint: pack.length }',
+      reason: 'only the first size of the receive buffer, which grows to whatever arrives',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ return false; }',
+      reason:
+        'the catch block ends the function: without its return it returns undefined, as falsy to the caller',
+    },
+    {
+      file: 'workers/store/repair.ts',
       code: '{ return undefined; }',
       reason: 'the catch block ends the function: without its return, it returns undefined as well',
     },
