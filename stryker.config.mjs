@@ -727,6 +727,145 @@ export default {
       reason:
         'unreachable: every entry inflated whole once (or was deflated by completeThinPack), and nothing rewrites its bytes',
     },
+    // workers/store: repoFs, registry, storage, credentials, errors, crashPoints, repoEvents, store (issue 26,
+    // session 6, mutstore3)
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "fs.promises.stat('/') (writeAllOrNothing, stageFileAhead)",
+      mutants: "stat('')",
+      reason: 'any call loads the tree (it is only made for that): a path that does not exist does as well',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "storageError(err, 'the changes') (writeAllOrNothing)",
+      mutants: "''",
+      reason:
+        "BatchedIdb's commit and staging throw StoreErrors already worded with 'the changes', which storageError keeps",
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'db.generation === undefined (sync)',
+      mutants: 'true',
+      reason:
+        'generation is set only by loading the tree or by a commit after it: it is never set while loaded is false',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'if (db.held || db.pendingWrites > 0) return false; (sync, before the read)',
+      mutants: 'false; &&; db.held as false',
+      reason:
+        'a fast path: the same test after the read of the stored generation returns false for the same state',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'const inodes: number[] = [] (placeStaged)',
+      mutants: '["Stryker was here"]',
+      reason: 'a key no record has: adopting it and later forgetting or deleting it changes nothing stored',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'db instanceof BatchedIdb (RepoFsBackend.init)',
+      mutants: 'true',
+      reason: 'RepoFsBackend is made only by createBatchedFs, whose db is always a BatchedIdb',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: 'cache._root !== this.counted (reserveInode)',
+      mutants: 'true',
+      reason:
+        'walking the tree at every call finds no larger number than counting on: only the time (O(n²)) changes',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "typeof data === 'string' ? 'utf8' : undefined (writeFileDeep)",
+      mutants: "true; false; !==; typeof data === ''",
+      reason:
+        'lightning-fs writes a string as UTF-8 when given no encoding, and ignores the encoding of bytes',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "dir === '/' ? '' : dir (du)",
+      mutants: "false; dir === ''",
+      reason: "lightning-fs normalizes '//name' to '/name'",
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: "e?.message ?? '' (storageError)",
+      mutants: '"Stryker was here!"',
+      reason: 'any text without "quota" in it: the test is only whether a missing message says quota',
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: 'if (!storage?.estimate) return undefined; (storageEstimate)',
+      mutants: 'false',
+      reason:
+        'storage.estimate() then throws a TypeError inside the try below, which returns the same undefined',
+    },
+    {
+      file: 'workers/store/repoEvents.ts',
+      code: "typeof BroadcastChannel === 'function'",
+      mutants: 'true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null is for very old browsers',
+    },
+    // workers/store: repair, repoLock, the rest of session 5's survivors (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repair.ts',
+      code: 'databases ?? []',
+      mutants: '["Stryker was here"]',
+      reason: 'a name parseRepoDatabase refuses: the loop skips it',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: "await locks.repoLockInUse(id) (before deleting); done === 'busy'",
+      mutants: "false; false, ''",
+      reason:
+        'the two guards overlap: a lock in use makes tryRepoLock (ifAvailable) return busy, and one it finds busy was in use',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: 'let names: string[] = []',
+      mutants: '["Stryker was here"]',
+      reason: 'both the try and its catch assign names before it is read',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: 'st.isFile() || st.isSymbolicLink()',
+      mutants: 'true',
+      reason: "lightning-fs's tree holds only folders, files and symbolic links",
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '.find(([, name]) => name === ref)?.[0]',
+      mutants: 'without ?.',
+      reason: "no such ref: the TypeError is caught by readHead's catch, which returns the same undefined",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: "this.heldHere.get(m?.repoId); m?.type === 'who'; e.data?.type === 'busy'",
+      mutants: 'without ?.',
+      reason: 'a message without data then throws inside the handler, which does nothing with it either way',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'this.events()?.postMessage(event); if (ch) (lockedRun)',
+      mutants: 'without ?.; true',
+      reason:
+        'Node and every browser the engine runs in have BroadcastChannel: the null is for very old browsers',
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'if (this.heldHere.has(repoId)) return (tryRepoLock)',
+      mutants: 'false',
+      reason:
+        "a fast path: the lock held here makes the ifAvailable request below return null, so 'busy' all the same",
+    },
+    {
+      file: 'workers/store/repoLock.ts',
+      code: 'state?.pending ?? []; state.held ?? []; state.pending ?? []',
+      mutants: '["Stryker was here"]',
+      reason: 'an entry without a name: no lock name equals undefined',
+    },
   ],
   equivalentMutants: [
     {
@@ -1006,6 +1145,51 @@ export default {
       file: 'workers/pack/deltaResolver.ts',
       code: '[children.ofsStart, children.ofsChildren, children.refOrder, children.refParent]',
       reason: 'releaseTables frees memory only: nothing reads the lists after resolving',
+    },
+    // workers/store: repoFs, errors (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repoFs.ts',
+      code: "if (!backend) throw new Error('Files are staged ahead only through RepoFsBackend');",
+      reason:
+        'RepoFileSystems makes every file system with RepoFsBackend: only benchmarks go without (fixInodeWalk)',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: '() => 0',
+      reason:
+        'init replaces the walk before any inode is reserved: reserveInode is only called on an active file system',
+    },
+    {
+      file: 'workers/store/repoFs.ts',
+      code: '{ uid: 1, gid: 1 }',
+      reason: "CacheFS's defaults are uid 1 and gid 1: the object only says so",
+    },
+    {
+      file: 'workers/store/errors.ts',
+      code: '{ return undefined; }',
+      reason: 'the catch block ends the function: without its return, it returns undefined as well',
+    },
+    // workers/store: repair (issue 26, session 6, mutstore3)
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ names = []; }',
+      reason: 'names is [] already when readdir throws: the catch only says so',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ expectedSizeHint: pack.length }',
+      reason: 'only the first size of the receive buffer, which grows to whatever arrives',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ return false; }',
+      reason:
+        'the catch block ends the function: without its return it returns undefined, as falsy to the caller',
+    },
+    {
+      file: 'workers/store/repair.ts',
+      code: '{ return undefined; }',
+      reason: 'the catch block ends the function: without its return, it returns undefined as well',
     },
   ],
 };

@@ -46,7 +46,7 @@ describe('Credentials', () => {
 
   it('through a CORS proxy, takes a token only with consent to that proxy, which the record then names', async () => {
     const { registry, credentials } = await setup({
-      corsProxy: 'https://proxy.example/',
+      corsProxy: 'https://proxy.example//',
       tokenProxy: 'https://old',
     });
     await expect(credentials.set('r', alice, true)).rejects.toMatchObject({
@@ -78,6 +78,17 @@ describe('Credentials', () => {
     const r = await registry.get('r');
     expect(r?.tokenProxy).toBeUndefined();
     expect(r?.needsToken).toBe(true);
+  });
+  it('a proxy the person agreed to needs no CORS proxy on the record; a repo without a record takes a token', async () => {
+    const { registry, credentials } = await setup();
+    const withProxy = { ...alice, proxy: 'https://proxy.example' };
+    await credentials.set('r', withProxy, true);
+    expect(await registry.get('r')).toMatchObject({ auth: withProxy, needsToken: true });
+    expect((await registry.get('r'))?.tokenProxy).toBeUndefined();
+    // Not stored (deleted meanwhile): kept for the session, and no record is made for it.
+    await credentials.set('gone', alice, true);
+    expect(credentials.for(record({ id: 'gone' }))).toBe(alice);
+    expect(await registry.get('gone')).toBeUndefined();
   });
 });
 

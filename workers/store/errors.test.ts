@@ -31,6 +31,9 @@ describe('storageError', () => {
       expect(e.code).toBe('STORAGE_FULL');
       expect(e.message).toBe(`The browser refused to store the pack${FULL_TAIL}`);
     }
+    // By name alone: a browser's QuotaExceededError need not say "quota".
+    const named = Object.assign(new Error('The disk is full.'), { name: 'QuotaExceededError' });
+    expect(storageError(named, 'x').code).toBe('STORAGE_FULL');
   });
 
   it('anything else is STORAGE_FAILED with what the browser said', () => {
@@ -74,9 +77,11 @@ describe('storageErrorWithFigures', () => {
 
   it('says what is free when the browser gives less than was needed', async () => {
     estimate(async () => ({ usage: 9_000_000, quota: 10_000_000 }));
-    expect((await storageErrorWithFigures(quota(), 'the pack', 2_000_000)).message).toBe(
-      `The browser refused to store the pack (2.0 MB needed; 1.0 MB free of 10.0 MB)${FULL_TAIL}`,
-    );
+    expect(await storageErrorWithFigures(quota(), 'the pack', 2_000_000)).toMatchObject({
+      name: 'StoreError',
+      code: 'STORAGE_FULL',
+      message: `The browser refused to store the pack (2.0 MB needed; 1.0 MB free of 10.0 MB)${FULL_TAIL}`,
+    });
     // Usage above the quota is no room, not a negative one.
     estimate(async () => ({ usage: 11_000_000, quota: 10_000_000 }));
     expect((await storageErrorWithFigures(quota(), 'the pack', 2_000_000)).message).toContain(

@@ -28,6 +28,14 @@ describe('Registry', () => {
     );
   });
 
+  it('list skips a slot that holds no record', async () => {
+    const storage = memoryStorage();
+    const registry = newRegistry(storage);
+    await registry.put(record('r'));
+    await storage.keyValue<RepoRecord | null>('regtest-registry', 'repos').set('hole', null);
+    expect((await registry.list()).map((r) => r.id)).toEqual(['r']);
+  });
+
   it('update changes a record, and never revives a removed one', async () => {
     const registry = newRegistry();
     await registry.put(record('r'));

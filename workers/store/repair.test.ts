@@ -14,6 +14,7 @@ import { memoryStorage } from '../storage/memory.ts';
 import { writeNewGitDir } from './gitDir.ts';
 import type { RepoRecord } from './registry.ts';
 import { repairStores } from './repair.ts';
+import type { RepoEvent } from './repoEvents.ts';
 import { GITDIR, type PromiseFs } from './repoFs.ts';
 import type { Storage } from './storage.ts';
 import { Store } from './store.ts';
@@ -117,11 +118,39 @@ async function loseContents(storage: Storage, ...paths: string[]): Promise<void>
   await storage.files(store.repoFs.dbName(ID)).write(inodes.map((ino) => [ino, null]));
 }
 
-/** Repairs with a new engine, and hands it back to look at what is left. */
+/** The locks taken (`repoId: what`), as another tab hears them; `stop` waits until each was let go. */
+function hearLocks(): { busy: string[]; stop: () => Promise<void> } {
+  const busy: string[] = [];
+  let idle = 0;
+  const channel = new BroadcastChannel(`${NS}-repos`);
+  channel.onmessage = (e: MessageEvent<RepoEvent>) => {
+    if (e.data.type === 'busy') busy.push(`${e.data.repoId}: ${e.data.what}`);
+    if (e.data.type === 'idle') idle++;
+  };
+  const stop = async () => {
+    for (let i = 0; i < 200 && (idle === 0 || idle < busy.length); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    channel.close();
+  };
+  return { busy, stop };
+}
+
+/**
+ * Repairs with a new engine, and hands it back to look at what is left, with the repos whose pack set it
+ * dropped (to be read again) and the locks it took, as the other tabs hear them.
+ */
 async function repair(storage: Storage) {
   const store = engine(storage);
+  const forgotten: string[] = [];
+  const forget = store.forgetRepo.bind(store);
+  store.forgetRepo = (id) => {
+    forgotten.push(id);
+    forget(id);
+  };
+  const { busy, stop } = hearLocks();
   const report = await repairStores(store);
-  return { store, report, fs: store.repoFs.open(ID).promises };
+  await stop();
+  return { store, report, fs: store.repoFs.open(ID).promises, forgotten, busy };
 }
 
 async function exists(fs: PromiseFs, path: string): Promise<boolean> {
@@ -142,8 +171,11 @@ describe('repairStores', () => {
   it('leaves a whole repo as it is, and git accepts it', async () => {
     const storage = memoryStorage();
     await seed(storage);
-    const { store, report, fs } = await repair(storage);
+    const { store, report, fs, forgotten, busy } = await repair(storage);
     expect(report).toEqual({ removed: [], reported: [] });
+    // Checked under the repo's lock; nothing changed, so its pack set is kept.
+    expect(busy).toEqual(['r: repairing']);
+    expect(forgotten).toEqual([]);
     expect(await store.registry.get(ID)).toEqual(record());
     expect(await fs.readFile('/a.txt', 'utf8')).toBe('one\n');
     await fsck(store);
@@ -156,7 +188,11 @@ describe('repairStores', () => {
     await other.registry.remove(ID);
     await storage.files(`${NS}-repo-gone_lock`).write([['x', 1]]);
     await storage.files('someone-else').write([['x', 1]]);
+    const { busy, stop } = hearLocks();
     const report = await repairStores(engine(storage));
+    await stop();
+    // Each deleted under its lock, which the other tabs hear is taken for repairing.
+    expect(busy.sort()).toEqual(['gone: repairing', 'r: repairing']);
     expect(report.removed.sort()).toEqual([
       `Deleted ${NS}-repo-gone_lock, left behind by a repository that is gone.`,
       `Deleted ${NS}-repo-r: an interrupted clone that no repository record names.`,
@@ -204,6 +240,22 @@ describe('repairStores', () => {
     expect(await store.registry.list()).toEqual([]);
   });
 
+  it('reports a database it could not delete, and says it deleted nothing', async () => {
+    const storage = memoryStorage();
+    await seed(storage);
+    await engine(storage).registry.remove(ID);
+    const refusing: Storage = {
+      ...storage,
+      deleteDatabase: () => Promise.reject(new Error('another tab keeps it open')),
+    };
+    const report = await repairStores(engine(refusing));
+    expect(report).toEqual({
+      removed: [],
+      reported: [`Could not delete ${NS}-repo-r: another tab keeps it open`],
+    });
+    expect(await storage.listDatabases()).toContain(`${NS}-repo-r`);
+  });
+
   it('where databases cannot be listed, says so and keeps every record', async () => {
     const storage = memoryStorage();
     await seed(storage);
@@ -220,11 +272,12 @@ describe('repairStores', () => {
     const storage = memoryStorage();
     await seed(storage);
     await loseContents(storage, packPath('idx'));
-    const { store, report, fs } = await repair(storage);
+    const { store, report, fs, forgotten } = await repair(storage);
     expect(report).toEqual({
       removed: [`r: ${packPath('idx')} was missing its contents; rebuilt it from its pack.`],
       reported: [],
     });
+    expect(forgotten).toEqual([ID]);
     expect(
       Buffer.from((await fs.readFile(packPath('idx'))) as Uint8Array).equals(Buffer.from(source.idx)),
     ).toBe(true);
@@ -249,11 +302,30 @@ describe('repairStores', () => {
     for (const ext of ['idx', 'pack', 'promisor']) expect(await exists(fs, packPath(ext))).toBe(false);
   });
 
+  it('removes the pack when its .idx cannot be rebuilt (a whole pack, under another checksum’s name)', async () => {
+    const storage = memoryStorage();
+    const other = 'e'.repeat(40);
+    await seed(storage, {
+      change: async (fs) => {
+        await fs.writeFile(packPath('pack', other), source.pack.slice());
+        await fs.writeFile(packPath('idx', other), source.idx.slice());
+      },
+    });
+    await loseContents(storage, packPath('idx', other));
+    const { store, report, fs } = await repair(storage);
+    expect(report.removed).toEqual([
+      `r: ${packPath('idx', other)} was missing its contents; removed that pack (its objects are fetched again when needed).`,
+    ]);
+    for (const ext of ['idx', 'pack']) expect(await exists(fs, packPath(ext, other))).toBe(false);
+    await fsck(store);
+  });
+
   it('removes a pack whose .pack contents are missing, with its partners', async () => {
     const storage = memoryStorage();
     await seed(storage);
     await loseContents(storage, packPath('pack'));
-    const { report, fs } = await repair(storage);
+    const { report, fs, forgotten } = await repair(storage);
+    expect(forgotten).toEqual([ID]);
     expect(report).toEqual({
       removed: [
         `r: ${packPath('pack')} was missing its contents; removed that pack (its objects are fetched again when needed).`,
@@ -360,6 +432,13 @@ describe('repairStores', () => {
     expect(second.report.removed).toEqual(['r: the list now shows topic, where HEAD is.']);
     expect(await second.store.registry.get(ID)).toMatchObject({ branch: 'topic', headOid: source.head });
 
+    // The same commit, another branch: a checkout of a branch at the commit HEAD was on.
+    const branched = memoryStorage();
+    await seed(branched, { record: { branch: 'old' } });
+    const moved = await repair(branched);
+    expect(moved.report.removed).toEqual(['r: the list now shows main, where HEAD is.']);
+    expect(await moved.store.registry.get(ID)).toEqual(record());
+
     const detached = memoryStorage();
     await seed(detached, { change: (fs) => fs.writeFile(`${GITDIR}/HEAD`, `${source.first}\n`, 'utf8') });
     const third = await repair(detached);
@@ -370,13 +449,20 @@ describe('repairStores', () => {
   });
 
   it('leaves the record where HEAD names nothing it can read', async () => {
-    for (const head of ['ref: refs/heads/nowhere\n', 'not an id\n', 'ref: refs/tags/t\n']) {
+    for (const head of [
+      'ref: refs/heads/nowhere\n',
+      'not an id\n',
+      'ref: refs/tags/t\n',
+      'ref: refs/heads/bad\n',
+    ]) {
       const storage = memoryStorage();
       await seed(storage, {
         record: { branch: 'kept', headOid: source.first },
         change: async (fs) => {
           await fs.writeFile(`${GITDIR}/HEAD`, head, 'utf8');
           await fs.writeFile(`${GITDIR}/packed-refs`, `${source.head} refs/tags/other\n`, 'utf8');
+          // A loose ref that holds no id.
+          await fs.writeFile(`${GITDIR}/refs/heads/bad`, 'not an id\n', 'utf8');
         },
       });
       const { store, report } = await repair(storage);

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { indexedDbStorage } from '../storage/indexedDb.ts';
 import { memoryStorage } from '../storage/memory.ts';
-import { du, mkdirp, type PromiseFs, writeFileDeep } from './repoFs.ts';
+import { createBatchedFs, du, mkdirp, type PromiseFs, RepoFsBackend, writeFileDeep } from './repoFs.ts';
+import type { Storage } from './storage.ts';
 import { Store } from './store.ts';
 
 const store = new Store(indexedDbStorage(), 'blobless');
@@ -70,6 +71,20 @@ async function exists(p: PromiseFs, path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** `storage`, with every file-record write refused while `failing.on` (a full disk, say). */
+function failingWrites(storage: Storage, failing: { on: boolean }): Storage {
+  return {
+    ...storage,
+    files: (name) => {
+      const records = storage.files(name);
+      return Object.assign(Object.create(records), {
+        write: (changes: Parameters<typeof records.write>[0]) =>
+          failing.on ? Promise.reject(new Error('the disk failed')) : records.write(changes),
+      });
+    },
+  };
 }
 
 describe('RepoFileSystems across tabs', () => {
@@ -142,6 +157,143 @@ describe('RepoFileSystems across tabs', () => {
     expect(await b.repoFs.sync('r')).toBe(false);
   });
 
+  it('sync leaves alone a repo opened here but not loaded yet, and reloads one read before anything was stored', async () => {
+    const storage = memoryStorage();
+    const a = tab(storage);
+    const b = tab(storage);
+    const reloaded: string[] = [];
+    b.repoFs.onReloaded((id) => reloaded.push(id));
+    const empty = b.repoFs.open('empty').promises;
+    expect(await empty.readdir('/')).toEqual([]);
+    for (const id of ['unread', 'empty']) {
+      await a.locks.withRepoLock(id, 'write', async () => {
+        await a.repoFs.open(id).promises.writeFile('/one', '1', 'utf8');
+        await a.repoFs.flush(id);
+      });
+    }
+    expect(a.repoFs.generation('empty')).toEqual(expect.any(String));
+    // Opened, its tree not loaded yet: loading reads the stored tree anyway.
+    b.repoFs.open('unread');
+    expect(await b.repoFs.sync('unread')).toBe(false);
+    expect(await b.repoFs.sync('empty')).toBe(true);
+    expect(reloaded).toEqual(['empty']);
+    expect(await empty.readdir('/')).toEqual(['one']);
+    expect(await b.repoFs.open('unread').promises.readdir('/')).toEqual(['one']);
+  });
+
+  it('sync keeps the tree when this tab starts writing while the stored generation is read', async () => {
+    const storage = memoryStorage();
+    let release: (() => void) | undefined;
+    const b = tab({
+      ...storage,
+      files: (name) => {
+        const records = storage.files(name);
+        return Object.assign(Object.create(records), {
+          // Held while a test holds `release`: the read of the stored generation waits for it.
+          get: async (key: Parameters<typeof records.get>[0]) => {
+            if (release) await new Promise<void>((r) => (release = r));
+            return records.get(key);
+          },
+        });
+      },
+    });
+    const a = tab(storage);
+    const bp = b.repoFs.open('r').promises;
+    expect(await bp.readdir('/')).toEqual([]);
+    await a.locks.withRepoLock('r', 'write', async () => {
+      await a.repoFs.open('r').promises.writeFile('/theirs', 'a', 'utf8');
+      await a.repoFs.flush('r');
+    });
+    release = () => undefined;
+    const syncing = b.repoFs.sync('r');
+    await bp.writeFile('/mine', 'b', 'utf8');
+    release();
+    release = undefined;
+    expect(await syncing).toBe(false);
+    expect(await bp.readFile('/mine', 'utf8')).toBe('b');
+  });
+
+  it('a new tab numbers its new files past those stored: no file’s contents are overwritten', async () => {
+    const storage = memoryStorage();
+    const a = tab(storage);
+    await a.locks.withRepoLock('r', 'write', async () => {
+      await writeFileDeep(a.repoFs.open('r').promises, '/d/a', 'first');
+      await a.repoFs.flush('r');
+    });
+    const b = tab(storage);
+    await b.locks.withRepoLock('r', 'write', async () => {
+      for (const n of [0, 1, 2, 3]) await b.repoFs.open('r').promises.writeFile(`/b${n}`, `b${n}`, 'utf8');
+      await b.repoFs.flush('r');
+    });
+    const c = tab(storage).repoFs.open('r').promises;
+    expect(await c.readFile('/d/a', 'utf8')).toBe('first');
+    for (const n of [0, 1, 2, 3]) expect(await c.readFile(`/b${n}`, 'utf8')).toBe(`b${n}`);
+  });
+
+  it('writeAllOrNothing: a write that throws rethrows as it is; a commit storage refuses is STORAGE_FAILED', async () => {
+    const failing = { on: false };
+    const storage = memoryStorage();
+    const e = tab(failingWrites(storage, failing));
+    const p = e.repoFs.open('r').promises;
+    await p.writeFile('/kept', 'k', 'utf8');
+    await e.repoFs.flush('r');
+    const thrown = new Error('half way');
+    await expect(
+      e.repoFs.writeAllOrNothing('r', async () => {
+        await p.writeFile('/half', 'h', 'utf8');
+        throw thrown;
+      }),
+    ).rejects.toBe(thrown);
+    expect(await p.readdir('/')).toEqual(['kept']);
+    const err = await e.locks
+      .withRepoLock('r', 'write', () =>
+        e.repoFs.writeAllOrNothing('r', async () => {
+          await p.writeFile('/refused', 'r', 'utf8');
+          failing.on = true;
+        }),
+      )
+      .catch((x: unknown) => x);
+    failing.on = false;
+    expect(err).toMatchObject({
+      name: 'StoreError',
+      code: 'STORAGE_FAILED',
+      message: 'Could not store the changes: the disk failed',
+    });
+    // Not kept in memory either, where a later save would store it.
+    expect(await p.readdir('/')).toEqual(['kept']);
+    expect(await tab(storage).repoFs.open('r').promises.readdir('/')).toEqual(['kept']);
+    // A file stored ahead of the commit that storage refused: its error is what the commit throws.
+    e.repoFs.backend('r').stageBytes = 1;
+    const staged = await e.locks
+      .withRepoLock('r', 'write', () =>
+        e.repoFs.writeAllOrNothing('r', async () => {
+          failing.on = true;
+          await p.writeFile('/staged', 's', 'utf8');
+        }),
+      )
+      .catch((x: unknown) => x);
+    failing.on = false;
+    expect(staged).toMatchObject({
+      name: 'StoreError',
+      code: 'STORAGE_FAILED',
+      message: 'Could not store the changes: the disk failed',
+    });
+    expect(await p.readdir('/')).toEqual(['kept']);
+  });
+
+  it('a save storage refuses outside a batch makes the tree read back from storage', async () => {
+    const failing = { on: false };
+    const e = tab(failingWrites(memoryStorage(), failing));
+    const p = e.repoFs.open('r').promises;
+    await p.writeFile('/kept', 'k', 'utf8');
+    await e.repoFs.flush('r');
+    failing.on = true;
+    await p.writeFile('/refused', 'r', 'utf8');
+    await e.repoFs.flush('r').catch(() => undefined);
+    failing.on = false;
+    expect(await p.readdir('/')).toEqual(['kept']);
+  });
+
   it('committed: true once this tab’s writes are stored, false once dropped', async () => {
     const e = tab();
     expect(await e.repoFs.committed('never-opened')).toBe(true);
@@ -196,6 +348,33 @@ describe('RepoFileSystems across tabs', () => {
     expect(await e.repoFs.open('r').promises.readdir('/')).toEqual([]);
   });
 
+  it('delete drops writes not yet stored, so that no later save recreates the database', async () => {
+    const storage = memoryStorage();
+    const deleted: [string, unknown][] = [];
+    const e = tab({
+      ...storage,
+      deleteDatabase: (name, options) => {
+        deleted.push([name, options]);
+        return storage.deleteDatabase(name, options);
+      },
+    });
+    const p = e.repoFs.open('r').promises;
+    await p.writeFile('/a', 'x', 'utf8');
+    await e.repoFs.flush('r');
+    await p.writeFile('/late', 'l', 'utf8');
+    await e.repoFs.delete('r', { blockedTimeoutMs: 100 });
+    await p.flush().catch(() => undefined);
+    expect(await storage.listDatabases()).toEqual([]);
+    await e.repoFs.delete('s');
+    const name = (id: string) => e.repoFs.dbName(id);
+    expect(deleted).toEqual([
+      [name('r'), { blockedTimeoutMs: 100 }],
+      [`${name('r')}_lock`, { blockedTimeoutMs: 100 }],
+      [name('s'), { blockedTimeoutMs: 10_000 }],
+      [`${name('s')}_lock`, { blockedTimeoutMs: 10_000 }],
+    ]);
+  });
+
   it('close stores what is pending', async () => {
     const storage = memoryStorage();
     const e = tab(storage);
@@ -238,6 +417,34 @@ describe('files staged ahead (RepoFileSystems.stageFileAhead)', () => {
     expect((await other.lstat('/run.sh')).mode & 0o777).toBe(0o777);
     expect((await other.lstat('/dir/sub/a.txt')).size).toBe(3);
     expect(new Set([a.inode, b.inode, (await other.lstat('/after')).ino]).size).toBe(3);
+    // The folders placing made are folders as mkdir makes them.
+    expect((await other.lstat('/dir/sub')).mode & 0o777).toBe(0o777);
+  });
+
+  it('flushStaged throws what storage refused', async () => {
+    const failing = { on: true };
+    const e = tab(failingWrites(memoryStorage(), failing));
+    e.repoFs.open('r');
+    e.repoFs.backend('r').stageBytes = 1;
+    await e.repoFs.stageFileAhead('r', new TextEncoder().encode('x'));
+    await expect(e.repoFs.flushStaged('r')).rejects.toThrow('the disk failed');
+  });
+
+  it('inside a batch, a new file is stored ahead of the commit once it passes stageBytes', async () => {
+    const storage = memoryStorage();
+    const e = tab(storage);
+    const p = e.repoFs.open('r').promises;
+    await p.writeFile('/old', 'old', 'utf8');
+    await e.repoFs.flush('r');
+    const db = e.repoFs.backend('r');
+    db.stageBytes = 1;
+    await e.locks.withRepoLock('r', 'write', () =>
+      e.repoFs.writeAllOrNothing('r', async () => {
+        await p.writeFile('/new', 'new', 'utf8');
+        const ino = (await p.lstat('/new')).ino as number;
+        expect(await db.storedInodes()).toContain(ino);
+      }),
+    );
   });
 
   it('placed into folders that exist, and dropped when the checkout fails', async () => {
@@ -273,6 +480,25 @@ describe('repoFs helpers', () => {
     await writeFileDeep(p, '/x/bin', new Uint8Array([1, 2]));
     expect(await p.readFile('/x/y/z.txt', 'utf8')).toBe('text');
     expect(Array.from((await p.readFile('/x/bin')) as Uint8Array)).toEqual([1, 2]);
+  });
+
+  it('mkdirp throws what is not "exists already"', async () => {
+    const denied = Object.assign(new Error('denied'), { code: 'EACCES' });
+    const made: string[] = [];
+    const fs = {
+      mkdir: async (dir: string) => {
+        made.push(dir);
+        if (dir === '/a/b') throw denied;
+      },
+    } as unknown as PromiseFs;
+    await expect(mkdirp(fs, '/a/b/c')).rejects.toBe(denied);
+    expect(made).toEqual(['/a', '/a/b']);
+  });
+
+  it('createBatchedFs gives RepoFsBackend, or lightning-fs’s own backend with fixInodeWalk false', () => {
+    const storage = memoryStorage();
+    expect(createBatchedFs(storage, 'x').backend).toBeInstanceOf(RepoFsBackend);
+    expect(createBatchedFs(storage, 'y', { fixInodeWalk: false }).backend).toBeUndefined();
   });
 
   it('du sums the sizes of the files below a folder', async () => {

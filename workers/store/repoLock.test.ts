@@ -225,7 +225,11 @@ describe('RepoLocks', () => {
     );
     await settle();
     controller.abort();
-    await expect(second).rejects.toMatchObject({ name: 'StoreError', code: 'ABORTED' });
+    await expect(second).rejects.toMatchObject({
+      name: 'StoreError',
+      code: 'ABORTED',
+      message: "Stopped waiting for the other tab's work on this repository.",
+    });
     gate.resolve();
     expect(await first).toBe('first');
     expect(ran).toBe(false);
@@ -262,6 +266,87 @@ describe('RepoLocks', () => {
       throw plain;
     });
     await expect(third).rejects.toBe(plain);
+  });
+
+  it('an error of an operation that waited for the lock is passed on as it is', async () => {
+    const store = newStore();
+    const gate = deferred();
+    const first = store.locks.withRepoLock('r', 'a', () => gate.promise);
+    await settle();
+    const plain = new Error('plain');
+    const second = store.locks.withRepoLock('r', 'b', async () => {
+      throw plain;
+    });
+    await settle();
+    gate.resolve();
+    await first;
+    await expect(second).rejects.toBe(plain);
+  });
+
+  it('onWait is not called when the lock is free, and not after a wait given up', async () => {
+    const storage = memoryStorage();
+    const holder = newStore(storage);
+    const waiter = newStore(storage);
+    const waits: LockWait[] = [];
+    const onWait = (w: LockWait) => waits.push(w);
+    expect(await waiter.locks.withRepoLock('r', 'free', async () => 'ran', { onWait })).toBe('ran');
+    expect(waits).toEqual([]);
+    const gate = deferred();
+    const held = holder.locks.withRepoLock('r', 'clone', () => gate.promise);
+    await settle();
+    const controller = new AbortController();
+    const waiting = waiter.locks.withRepoLock('r', 'fetch', async () => 'ran', {
+      onWait,
+      signal: controller.signal,
+    });
+    for (let i = 0; i < 50 && waits.length < 2; i++) await settle();
+    controller.abort();
+    await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
+    const count = waits.length;
+    const other = new BroadcastChannel('locktest-repos');
+    channels.push(other);
+    other.postMessage({ type: 'busy', repoId: 'r', what: 'late news', origin: 'x' } satisfies RepoEvent);
+    await settle();
+    expect(waits).toHaveLength(count);
+    gate.resolve();
+    await held;
+  });
+
+  it('answers "who" once, only "who", and not once closed; a waiter hears only "busy" of its repo', async () => {
+    const storage = memoryStorage();
+    const holder = newStore(storage);
+    const waiter = newStore(storage);
+    // An operation before: its events opened the channel already.
+    await holder.locks.withRepoLock('r', 'before', async () => undefined);
+    const gate = deferred();
+    const held = holder.locks.withRepoLock('r', 'clone', () => gate.promise);
+    await settle();
+    const waits: LockWait[] = [];
+    const waiting = waiter.locks.withRepoLock('r', 'fetch', async () => 'ran', {
+      onWait: (w) => waits.push(w),
+    });
+    for (let i = 0; i < 50 && waits.length < 2; i++) await settle();
+    expect(waits).toEqual([{ what: undefined }, { what: 'clone' }]);
+    const heard = listen();
+    const asker = new BroadcastChannel('locktest-repos');
+    channels.push(asker);
+    // Not "who", and nothing at all: neither gets an answer, nor is news to the waiter.
+    asker.postMessage(null);
+    asker.postMessage({ type: 'idle', repoId: 'r', origin: 'x' } satisfies RepoEvent);
+    asker.postMessage({ type: 'changed', repoId: 'r', what: 'push', origin: 'x' } satisfies RepoEvent);
+    await settle();
+    expect(waits).toHaveLength(2);
+    asker.postMessage({ type: 'who', repoId: 'r', origin: 'x' } satisfies RepoEvent);
+    await settle();
+    const answers = () => heard.filter((e) => e?.type === 'busy' && e.origin === holder.locks.origin);
+    expect(answers()).toEqual([{ type: 'busy', repoId: 'r', what: 'clone', origin: holder.locks.origin }]);
+    holder.locks.close();
+    asker.postMessage({ type: 'who', repoId: 'r', origin: 'x' } satisfies RepoEvent);
+    await settle();
+    expect(answers()).toHaveLength(1);
+    gate.resolve();
+    await held;
+    expect(await waiting).toBe('ran');
   });
 
   it('underRepoLock runs at once inside this engine’s operation, and takes the lock outside one', async () => {
