@@ -34,6 +34,8 @@ export default {
     'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet,batchedIdb,repoFs,repoLock,repair,registry,storage,credentials,errors,crashPoints,repoEvents,store}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
     'workers/ops/read/blame.ts',
+    'workers/ops/read/readFileMinimal.ts',
+    'workers/ops/sync/lsRefsCall.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
