@@ -2,6 +2,7 @@
 // for (filters, depth, wants, ref prefixes), what it stores, and each refusal, on repositories built here
 // object by object, so every case costs milliseconds and no git server. What a good read returns is checked
 // against git http-backend and the git CLI in readFileMinimal.test.ts.
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -608,5 +609,17 @@ describe('readFileMinimal against bad HEADs', () => {
     );
     const files = await snapshotGitDir(ctx, minimalRepoId(url)).catch(() => ({}));
     expect(Object.keys(files).filter((p) => p.endsWith('/HEAD') || p.includes('/refs/'))).toEqual([]);
+  });
+});
+
+describe('minimalRepoId', () => {
+  const sha = (href: string) => createHash('sha1').update(href).digest('hex').slice(0, 12);
+  it('is the repository name made safe, cut at 40 characters, and a hash of the normalized URL', () => {
+    expect(minimalRepoId('https://git.example/team/My Repo+Name!!.git')).toBe(
+      `minimal-my-20repo-name--${sha('https://git.example/team/My%20Repo+Name!!.git')}`,
+    );
+    const long = `https://git.example/team/${'A'.repeat(50)}.git`;
+    expect(minimalRepoId(long)).toBe(`minimal-${'a'.repeat(40)}-${sha(long)}`);
+    expect(minimalRepoId('https://Git.Example/x.git/')).toBe(`minimal-x-${sha('https://git.example/x.git')}`);
   });
 });

@@ -89,7 +89,9 @@ describe('lsRefsCall', () => {
     const { client } = scripted(HEAD_AND_MAIN);
     const err = await lsRefsCall(client, caps([]), ['HEAD'], { maxBytes: 64 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WireError);
-    expect(String((err as WireError).message)).toContain('maxLsRefsBytes');
+    expect((err as WireError).message).toContain(
+      "The server's ls-refs answer is larger than 64 bytes (maxLsRefsBytes)",
+    );
   });
 });
 
@@ -193,6 +195,13 @@ describe('lsRefsAhead: the ls-refs sent with the info/refs GET', () => {
       },
     ],
     [
+      'a request that failed before an answer, HEAD asked where unborn is advertised',
+      ({ client }) => {
+        const ahead = lsRefsAhead(client, ['HEAD'], 1 << 20);
+        return [client, caps(['unborn']), ['HEAD'], { maxBytes: 1 << 20, ahead }];
+      },
+    ],
+    [
       'an advertised unborn with HEAD asked and missing from the listing (an empty repository)',
       ({ client }) => {
         const ahead = lsRefsAhead(client, ['HEAD'], 1 << 20);
@@ -222,20 +231,17 @@ describe('lsRefsAhead: the ls-refs sent with the info/refs GET', () => {
     const ahead = lsRefsAhead(client, ['HEAD'], 64);
     const answer = await ahead.answer;
     expect(answer).toBeInstanceOf(WireError);
-    const err = await lsRefsCall(client, caps([]), ['HEAD'], { maxBytes: 64, ahead }).catch(
-      (e: unknown) => e,
-    );
-    expect(err).toBe(answer);
+    // Rejected with it: a call that resolved to the error as its listing would not do.
+    await expect(lsRefsCall(client, caps([]), ['HEAD'], { maxBytes: 64, ahead })).rejects.toBe(answer);
     expect(bodies).toHaveLength(1);
   });
 
   it('broken framing is the error of the call, not asked again', async () => {
     const { client, bodies } = scripted(new TextEncoder().encode('zzzz'), HEAD_AND_MAIN);
     const ahead = lsRefsAhead(client, ['HEAD'], 1 << 20);
-    const err = await lsRefsCall(client, caps([]), ['HEAD'], { maxBytes: 1 << 20, ahead }).catch(
-      (e: unknown) => e,
+    await expect(lsRefsCall(client, caps([]), ['HEAD'], { maxBytes: 1 << 20, ahead })).rejects.toBeInstanceOf(
+      WireError,
     );
-    expect(err).toBeInstanceOf(WireError);
     expect(bodies).toHaveLength(1);
   });
 });
