@@ -501,11 +501,11 @@ describe('readFileMinimal: what it refuses', () => {
 
   it('a path deeper than the tree depth cap, before fetching any tree for it', async () => {
     const url = serve(oneByOne);
-    const err = await failure(
-      readFileMinimal(ctx, url, 'main', 'dir/sub/deep.txt', { limits: { maxTreeDepth: 1 } }),
-    );
-    expect(err.code).toBeTruthy();
-    expect(asked(url).fetches.length).toBeLessThanOrEqual(3);
+    // dir/sub is 2 folders deep: the root and dir are fetched and read, sub is refused unfetched.
+    const err = await failure(readFileMinimal(ctx, url, 'main', 'dir/sub', { limits: { maxTreeDepth: 1 } }));
+    expect(err).toMatchObject({ code: 'HOSTILE_TREE', check: 'TREE_TOO_DEEP' });
+    expect(err.message).toContain('at "dir/sub"');
+    expect(asked(url).fetches).toHaveLength(3);
   });
 
   it('a cancelled read: ABORTED, before any request or during one', async () => {
@@ -533,6 +533,26 @@ describe('readFileMinimal: what it refuses', () => {
       ),
     );
     expect(err.code).toBe('ABORTED');
+    // Cancelled once the file's own request is answered: nothing is returned, nothing recorded.
+    const last = serve({ refs: main(), pack: allTrees, packs: [allTrees, repo.pack(repo.a)] });
+    const atEnd = new AbortController();
+    const lastErr = await failure(
+      readFileMinimal(
+        ctx,
+        last,
+        'main',
+        'a.txt',
+        {},
+        {
+          signal: atEnd.signal,
+          onProgress: (p) => {
+            if (p.phase === 'fetching' && p.what === 'blob' && p.requests === 4) atEnd.abort();
+          },
+        },
+      ),
+    );
+    expect(lastErr.code).toBe('ABORTED');
+    expect(await ctx.store.registry.get(minimalRepoId(last))).toBeUndefined();
   });
 });
 
@@ -602,7 +622,7 @@ describe('readFileMinimal against bad HEADs', () => {
 
   it('a HEAD whose commit the server does not send: a typed error, and no HEAD stored', async () => {
     const url = `${crafted.url}/missing-commit.git`;
-    const err = await failure(readFileMinimal(ctx, url, 'HEAD', 'a.txt'));
+    const err = await failure(readFileMinimal(ctx, url, '', 'a.txt'));
     expect(err.code).toBe('REF_NOT_FOUND');
     expect(err.message).toBe(
       `${url} did not send the commit ${tiny.commit.slice(0, 10)}… it named for HEAD.`,
