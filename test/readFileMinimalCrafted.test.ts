@@ -299,6 +299,7 @@ describe('readFileMinimal: what it asks for', () => {
 
   it('lists a folder with the type of each entry; a binary file says so', async () => {
     const url = serve({ refs: main(), pack: everything });
+    expect((await readFileMinimal(ctx, url, '', '//a.txt//')).path).toBe('a.txt');
     const root = await readFileMinimal(ctx, url, '', '/');
     expect(root).toMatchObject({ kind: 'folder', path: '', refName: 'refs/heads/main' });
     expect(root.file).toBeUndefined();
@@ -395,12 +396,12 @@ describe('readFileMinimal: which ref', () => {
 
   it('an abbreviated commit id: REF_NOT_FOUND, saying a commit needs its full id', async () => {
     const url = serve(both);
-    for (const ref of ['abcd', repo.commit.id.slice(0, 39)]) {
+    for (const ref of ['abcd', 'ABCD', repo.commit.id.slice(0, 39)]) {
       const err = await failure(readFileMinimal(ctx, url, ref, 'a.txt'));
       expect(err.code).toBe('REF_NOT_FOUND');
       expect(err.message).toContain('full 40-digit id');
     }
-    for (const ref of ['abc', 'abcg']) {
+    for (const ref of ['abc', 'abcg', 'abcdg', 'gabcd']) {
       const err = await failure(readFileMinimal(ctx, url, ref, 'a.txt'));
       expect(err.message).toBe(`${url} has no branch or tag named "${ref}".`);
     }
@@ -479,7 +480,7 @@ describe('readFileMinimal: what it refuses', () => {
     expect(err.message).toBe(
       `${url} has no commit ${repo.commit.id} (upload-pack: not our ref ${repo.commit.id}).`,
     );
-    for (const words of ['bad object x', 'object not found']) {
+    for (const words of ['bad object x', 'Object Not Found', 'NOT OUR REF']) {
       const other = serve({ refs: main(), pack: everything, fetchError: words });
       expect((await failure(readFileMinimal(ctx, other, 'main', 'a.txt'))).code).toBe('REF_NOT_FOUND');
     }
