@@ -338,7 +338,8 @@ describe('readFileMinimal: which ref', () => {
       const url = serve(both);
       const read = await readFileMinimal(ctx, url, ref, 'a.txt');
       expect(read).toMatchObject({ commit: repo.commit.id, refName: 'refs/heads/main', ref });
-      expect(asked(url).lsRefs[0].filter((l) => l.startsWith('ref-prefix'))).toEqual(['ref-prefix HEAD']);
+      // The ls-refs sent with the GET (lsRefsAhead: no agent, no unborn) answered it: not asked again.
+      expect(asked(url).lsRefs).toEqual([['command=ls-refs', 'peel', 'symrefs', 'ref-prefix HEAD']]);
     }
   });
 
