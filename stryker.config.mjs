@@ -695,6 +695,38 @@ export default {
       reason:
         'an unresolved chain ends in an unresolved ref-delta, so the loop throws before k reaches refCount',
     },
+    // workers/ops/read/readFileMinimal.ts (issue 26, session 6, mutminimal): the survivors judged equivalent.
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: "if (clean === '') return [];",
+      mutants: "false; clean === 'Stryker was here!'",
+      reason: "lookupParts('') returns [] too (the node's 'true' mutant is killed)",
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (treeFilter) await ensureObject(...) (readTree)',
+      mutants: 'true',
+      reason: 'without a filter the commit came with every tree, so ensureObject finds it stored and returns',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (signal?.aborted) throw abortedError(); (fetchPack)',
+      mutants: 'false',
+      reason: 'receivePack itself fails a cancelled request with ABORTED; the check only keeps the code sure',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'try { await fs.stat(GITDIR config); return; } (ensureGitDir)',
+      mutants: "{}; fs.stat('')",
+      reason:
+        'the base is then written again with the same URL: the same config, description and exclude bytes',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (commits.length === 0) return; (addShallow)',
+      mutants: 'false',
+      reason: 'writeShallow of the existing list rewrites the same bytes, or unlinks a file that is absent',
+    },
   ],
   equivalentMutants: [
     {

@@ -189,6 +189,7 @@ describe('readFileMinimal: what it asks for', () => {
     expect(await gitFile(url, 'HEAD')).toBe(`${repo.commit.id}\n`);
     expect(await gitFile(url, 'refs/remotes/origin/main')).toBe(`${repo.commit.id}\n`);
     expect(await gitFile(url, 'shallow')).toBe(`${repo.commit.id}\n`);
+    expect(await gitFile(url, 'description')).toBe(`Files read by ${ctx.settings.productName}\n`);
     const packs = await packFiles(ctx, read.repoId);
     expect(packs.filter((p) => p.endsWith('.pack'))).toHaveLength(5);
     const promisors = packs.filter((p) => p.endsWith('.promisor'));
