@@ -227,7 +227,9 @@ describe('readFileMinimal: what it asks for', () => {
   it('a second read asks only where the branch is; a new commit adds its shallow line and counts its bytes', async () => {
     const url = serve(oneByOne);
     const first = await readFileMinimal(ctx, url, 'main', 'dir/sub/deep.txt');
-    const before = await ctx.store.registry.get(first.repoId);
+    // A number, not the record: the registry may hand back one object it keeps updating.
+    const createdAt = (await ctx.store.registry.get(first.repoId))?.createdAt;
+    expect(createdAt).toBeGreaterThan(0);
     const again = await readFileMinimal(ctx, url, 'main', 'dir/sub/deep.txt');
     expect(again.network.requests).toBe(2);
     expect(asked(url).fetches).toHaveLength(5);
@@ -245,7 +247,7 @@ describe('readFileMinimal: what it asks for', () => {
     );
     expect(await gitFile(url, 'refs/remotes/origin/main')).toBe(`${other.commit.id}\n`);
     const after = await ctx.store.registry.get(first.repoId);
-    expect(after?.createdAt).toBe(before?.createdAt);
+    expect(after?.createdAt).toBe(createdAt);
     expect(after?.headOid).toBe(other.commit.id);
     expect(after?.bytesFetched).toBe(first.network.bytes + again.network.bytes + moved.network.bytes);
   });
