@@ -34,6 +34,8 @@ export default {
     'workers/store/{packedRefs,looseObjects,gitDir,indexFile,gitConfig,packSet,batchedIdb,repoFs,repoLock,repair,registry,storage,credentials,errors,crashPoints,repoEvents,store}.ts',
     'workers/ops/sync/{followedTags,remoteRefNames}.ts',
     'workers/ops/read/blame.ts',
+    'workers/ops/read/readFileMinimal.ts',
+    'workers/ops/sync/lsRefsCall.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -865,6 +867,38 @@ export default {
       code: 'state?.pending ?? []; state.held ?? []; state.pending ?? []',
       mutants: '["Stryker was here"]',
       reason: 'an entry without a name: no lock name equals undefined',
+    },
+    // workers/ops/read/readFileMinimal.ts (issue 26, session 6, mutminimal): the survivors judged equivalent.
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: "if (clean === '') return [];",
+      mutants: "false; clean === 'Stryker was here!'",
+      reason: "lookupParts('') returns [] too (the node's 'true' mutant is killed)",
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (treeFilter) await ensureObject(...) (readTree)',
+      mutants: 'true',
+      reason: 'without a filter the commit came with every tree, so ensureObject finds it stored and returns',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (signal?.aborted) throw abortedError(); (fetchPack)',
+      mutants: 'false',
+      reason: 'receivePack itself fails a cancelled request with ABORTED; the check only keeps the code sure',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'try { await fs.stat(GITDIR config); return; } (ensureGitDir)',
+      mutants: "{}; fs.stat('')",
+      reason:
+        'the base is then written again with the same URL: the same config, description and exclude bytes',
+    },
+    {
+      file: 'workers/ops/read/readFileMinimal.ts',
+      code: 'if (commits.length === 0) return; (addShallow)',
+      mutants: 'false',
+      reason: 'writeShallow of the existing list rewrites the same bytes, or unlinks a file that is absent',
     },
   ],
   equivalentMutants: [

@@ -26,6 +26,9 @@ export default defineConfig({
       'workers/ops/sync/negotiator.test.ts',
       'workers/ops/sync/followedTags.test.ts',
       'workers/ops/sync/remoteRefNames.test.ts',
+      'workers/ops/sync/lsRefsCall.test.ts',
+      // The crafted v2 responder, started by the test itself: no git server.
+      'test/readFileMinimalCrafted.test.ts',
       'test/treeParser.fuzz.test.ts',
       'workers/transport/{errors,reachability,retryPolicy,gitHttp.scripted}.test.ts',
       'workers/store/**/*.test.ts',
@@ -39,6 +42,7 @@ export default defineConfig({
             'test/fetchTags.test.ts',
             'test/hostileServer.test.ts',
             'test/blameCases.test.ts',
+            'test/lsRefsAhead.test.ts',
           ]
         : []),
     ],

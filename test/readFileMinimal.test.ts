@@ -5,11 +5,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { minimalRepoId, readFileMinimal } from '../workers/ops/read/readFileMinimal.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
 import { storedObjects } from './support/cloneOracle.ts';
-import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli, offlineGit, offlineGitBuffer } from './support/git.ts';
-import { failure, snapshotGitDir } from './support/repoChecks.ts';
+import { failure } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
 const { engine, ctx } = testEngine();
@@ -258,82 +257,5 @@ describe('readFileMinimal: two reads of one repository at once', () => {
   });
 });
 
-// A crafted server's HEAD (test/support/craftedServer.ts): the symref target is a name the server chose,
-// and the minimal read writes the tracking ref of the branch it names. A name git refuses must never
-// become a path: `refs/remotes/origin/../../../config` is the repo's own config.
-describe('readFileMinimal against bad HEADs', () => {
-  const tiny = tinyRepoPack('first', { withBlob: true });
-  const head = (symrefTarget: string, oid: string | null = tiny.commit): CraftedRepo => ({
-    refs: [{ name: 'HEAD', oid: oid ?? undefined, symrefTarget }],
-    pack: tiny.pack,
-  });
-  const escapes = {
-    'config.git': 'refs/heads/../../../config',
-    'alternates.git': 'refs/heads/../../../objects/info/alternates',
-    'dotdot.git': 'refs/heads/a..b',
-    'lock.git': 'refs/heads/main.lock',
-    'hidden.git': 'refs/heads/.hidden/main',
-  };
-  let crafted: Awaited<ReturnType<typeof startCraftedServer>>;
-  beforeAll(async () => {
-    crafted = await startCraftedServer({
-      ...Object.fromEntries(Object.entries(escapes).map(([name, target]) => [name, head(target)])),
-      'unborn.git': head('refs/heads/main', null),
-      'missing-commit.git': { ...head('refs/heads/main'), pack: tinyRepoPack('another').pack },
-    });
-  });
-  afterAll(async () => {
-    await crafted.close();
-  });
-
-  it.each(Object.entries(escapes))(
-    '%s: HEAD -> %s reads the file and writes no file outside refs/remotes/origin',
-    async (name) => {
-      const url = `${crafted.url}/${name}`;
-      const repoId = minimalRepoId(url);
-      const read = await readFileMinimal(ctx, url, 'HEAD', 'a.txt');
-      expect(Buffer.from(read.file!.bytes)).toEqual(Buffer.from(tiny.blob));
-      const files = await snapshotGitDir(ctx, repoId);
-      // The git directory holds what a read writes, and nothing named by the server.
-      const paths = Object.keys(files).map((p) => p.slice(`${GITDIR}/`.length));
-      expect(paths.filter((p) => !p.startsWith('objects/pack/pack-')).sort()).toEqual([
-        'HEAD',
-        'config',
-        'description',
-        'info/exclude',
-      ]);
-      const fs = ctx.store.repoFs.open(repoId).promises;
-      expect(await fs.readFile(`${GITDIR}/HEAD`, 'utf8')).toBe(`${tiny.commit}\n`);
-      const scratch = await mkdtemp(join(tmpdir(), 'blobless-bad-head-'));
-      try {
-        const exported = join(scratch, '.git');
-        await exportDir(ctx.store.repoFs.open(repoId), GITDIR, exported);
-        // git reads the config the read wrote (not a commit id), and sees no alternates nor refs.
-        expect((await offlineGit(exported, ['config', 'remote.origin.url'])).trim()).toBe(url);
-        expect(await offlineGit(exported, ['for-each-ref'])).toBe('');
-        expect(await offlineGitBuffer(exported, ['cat-file', 'blob', 'HEAD:a.txt'])).toEqual(
-          Buffer.from(tiny.blob),
-        );
-        await offlineGit(exported, ['fsck', '--no-progress']);
-      } finally {
-        await rm(scratch, { recursive: true, force: true });
-        await engine.repo(repoId).delete();
-      }
-    },
-  );
-
-  it('an unborn HEAD: REF_NOT_FOUND, saying the repository has no commits', async () => {
-    const err = await failure(readFileMinimal(ctx, `${crafted.url}/unborn.git`, 'HEAD', 'a.txt'));
-    expect(err.code).toBe('REF_NOT_FOUND');
-    expect(err.message).toContain('has no commits yet');
-  });
-
-  it('a HEAD whose commit the server does not send: a typed error, and no HEAD stored', async () => {
-    const url = `${crafted.url}/missing-commit.git`;
-    const err = await failure(readFileMinimal(ctx, url, 'HEAD', 'a.txt'));
-    expect(err.code).toBe('REF_NOT_FOUND');
-    expect(err.message).toContain(`did not send the commit ${tiny.commit.slice(0, 10)}`);
-    const files = await snapshotGitDir(ctx, minimalRepoId(url)).catch(() => ({}));
-    expect(Object.keys(files).filter((p) => p.endsWith('/HEAD') || p.includes('/refs/'))).toEqual([]);
-  });
-});
+// The crafted server's bad HEADs (hostile symref targets, unborn, a commit not sent), and what each read asks
+// for, are in readFileMinimalCrafted.test.ts.

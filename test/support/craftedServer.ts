@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { buildPack, objectId } from '../../workers/pack/testing/packBuilder.ts';
-import { concatBytes, encodePktLine, FLUSH_PKT } from '../../workers/wire/pktLine.ts';
+import { concatBytes, DELIM_PKT, encodePktLine, FLUSH_PKT } from '../../workers/wire/pktLine.ts';
 
 export interface CraftedRef {
   name: string;
@@ -25,6 +25,16 @@ export interface CraftedRepo {
   refs: CraftedRef[];
   /** The pack the fetch answers with. */
   pack: Uint8Array;
+  /** The packs of the fetches in turn, for a reader that asks once per object; past the last, `pack`. */
+  packs?: Uint8Array[];
+  /** `shallow` lines of a shallow-info section before the packfile, as a depth-limited fetch gets. */
+  shallow?: string[];
+  /** Answers every fetch with `ERR <text>` (gitprotocol-v2: a fatal error), as upload-pack's "not our ref". */
+  fetchError?: string;
+  /** Capabilities of `fetch` advertised instead of `shallow wait-for-done filter`. */
+  fetchCapabilities?: string;
+  /** The advertised object-format instead of sha1. */
+  objectFormat?: string;
   /** Band-2 payloads sent before the pack. */
   progress?: Uint8Array[];
   /**
@@ -88,10 +98,17 @@ const V2_CAPABILITIES = [
   'object-format=sha1\n',
 ];
 
-/** Serves `repos` at `/<name>`; returns its base URL. */
+/** A POST the crafted server was sent: the repo's name and the request body as text. */
+export interface CraftedRequest {
+  repo: string;
+  body: string;
+}
+
+/** Serves `repos` at `/<name>`; returns its base URL, and the POSTs it was sent (in order). */
 export async function startCraftedServer(
   repos: Record<string, CraftedRepo>,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; requests: CraftedRequest[]; close(): Promise<void> }> {
+  const requests: CraftedRequest[] = [];
   const server: Server = createServer((req, res) => {
     // Open to any page, so the app in Chromium can clone from it (the git server does the same for tests).
     res.setHeader('Access-Control-Allow-Origin', '*');
@@ -108,7 +125,7 @@ export async function startCraftedServer(
     req.on('data', (c: Buffer) => body.push(c));
     req.on('end', () => {
       try {
-        answer(repos, req, Buffer.concat(body), res);
+        answer(repos, req, Buffer.concat(body), res, requests);
       } catch (err) {
         res.writeHead(500);
         res.end(String(err));
@@ -119,6 +136,7 @@ export async function startCraftedServer(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    requests,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
@@ -129,7 +147,13 @@ export async function startCraftedServer(
 
 const infoRefsRequests = new WeakMap<CraftedRepo, number>();
 
-function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: Buffer, res: ServerResponse) {
+function answer(
+  repos: Record<string, CraftedRepo>,
+  req: IncomingMessage,
+  body: Buffer,
+  res: ServerResponse,
+  requests: CraftedRequest[],
+) {
   const url = new URL(req.url ?? '/', 'http://x');
   const match = /^\/([^/]+)\/(info\/refs|git-upload-pack)$/.exec(url.pathname);
   const repo = match ? repos[match[1]] : undefined;
@@ -147,10 +171,14 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
       const opening = v2 ? V2_CAPABILITIES : ['# service=git-upload-pack\n'];
       return endlessRefLines(res, [...opening.map(encodePktLine), ...(v2 ? [] : [FLUSH_PKT])]);
     }
-    res.end(v2 ? concatBytes([...V2_CAPABILITIES.map(encodePktLine), FLUSH_PKT]) : v0Advertisement(repo));
+    res.end(
+      v2 ? concatBytes([...v2Capabilities(repo).map(encodePktLine), FLUSH_PKT]) : v0Advertisement(repo),
+    );
     return;
   }
   const text = body.toString('latin1');
+  const fetches = requests.filter((r) => r.repo === match[1] && r.body.includes('command=fetch')).length;
+  requests.push({ repo: match[1], body: text });
   if (v2 && repo.gzipBomb && text.includes('command=ls-refs')) {
     res.writeHead(200, {
       'Content-Type': 'application/x-git-upload-pack-result',
@@ -167,11 +195,24 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
   }
   if (v2 && text.includes('command=fetch')) {
     if (repo.endless === 'fetch') return endlessProgress(res);
+    if (repo.fetchError !== undefined) {
+      res.end(concatBytes([encodePktLine(`ERR ${repo.fetchError}\n`), FLUSH_PKT]));
+      return;
+    }
+    const pack = repo.packs?.[fetches] ?? repo.pack;
+    const shallow = repo.shallow?.length
+      ? [
+          encodePktLine('shallow-info\n'),
+          ...repo.shallow.map((c) => encodePktLine(`shallow ${c}\n`)),
+          DELIM_PKT,
+        ]
+      : [];
     res.end(
       concatBytes([
+        ...shallow,
         encodePktLine('packfile\n'),
         ...(repo.progress ?? []).map((p) => encodePktLine(concatBytes([Uint8Array.of(2), p]))),
-        ...sideband(repo.pack),
+        ...sideband(pack),
         FLUSH_PKT,
       ]),
     );
@@ -179,6 +220,16 @@ function answer(repos: Record<string, CraftedRepo>, req: IncomingMessage, body: 
   }
   // v0 upload-pack: `want`s, `done`; we answer NAK and the pack on side-band-64k, as upload-pack does.
   res.end(concatBytes([encodePktLine('NAK\n'), ...sideband(repo.pack), FLUSH_PKT]));
+}
+
+function v2Capabilities(repo: CraftedRepo): string[] {
+  return V2_CAPABILITIES.map((line) =>
+    line.startsWith('fetch=') && repo.fetchCapabilities !== undefined
+      ? `fetch${repo.fetchCapabilities ? `=${repo.fetchCapabilities}` : ''}\n`
+      : line.startsWith('object-format=') && repo.objectFormat
+        ? `object-format=${repo.objectFormat}\n`
+        : line,
+  );
 }
 
 function lsRefsLine(ref: CraftedRef): string {
@@ -244,4 +295,19 @@ function pumpForever(res: ServerResponse, opening: Uint8Array[], block: Uint8Arr
     if (!stopped) res.once('drain', pump);
   };
   pump();
+}
+
+/** The pkt-lines of a request body (as the log keeps it), without their lengths or LFs; flush and delim left out. */
+export function requestLines(body: string): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i + 4 <= body.length; ) {
+    const length = Number.parseInt(body.slice(i, i + 4), 16);
+    if (length < 4) {
+      i += 4;
+      continue;
+    }
+    lines.push(body.slice(i + 4, i + length).replace(/\n$/, ''));
+    i += length;
+  }
+  return lines;
 }

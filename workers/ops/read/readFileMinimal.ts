@@ -311,12 +311,11 @@ async function capabilities(client: GitHttpClient): Promise<V2Capabilities> {
 /** The ref names `ref` may be, in the order they win; null for a commit id, which needs no ls-refs. */
 function refNames(ref: string): string[] | null {
   if (isSha1HexAnyCase(ref)) return null;
-  const short = ref.replace(/^refs\/(heads|tags)\//, '');
   return ref === '' || ref === 'HEAD'
     ? ['HEAD']
     : ref.startsWith('refs/')
       ? [ref]
-      : [`refs/heads/${short}`, `refs/tags/${short}`];
+      : [`refs/heads/${ref}`, `refs/tags/${ref}`];
 }
 
 /** A commit id as given, or the one ref asked for (gitprotocol-v2: ls-refs, ref-prefix). */
