@@ -27,7 +27,11 @@ const text = (n: number) => {
   return new TextEncoder().encode(s.slice(0, n));
 };
 
-/** Inflates `stream` placed at `at` in a larger buffer, feeding `chunk` bytes at a time. */
+/**
+ * Inflates `stream` placed at `at` in a larger buffer, feeding `chunk` bytes at a time. Bytes not fed yet are
+ * garbage (0xee), so reading past `end` shows; now and then a call gets a new array holding the same bytes at
+ * the same offsets, as the pack buffer after it grew.
+ */
 function inflateChunked(
   stream: Uint8Array,
   size: number,
@@ -36,17 +40,20 @@ function inflateChunked(
   inflater = new Inflater(),
 ) {
   const at = 5;
-  const src = new Uint8Array(at + stream.length + 30).fill(0xee);
-  src.set(stream, at);
+  let src = new Uint8Array(at + stream.length + 30).fill(0xee);
   inflater.start(src, at, new Uint8Array(window || size), size);
   const parts: Uint8Array[] = [];
   let end = at;
+  let calls = 0;
   for (;;) {
     const status = inflater.run(src, end);
     if (status === INFLATE_DONE) break;
     if (status === INFLATE_NEED_INPUT) {
       if (end >= src.length) throw new Error('wanted more input than the stream has');
+      const fed = end;
       end = Math.min(src.length, end + chunk);
+      if (++calls % 97 === 0) src = src.slice();
+      src.set(stream.subarray(fed - at, end - at), fed);
     } else {
       expect(status).toBe(INFLATE_OUTPUT_FULL);
       parts.push(inflater.out.slice(inflater.outStart, inflater.outPos));
@@ -97,9 +104,9 @@ describe('Inflater', () => {
   const inputs = {
     empty: new Uint8Array(0),
     tiny: text(5),
-    text: text(size(50_000, 3000)),
-    noise: noise(size(70_000, 1500), 1),
-    runs: new Uint8Array(size(100_000, 2000)).fill(97),
+    text: text(size(50_000, 600)),
+    noise: noise(size(70_000, 300), 1),
+    runs: new Uint8Array(size(100_000, 400)).fill(97),
   };
   const settings = [
     { level: 6 },
@@ -129,22 +136,22 @@ describe('Inflater', () => {
   it('streams a large output through a 64 KiB window', () => {
     const data = new Uint8Array(
       Buffer.concat([
-        text(size(200_000, 40_000)),
-        noise(size(150_000, 30_000), 4),
-        text(size(100_000, 20_000)),
+        text(size(200_000, 50_000)),
+        noise(size(150_000, 6000), 4),
+        text(size(100_000, 12_000)),
       ]),
     );
-    for (const options of settings) {
+    for (const options of SMALL ? [settings[3], settings[1], settings[6]] : settings) {
       const stream = new Uint8Array(deflateSync(data, options));
-      const r = inflateChunked(stream, data.length, size(10_000, 997), 65536);
+      const r = inflateChunked(stream, data.length, size(10_000, 4093), 65536);
       expect(r.consumed).toBe(stream.length);
       expect(Buffer.from(r.data).equals(Buffer.from(data))).toBe(true);
     }
   });
 
   it('accepts sync-flush markers (empty stored blocks) between blocks, as some servers write them', () => {
-    const one = text(size(20_000, 2000));
-    const two = noise(size(5000, 500), 2);
+    const one = text(size(20_000, 700));
+    const two = noise(size(5000, 200), 2);
     const body = Buffer.concat([
       deflateRawSync(one, { finishFlush: constants.Z_SYNC_FLUSH }),
       deflateRawSync(two, { finishFlush: constants.Z_SYNC_FLUSH }),
@@ -168,7 +175,7 @@ describe('Inflater', () => {
 
   it('is reusable: one instance for many streams', () => {
     const inflater = new Inflater();
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < size(50, 20); i++) {
       const data = text(i * 37);
       const stream = new Uint8Array(deflateSync(data, { level: i % 10 }));
       inflater.start(stream, 0, new Uint8Array(data.length), data.length);
@@ -216,7 +223,7 @@ describe('Inflater', () => {
   });
 
   it('asks for more input, never fails, while a valid stream is incomplete', () => {
-    const data = text(size(3000, 800));
+    const data = text(size(3000, 300));
     const stream = new Uint8Array(deflateSync(data));
     for (let cut = 0; cut < stream.length; cut++) {
       expect(failure(stream.subarray(0, cut), data.length)).toBe(`status ${INFLATE_NEED_INPUT}`);
@@ -230,7 +237,7 @@ describe('Inflater', () => {
       new Uint8Array(deflateSync(data, { strategy: constants.Z_FIXED })),
       new Uint8Array(deflateSync(data.subarray(0, 100), { level: 0 })),
     ];
-    const rounds = size(700, 120);
+    const rounds = size(700, 40);
     for (const stream of streams) {
       for (let i = 0; i < rounds; i++) {
         const bad = stream.slice();
@@ -288,13 +295,13 @@ describe('Inflater', () => {
   });
 
   it('refuses more data than declared through a window too, from Huffman and from stored blocks', () => {
-    const data = new Uint8Array(Buffer.concat([text(size(120_000, 70_000)), noise(2000, 9)]));
+    const data = new Uint8Array(Buffer.concat([text(size(120_000, 66_000)), noise(2000, 9)]));
     for (const level of [0, 6]) {
       const stream = new Uint8Array(deflateSync(data, { level }));
       expect(refusal(stream, data.length - 1, 1 << 20, 65536)).toMatch(/more data than the declared size/);
       expect(refusal(stream, data.length - 1, 1001, 65536)).toMatch(/more data than the declared size/);
       expect(refusal(stream, data.length + 1, 1001, 65536)).toMatch(/declares/);
-      expect(refusal(stream, data.length, 1001, 65536)).toBe('accepted');
+      if (!SMALL) expect(refusal(stream, data.length, 1001, 65536)).toBe('accepted');
     }
   });
 
@@ -313,7 +320,7 @@ describe('Inflater', () => {
   it('inflates crafted dynamic blocks of every code length zlib allows, as zlib does', () => {
     // zlib's deflate never writes codes 15 bits long, nor every repeat code: crafted ones reach the
     // subtables of both codes, and the slow and fast paths over them.
-    const rounds = size(60, 16);
+    const rounds = size(60, 6);
     for (let seed = 1; seed <= rounds; seed++) {
       const rand = prng(seed * 7919);
       const w = new BitWriter();
@@ -376,9 +383,9 @@ describe('Inflater', () => {
   }
 
   /** Asserts zlib accepts `raw` and the inflater gives the same bytes, at every split. */
-  function expectAccepted(raw: Uint8Array) {
+  function expectAccepted(raw: Uint8Array, chunks = [1, 3, 1 << 20]) {
     const data = new Uint8Array(inflateRawSync(raw));
-    expectSameAsZlib(zlibWrap(raw, adler32(1, data, 0, data.length)), [1, 3, 1 << 20]);
+    expectSameAsZlib(zlibWrap(raw, adler32(1, data, 0, data.length)), chunks);
     return data;
   }
 
@@ -523,7 +530,7 @@ describe('Inflater', () => {
           .bits(8190 - i, 13);
       w.code(lit[285], 8).code(dist[29], 5).bits(0, 13).code(lit[256], 7);
     });
-    expectAccepted(far);
+    expectAccepted(far, [61, 1 << 20]);
   });
 
   it('refuses a stored block whose length and its complement disagree, and a block of type 3', () => {
@@ -556,7 +563,7 @@ describe('adler32', () => {
 
   it('stays exact over long inputs of 0xff', () => {
     // Reference computed by the definition, with a modulo per byte.
-    const d = new Uint8Array(100_000).fill(0xff);
+    const d = new Uint8Array(size(100_000, 8000)).fill(0xff);
     let a = 1;
     let b = 0;
     for (const x of d) {
