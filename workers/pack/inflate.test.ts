@@ -408,6 +408,13 @@ describe('Inflater', () => {
     only256[256] = 1;
     expect(expectAccepted(dynamic({ litLens: only256, distLens: [1] }))).toEqual(new Uint8Array(0));
     expect(expectAccepted(dynamic({ litLens: only256, distLens: [0] }))).toEqual(new Uint8Array(0));
+    // Its missing half (the bit 1) is an invalid code, whatever the previous block's table held there.
+    const after = new BitWriter();
+    const first = writeDynamicHeader(after, false, { litLens, distLens }, prng(3));
+    after.code(first.lit[200], litLens[200]).code(first.lit[256], litLens[256]);
+    writeDynamicHeader(after, true, { litLens: only256, distLens: [1] }, prng(3));
+    after.bits(1, 1);
+    expectRefused(after.finish(), /invalid literal\/length code/);
     // Literals only, with no distance code: fine until a match needs one.
     const noDist = dynamic({ litLens, distLens: [0] }, (w, c) => {
       w.code(c.lit[65], 9).code(c.lit[66], 9).code(c.lit[256], 2);
