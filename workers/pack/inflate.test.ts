@@ -117,6 +117,8 @@ describe('Inflater', () => {
     { level: 6, strategy: constants.Z_HUFFMAN_ONLY },
     { level: 6, strategy: constants.Z_RLE },
     { level: 9, windowBits: 9, memLevel: 1 },
+    // memLevel 1: a new block every 128 symbols, so block headers fall at every bit position of a byte.
+    { level: 6, strategy: constants.Z_FIXED, memLevel: 1 },
   ];
 
   for (const [name, data] of Object.entries(inputs)) {
@@ -295,7 +297,7 @@ describe('Inflater', () => {
   });
 
   it('refuses more data than declared through a window too, from Huffman and from stored blocks', () => {
-    const data = new Uint8Array(Buffer.concat([text(size(120_000, 66_000)), noise(2000, 9)]));
+    const data = new Uint8Array(Buffer.concat([text(size(120_000, 100_000)), noise(2000, 9)]));
     for (const level of [0, 6]) {
       const stream = new Uint8Array(deflateSync(data, { level }));
       expect(refusal(stream, data.length - 1, 1 << 20, 65536)).toMatch(/more data than the declared size/);
@@ -378,8 +380,11 @@ describe('Inflater', () => {
   /** Asserts zlib refuses `raw` and so does the inflater, at every split, with a message matching `why`. */
   function expectRefused(raw: Uint8Array, why: RegExp, declared = 100) {
     expect(() => inflateRawSync(raw)).toThrow();
+    expect(() => inflateRawSync(raw)).not.toThrow('unexpected end of file');
     const stream = zlibWrap(raw, 1);
     for (const chunk of [1, 3, 1 << 20]) expect(refusal(stream, declared, chunk)).toMatch(why);
+    // Refused when the input ends right after the damage too (the end of a pack), never "wants more input".
+    expect(failure(stream.subarray(0, stream.length - 4), declared)).toMatch(why);
   }
 
   /** Asserts zlib accepts `raw` and the inflater gives the same bytes, at every split. */
@@ -527,6 +532,14 @@ describe('Inflater', () => {
       });
       expectRefused(bad, /invalid distance code/);
     }
+    // Fixed blocks of 19 bits each (header, one 9-bit literal, end of block): their headers fall at every bit
+    // position of a byte, so a feed byte by byte cuts a header at each of its bits.
+    const run = new BitWriter();
+    for (let i = 0; i < 16; i++) {
+      run.bits(i === 15 ? 1 : 0, 1).bits(1, 2);
+      run.code(canonicalCodes(L)[200 + i], 9).code(canonicalCodes(L)[256], 7);
+    }
+    expect(expectAccepted(run.finish())).toEqual(Uint8Array.from({ length: 16 }, (_, i) => 200 + i));
     // A long stream of matches at the largest distance with the most extra bits, through the fast path.
     const far = fixed((w, lit, dist) => {
       for (let i = 0; i < 32_800; i++) w.code(lit[i % 251], L[i % 251]);
@@ -552,6 +565,7 @@ describe('Inflater', () => {
     expectRefused(stored(3, 0xfffd, [1, 2, 3]), /stored block length/);
     expectRefused(stored(3, 0x7ffc, [1, 2, 3]), /stored block length/);
     expectRefused(stored(0x103, 0xfffc, [1, 2, 3]), /stored block length/);
+    expectRefused(stored(0, 0x0001, []), /stored block length/);
     expectRefused(new BitWriter().bits(1, 1).bits(3, 2).bits(0, 13).finish(), /invalid block type/);
     // A stored block after a Huffman block that ends mid-byte: its bits up to the byte boundary are skipped.
     const L = FIXED_LIT_LENS;
