@@ -734,6 +734,19 @@ export default {
       mutants: 'true; n >= 0',
       reason: 'with n == 0 the copy is of an empty subarray and the counters move by 0',
     },
+    // workers/pack/inflate.ts, lines 255-320 (start, run, slide; session 6, mutinflate)
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'this.final = false (start)',
+      mutants: 'true',
+      reason: 'every block header sets `final` before anything reads it',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (this.verifyChecksum) (slide)',
+      mutants: 'true',
+      reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
+    },
   ],
   equivalentMutants: [
     {
