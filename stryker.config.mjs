@@ -900,6 +900,60 @@ export default {
       mutants: 'false',
       reason: 'writeShallow of the existing list rewrites the same bytes, or unlinks a file that is absent',
     },
+    // workers/pack/inflate.ts, lines 321-511 (header, blockHeader, stored, trailer; session 6, mutinflate)
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'bc <= 24 (blockHeader, its four loads)',
+      mutants: 'bc < 24, all four; false, the second (HLIT/HDIST/HCLEN)',
+      reason:
+        'a load leaves at least 24 bits and no field read before the next load takes more than 14; the first load leaves 22 after the block header, enough for HLIT, HDIST and HCLEN',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'p < end ? src[p] : 0 (blockHeader, its four loads)',
+      mutants: 'true; p <= end, all four',
+      reason:
+        'bits loaded past `end` are never used: the header is rolled back if it reached them, else they are masked off (p > end) before codes() loads the real bytes over them',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'p > end && bc < (p - end) << 3 (blockHeader, both)',
+      mutants: 'true && …; p >= end; bc <= (p - end) << 3, both',
+      reason:
+        'at p <= end the right side (bc below zero) is false; bc equal to the bits loaded past the end means the header used every real bit, and waiting changes nothing since a block header is always followed by its symbols',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'litBits < 0; distBits < 0',
+      mutants: '<= 0, both',
+      reason: 'buildTable returns -1 or a root width of at least 1, never 0',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (p > end) { … } (end of blockHeader)',
+      mutants: 'false; p >= end; the block removed',
+      reason:
+        'codes() runs next in the same run() with the same `end` and drops the same zeros (p - end still counts them); at p == end it drops nothing',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'n > 0 (stored)',
+      mutants: 'true; n >= 0',
+      reason: 'with n == 0 the copy is of an empty subarray and the counters move by 0',
+    },
+    // workers/pack/inflate.ts, lines 255-320 (start, run, slide; session 6, mutinflate)
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'this.final = false (start)',
+      mutants: 'true',
+      reason: 'every block header sets `final` before anything reads it',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (this.verifyChecksum) (slide)',
+      mutants: 'true',
+      reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
+    },
   ],
   equivalentMutants: [
     {

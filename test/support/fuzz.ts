@@ -16,6 +16,14 @@ export function fuzzRuns(): number {
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_RUNS;
 }
 
+/**
+ * `SMALL_INPUTS=1` (set by `npm run mutate`): tests whose cost is the size of their inputs (inflate.test.ts)
+ * keep every case but at small sizes, since Stryker runs them once per mutant, its code instrumented.
+ */
+export function smallInputs(): boolean {
+  return process.env.SMALL_INPUTS === '1';
+}
+
 export interface Regression {
   seed: number;
   path: string;
