@@ -311,6 +311,9 @@ export async function startRelay(target: string, initialMode: RelayMode, listenO
             headers: {
               ...req.headers,
               host: upstream.host,
+              // Some modes read and rewrite the answer (hide-fetch-capability), so it is asked for plain: the
+              // git server gzips ref lists for a client that takes gzip, as Node's fetch does.
+              'accept-encoding': 'identity',
               // The body may have been rewritten (ignore-ref-prefix).
               ...(req.headers['content-length'] === undefined
                 ? {}
