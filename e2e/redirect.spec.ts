@@ -14,9 +14,12 @@ async function basicFile(path: string): Promise<string> {
 }
 
 test('a moved repository opens from its old address, in Chromium', async ({ page }) => {
+  // Each POST as `path command`: the command is the body's first pkt-line (gitprotocol-v2).
   const posts: string[] = [];
   page.on('request', (r) => {
-    if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
+    if (r.method() !== 'POST') return;
+    const command = /command=([a-z-]+)/.exec(r.postData() ?? '')?.[1] ?? '?';
+    posts.push(`${new URL(r.url()).pathname} ${command}`);
   });
   await page.goto(`/?repo=${encodeURIComponent(`${gitServer}/renamed.git`)}&path=src/greet.js`);
   await expect(page.getByTestId('file-content')).toBeVisible({ timeout: 90_000 });
@@ -25,23 +28,24 @@ test('a moved repository opens from its old address, in Chromium', async ({ page
   );
   // The clone's POSTs went to the new address once info/refs moved; the lazy fetch of the file's blob went to
   // the old one first (it skips info/refs), was sent back, and moved too; the history fill's fetches follow
-  // info/refs.
+  // info/refs, but each sends its ls-refs with the GET to the old address (answered 301, asked again).
   await expect(page.getByTestId('history-fill')).toHaveAttribute('data-status', 'complete', {
     timeout: 60_000,
   });
   expect(posts.slice(0, 3)).toEqual([
     // ls-refs sent with the GET (docs/decisions/ls-refs-ahead.md): answered 301, so asked again where it moved
-    '/renamed.git/git-upload-pack',
-    '/basic.git/git-upload-pack', // ls-refs
-    '/basic.git/git-upload-pack', // fetch
+    '/renamed.git/git-upload-pack ls-refs',
+    '/basic.git/git-upload-pack ls-refs',
+    '/basic.git/git-upload-pack fetch',
   ]);
-  const old = posts.indexOf('/renamed.git/git-upload-pack', 1); // the file's blob, answered 301
+  const old = posts.indexOf('/renamed.git/git-upload-pack fetch'); // the file's blob, answered 301
   expect(old).toBeGreaterThan(2);
-  expect(posts[old + 1]).toBe('/basic.git/git-upload-pack'); // … again after info/refs moved the base
-  expect(posts.filter((p) => p !== '/basic.git/git-upload-pack')).toEqual([
-    '/renamed.git/git-upload-pack',
-    '/renamed.git/git-upload-pack',
-  ]);
+  // … again at the new address, after info/refs moved the base (the history fill's fetches run alongside)
+  expect(posts.slice(old + 1).find((p) => p.endsWith(' fetch'))).toBe('/basic.git/git-upload-pack fetch');
+  // Nothing else went to the old address but ls-refs sent with a fetch's GET, each asked again at the new one.
+  const oldAddress = posts.filter((p) => p.startsWith('/renamed.git/'));
+  expect(oldAddress.filter((p) => !p.endsWith(' ls-refs'))).toEqual(['/renamed.git/git-upload-pack fetch']);
+  expect(oldAddress.length - 1).toBe(posts.filter((p) => p === '/basic.git/git-upload-pack ls-refs').length);
 });
 
 test('a private repository moved on its host opens with its token, in Chromium', async ({ page }) => {
