@@ -243,20 +243,27 @@ describe('caps against a hostile server', () => {
     await expectNothingStoredAndPreviousIntact();
   });
 
-  it('a fetch whose ls-refs answer never ends stops at maxLsRefsBytes, and stores nothing', async () => {
-    const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
-    const before = await snapshotGitDir(ctx, repoId);
-    repos['bad-branches.git'].endless = 'ls-refs';
-    try {
-      const err = await failure(engine.repo(repoId).fetch());
-      expect(err.code).toBe('LIMIT_EXCEEDED');
-      expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
-      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
-    } finally {
-      delete repos['bad-branches.git'].endless;
-      await engine.repo(repoId).delete();
-    }
-  });
+  // The same fetch against an ls-refs answer that never ends, and one gzipped to a bomb (counted decoded).
+  it.each([
+    ['never ends', { endless: 'ls-refs' }],
+    ['is a gzip bomb', { gzipBomb: true }],
+  ] as const)(
+    'a fetch whose ls-refs answer %s stops at maxLsRefsBytes, and stores nothing',
+    async (_, hostile) => {
+      const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
+      const before = await snapshotGitDir(ctx, repoId);
+      Object.assign(repos['bad-branches.git'], hostile);
+      try {
+        const err = await failure(engine.repo(repoId).fetch());
+        expect(err.code).toBe('LIMIT_EXCEEDED');
+        expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
+        expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+      } finally {
+        for (const key of Object.keys(hostile)) delete repos['bad-branches.git'][key as keyof typeof hostile];
+        await engine.repo(repoId).delete();
+      }
+    },
+  );
 
   it('a gzip-bombed ls-refs (under 256 KB on the wire) stops at maxLsRefsBytes, counted decoded', async () => {
     expect(gzipBombedLsRefs().length).toBeLessThan(256 * 1024);
@@ -264,21 +271,6 @@ describe('caps against a hostile server', () => {
     expect(err.code).toBe('LIMIT_EXCEEDED');
     expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
     await expectNothingStoredAndPreviousIntact();
-  });
-
-  it('a fetch whose ls-refs answer is a gzip bomb stops at maxLsRefsBytes, and stores nothing', async () => {
-    const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
-    const before = await snapshotGitDir(ctx, repoId);
-    repos['bad-branches.git'].gzipBomb = true;
-    try {
-      const err = await failure(engine.repo(repoId).fetch());
-      expect(err.code).toBe('LIMIT_EXCEEDED');
-      expect(err.message).toMatch(/ls-refs answer is larger than 67108864 bytes \(maxLsRefsBytes\)/);
-      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
-    } finally {
-      delete repos['bad-branches.git'].gzipBomb;
-      await engine.repo(repoId).delete();
-    }
   });
 
   it('an endless ls-refs stops at maxLsRefsBytes', async () => {
