@@ -245,38 +245,30 @@ describe('RepoFileSystems across tabs', () => {
       }),
     ).rejects.toBe(thrown);
     expect(await p.readdir('/')).toEqual(['kept']);
-    const err = await e.locks
-      .withRepoLock('r', 'write', () =>
-        e.repoFs.writeAllOrNothing('r', async () => {
-          await p.writeFile('/refused', 'r', 'utf8');
-          failing.on = true;
-        }),
-      )
-      .catch((x: unknown) => x);
-    failing.on = false;
-    expect(err).toMatchObject({
-      name: 'StoreError',
-      code: 'STORAGE_FAILED',
-      message: 'Could not store the changes: the disk failed',
+    // Storage fails from inside the batch on; the commit must throw the disk's error, typed.
+    const expectRefused = async (write: () => Promise<void>) => {
+      const err = await e.locks
+        .withRepoLock('r', 'write', () => e.repoFs.writeAllOrNothing('r', write))
+        .catch((x: unknown) => x);
+      failing.on = false;
+      expect(err).toMatchObject({
+        name: 'StoreError',
+        code: 'STORAGE_FAILED',
+        message: 'Could not store the changes: the disk failed',
+      });
+    };
+    await expectRefused(async () => {
+      await p.writeFile('/refused', 'r', 'utf8');
+      failing.on = true;
     });
     // Not kept in memory either, where a later save would store it.
     expect(await p.readdir('/')).toEqual(['kept']);
     expect(await tab(storage).repoFs.open('r').promises.readdir('/')).toEqual(['kept']);
     // A file stored ahead of the commit that storage refused: its error is what the commit throws.
     e.repoFs.backend('r').stageBytes = 1;
-    const staged = await e.locks
-      .withRepoLock('r', 'write', () =>
-        e.repoFs.writeAllOrNothing('r', async () => {
-          failing.on = true;
-          await p.writeFile('/staged', 's', 'utf8');
-        }),
-      )
-      .catch((x: unknown) => x);
-    failing.on = false;
-    expect(staged).toMatchObject({
-      name: 'StoreError',
-      code: 'STORAGE_FAILED',
-      message: 'Could not store the changes: the disk failed',
+    await expectRefused(async () => {
+      failing.on = true;
+      await p.writeFile('/staged', 's', 'utf8');
     });
     expect(await p.readdir('/')).toEqual(['kept']);
   });

@@ -33,6 +33,16 @@ function newStore(storage = memoryStorage(), namespace = 'locktest'): Store {
   return store;
 }
 
+/** A waiter that stopped waiting (aborted, or got the lock) must not report another holder's later news. */
+async function expectDeafToLateNews(waits: LockWait[]): Promise<void> {
+  const count = waits.length;
+  const other = new BroadcastChannel('locktest-repos');
+  channels.push(other);
+  other.postMessage({ type: 'busy', repoId: 'r', what: 'late news', origin: 'x' } satisfies RepoEvent);
+  await settle();
+  expect(waits).toHaveLength(count);
+}
+
 /** Everything said on the namespace's events channel, as another tab hears it. */
 function listen(namespace = 'locktest'): RepoEvent[] {
   const heard: RepoEvent[] = [];
@@ -302,12 +312,7 @@ describe('RepoLocks', () => {
     for (let i = 0; i < 50 && waits.length < 2; i++) await settle();
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'ABORTED' });
-    const count = waits.length;
-    const other = new BroadcastChannel('locktest-repos');
-    channels.push(other);
-    other.postMessage({ type: 'busy', repoId: 'r', what: 'late news', origin: 'x' } satisfies RepoEvent);
-    await settle();
-    expect(waits).toHaveLength(count);
+    await expectDeafToLateNews(waits);
     gate.resolve();
     await held;
   });
@@ -547,12 +552,7 @@ describe('RepoLocks', () => {
     gate.resolve();
     await held;
     await settle();
-    const count = waits.length;
-    const other = new BroadcastChannel('locktest-repos');
-    channels.push(other);
-    other.postMessage({ type: 'busy', repoId: 'r', what: 'late news', origin: 'x' } satisfies RepoEvent);
-    await settle();
-    expect(waits).toHaveLength(count);
+    await expectDeafToLateNews(waits);
     running.resolve();
     await waiting;
   });
