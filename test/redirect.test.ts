@@ -99,6 +99,55 @@ describe('a repository that moved (30x on info/refs)', () => {
   });
 });
 
+describe("a moved repository's later fetches (RepoRecord.movedTo)", () => {
+  const posts = (server: RedirectServer) => server.seen.map((r) => `${r.method} ${r.url}`);
+
+  it('send the ls-refs that goes with the GET to where the repository moved on its host', async () => {
+    const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
+    const { repoId } = await engine.clone({ url: `${host.url}/moved.git` });
+    const [record] = await engine.listRepos();
+    expect(record.url).toBe(`${host.url}/moved.git`);
+    host.seen.length = 0;
+    await engine.repo(repoId).fetch();
+    // Before: the ls-refs went to /moved.git/, was answered 301 and asked again at /basic.git/.
+    expect(posts(host).sort()).toEqual([
+      'GET /basic.git/info/refs?service=git-upload-pack',
+      'GET /moved.git/info/refs?service=git-upload-pack',
+      'POST /basic.git/git-upload-pack',
+    ]);
+  });
+
+  it('never send it to another origin on the memory alone: only the GET redirect leads there', async () => {
+    const moved = await redirecting([{ from: '/moved.git/', to: `${gitServer}/basic.git/` }]);
+    const { repoId } = await engine.clone({ url: `${moved.url}/moved.git` });
+    moved.seen.length = 0;
+    await engine.repo(repoId).fetch();
+    expect(posts(moved).sort()).toEqual([
+      'GET /moved.git/info/refs?service=git-upload-pack',
+      'POST /moved.git/git-upload-pack',
+    ]);
+  });
+
+  it('use the answer only if the GET lands there again: a repository moved since is asked where it is', async () => {
+    const rules = [{ from: '/moved.git/', to: '/basic.git/' }];
+    const host = await redirecting(rules, gitServer);
+    const { repoId } = await engine.clone({ url: `${host.url}/moved.git` });
+    rules[0].to = '/tags.git/';
+    host.seen.length = 0;
+    const fetched = await engine.repo(repoId).fetch();
+    // The ls-refs sent to /basic.git/ with the GET is thrown away; asked again where info/refs now lands.
+    expect(posts(host).filter((p) => p.startsWith('POST /basic.git/'))).toHaveLength(1);
+    expect(posts(host).filter((p) => p.startsWith('POST /tags.git/')).length).toBeGreaterThan(1);
+    const tagsMain = (
+      await git(['--git-dir', `${fixturesDir}/tags.git`, 'rev-parse', 'refs/heads/main'])
+    ).trim();
+    expect(fetched.updated.find((u) => u.name === 'refs/remotes/origin/main')?.new).toBe(tagsMain);
+    host.seen.length = 0;
+    await engine.repo(repoId).fetch();
+    expect(posts(host).filter((p) => p.startsWith('POST /basic.git/'))).toEqual([]);
+  });
+});
+
 describe('a token and a redirect, whatever the browser does with the header', () => {
   /** Every request as made: its URL, whether it carried the token, and how it asked redirects to be taken. */
   interface Made {

@@ -144,6 +144,8 @@ describe('the proxy in front of the local git server', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://app.test');
     expect(res.headers.get('access-control-allow-headers')).toMatch(/Git-Protocol/);
+    // Cached by the browser: a second clone or a fetch from the same host within it waits for no preflight.
+    expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
   });
 
   it('serves only the allowed origins when told', async () => {

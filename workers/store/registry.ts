@@ -8,6 +8,12 @@ export interface RepoRecord {
   id: string;
   /** The remote's URL, as the clone normalized it. */
   url: string;
+  /**
+   * Where info/refs last redirected `url` to, when on the same origin (a renamed repository): the ls-refs
+   * sent with the next GET goes there (GitHttpClient.aheadBase). `url` stays as given, as git keeps
+   * `remote.origin.url`; every other request still follows the GET's redirect as it is then.
+   */
+  movedTo?: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */
   corsProxy?: string;
   /**

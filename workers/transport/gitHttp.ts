@@ -144,8 +144,8 @@ export class GitHttpClient {
     }
   }
 
-  private endpoint(suffix: string): string {
-    const target = `${this.base.href}${suffix}`;
+  private endpoint(suffix: string, base: URL = this.base): string {
+    const target = `${base.href}${suffix}`;
     if (!this.proxy) return target;
     return `${this.proxy}/${target.replace(/^https?:\/\//, '')}`;
   }
@@ -345,14 +345,45 @@ export class GitHttpClient {
    * POST a command sent together with the info/refs GET, before its answer (a speculative ls-refs,
    * ops/sync/lsRefsCall.ts): sent once, not retried, and a redirect fails it instead of asking info/refs,
    * which the caller is doing already. The caller treats any failure as "ask again the usual way".
+   * `at`: where the repository is expected to answer (aheadBase); the caller uses the answer only if the
+   * GET lands there.
    */
-  async postAhead(service: UploadService, body: Uint8Array): Promise<AsyncIterable<Uint8Array>> {
-    return this.stream(await this.answer(service, body, false));
+  async postAhead(service: UploadService, body: Uint8Array, at?: URL): Promise<AsyncIterable<Uint8Array>> {
+    return this.stream(await this.answer(service, body, false, at));
   }
 
-  private async answer(service: UploadService, body: Uint8Array, discovering = true): Promise<Response> {
+  /**
+   * What a later request may remember of where info/refs landed (RepoRecord.movedTo, for aheadBase): a move
+   * within the origin given; none to another origin, which only a redirect taken at the time may lead to.
+   */
+  get movedOnOrigin(): string | undefined {
+    return this.redirectedTo?.origin === this.url.origin ? this.redirectedTo.href : undefined;
+  }
+
+  /**
+   * Where a speculative POST goes before info/refs is asked: where an earlier info/refs landed (`movedTo`,
+   * RepoRecord.movedTo) when that is on the origin given, otherwise the address given. Another origin is
+   * never asked on a memory alone: only the GET's own redirect, taken now, leads there.
+   */
+  aheadBase(movedTo?: string): URL {
+    if (!movedTo || this.discovered) return this.base;
+    let moved: URL;
+    try {
+      moved = parseRepoUrl(movedTo);
+    } catch {
+      return this.base;
+    }
+    return moved.origin === this.url.origin ? moved : this.base;
+  }
+
+  private async answer(
+    service: UploadService,
+    body: Uint8Array,
+    discovering = true,
+    at?: URL,
+  ): Promise<Response> {
     const send = () =>
-      this.request(this.endpoint(`/${service}`), {
+      this.request(this.endpoint(`/${service}`, at), {
         method: 'POST',
         headers: this.headers({
           'Content-Type': `application/x-${service}-request`,

@@ -250,6 +250,7 @@ async function cloneInto(
   await store.registry.put({
     id: repoId,
     url: client.url.href,
+    ...(client.movedOnOrigin ? { movedTo: client.movedOnOrigin } : {}),
     corsProxy: opts.corsProxy,
     // GitHttpClient sent the token through the proxy only because the person agreed to this one.
     tokenProxy: opts.auth && opts.corsProxy ? opts.auth.proxy : undefined,

@@ -173,7 +173,7 @@ export async function fetchRepo(
   const prefixes = tags === 'all' ? [...branchPrefixes, 'refs/tags/'] : branchPrefixes;
   // ls-refs goes out with the GET, as at clone; its answer is used only if the advertisement allows
   // (lsRefsAhead, docs/decisions/ls-refs-ahead.md): a fetch waits one round trip fewer.
-  const ahead = lsRefsAhead(client, prefixes, ctx.settings.limits.maxLsRefsBytes);
+  const ahead = lsRefsAhead(client, prefixes, ctx.settings.limits.maxLsRefsBytes, record.movedTo);
   const advertisement = parseInfoRefs(await client.infoRefs('git-upload-pack'));
   throwIfAborted(signal);
   if (advertisement.version !== 2) {
@@ -357,6 +357,8 @@ export async function fetchRepo(
       bytesFetched: (r.bytesFetched ?? 0) + client.bytesReceived,
       sizeBytes: r.sizeBytes + (pack ? pack.pack.length + pack.idx.length : 0),
       lastFetchedAt: Date.now(),
+      // Learnt anew at every fetch: a repository moved back or elsewhere is not asked at the old place again.
+      ...(r.movedTo || client.movedOnOrigin ? { movedTo: client.movedOnOrigin } : {}),
       ...(tags === 'all' ? { tagsListedAt: Date.now() } : {}),
     }));
     // New history (or the history fill's last step unshallowing the repo): the commit-graph's new layer.

@@ -11,6 +11,8 @@ import { type Packet, readPackets } from '../../wire/pktLine.ts';
 export interface LsRefsAhead {
   readonly client: GitHttpClient;
   readonly refPrefixes: readonly string[];
+  /** The repository address the request went to: its answer is used only if info/refs lands there. */
+  readonly sentTo: string;
   /**
    * The refs listed; or the server's answer was bad (WireError: framing, a cap passed), or null when the
    * request failed before an answer was read (then it is asked again, in turn).
@@ -24,17 +26,26 @@ export interface LsRefsAhead {
  * whatever the server advertises (gitprotocol-v2: ls-refs: `symrefs`, `peel` and `ref-prefix` are
  * arguments every ls-refs takes; `unborn` only if advertised; `agent` only if advertised, and never
  * needed). A v1 server answers it with an error or nonsense: never read, as lsRefsCall is only called
- * after a v2 advertisement.
+ * after a v2 advertisement. `movedTo`: where an earlier info/refs of this repository landed
+ * (RepoRecord.movedTo): a moved repository is asked there, not at the address that would answer 301
+ * (GitHttpClient.aheadBase; docs/decisions/ls-refs-ahead.md).
  */
-export function lsRefsAhead(client: GitHttpClient, refPrefixes: string[], maxBytes: number): LsRefsAhead {
+export function lsRefsAhead(
+  client: GitHttpClient,
+  refPrefixes: string[],
+  maxBytes: number,
+  movedTo?: string,
+): LsRefsAhead {
+  const at = client.aheadBase(movedTo);
   const answer = (async () => {
     const body = await client.postAhead(
       'git-upload-pack',
       buildLsRefsRequest({ refPrefixes, symrefs: true, peel: true }),
+      at,
     );
     return readLsRefs(body, maxBytes);
   })().catch((err: unknown) => (err instanceof WireError ? err : null));
-  return { client, refPrefixes: [...refPrefixes], answer };
+  return { client, refPrefixes: [...refPrefixes], sentTo: at.href, answer };
 }
 
 /**
@@ -69,7 +80,8 @@ export async function lsRefsCall(
 
 /**
  * The speculative answer, or null where it may differ from what asking now would give: another client (a
- * fallback to the CORS proxy), a redirected repository (the POST went to the old address), other
+ * fallback to the CORS proxy), the POST sent elsewhere than where info/refs landed (a repository that
+ * moved, or moved again, since its address was last learnt), other
  * prefixes, a server without ls-refs, or an `unborn` HEAD the request could not ask for (an empty
  * repository: without `unborn` the server leaves HEAD out, so a listing with HEAD is the same either way).
  */
@@ -82,7 +94,7 @@ async function usableAhead(
   const lsCaps = caps.commands.get('ls-refs');
   if (
     ahead.client !== client ||
-    client.redirectedTo !== null ||
+    (client.redirectedTo ?? client.url).href !== ahead.sentTo ||
     !lsCaps ||
     ahead.refPrefixes.length !== refPrefixes.length ||
     ahead.refPrefixes.some((p, i) => p !== refPrefixes[i])
