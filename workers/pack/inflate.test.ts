@@ -573,11 +573,18 @@ describe('Inflater', () => {
     expectRefused(aligned, /invalid literal\/length code/);
   });
 
-  it('builds the fixed tables without the unused codes whenever the module loads', async () => {
-    // A fresh copy of the module: the fixed tables are built as it loads, and `npm run mutate` switches a
-    // mutant on only once the tests run, long after the copy the other tests use has loaded.
+  it('builds its tables as the module loads: a fresh copy inflates as zlib does, refuses the unused codes', async () => {
+    // A fresh copy of the module: its tables (bases, extra bits, the fixed codes) are built as it loads, and
+    // `npm run mutate` switches a mutant on only once the tests run, long after the copy the others use loaded.
     vi.resetModules();
     const fresh = await import('./inflate.ts');
+    const data = new Uint8Array(Buffer.concat([text(size(20_000, 3000)), noise(size(2000, 300), 3)]));
+    for (const options of [{ level: 6 }, { level: 6, strategy: constants.Z_FIXED }]) {
+      const stream = new Uint8Array(deflateSync(data, options));
+      const r = inflateChunked(stream, data.length, 1 << 20, 0, new fresh.Inflater());
+      expect(r.consumed).toBe(stream.length);
+      expect(Buffer.from(r.data).equals(Buffer.from(data))).toBe(true);
+    }
     const L = FIXED_LIT_LENS;
     const unused = [
       ...[286, 287].map((sym) => fixed((w, lit) => w.code(lit[97], 8).code(lit[sym], L[sym]))),
