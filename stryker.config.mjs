@@ -957,6 +957,13 @@ export default {
     // workers/pack/inflate.ts, lines 1-254 (tables) and 512-738 (codes(): fast and slow paths; session 7, mutinf7)
     {
       file: 'workers/pack/inflate.ts',
+      code: 'i < 256; b < 8 (REVERSE8)',
+      mutants: 'i <= 256; b <= 8',
+      reason:
+        'REVERSE8[256] is past the end of the Uint8Array(256), which drops the write; bit 8 of a byte below 256 is 0',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
       code: 'len < 15 (buildTable, offsets)',
       mutants: 'len <= 15',
       reason: 'offsets[16] is past the end of the Uint16Array(16): a typed array drops the write',
