@@ -954,6 +954,117 @@ export default {
       mutants: 'true',
       reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
     },
+    // workers/pack/inflate.ts, lines 1-254 (tables) and 512-738 (codes(): fast and slow paths; session 7, mutinf7)
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'i < 256; b < 8 (REVERSE8)',
+      mutants: 'i <= 256; b <= 8',
+      reason:
+        'REVERSE8[256] is past the end of the Uint8Array(256), which drops the write; bit 8 of a byte below 256 is 0',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'len < 15 (buildTable, offsets)',
+      mutants: 'len <= 15',
+      reason: 'offsets[16] is past the end of the Uint16Array(16): a typed array drops the write',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (left > 0) table.fill(...) (buildTable)',
+      mutants: 'true; left >= 0',
+      reason: 'a complete code writes every root entry (a code or a link) over the invalid ones filled first',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'let curPrefix = -1 (buildTable)',
+      mutants: '+1',
+      reason:
+        'a first subtable at prefix 1 needs short codes filling half the code space and long ones the other half: 1024 literal/length or 256 distance codes at least',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'i < rootSize; i < subSize (buildTable)',
+      mutants: 'i <= rootSize; i <= subSize',
+      reason:
+        "the one extra write (for a code whose index is 0) lands on the next subtable's first entry, which that subtable overwrites, or past every entry a lookup reads",
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'private final = false',
+      mutants: 'true',
+      reason: 'start() and every block header set `final` before anything reads it',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'p <= fastIn (codes)',
+      mutants: 'false; p < fastIn',
+      reason: 'the fast path only saves time: the slow path decodes each symbol the same, one at a time',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'o >= limit; o + len > limit (codes, fast path)',
+      mutants: 'true, both; o + len >= limit',
+      reason:
+        'the symbol is rolled back and left to the slow path, which writes it or stops just as the original',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'bc <= 24 (codes, every load of both paths)',
+      mutants: 'bc < 24, all six',
+      reason:
+        'a load leaves at least 24 bits: a length code with its extra bits takes at most 20, a distance code 15, and 13 extra bits are loaded by their own check',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'op > OP_END (codes, fast path)',
+      mutants: 'op >= OP_END',
+      reason: 'op == OP_END has left the loop on the line before',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'op > 1 (codes, both paths)',
+      mutants: 'true; op >= 1, both',
+      reason: 'op is at least 1 there, and op 1 is a length with no extra bits: it adds 0 and shifts by 0',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'dx >= OP_LINK (codes, both paths)',
+      mutants: 'dx > OP_LINK, both',
+      reason:
+        'a subtable entry is never a link, and a root entry that is one was followed on the lines before',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (dx) (codes, both paths)',
+      mutants: 'true, both',
+      reason: 'with no extra bits the block adds 0, shifts by 0 and loads nothing (bc < 0 never holds)',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'bc < dx (codes, both paths)',
+      mutants: 'true; bc <= dx, both',
+      reason:
+        'a load when the bits suffice only loads the next bits early: the loop stops above 24 bits and bb holds them all',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'p < end ? src[p] : 0 (codes, slow path, its three loads)',
+      mutants: 'true; p <= end, all three',
+      reason:
+        'bytes past `end` are used by no symbol kept: one that reached them is rolled back before its error or output counts, and the rest are masked off when codes() returns',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'p > end && bc < (p - end) << 3 (codes, slow path)',
+      mutants: 'true && …; p >= end',
+      reason: 'at p <= end the right side (bc below zero) is false',
+    },
+    {
+      file: 'workers/pack/inflate.ts',
+      code: 'if (p > end) { … } (end of codes)',
+      mutants: 'p >= end',
+      reason: 'at p == end it drops no bits, and bb holds no bits above bc (bc is at most 31 there)',
+    },
   ],
   equivalentMutants: [
     {

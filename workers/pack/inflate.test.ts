@@ -1,5 +1,5 @@
 import { constants, deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { smallInputs } from '../../test/support/fuzz.ts';
 import { PackError } from './errors.ts';
 import { adler32, INFLATE_DONE, INFLATE_NEED_INPUT, INFLATE_OUTPUT_FULL, Inflater } from './inflate.ts';
@@ -503,14 +503,20 @@ describe('Inflater', () => {
     expectRefused(dynamic({ litLens, distLens: [1, 1, 1] }), /distance code/);
     expectRefused(dynamic({ litLens, distLens: [1, 2] }), /distance code/);
     expectRefused(dynamic({ litLens, distLens: [2] }), /distance code/);
+    // A code length code with no code at all: every length it could send is missing, which zlib finds later.
+    const noCodes = new Array(19).fill(0);
+    const zeros = dynamic({ litLens, distLens, symbols: [], codelenLens: noCodes }, (w) => w.bits(0, 300));
+    expectRefused(zeros, /lengths code/);
   });
 
+  /** A raw stream of one fixed block (BTYPE 1) with the symbols written by `body`. */
+  const fixed = (body: (w: BitWriter, lit: number[], dist: number[]) => void) => {
+    const w = new BitWriter().bits(1, 1).bits(1, 2);
+    body(w, canonicalCodes(FIXED_LIT_LENS), canonicalCodes(FIXED_DIST_LENS));
+    return w.finish();
+  };
+
   it('refuses matches farther back than the output, and the unused codes of the fixed block', () => {
-    const fixed = (body: (w: BitWriter, lit: number[], dist: number[]) => void) => {
-      const w = new BitWriter().bits(1, 1).bits(1, 2);
-      body(w, canonicalCodes(FIXED_LIT_LENS), canonicalCodes(FIXED_DIST_LENS));
-      return w.finish();
-    };
     const L = FIXED_LIT_LENS;
     const near = (d: number) =>
       fixed((w, lit, dist) => {
@@ -554,6 +560,72 @@ describe('Inflater', () => {
       w.code(lit[285], 8).code(dist[29], 5).bits(0, 13).code(lit[256], 7);
     });
     expectAccepted(far, [61, 1 << 20]);
+  });
+
+  it('refuses an invalid code that ends exactly where the input ends, rather than asking for more', () => {
+    // Header (3 bits), five 9-bit literals and the unused code 286 (8 bits): 56 bits, seven whole bytes.
+    const L = FIXED_LIT_LENS;
+    const aligned = fixed((w, lit) => {
+      for (let c = 200; c < 205; c++) w.code(lit[c], L[c]);
+      w.code(lit[286], L[286]);
+    });
+    expect(aligned.length).toBe(7);
+    expectRefused(aligned, /invalid literal\/length code/);
+  });
+
+  it('builds its tables as the module loads: a fresh copy inflates as zlib does, refuses the unused codes', async () => {
+    // A fresh copy of the module: its tables (bases, extra bits, the fixed codes) are built as it loads, and
+    // `npm run mutate` switches a mutant on only once the tests run, long after the copy the others use loaded.
+    vi.resetModules();
+    const fresh = await import('./inflate.ts');
+    const data = new Uint8Array(Buffer.concat([text(size(20_000, 3000)), noise(size(2000, 300), 3)]));
+    for (const options of [{ level: 6 }, { level: 6, strategy: constants.Z_FIXED }]) {
+      const stream = new Uint8Array(deflateSync(data, options));
+      const r = inflateChunked(stream, data.length, 1 << 20, 0, new fresh.Inflater());
+      expect(r.consumed).toBe(stream.length);
+      expect(Buffer.from(r.data).equals(Buffer.from(data))).toBe(true);
+    }
+    const L = FIXED_LIT_LENS;
+    const unused = [
+      ...[286, 287].map((sym) => fixed((w, lit) => w.code(lit[97], 8).code(lit[sym], L[sym]))),
+      ...[30, 31].map((d) => fixed((w, lit, dist) => w.code(lit[97], 8).code(lit[257], 7).code(dist[d], 5))),
+    ];
+    for (const [i, raw] of unused.entries()) {
+      const stream = zlibWrap(raw, 1);
+      expect(() => inflateChunked(stream, 100, 1 << 20, 0, new fresh.Inflater())).toThrow(
+        i < 2 ? /invalid literal\/length code/ : /invalid distance code/,
+      );
+    }
+  });
+
+  it('decodes 15-bit length and distance codes with the most extra bits at every bit position, as zlib does', () => {
+    // A match of a 15-bit length code with 5 extra bits and a 15-bit distance code with 12 or 13 takes up to
+    // 48 bits, more than one load of the bit buffer holds: the fast path loads again before the distance
+    // code and, at some bit positions, for its extra bits. Literals of 9 bits between matches shift them.
+    const steps: [number, number][] = Array.from({ length: 12 }, (_, k) => [257 + k, 3 + k]);
+    // 1/2 (literals) + 1/4 (end of block) + 1/8 … 1/2^14 + 2/2^15: a complete code.
+    const longLit = lits(285, 9, [[256, 2], ...steps, [283, 15], [284, 15]]);
+    // 1/2 … 1/2^13 + 4/2^15: distances 0–12 short, the far ones (26–29) 15 bits long.
+    const longDist = new Array(30).fill(0).map((_, d) => (d <= 12 ? d + 1 : d >= 26 ? 15 : 0));
+    const rand = prng(17);
+    const raw = dynamic({ litLens: longLit, distLens: longDist }, (w, c) => {
+      let o = 0;
+      for (; o < 24_576; o++) w.code(c.lit[o % 256], 9);
+      for (let m = 0; m < size(400, 120); m++) {
+        for (let k = rand(3); k > 0; k--, o++) w.code(c.lit[rand(256)], 9);
+        const ls = 283 + rand(2);
+        const lx = rand(31);
+        w.code(c.lit[ls], 15).bits(lx, 5);
+        o += (ls === 283 ? 195 : 227) + lx;
+        const d = 26 + rand(3); // bases 8193, 12289 and 16385, with 12, 12 and 13 extra bits
+        const base = [8193, 12289, 16385][d - 26];
+        const dx = d === 28 ? 13 : 12;
+        w.code(c.dist[d], 15).bits(rand(1 << dx), dx);
+        expect(base + (1 << dx) - 1).toBeLessThanOrEqual(24_576);
+      }
+      w.code(c.lit[256], 2);
+    });
+    expectAccepted(raw, [61, 1 << 20]);
   });
 
   it('refuses a stored block whose length and its complement disagree, and a block of type 3', () => {

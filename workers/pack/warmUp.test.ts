@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PackIngester } from './packIngester.ts';
 import { warmUpIngester, warmUpPack } from './warmUp.ts';
 
@@ -39,5 +39,24 @@ describe('warming the ingester up', () => {
     const warming = warmUpIngester(3, controller.signal);
     controller.abort();
     await expect(warming).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('stops when an operation begins while a round finishes, after its last push', async () => {
+    const controller = new AbortController();
+    const finish = PackIngester.prototype.finish;
+    const finishing = vi.spyOn(PackIngester.prototype, 'finish').mockImplementation(function (
+      this: PackIngester,
+      options,
+    ) {
+      controller.abort();
+      return finish.call(this, options);
+    });
+    try {
+      // One round: nothing after its finish checks the signal, so only the ingester's own check stops it.
+      await expect(warmUpIngester(1, controller.signal)).rejects.toMatchObject({ code: 'ABORTED' });
+      expect(finishing).toHaveBeenCalledOnce();
+    } finally {
+      finishing.mockRestore();
+    }
   });
 });
