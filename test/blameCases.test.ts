@@ -3,14 +3,15 @@
 // octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
 // is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { testEngine } from './support/engine.ts';
 import { gitBlame, gitBytes } from './support/gitHistory.ts';
+import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const { engine, ctx } = testEngine();
@@ -168,5 +169,161 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'PATH_NOT_FOUND' });
     expect((err as Error).message).toContain(`"${path}"`);
+  });
+});
+
+/**
+ * Histories blame.git has none of, built here with git and blamed by git: a merge whose other parent lacks
+ * the file (renamed there from a file its base also held, or never there), a parent dated after its child
+ * (walked before a child that gives it more lines), a file that becomes a symlink and one that stops being
+ * one, and a merge where a file of the first parent and a renamed one of the other are the same blob.
+ */
+describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
+  const FILES = ['lacks/f.js', 'none/n.js', 'skew/f.js', 'skew/h.js', 'link/a', 'link/b', 'order/f.js'];
+  let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
+  let id: string;
+
+  beforeAll(async () => {
+    let clock = 1_700_000_000;
+    const body = (name: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
+    server = await serveScratchRepo(join(scratch(), 'cases'), [], async (run, work) => {
+      const put = async (path: string, text: string) => {
+        // Not through a symlink that was there.
+        await rm(join(work, path), { force: true });
+        await mkdir(dirname(join(work, path)), { recursive: true });
+        await writeFile(join(work, path), text);
+      };
+      const link = async (path: string, target: string) => {
+        await put(path, '');
+        await rm(join(work, path));
+        await symlink(target, join(work, path));
+      };
+      const dated = (at?: number) => {
+        clock += 60;
+        const time = at ?? clock;
+        return { GIT_AUTHOR_DATE: `${time} +0000`, GIT_COMMITTER_DATE: `${time} +0000` };
+      };
+      const commit = async (message: string, time?: number) => {
+        await run(['add', '-A']);
+        await run(['commit', '-q', '-m', message], dated(time));
+      };
+      // The merge's tree is the first parent's (-s ours) with `edit` on top: no conflict to settle.
+      const merge = async (branch: string, edit: () => Promise<void>, time?: number) => {
+        await run(['merge', '-q', '--no-ff', '--no-commit', '-s', 'ours', branch], dated(time));
+        await edit();
+        await commit(`merge ${branch}`, time);
+      };
+
+      // lacks: the other parent deleted f.js, and f.js takes g.js's lines in the merge: the base is reached
+      // with both paths.
+      const f = body('f', 6);
+      const g = body('g', 10);
+      await put('lacks/f.js', f);
+      await put('lacks/g.js', g);
+      await commit('lacks: f and g');
+      await run(['switch', '-q', '-c', 'lacks']);
+      await run(['rm', '-q', 'lacks/f.js']);
+      await commit('lacks: drop f');
+      await run(['switch', '-q', 'main']);
+      await put('lacks/f.js', f.replace('f line 6', 'f line six'));
+      await commit('lacks: edit f');
+      await merge('lacks', async () => {
+        await put('lacks/f.js', `${g}${f.split('\n').slice(0, 3).join('\n')}\nf line six\n`);
+        await run(['rm', '-q', 'lacks/g.js']);
+      });
+
+      // none: the other parent never had n.js, and the merge adds a line of its own.
+      await run(['switch', '-q', '-c', 'none']);
+      await put('none/other.txt', 'other\n');
+      await commit('none: other');
+      await run(['switch', '-q', 'main']);
+      await put('none/n.js', body('n', 5));
+      await commit('none: n');
+      await merge('none', () => put('none/n.js', `${body('n', 5)}merged line\n`));
+
+      // skew: p is dated after both its children, so the walk takes it before c2 gives it lines.
+      const base = clock + 600;
+      clock = base + 3000;
+      await put('skew/f.js', body('sf', 8));
+      await put('skew/h.js', body('sh', 8));
+      await commit('skew: pp', base);
+      await put('skew/h.js', body('sh', 8).replace('sh line 4', 'sh line four'));
+      await commit('skew: p, dated late', base + 1000);
+      await run(['switch', '-q', '-c', 'skew']);
+      await put('skew/f.js', body('sf', 8).replace('sf line 8', 'sf line eight'));
+      await put(
+        'skew/h.js',
+        body('sh', 8).replace('sh line 4', 'sh line four').replace('sh line 8', 'sh line eight'),
+      );
+      await commit('skew: c2', base + 100);
+      await run(['switch', '-q', 'main']);
+      await put('skew/f.js', body('sf', 8).replace('sf line 1', 'sf line one'));
+      await put(
+        'skew/h.js',
+        body('sh', 8).replace('sh line 4', 'sh line four').replace('sh line 1', 'sh line one'),
+      );
+      await commit('skew: c1', base + 500);
+      await merge(
+        'skew',
+        async () => {
+          await put(
+            'skew/f.js',
+            body('sf', 8).replace('sf line 1', 'sf line one').replace('sf line 8', 'sf line eight'),
+          );
+          await put(
+            'skew/h.js',
+            body('sh', 8)
+              .replace('sh line 4', 'sh line four')
+              .replace('sh line 1', 'sh line one')
+              .replace('sh line 8', 'sh line eight'),
+          );
+        },
+        base + 2000,
+      );
+
+      // link: a becomes a symlink to its first line; b, a symlink, becomes a file starting with its target.
+      await put('link/a', 'some/where\nsecond\n');
+      await link('link/b', 'else/where');
+      await commit('link: a file, b symlink');
+      await link('link/a', 'some/where');
+      await put('link/b', 'else/where\nsecond\n');
+      await commit('link: a symlink, b file');
+
+      // order: the first parent added f.js, the other g.js with the same bytes, which the merge drops.
+      await run(['switch', '-q', '-c', 'order']);
+      await put('order/g.js', body('o', 4));
+      await commit('order: g');
+      await run(['switch', '-q', 'main']);
+      await put('order/f.js', body('o', 4));
+      await commit('order: f');
+      await merge('order', async () => {});
+    });
+    id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
+    await maintenanceIdle(ctx, id);
+  }, 60_000);
+  afterAll(() => server?.close());
+
+  async function scratchEqualsGit(path: string) {
+    const result = await engine.repo(id).blame({ ref: 'main', path }, { onProgress: () => {} });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(server!.bare, 'main', path) });
+    // With a listener too, only the commits some line names are named.
+    expect(Object.keys(result.commits).sort()).toEqual(
+      [...new Set(result.lines.map((l) => l.commit))].sort(),
+    );
+  }
+
+  it('from the Bloom filters of the commit-graph', async () => {
+    expect(await ctx.store.repoFs.open(id).promises.stat(COMMIT_GRAPH_CHAIN)).toBeTruthy();
+    for (const path of FILES) await scratchEqualsGit(path);
+  });
+
+  it('from commit objects, without a commit-graph', async () => {
+    await ctx.store.repoFs
+      .open(id)
+      .promises.unlink(COMMIT_GRAPH_CHAIN)
+      .catch(() => {});
+    for (const path of FILES) await scratchEqualsGit(path);
   });
 });
