@@ -179,7 +179,17 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
  * one, and a merge where a file of the first parent and a renamed one of the other are the same blob.
  */
 describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
-  const FILES = ['lacks/f.js', 'none/n.js', 'skew/f.js', 'skew/h.js', 'link/a', 'link/b', 'order/f.js'];
+  const FILES = [
+    'lacks/f.js',
+    'none/n.js',
+    'skew/f.js',
+    'skew/h.js',
+    'link/a',
+    'link/b',
+    'order/f.js',
+    'plain/empty.js',
+    'plain/tail.txt',
+  ];
   let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
   let id: string;
 
@@ -298,6 +308,18 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       await put('order/f.js', body('o', 4));
       await commit('order: f');
       await merge('order', async () => {});
+
+      // plain: a file emptied, one without a final line feed, and a submodule, which blame refuses.
+      await put('plain/empty.js', body('e', 3));
+      await put('plain/tail.txt', 'one\ntwo');
+      await commit('plain: two files');
+      await put('plain/empty.js', '');
+      await put('plain/tail.txt', 'one\ntwo\nthree');
+      // Staged by hand: `add -A` would drop a gitlink without its folder.
+      await run(['add', '-A']);
+      const head = (await run(['rev-parse', 'HEAD'])).trim();
+      await run(['update-index', '--add', '--cacheinfo', `160000,${head},plain/sub`]);
+      await run(['commit', '-q', '-m', 'plain: emptied, a line more, a submodule'], dated());
     });
     id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
     await maintenanceIdle(ctx, id);
@@ -317,6 +339,17 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   it('from the Bloom filters of the commit-graph', async () => {
     expect(await ctx.store.repoFs.open(id).promises.stat(COMMIT_GRAPH_CHAIN)).toBeTruthy();
     for (const path of FILES) await scratchEqualsGit(path);
+  });
+
+  it('refuses a submodule with PATH_NOT_FOUND', async () => {
+    expect((await gitBytes(server!.bare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
+      '160000 commit',
+    );
+    const err = await engine
+      .repo(id)
+      .blame({ ref: 'main', path: 'plain/sub' })
+      .catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'PATH_NOT_FOUND' });
   });
 
   it('from commit objects, without a commit-graph', async () => {
