@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
 import { testEngine } from './support/engine.ts';
-import { gitBlame, gitBytes } from './support/gitHistory.ts';
+import { gitBlame, gitBytes, runGit } from './support/gitHistory.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
@@ -176,7 +177,8 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
  * Histories blame.git has none of, built here with git and blamed by git: a merge whose other parent lacks
  * the file (renamed there from a file its base also held, or never there), a parent dated after its child
  * (walked before a child that gives it more lines), a file that becomes a symlink and one that stops being
- * one, and a merge where a file of the first parent and a renamed one of the other are the same blob.
+ * one, and a merge where a file of the first parent and a renamed one of the other are the same blob; and
+ * a file of more versions than a page of its history, whose blobs come in generations that double.
  */
 describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
   const FILES = [
@@ -190,6 +192,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     'plain/empty.js',
     'plain/tail.txt',
   ];
+  /** More than the 200 entries of one page of fileHistory. */
+  const MANY = 210;
   let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
   let id: string;
 
@@ -320,10 +324,45 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       const head = (await run(['rev-parse', 'HEAD'])).trim();
       await run(['update-index', '--add', '--cacheinfo', `160000,${head},plain/sub`]);
       await run(['commit', '-q', '-m', 'plain: emptied, a line more, a submodule'], dated());
+
+      // many: a branch of its own whose every commit adds a line to v.txt, in one fast-import.
+      let stream = '';
+      const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+      let text = '';
+      for (let n = 1; n <= MANY; n++) {
+        text += `version ${n} of v.txt\n`;
+        stream += `commit refs/heads/many\nmark :${n}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${(clock += 60)} +0000\n`;
+        stream += `${data(`many: ${n}`)}${n > 1 ? `from :${n - 1}\n` : ''}M 100644 inline many/v.txt\n${data(text)}`;
+      }
+      await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
     });
     id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
     await maintenanceIdle(ctx, id);
-  }, 60_000);
+  }, 120_000);
+
+  it('fetches a file of many versions in generations that double, reporting found lines before each request', async () => {
+    const reports: BlameProgress[] = [];
+    const result = await engine
+      .repo(id)
+      .blame({ ref: 'many', path: 'many/v.txt' }, { onProgress: (p) => reports.push(structuredClone(p)) });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    expect(ours).toEqual(await gitBlame(server!.bare, 'many', 'many/v.txt'));
+    // Every version is read (each commit added a line), none of them cloned: 16, 32, 64, ... in a request each.
+    let generations = 0;
+    for (let sum = 0, size = BLAME_FIRST_GENERATION; sum < MANY; sum += size, size *= 2) generations++;
+    expect(result).toMatchObject({ versionsFetched: MANY, requests: generations });
+    // A request's report comes after it, and the lines found before it went out in the report before.
+    let before = reports[0];
+    let foundBeforeRequest = 0;
+    for (const r of reports.slice(1)) {
+      if (r.requests > before.requests) {
+        expect(r.found).toBeUndefined();
+        if (before.found) foundBeforeRequest++;
+      }
+      before = r;
+    }
+    expect(foundBeforeRequest).toBe(generations - 1);
+  });
   afterAll(() => server?.close());
 
   async function scratchEqualsGit(path: string) {
