@@ -1065,6 +1065,43 @@ export default {
       mutants: 'p >= end',
       reason: 'at p == end it drops no bits, and bb holds no bits above bc (bc is at most 31 there)',
     },
+    // workers/ops/read/blame.ts lines 250-398 (issue 26, session 7, mutblame7): survivors of the session 5
+    // run judged equivalent; the others are killed by the scratch histories of test/blameCases.test.ts.
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'treeFilePairs(repo, parent tree, tree, false) (renamedOrigin)',
+      mutants: 'true',
+      reason:
+        'unchanged files are rename sources only under copy detection, which find_rename does not use, and the report drops them',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: "p.status === 'C' (renamedOrigin)",
+      mutants: 'false; the status ""',
+      reason:
+        'with singleFollow and no copy detection a source is never kept nor taken twice, so no pair is C',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'passDownRun: its body; if (!graph || shallow.size) return false; parents.length !== 1',
+      mutants: '{}; true; parents.length === 1',
+      reason:
+        "a fast path not taken leaves the lines to passBlame, which passes them to the same place; a merge the filter says kept the path has its first parent's blob, which takes every line too",
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (scapegoats[i]) continue (passBlame)',
+      mutants: 'false',
+      reason:
+        'the path is never added against a parent that has it, so renamedOrigin finds no rename there and the scapegoat stays',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (scapegoats.some((s) => s)) (passBlame)',
+      mutants: 'true',
+      reason:
+        "with no scapegoat the loop passes nothing; the extra read is of the origin's own blob, a version the walk fetches anyway",
+    },
   ],
   equivalentMutants: [
     {

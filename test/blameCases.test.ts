@@ -3,14 +3,16 @@
 // octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
 // is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
+import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
 import { testEngine } from './support/engine.ts';
-import { gitBlame, gitBytes } from './support/gitHistory.ts';
+import { gitBlame, gitBytes, runGit } from './support/gitHistory.ts';
+import { serveScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const { engine, ctx } = testEngine();
@@ -168,5 +170,232 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'PATH_NOT_FOUND' });
     expect((err as Error).message).toContain(`"${path}"`);
+  });
+});
+
+/**
+ * Histories blame.git has none of, built here with git and blamed by git: a merge whose other parent lacks
+ * the file (renamed there from a file its base also held, or never there), a parent dated after its child
+ * (walked before a child that gives it more lines), a file that becomes a symlink and one that stops being
+ * one, and a merge where a file of the first parent and a renamed one of the other are the same blob; and
+ * a file of more versions than a page of its history, whose blobs come in generations that double.
+ */
+describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
+  const FILES = [
+    'lacks/f.js',
+    'none/n.js',
+    'skew/f.js',
+    'skew/h.js',
+    'link/a',
+    'link/b',
+    'order/f.js',
+    'plain/empty.js',
+    'plain/tail.txt',
+  ];
+  /** More than the 200 entries of one page of fileHistory. */
+  const MANY = 210;
+  let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
+  let id: string;
+
+  beforeAll(async () => {
+    let clock = 1_700_000_000;
+    const body = (name: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
+    server = await serveScratchRepo(join(scratch(), 'cases'), [], async (run, work) => {
+      const put = async (path: string, text: string) => {
+        // Not through a symlink that was there.
+        await rm(join(work, path), { force: true });
+        await mkdir(dirname(join(work, path)), { recursive: true });
+        await writeFile(join(work, path), text);
+      };
+      const link = async (path: string, target: string) => {
+        await put(path, '');
+        await rm(join(work, path));
+        await symlink(target, join(work, path));
+      };
+      const dated = (at?: number) => {
+        clock += 60;
+        const time = at ?? clock;
+        return { GIT_AUTHOR_DATE: `${time} +0000`, GIT_COMMITTER_DATE: `${time} +0000` };
+      };
+      const commit = async (message: string, time?: number) => {
+        await run(['add', '-A']);
+        await run(['commit', '-q', '-m', message], dated(time));
+      };
+      // The merge's tree is the first parent's (-s ours) with `edit` on top: no conflict to settle.
+      const merge = async (branch: string, edit: () => Promise<void>, time?: number) => {
+        await run(['merge', '-q', '--no-ff', '--no-commit', '-s', 'ours', branch], dated(time));
+        await edit();
+        await commit(`merge ${branch}`, time);
+      };
+
+      // lacks: the other parent deleted f.js, and f.js takes g.js's lines in the merge: the base is reached
+      // with both paths.
+      const f = body('f', 6);
+      const g = body('g', 10);
+      await put('lacks/f.js', f);
+      await put('lacks/g.js', g);
+      await commit('lacks: f and g');
+      await run(['switch', '-q', '-c', 'lacks']);
+      await run(['rm', '-q', 'lacks/f.js']);
+      await commit('lacks: drop f');
+      await run(['switch', '-q', 'main']);
+      await put('lacks/f.js', f.replace('f line 6', 'f line six'));
+      await commit('lacks: edit f');
+      await merge('lacks', async () => {
+        await put('lacks/f.js', `${g}${f.split('\n').slice(0, 3).join('\n')}\nf line six\n`);
+        await run(['rm', '-q', 'lacks/g.js']);
+      });
+
+      // none: the other parent never had n.js, and the merge adds a line of its own.
+      await run(['switch', '-q', '-c', 'none']);
+      await put('none/other.txt', 'other\n');
+      await commit('none: other');
+      await run(['switch', '-q', 'main']);
+      await put('none/n.js', body('n', 5));
+      await commit('none: n');
+      await merge('none', () => put('none/n.js', `${body('n', 5)}merged line\n`));
+
+      // skew: p is dated after both its children, so the walk takes it before c2 gives it lines.
+      const base = clock + 600;
+      clock = base + 3000;
+      await put('skew/f.js', body('sf', 8));
+      await put('skew/h.js', body('sh', 8));
+      await commit('skew: pp', base);
+      await put('skew/h.js', body('sh', 8).replace('sh line 4', 'sh line four'));
+      await commit('skew: p, dated late', base + 1000);
+      await run(['switch', '-q', '-c', 'skew']);
+      await put('skew/f.js', body('sf', 8).replace('sf line 8', 'sf line eight'));
+      await put(
+        'skew/h.js',
+        body('sh', 8).replace('sh line 4', 'sh line four').replace('sh line 8', 'sh line eight'),
+      );
+      await commit('skew: c2', base + 100);
+      await run(['switch', '-q', 'main']);
+      await put('skew/f.js', body('sf', 8).replace('sf line 1', 'sf line one'));
+      await put(
+        'skew/h.js',
+        body('sh', 8).replace('sh line 4', 'sh line four').replace('sh line 1', 'sh line one'),
+      );
+      await commit('skew: c1', base + 500);
+      await merge(
+        'skew',
+        async () => {
+          await put(
+            'skew/f.js',
+            body('sf', 8).replace('sf line 1', 'sf line one').replace('sf line 8', 'sf line eight'),
+          );
+          await put(
+            'skew/h.js',
+            body('sh', 8)
+              .replace('sh line 4', 'sh line four')
+              .replace('sh line 1', 'sh line one')
+              .replace('sh line 8', 'sh line eight'),
+          );
+        },
+        base + 2000,
+      );
+
+      // link: a becomes a symlink to its first line; b, a symlink, becomes a file starting with its target.
+      await put('link/a', 'some/where\nsecond\n');
+      await link('link/b', 'else/where');
+      await commit('link: a file, b symlink');
+      await link('link/a', 'some/where');
+      await put('link/b', 'else/where\nsecond\n');
+      await commit('link: a symlink, b file');
+
+      // order: the first parent added f.js, the other g.js with the same bytes, which the merge drops.
+      await run(['switch', '-q', '-c', 'order']);
+      await put('order/g.js', body('o', 4));
+      await commit('order: g');
+      await run(['switch', '-q', 'main']);
+      await put('order/f.js', body('o', 4));
+      await commit('order: f');
+      await merge('order', async () => {});
+
+      // plain: a file emptied, one without a final line feed, and a submodule, which blame refuses.
+      await put('plain/empty.js', body('e', 3));
+      await put('plain/tail.txt', 'one\ntwo');
+      await commit('plain: two files');
+      await put('plain/empty.js', '');
+      await put('plain/tail.txt', 'one\ntwo\nthree');
+      // Staged by hand: `add -A` would drop a gitlink without its folder.
+      await run(['add', '-A']);
+      const head = (await run(['rev-parse', 'HEAD'])).trim();
+      await run(['update-index', '--add', '--cacheinfo', `160000,${head},plain/sub`]);
+      await run(['commit', '-q', '-m', 'plain: emptied, a line more, a submodule'], dated());
+
+      // many: a branch of its own whose every commit adds a line to v.txt, in one fast-import.
+      let stream = '';
+      const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+      let text = '';
+      for (let n = 1; n <= MANY; n++) {
+        text += `version ${n} of v.txt\n`;
+        stream += `commit refs/heads/many\nmark :${n}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${(clock += 60)} +0000\n`;
+        stream += `${data(`many: ${n}`)}${n > 1 ? `from :${n - 1}\n` : ''}M 100644 inline many/v.txt\n${data(text)}`;
+      }
+      await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
+    });
+    id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
+    await maintenanceIdle(ctx, id);
+  }, 120_000);
+
+  it('fetches a file of many versions in generations that double, reporting found lines before each request', async () => {
+    const reports: BlameProgress[] = [];
+    const result = await engine
+      .repo(id)
+      .blame({ ref: 'many', path: 'many/v.txt' }, { onProgress: (p) => reports.push(structuredClone(p)) });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    expect(ours).toEqual(await gitBlame(server!.bare, 'many', 'many/v.txt'));
+    // Every version is read (each commit added a line), none of them cloned: 16, 32, 64, ... in a request each.
+    let generations = 0;
+    for (let sum = 0, size = BLAME_FIRST_GENERATION; sum < MANY; sum += size, size *= 2) generations++;
+    expect(result).toMatchObject({ versionsFetched: MANY, requests: generations });
+    // A request's report comes after it, and the lines found before it went out in the report before.
+    let before = reports[0];
+    let foundBeforeRequest = 0;
+    for (const r of reports.slice(1)) {
+      if (r.requests > before.requests) {
+        expect(r.found).toBeUndefined();
+        if (before.found) foundBeforeRequest++;
+      }
+      before = r;
+    }
+    expect(foundBeforeRequest).toBe(generations - 1);
+  });
+  afterAll(() => server?.close());
+
+  async function scratchEqualsGit(path: string) {
+    const result = await engine.repo(id).blame({ ref: 'main', path }, { onProgress: () => {} });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(server!.bare, 'main', path) });
+    // With a listener too, only the commits some line names are named.
+    expect(Object.keys(result.commits).sort()).toEqual(
+      [...new Set(result.lines.map((l) => l.commit))].sort(),
+    );
+  }
+
+  it('from the Bloom filters of the commit-graph', async () => {
+    expect(await ctx.store.repoFs.open(id).promises.stat(COMMIT_GRAPH_CHAIN)).toBeTruthy();
+    for (const path of FILES) await scratchEqualsGit(path);
+  });
+
+  it('refuses a submodule with PATH_NOT_FOUND', async () => {
+    expect((await gitBytes(server!.bare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
+      '160000 commit',
+    );
+    const err = await engine
+      .repo(id)
+      .blame({ ref: 'main', path: 'plain/sub' })
+      .catch((e: Error) => e);
+    expect(err).toMatchObject({ code: 'PATH_NOT_FOUND' });
+  });
+
+  it('from commit objects, without a commit-graph', async () => {
+    await ctx.store.repoFs
+      .open(id)
+      .promises.unlink(COMMIT_GRAPH_CHAIN)
+      .catch(() => {});
+    for (const path of FILES) await scratchEqualsGit(path);
   });
 });
