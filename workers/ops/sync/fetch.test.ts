@@ -17,11 +17,21 @@ import { failure, packFiles } from '../../../test/support/repoChecks.ts';
 import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
+import { openRepo } from '../common/repoAccess.ts';
 import { fetchRepo, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
 
 let root: string;
 const served = uploadPackFetch((name) => join(root, name));
-const { engine, ctx } = testEngine({ storage: memoryStorage(), fetch: served.fetch });
+/** info/refs GETs to fail before they reach git, as a dropped connection does (the GET is retried). */
+let dropped = 0;
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch: (input, init) =>
+    init?.method === 'GET' && dropped-- > 0
+      ? Promise.reject(new TypeError('connection reset'))
+      : served.fetch(input, init),
+  retry: { baseDelayMs: 1, maxDelayMs: 1 },
+});
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'blobless-fetchRepo-'));
@@ -284,6 +294,14 @@ describe('fetchRepo against git upload-pack', () => {
     const after = await engine.repo(repoId).fetch({ deepen: 3 });
     expect(after.newCommits).toBe(1);
     expect(fetchBodies().join('')).not.toContain('deepen');
+    // Unshallowing a complete repo, or a depth of 0, changes nothing either.
+    commit(dir, 'later2.txt');
+    served.requests.length = 0;
+    expect((await engine.repo(repoId).fetch({ unshallow: true })).newCommits).toBe(1);
+    commit(dir, 'later3.txt');
+    expect((await engine.repo(repoId).fetch({ depth: 0, deepen: 0 })).newCommits).toBe(1);
+    expect(fetchBodies().join('')).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe('');
   });
 
   it('negotiates in rounds of doubling haves when the local history is long and unknown to the server', async () => {
@@ -334,6 +352,40 @@ describe('fetchRepo against git upload-pack', () => {
     const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
     expect(git(exported, ['rev-parse', 'refs/remotes/origin/main'])).toBe(git(dir, ['rev-parse', 'main']));
     git(exported, ['fsck', '--connectivity-only', '--no-progress']);
+  });
+
+  it("follows the fetch refspec of the repo config, and git's default when it has none", async () => {
+    const { dir, repoId } = await cloned('refspec');
+    git(dir, ['branch', 'feature']);
+    commit(dir, 'r.txt');
+    const { fs, gitdir } = await openRepo(ctx, repoId);
+    const isogit = (await import('isomorphic-git')).default;
+    await isogit.setConfig({
+      fs,
+      gitdir,
+      path: 'remote.origin.fetch',
+      value: '+refs/heads/main:refs/remotes/mirror/main',
+    });
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['new refs/remotes/mirror/main']);
+    await isogit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: undefined });
+    ctx.repos.forget(repoId);
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/remotes/origin/feature',
+    ]);
+  });
+
+  it('tells each retry of a dropped request, and then fetches', async () => {
+    const { dir, repoId } = await cloned('retry');
+    commit(dir, 'x.txt');
+    dropped = 1;
+    const phases: { phase: string; attempt?: number }[] = [];
+    const result = await engine.repo(repoId).fetch({}, { onProgress: (p) => phases.push(p) });
+    expect(result.newCommits).toBe(1);
+    const retry = phases.find((p) => p.phase === 'retrying');
+    // The info/refs GET failed once: the second attempt of the policy's, after its (test-sized) delay.
+    expect(retry).toMatchObject({ phase: 'retrying', attempt: 2, attempts: 4, delayMs: 1 });
+    expect(retry).toHaveProperty('text');
   });
 
   it('keeps nothing of a fetch cancelled while writing, and the next fetch does the whole job', async () => {
