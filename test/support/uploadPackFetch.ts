@@ -53,6 +53,9 @@ export function uploadPackFetch(
     const url = new URL(input instanceof Request ? input.url : String(input));
     const match = /^\/([^/]+)\/(info\/refs|git-upload-pack)$/.exec(url.pathname);
     if (url.origin !== base || !match) return new Response(null, { status: 404 });
+    // As http-backend: info/refs of another service (or none) is not upload-pack's advertisement.
+    if (match[2] === 'info/refs' && url.searchParams.get('service') !== 'git-upload-pack')
+      return new Response(null, { status: 403 });
     const [, name, what] = match as unknown as [string, string, UploadPackRequest['what']];
     const protocol = new Headers(init?.headers).get('Git-Protocol');
     const env: Record<string, string> = { ...extraEnv, ...(protocol ? { GIT_PROTOCOL: protocol } : {}) };

@@ -159,6 +159,10 @@ describe('fetchRepo against git upload-pack', () => {
       haves: 2,
     });
     const [request] = fetchBodies().map(requestLines);
+    const followPrefixes = served.requests
+      .filter((r) => r.body.includes('command=ls-refs'))
+      .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
+    expect(followPrefixes[0]).toEqual(['ref-prefix refs/heads/']);
     expect(request).not.toContain('no-progress');
     expect(request).toEqual(
       expect.arrayContaining([
@@ -185,6 +189,11 @@ describe('fetchRepo against git upload-pack', () => {
     const all = await engine.repo(repoId).fetch({ tags: 'all' });
     git(cli, ['fetch', '-q', '--tags', 'origin']);
     expect(kinds(all)).toEqual(['new refs/tags/light']);
+    // Only `all` lists the tags: ls-refs asks for them then, and a follow fetch does not.
+    const lsRefsPrefixes = served.requests
+      .filter((r) => r.body.includes('command=ls-refs'))
+      .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
+    expect(lsRefsPrefixes[0]).toEqual(['ref-prefix refs/heads/', 'ref-prefix refs/tags/']);
     expect(all).toMatchObject({ tags: 'all', newCommits: 0, negotiation: { rounds: 0, haves: 0 } });
     expect(fetchBodies()).toEqual([]);
     await expectGitsRefs(repoId, cli, 'all');
@@ -218,11 +227,15 @@ describe('fetchRepo against git upload-pack', () => {
     const { dir, repoId } = await cloned('named');
     git(dir, ['branch', 'feature']);
     git(dir, ['branch', 'other']);
+    git(dir, ['branch', 'topic/refs/heads/x']);
     commit(dir, 'main-only.txt');
     const one = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature'] });
     expect(kinds(one)).toEqual(['new refs/remotes/origin/feature']);
     const two = await engine.repo(repoId).fetch({ refs: ['other'] });
     expect(kinds(two)).toEqual(['new refs/remotes/origin/other']);
+    // Only a leading refs/heads/ is the prefix; one inside a name is the name's.
+    const nested = await engine.repo(repoId).fetch({ refs: ['topic/refs/heads/x'] });
+    expect(kinds(nested)).toEqual(['new refs/remotes/origin/topic/refs/heads/x']);
     const err = await failure(engine.repo(repoId).fetch({ refs: ['nope', 'other', 'gone'] }));
     expect(err.code).toBe('REF_NOT_FOUND');
     expect(err.message).toBe('The remote has no branch nope, gone.');
@@ -386,6 +399,10 @@ describe('fetchRepo against git upload-pack', () => {
     // The info/refs GET failed once: the second attempt of the policy's, after its (test-sized) delay.
     expect(retry).toMatchObject({ phase: 'retrying', attempt: 2, attempts: 4, delayMs: 1 });
     expect(retry).toHaveProperty('text');
+    // And without a listener, a retry is not told.
+    commit(dir, 'y.txt');
+    dropped = 1;
+    expect((await engine.repo(repoId).fetch()).newCommits).toBe(1);
   });
 
   it('keeps nothing of a fetch cancelled while writing, and the next fetch does the whole job', async () => {
