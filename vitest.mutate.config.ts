@@ -27,6 +27,9 @@ export default defineConfig({
       'workers/ops/sync/followedTags.test.ts',
       'workers/ops/sync/remoteRefNames.test.ts',
       'workers/ops/sync/lsRefsCall.test.ts',
+      // Real git upload-pack answers through a scripted fetch (test/support/uploadPackFetch.ts): no server.
+      'workers/ops/sync/receivePack.test.ts',
+      'workers/ops/sync/fetch.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
       'test/treeParser.fuzz.test.ts',

@@ -1,0 +1,469 @@
+// fetchRepo against real git upload-pack answers (test/support/uploadPackFetch.ts: `git upload-pack
+// --stateless-rpc` per request, no HTTP server) on small repos made here with the git CLI, the engine on
+// memory storage: each case clones, changes the server with git, fetches, and holds the refs and
+// `packed-refs` to what `git fetch` writes from the same repo. A case costs a second or less, so each mutant
+// of fetch.ts is judged in seconds (stryker.config.mjs). Against git http-backend and the fixtures, with the
+// byte counts and a long negotiation: test/fetch.test.ts, test/fetchTags.test.ts.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportAsDotGit } from '../../../test/support/cloneOracle.ts';
+import { requestLines } from '../../../test/support/craftedServer.ts';
+import { testEngine } from '../../../test/support/engine.ts';
+import { looseRefNames, packedRefsAsGitWrites, showRefs } from '../../../test/support/refsOracle.ts';
+import { failure, packFiles } from '../../../test/support/repoChecks.ts';
+import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
+import { memoryStorage } from '../../storage/memory.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import { openRepo } from '../common/repoAccess.ts';
+import { fetchRepo, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
+
+let root: string;
+const served = uploadPackFetch((name) => join(root, name));
+/** info/refs GETs to fail before they reach git, as a dropped connection does (the GET is retried). */
+let dropped = 0;
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch: (input, init) =>
+    init?.method === 'GET' && dropped-- > 0
+      ? Promise.reject(new TypeError('connection reset'))
+      : served.fetch(input, init),
+  retry: { baseDelayMs: 1, maxDelayMs: 1 },
+});
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'blobless-fetchRepo-'));
+});
+afterAll(async () => {
+  await engine.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+let clock = 1_700_000_000;
+/** git in `dir`, each commit a second later than the last, so that history has an order. */
+function git(dir: string, args: string[]): string {
+  clock++;
+  return execFileSync('git', args, {
+    cwd: dir,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_DATE: `${clock} +0000`,
+      GIT_COMMITTER_DATE: `${clock} +0000`,
+      GIT_AUTHOR_NAME: 'A U Thor',
+      GIT_AUTHOR_EMAIL: 'author@example.com',
+      GIT_COMMITTER_NAME: 'A U Thor',
+      GIT_COMMITTER_EMAIL: 'author@example.com',
+    },
+  })
+    .toString()
+    .trim();
+}
+
+/** A commit on the server's current branch, changing `file`; returns its id. */
+function commit(dir: string, file: string, text = `${file} at ${clock}\n`): string {
+  execFileSync('sh', ['-c', `mkdir -p "$(dirname "${file}")" && cat > "${file}"`], { cwd: dir, input: text });
+  git(dir, ['add', file]);
+  git(dir, ['commit', '-q', '-m', `change ${file}`]);
+  return git(dir, ['rev-parse', 'HEAD']);
+}
+
+/** A server repo `name` with `commits` commits on main, an annotated tag v1 on the first; its path and URL. */
+function server(name: string, commits = 2) {
+  const dir = join(root, name);
+  execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+  git(dir, ['config', 'uploadpack.allowFilter', 'true']);
+  const ids: string[] = [];
+  for (let i = 0; i < commits; i++) ids.push(commit(dir, `f${i}.txt`));
+  git(dir, ['tag', '-a', '-m', 'Release 1', 'v1', ids[0]]);
+  return { dir, url: `${served.base}/${name}`, ids };
+}
+
+/** The server cloned by the engine and by git (blob:none, as Blobless clones), for git to fetch alongside. */
+async function twin(name: string, commits = 2, depth?: number) {
+  const s = await cloned(name, commits, depth);
+  const cli = join(root, `${name}-cli`);
+  const deep = depth ? ['--depth', String(depth)] : [];
+  git(root, ['clone', '-q', '--filter=blob:none', '--no-checkout', ...deep, `file://${s.dir}`, cli]);
+  return { ...s, cli };
+}
+
+/** The server cloned by the engine only. */
+async function cloned(name: string, commits = 2, depth?: number) {
+  const s = server(name, commits);
+  const { repoId } = await engine.clone({ url: s.url, depth });
+  return { ...s, repoId };
+}
+
+const readStored = (repoId: string, path: string) =>
+  ctx.store.repoFs
+    .open(repoId)
+    .promises.readFile(`${GITDIR}/${path}`, 'utf8')
+    .catch(() => '') as Promise<string>;
+
+/** Our packed-refs byte for byte as git's after the same fetches, and git's reading of every ref. */
+async function expectGitsRefs(repoId: string, cli: string, round: string) {
+  const ours = join(await exportAsDotGit(ctx, repoId, root), '.git');
+  const packed = readFileSync(join(ours, 'packed-refs'), 'utf8');
+  expect(packed, round).toBe(await packedRefsAsGitWrites(join(cli, '.git'), await looseRefNames(ours)));
+  expect(await showRefs(ours), round).toEqual(await showRefs(join(cli, '.git')));
+}
+
+const fetchBodies = () => served.requests.filter((r) => r.body.includes('command=fetch')).map((r) => r.body);
+const kinds = (r: { updated: { kind: string; name: string }[] }) =>
+  r.updated.map((u) => `${u.kind} ${u.name}`).sort();
+
+describe('fetchRepo against git upload-pack', () => {
+  it('brings new commits, a branch and the annotated tags on them, then every tag; packed-refs as git writes', async () => {
+    const { dir, repoId, cli, ids } = await twin('grow');
+    const c1 = commit(dir, 'src/a.txt');
+    const c2 = commit(dir, 'src/b.txt');
+    git(dir, ['branch', 'feature', c1]);
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c2]);
+    const progress: { phase: string }[] = [];
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch({}, { onProgress: (p) => progress.push(p) });
+    git(cli, ['fetch', '-q', 'origin']);
+    expect(kinds(result)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/remotes/origin/feature',
+      'new refs/tags/v2',
+    ]);
+    expect(result.updated.find((u) => u.name === 'refs/remotes/origin/main')).toMatchObject({
+      old: ids[1],
+      new: c2,
+    });
+    expect(result).toMatchObject({
+      tags: 'follow',
+      forced: [],
+      newCommits: 2,
+      objects: { commit: 2, tree: expect.any(Number), blob: 0, tag: 1 },
+      completedFromLocal: 0,
+      shallow: false,
+      filter: 'blob:none',
+      warnings: [],
+      negotiation: { rounds: 1, haves: 2 },
+    });
+    expect(result.requests).toBe(served.requests.length);
+    expect(result.bytesReceived).toBeGreaterThan(500);
+    await expectGitsRefs(repoId, cli, 'follow');
+    // The phases in order, the round told; asked with progress, so no `no-progress`.
+    const phases = progress.map((p) => p.phase).filter((p, i, a) => p !== a[i - 1]);
+    expect(phases[0]).toBe('connecting');
+    expect(phases).toContain('negotiating');
+    expect(phases.at(-1)).toBe('writing');
+    expect(progress.find((p) => p.phase === 'negotiating')).toEqual({
+      phase: 'negotiating',
+      round: 1,
+      haves: 2,
+    });
+    const [request] = fetchBodies().map(requestLines);
+    const followPrefixes = served.requests
+      .filter((r) => r.body.includes('command=ls-refs'))
+      .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
+    expect(followPrefixes[0]).toEqual(['ref-prefix refs/heads/']);
+    expect(request).not.toContain('no-progress');
+    expect(request).toEqual(
+      expect.arrayContaining([
+        'thin-pack',
+        'include-tag',
+        'ofs-delta',
+        'filter blob:none',
+        `want ${c1}`,
+        `want ${c2}`,
+      ]),
+    );
+    // The promisor note names every ref fetched, as git's.
+    const packs = await packFiles(ctx, repoId);
+    const promisors = await Promise.all(
+      packs.filter((p) => p.endsWith('.promisor')).map((p) => readStored(repoId, `objects/pack/${p}`)),
+    );
+    const v2 = git(dir, ['rev-parse', 'v2']);
+    expect(promisors).toContain(`${c1} refs/heads/feature\n${c2} refs/heads/main\n${v2} refs/tags/v2\n`);
+
+    // Every tag: a lightweight one too, with nothing to fetch. (Not before: git fetch follows tags on
+    // commits it held already, Blobless's follow only those in the pack, FetchTags.)
+    git(dir, ['tag', 'light', ids[1]]);
+    served.requests.length = 0;
+    const all = await engine.repo(repoId).fetch({ tags: 'all' });
+    git(cli, ['fetch', '-q', '--tags', 'origin']);
+    expect(kinds(all)).toEqual(['new refs/tags/light']);
+    // Only `all` lists the tags: ls-refs asks for them then, and a follow fetch does not.
+    const lsRefsPrefixes = served.requests
+      .filter((r) => r.body.includes('command=ls-refs'))
+      .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
+    expect(lsRefsPrefixes[0]).toEqual(['ref-prefix refs/heads/', 'ref-prefix refs/tags/']);
+    expect(all).toMatchObject({ tags: 'all', newCommits: 0, negotiation: { rounds: 0, haves: 0 } });
+    expect(fetchBodies()).toEqual([]);
+    await expectGitsRefs(repoId, cli, 'all');
+
+    // Up to date: two small requests, no pack, nothing written.
+    const before = await packFiles(ctx, repoId);
+    const again = await engine.repo(repoId).fetch();
+    expect(again).toMatchObject({
+      updated: [],
+      requests: 2,
+      newCommits: 0,
+      objects: { commit: 0, tree: 0, blob: 0, tag: 0 },
+    });
+    expect(await packFiles(ctx, repoId)).toEqual(before);
+  });
+
+  it('a rewritten branch is forced, a moved tag is tag-moved; packed-refs as git fetch --force --tags writes', async () => {
+    const { dir, repoId, cli, ids } = await twin('rewrite', 3);
+    git(dir, ['reset', '-q', '--hard', ids[0]]);
+    const fresh = commit(dir, 'other.txt');
+    git(dir, ['tag', '-f', '-a', '-m', 'Release 1, again', 'v1', fresh]);
+    const result = await engine.repo(repoId).fetch({ tags: 'all' });
+    git(cli, ['fetch', '-q', '--force', '--tags', 'origin']);
+    expect(kinds(result)).toEqual(['forced refs/remotes/origin/main', 'tag-moved refs/tags/v1']);
+    expect(kinds({ updated: result.forced })).toEqual(kinds(result));
+    expect(result.updated.find((u) => u.kind === 'forced')).toMatchObject({ old: ids[2], new: fresh });
+    await expectGitsRefs(repoId, cli, 'forced');
+  });
+
+  it('fetches only the branches named, with or without refs/heads/; a branch the remote lacks is REF_NOT_FOUND', async () => {
+    const { dir, repoId } = await cloned('named');
+    git(dir, ['branch', 'feature']);
+    git(dir, ['branch', 'other']);
+    git(dir, ['branch', 'topic/refs/heads/x']);
+    commit(dir, 'main-only.txt');
+    const one = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature'] });
+    expect(kinds(one)).toEqual(['new refs/remotes/origin/feature']);
+    const two = await engine.repo(repoId).fetch({ refs: ['other'] });
+    expect(kinds(two)).toEqual(['new refs/remotes/origin/other']);
+    // Only a leading refs/heads/ is the prefix; one inside a name is the name's.
+    const nested = await engine.repo(repoId).fetch({ refs: ['topic/refs/heads/x'] });
+    expect(kinds(nested)).toEqual(['new refs/remotes/origin/topic/refs/heads/x']);
+    const err = await failure(engine.repo(repoId).fetch({ refs: ['nope', 'other', 'gone'] }));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toBe('The remote has no branch nope, gone.');
+    // And the default fetch brings the rest.
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['fast-forward refs/remotes/origin/main']);
+  });
+
+  it('tags none: no include-tag and no tag; follow confirms only the tags in the pack', async () => {
+    const { dir, repoId } = await cloned('notags');
+    const c = commit(dir, 'n.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c]);
+    served.requests.length = 0;
+    const none = await engine.repo(repoId).fetch({ tags: 'none' });
+    expect(kinds(none)).toEqual(['fast-forward refs/remotes/origin/main']);
+    expect(none.tags).toBe('none');
+    const lines = requestLines(fetchBodies()[0]);
+    expect(lines).not.toContain('include-tag');
+    // No progress listener: the server is asked for none.
+    expect(lines).toContain('no-progress');
+    // The tag's commit is held now: a follow fetch has nothing to ask for, and so no tag to follow.
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual([]);
+    expect(kinds(await engine.repo(repoId).fetch({ tags: 'all' }))).toEqual(['new refs/tags/v2']);
+  });
+
+  it('lists every tag once the last full listing is a day old, and then waits another day', async () => {
+    const { dir, repoId, ids } = await cloned('daily');
+    git(dir, ['tag', 'light', ids[1]]);
+    const setListed = (tagsListedAt: number | undefined, createdAt?: number) =>
+      ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt, createdAt: createdAt ?? r.createdAt }));
+    await setListed(Date.now() - TAG_LIST_MAX_AGE_MS + 60_000);
+    expect((await engine.repo(repoId).fetch()).tags).toBe('follow');
+    // No full listing yet: the clone's time counts.
+    await setListed(undefined, Date.now() - TAG_LIST_MAX_AGE_MS - 1000);
+    const due = await engine.repo(repoId).fetch();
+    expect(due.tags).toBe('all');
+    expect(kinds(due)).toEqual(['new refs/tags/light']);
+    const listedAt = (await ctx.store.registry.get(repoId))?.tagsListedAt ?? 0;
+    expect(Date.now() - listedAt).toBeLessThan(60_000);
+    expect((await engine.repo(repoId).fetch()).tags).toBe('follow');
+  });
+
+  it('deepens, sets a depth and unshallows a shallow clone as git fetch does; the shallow file as git writes', async () => {
+    const { dir, repoId, cli } = await twin('shallow', 6, 1);
+    const shallowOf = (d: string) => readFileSync(join(d, '.git/shallow'), 'utf8');
+    const deeper = await engine.repo(repoId).fetch({ deepen: 2 });
+    git(cli, ['fetch', '-q', '--deepen=2', 'origin']);
+    expect(deeper.shallow).toBe(true);
+    expect(await readStored(repoId, 'shallow')).toBe(shallowOf(cli));
+    expect(requestLines(fetchBodies().at(-1) ?? '')).toContain('deepen-relative');
+
+    await engine.repo(repoId).fetch({ depth: 2 });
+    git(cli, ['fetch', '-q', '--depth=2', 'origin']);
+    expect(await readStored(repoId, 'shallow')).toBe(shallowOf(cli));
+
+    const whole = await engine.repo(repoId).fetch({ unshallow: true });
+    expect(whole.shallow).toBe(false);
+    expect(await readStored(repoId, 'shallow')).toBe('');
+    expect((await ctx.store.registry.get(repoId))?.shallow).toBe(false);
+    const count = git(join(await exportAsDotGit(ctx, repoId, root), '.git'), [
+      'rev-list',
+      '--count',
+      '--all',
+    ]);
+    expect(count).toBe(git(dir, ['rev-list', '--count', '--all']));
+
+    // Complete now: deepening has nothing to do, and asks for no depth.
+    commit(dir, 'later.txt');
+    served.requests.length = 0;
+    const after = await engine.repo(repoId).fetch({ deepen: 3 });
+    expect(after.newCommits).toBe(1);
+    expect(fetchBodies().join('')).not.toContain('deepen');
+    // Unshallowing a complete repo, or a depth of 0, changes nothing either.
+    commit(dir, 'later2.txt');
+    served.requests.length = 0;
+    expect((await engine.repo(repoId).fetch({ unshallow: true })).newCommits).toBe(1);
+    commit(dir, 'later3.txt');
+    expect((await engine.repo(repoId).fetch({ depth: 0, deepen: 0 })).newCommits).toBe(1);
+    expect(fetchBodies().join('')).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe('');
+  });
+
+  it('negotiates in rounds of doubling haves when the local history is long and unknown to the server', async () => {
+    const { dir, repoId } = await cloned('diverged');
+    // 40 commits on a branch the clone gets, which the server then forgets.
+    git(dir, ['checkout', '-q', '-b', 'long']);
+    // One shell for the 40, each a second apart: a git process per commit would cost seconds.
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'for i in $(seq 40); do echo $i > long.txt; git add long.txt; GIT_COMMITTER_DATE="$((T + i)) +0000" GIT_AUTHOR_DATE="$((T + i)) +0000" git commit -q -m "long $i"; done',
+      ],
+      {
+        cwd: dir,
+        env: {
+          ...process.env,
+          T: String(clock),
+          GIT_AUTHOR_NAME: 'A',
+          GIT_AUTHOR_EMAIL: 'a@example.com',
+          GIT_COMMITTER_NAME: 'A',
+          GIT_COMMITTER_EMAIL: 'a@example.com',
+        },
+      },
+    );
+    clock += 41;
+    await engine.repo(repoId).fetch();
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['branch', '-D', 'long']);
+    // No tag either: nothing the server lists is known here, so only the haves find what is common.
+    git(dir, ['tag', '-d', 'v1']);
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    commit(dir, 'main.txt');
+    served.requests.length = 0;
+    const rounds: { phase: string; round?: number }[] = [];
+    const result = await engine
+      .repo(repoId)
+      .fetch({}, { onProgress: (p) => p.phase === 'negotiating' && rounds.push(p) });
+    const haves = fetchBodies().map((b) => requestLines(b).filter((l) => l.startsWith('have ')).length);
+    expect(result.negotiation).toEqual({ rounds: haves.length, haves: haves.reduce((a, b) => a + b, 0) });
+    expect(rounds.map((r) => r.round)).toEqual(haves.map((_, i) => i + 1));
+    // The first round git's INITIAL_FLUSH (16) haves; the server found enough in common in the second and said
+    // `ready`, so no `done` was sent.
+    expect(haves[0]).toBe(16);
+    expect(haves).toHaveLength(2);
+    expect(fetchBodies().map((b) => requestLines(b).includes('done'))).toEqual([false, false]);
+    const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
+    expect(git(exported, ['rev-parse', 'refs/remotes/origin/main'])).toBe(git(dir, ['rev-parse', 'main']));
+    git(exported, ['fsck', '--connectivity-only', '--no-progress']);
+  });
+
+  it("follows the fetch refspec of the repo config, and git's default when it has none", async () => {
+    const { dir, repoId } = await cloned('refspec');
+    git(dir, ['branch', 'feature']);
+    commit(dir, 'r.txt');
+    const { fs, gitdir } = await openRepo(ctx, repoId);
+    const isogit = (await import('isomorphic-git')).default;
+    await isogit.setConfig({
+      fs,
+      gitdir,
+      path: 'remote.origin.fetch',
+      value: '+refs/heads/main:refs/remotes/mirror/main',
+    });
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['new refs/remotes/mirror/main']);
+    await isogit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: undefined });
+    ctx.repos.forget(repoId);
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/remotes/origin/feature',
+    ]);
+  });
+
+  it('tells each retry of a dropped request, and then fetches', async () => {
+    const { dir, repoId } = await cloned('retry');
+    commit(dir, 'x.txt');
+    dropped = 1;
+    const phases: { phase: string; attempt?: number }[] = [];
+    const result = await engine.repo(repoId).fetch({}, { onProgress: (p) => phases.push(p) });
+    expect(result.newCommits).toBe(1);
+    const retry = phases.find((p) => p.phase === 'retrying');
+    // The info/refs GET failed once: the second attempt of the policy's, after its (test-sized) delay.
+    expect(retry).toMatchObject({ phase: 'retrying', attempt: 2, attempts: 4, delayMs: 1 });
+    expect(retry).toHaveProperty('text');
+    // And without a listener, a retry is not told.
+    commit(dir, 'y.txt');
+    dropped = 1;
+    expect((await engine.repo(repoId).fetch()).newCommits).toBe(1);
+  });
+
+  it('keeps nothing of a fetch cancelled while writing, and the next fetch does the whole job', async () => {
+    const { dir, repoId } = await cloned('cancel');
+    commit(dir, 'c.txt');
+    const packs = await packFiles(ctx, repoId);
+    const refs = await readStored(repoId, 'packed-refs');
+    const controller = new AbortController();
+    const err = await failure(
+      engine.repo(repoId).fetch(
+        {},
+        {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.phase === 'writing') controller.abort();
+          },
+        },
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+    expect((await engine.repo(repoId).fetch()).newCommits).toBe(1);
+  });
+
+  it('a server that stopped filtering: a warning, every new blob, and no filter', async () => {
+    const { dir, repoId } = await cloned('nofilter');
+    git(dir, ['config', 'uploadpack.allowFilter', 'false']);
+    commit(dir, 'blob.txt');
+    const result = await engine.repo(repoId).fetch();
+    expect(result.filter).toBeNull();
+    expect(result.objects.blob).toBe(1);
+    expect(result.warnings).toEqual([
+      'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
+    ]);
+    expect(fetchBodies().at(-1)).not.toContain('filter');
+  });
+
+  it('with lockToStore: stores under the lock, or nothing when the shallow boundary changed meanwhile', async () => {
+    const { dir, repoId } = await cloned('locked', 3, 1);
+    const c = commit(dir, 'l.txt');
+    const stale = await failure(
+      fetchRepo(
+        ctx,
+        repoId,
+        {},
+        {
+          onProgress: async (p) => {
+            if (p.phase === 'negotiating')
+              await ctx.store.repoFs.open(repoId).promises.writeFile(`${GITDIR}/shallow`, `${c}\n`);
+          },
+        },
+        { lockToStore: { what: 'history fill' } },
+      ),
+    );
+    expect(stale.code).toBe('FETCH_STALE');
+    ctx.repos.forget(repoId);
+    ctx.store.forgetRepo(repoId);
+    const shallow = await readStored(repoId, 'shallow');
+    expect(shallow).toBe(`${c}\n`);
+    const ok = await fetchRepo(ctx, repoId, {}, {}, { lockToStore: { what: 'history fill' } });
+    expect(ok.updated.map((u) => u.name)).toEqual(['refs/remotes/origin/main']);
+  });
+});
