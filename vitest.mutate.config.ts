@@ -27,6 +27,9 @@ export default defineConfig({
       'workers/ops/sync/followedTags.test.ts',
       'workers/ops/sync/remoteRefNames.test.ts',
       'workers/ops/sync/lsRefsCall.test.ts',
+      // A scripted fetch answering with packs of `git pack-objects`: no git server.
+      'workers/ops/sync/lazyBlobs.test.ts',
+      'workers/ops/sync/blobBatchPlan.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
       'test/treeParser.fuzz.test.ts',
