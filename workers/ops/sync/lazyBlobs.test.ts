@@ -15,6 +15,7 @@ import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
+import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import { type BlobFetchProgress, cancelBlobFetches, ensureBlobs, type StoredBlobPack } from './lazyBlobs.ts';
 
 /** How a test answers a blob request: its wanted oids, and the request's signal. */
@@ -111,9 +112,16 @@ async function packAnswer(oids: string[]): Promise<Response> {
 let exports = 0;
 /** The repo's git directory exported to disk, for the git CLI. */
 async function exported(): Promise<string> {
+  await maintenanceIdle(ctx, repoId);
   const dir = join(scratch, `export-${exports++}`);
   await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dir);
   return dir;
+}
+
+/** The repo's git directory, file by file, once its pack maintenance is done. */
+async function snapshot(): Promise<Record<string, string>> {
+  await maintenanceIdle(ctx, repoId);
+  return snapshotGitDir(ctx, repoId);
 }
 
 /** Which of `oids` git finds in an export of the repo (without fetching). */
@@ -299,6 +307,19 @@ describe('ensureBlobs: what it asks and stores', () => {
     expect(asked).toEqual([[b]]);
   });
 
+  it('schedules pack maintenance once it stored a pack, unless the caller does', async () => {
+    const merging = () => ctx.maintenance.running.has(repoId) || ctx.maintenance.scheduled.size > 0;
+    await maintenanceIdle(ctx, repoId);
+    await ensureBlobs(ctx, repoId, take(1), { deferMaintenance: true });
+    expect(merging()).toBe(false);
+    const [a] = take(1);
+    await ensureBlobs(ctx, repoId, [a]);
+    expect(merging()).toBe(true);
+    await maintenanceIdle(ctx, repoId);
+    await ensureBlobs(ctx, repoId, [a]);
+    expect(merging()).toBe(false);
+  });
+
   it('asks nothing for a loose object, made here', async () => {
     const fs = ctx.store.repoFs.open(repoId).promises;
     const { default: iso } = await import('isomorphic-git');
@@ -381,10 +402,13 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     const wanted = take(2);
     const s = withAnswer(() => packAnswer([]));
     try {
-      const before = await snapshotGitDir(ctx, repoId);
+      const before = await snapshot();
+      const learnt = { ...ctx.blobs.bytesByRepo.get(repoId) };
       const err = await failure(ensureBlobs(ctx, repoId, wanted));
       expect(err).toMatchObject({ oid: wanted[0], notOnServer: true, others: 1 });
-      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+      expect(await snapshot()).toEqual(before);
+      // No blob came: the bytes of the answer teach nothing about the size of one.
+      expect(ctx.blobs.bytesByRepo.get(repoId)).toEqual(learnt);
     } finally {
       s.restore();
     }
@@ -471,30 +495,106 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     }
   });
 
-  it('a transfer cut short is asked again for the blobs still missing; progress says so', async () => {
-    const wanted = take(2);
-    let n = 0;
-    const s = withAnswer(async (w) => {
-      const bytes = packfileSection(await packOf(w));
-      return ok(n++ === 0 ? bytes.subarray(0, bytes.length >> 1) : bytes);
+  /** Ways an answer breaks off after it began: each is asked again (brokeMidTransfer). */
+  const cuts: [string, (bytes: Uint8Array, signal?: AbortSignal) => Response][] = [
+    ['in the middle of a pkt-line', (bytes) => ok(bytes.subarray(0, bytes.length >> 1))],
+    ['before the closing flush', (bytes) => ok(bytes.subarray(0, bytes.length - 4))],
+    [
+      'by a connection that breaks',
+      (bytes) =>
+        ok(
+          new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(bytes.subarray(0, 40));
+            },
+            pull(c) {
+              c.error(new TypeError('terminated'));
+            },
+          }),
+        ),
+    ],
+  ];
+  for (const [how, cut] of cuts) {
+    it(`a transfer cut short ${how} is asked again for the blobs still missing; progress says so`, async () => {
+      const wanted = take(2);
+      let n = 0;
+      const s = withAnswer(async (w) => {
+        const bytes = packfileSection(await packOf(w));
+        return n++ === 0 ? cut(bytes) : ok(bytes);
+      });
+      try {
+        asked.length = 0;
+        const events: BlobFetchProgress[] = [];
+        const result = await ensureBlobs(ctx, repoId, wanted, { onProgress: (p) => events.push({ ...p }) });
+        expect(asked).toEqual([wanted, wanted]);
+        // The call counts the request whose pack it stored; progress, every request sent.
+        expect(result.requests).toBe(1);
+        expect(result.fetched).toBe(2);
+        expect(events.at(-1)?.requests).toBe(2);
+        const notice = events.find((e) => e.retrying)?.retrying;
+        expect(notice).toMatch(
+          /^The transfer broke off \(The [^()]*[^ ()]\); asking again for the 2 blobs still missing in 0 s… \(attempt 2 of 2\)$/,
+        );
+        expect(events.at(-1)?.retrying).toBeUndefined();
+        expect(await held(wanted)).toEqual(wanted);
+      } finally {
+        s.restore();
+      }
     });
+  }
+
+  it('a transfer cut short on every attempt fails after the last; one blob is "blob"', async () => {
+    const [a] = take(1);
+    const s = withAnswer(async (w) => ok(packfileSection(await packOf(w)).subarray(0, 30)));
     try {
       asked.length = 0;
       const events: BlobFetchProgress[] = [];
-      const result = await ensureBlobs(ctx, repoId, wanted, { onProgress: (p) => events.push({ ...p }) });
-      expect(asked).toEqual([wanted, wanted]);
-      // The call counts the request whose pack it stored; progress, every request sent.
-      expect(result.requests).toBe(1);
-      expect(events.at(-1)?.requests).toBe(2);
-      expect(result.fetched).toBe(2);
-      const notice = events.find((e) => e.retrying)?.retrying;
-      expect(notice).toMatch(
-        /^The transfer broke off \(.+\); asking again for the 2 blobs still missing in .+… \(attempt 2 of 2\)$/,
+      const err = await failure(ensureBlobs(ctx, repoId, [a], { onProgress: (p) => events.push({ ...p }) }));
+      expect(asked).toEqual([[a], [a]]);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err.message).toContain("the server's reply was cut short or damaged");
+      expect(events.find((e) => e.retrying)?.retrying).toContain(
+        'asking again for the 1 blob still missing in',
       );
-      expect(events.at(-1)?.retrying).toBeUndefined();
-      expect(await held(wanted)).toEqual(wanted);
     } finally {
       s.restore();
+    }
+  });
+
+  it("a limit of the engine's is its own error, naming the setting", async () => {
+    const [a] = take(1);
+    const limited = testEngine({ storage: memoryStorage(), fetch, limits: { maxProgressLineBytes: 100 } });
+    const s = withAnswer(async (w) => {
+      const opening = encodePktLine('packfile\n');
+      const pack = packfileSection(await packOf(w));
+      const dots = encodePktLine(concatBytes([Uint8Array.of(2), new TextEncoder().encode('.'.repeat(500))]));
+      return ok(concatBytes([opening, dots, pack.subarray(opening.length)]));
+    });
+    try {
+      const { repoId: id } = await limited.engine.clone({ url: URL_BASE });
+      const err = await failure(ensureBlobs(limited.ctx, id, [a]));
+      expect(err).not.toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'maxProgressLineBytes' });
+    } finally {
+      s.restore();
+      await limited.engine.close();
+    }
+  });
+
+  it('offline: nothing asked, the error says so', async () => {
+    const [a] = take(1);
+    const nav = globalThis.navigator as { onLine?: boolean };
+    const was = Object.getOwnPropertyDescriptor(nav, 'onLine');
+    Object.defineProperty(nav, 'onLine', { value: false, configurable: true });
+    try {
+      asked.length = 0;
+      const err = await failure(ensureBlobs(ctx, repoId, [a]));
+      expect(asked).toEqual([]);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'OFFLINE', oid: a, advice: '' });
+    } finally {
+      if (was) Object.defineProperty(nav, 'onLine', was);
+      else delete nav.onLine;
     }
   });
 });
@@ -509,7 +609,7 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
 
   it('aborted while the answer arrives: ABORTED, and nothing of it stored', async () => {
     const wanted = take(3);
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await snapshot();
     const never = gate<Uint8Array | null>();
     answerBlobs = async (w, signal) => {
       const bytes = packfileSection(await packOf(w));
@@ -526,7 +626,7 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
         }),
       );
       expect(err.code).toBe('ABORTED');
-      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect(ctx.blobs.inFlightFor(repoId).size).toBe(0);
     } finally {
       answerBlobs = (w) => packAnswer(w);
@@ -575,7 +675,7 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
 
   it('cancelBlobFetches stops every fetch of the repo: its waiting call fails, nothing written', async () => {
     const wanted = take(2);
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await snapshot();
     const started = gate();
     const never = gate<Uint8Array | null>();
     answerBlobs = async (w, signal) => {
@@ -593,7 +693,7 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
       expect(err).toMatchObject({ oid: wanted[0], others: 1 });
       expect(err.message).toContain('the request fetching it was cancelled');
       expect((err as Error & { cause: { code: string } }).cause.code).toBe('ABORTED');
-      expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect(ctx.blobs.inFlightByRepo.has(repoId)).toBe(false);
     } finally {
       answerBlobs = (w) => packAnswer(w);
