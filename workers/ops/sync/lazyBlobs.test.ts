@@ -25,6 +25,8 @@ const URL_BASE = 'https://git.example/r.git';
 let answerBlobs: BlobAnswer = (wants) => packAnswer(wants);
 /** The wanted oids of each blob request, in the order they came. */
 const asked: string[][] = [];
+/** The address and Authorization header of each blob request. */
+const sentTo: { url: string; auth: string | null }[] = [];
 
 const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const url = String(input instanceof Request ? input.url : input);
@@ -57,6 +59,7 @@ const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     return ok(packfileSection(await packOf([commit], ['--revs', '--filter=blob:none'])));
   }
   asked.push(wants);
+  sentTo.push({ url, auth: new Headers(init?.headers).get('Authorization') });
   return answerBlobs(wants, init?.signal ?? undefined);
 }) as typeof globalThis.fetch;
 
@@ -136,8 +139,8 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'blobless-lazyfast-'));
   src = join(scratch, 'src');
   await git(['init', '-q', '-b', 'main', src]);
-  for (let i = 0; i < 80; i++) {
-    await writeFile(join(src, `f${String(i).padStart(2, '0')}.txt`), `file ${i}\n${'x'.repeat(i * 37)}\n`);
+  for (let i = 0; i < 120; i++) {
+    await writeFile(join(src, `f${String(i).padStart(3, '0')}.txt`), `file ${i}\n${'x'.repeat(i * 37)}\n`);
   }
   await git(['add', '.'], { cwd: src });
   await git(['-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'files'], {
@@ -318,6 +321,44 @@ describe('ensureBlobs: what it asks and stores', () => {
     await maintenanceIdle(ctx, repoId);
     await ensureBlobs(ctx, repoId, [a]);
     expect(merging()).toBe(false);
+  });
+
+  it("goes through the call's proxy and credentials, else the repo's", async () => {
+    sentTo.length = 0;
+    await ensureBlobs(ctx, repoId, take(1), { connection: { corsProxy: 'https://proxy.example/' } });
+    await ensureBlobs(ctx, repoId, take(1), { connection: { auth: { username: 'u', password: 'p' } } });
+    await ensureBlobs(ctx, repoId, take(1));
+    expect(sentTo).toEqual([
+      { url: 'https://proxy.example/git.example/r.git/git-upload-pack', auth: null },
+      { url: `${URL_BASE}/git-upload-pack`, auth: `Basic ${btoa('u:p')}` },
+      { url: `${URL_BASE}/git-upload-pack`, auth: null },
+    ]);
+  });
+
+  it('sends `concurrency` requests at a time, at least one', async () => {
+    for (const [concurrency, expected] of [
+      [2, 2],
+      [0, 1],
+      [2.7, 2],
+    ] as const) {
+      let inFlight = 0;
+      let most = 0;
+      answerBlobs = async (w) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return packAnswer(w);
+      };
+      try {
+        asked.length = 0;
+        await ensureBlobs(ctx, repoId, take(4), { batching: { size: 1, concurrency } });
+        expect(asked).toHaveLength(4);
+        expect(most).toBe(expected);
+      } finally {
+        answerBlobs = (w) => packAnswer(w);
+      }
+    }
   });
 
   it('asks nothing for a loose object, made here', async () => {
@@ -604,6 +645,15 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     asked.length = 0;
     const err = await failure(ensureBlobs(ctx, repoId, take(1), { signal: AbortSignal.abort() }));
     expect(err.code).toBe('ABORTED');
+    expect(asked).toEqual([]);
+  });
+
+  it('a signal fired while the call looks at the store: ABORTED, nothing asked', async () => {
+    asked.length = 0;
+    const controller = new AbortController();
+    const call = ensureBlobs(ctx, repoId, take(1), { signal: controller.signal });
+    controller.abort();
+    expect((await failure(call)).code).toBe('ABORTED');
     expect(asked).toEqual([]);
   });
 
