@@ -955,6 +955,44 @@ export default {
       mutants: 'true',
       reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
     },
+    // workers/ops/sync/lazyBlobs.ts, lines 150-300 (issue 26, session 7, mutwt7)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'rest === 0 (planBlobBatches)',
+      mutants: 'false',
+      reason: 'with rest 0 the spread is 0, no weight is given, and the sizes are [first] all the same',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'first > 0 ? [first] : []',
+      mutants: 'true; [] as ["Stryker was here"]',
+      reason: 'a first of 0 (or a string) is dropped by the filter of sizes > 0 at the end',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'sizes[sizes.length - 1] += rest - given',
+      mutants: '-=; sizes.length + 1',
+      reason:
+        'the rounded running total ends at exactly rest (acc sums the weights as sum did), so it adds 0',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'sizes.filter((n) => n > 0)',
+      mutants: 'sizes; true; n >= 0',
+      reason: 'no size is 0: each upTo passes the one before, and spread and parts are at most rest',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "this.state === 'settled' (Batch.settle)",
+      mutants: "false; ''",
+      reason: 'no batch is settled twice: cancel settles only a queued one, runBatch only one it runs',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'notPacked.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: looseObjects of no oids finds none, and the next test returns the same result',
+    },
   ],
   equivalentMutants: [
     {

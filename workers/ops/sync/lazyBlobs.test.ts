@@ -16,7 +16,14 @@ import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
-import { type BlobFetchProgress, cancelBlobFetches, ensureBlobs, type StoredBlobPack } from './lazyBlobs.ts';
+import {
+  type BlobFetchProgress,
+  BlobFetchState,
+  cancelBlobFetches,
+  ensureBlobs,
+  PRIOR_BYTES_PER_BLOB,
+  type StoredBlobPack,
+} from './lazyBlobs.ts';
 
 /** How a test answers a blob request: its wanted oids, and the request's signal. */
 type BlobAnswer = (wants: string[], signal: AbortSignal | undefined) => Promise<Response> | Response;
@@ -203,6 +210,20 @@ async function answerBytes(oids: string[]): Promise<number> {
 async function packNames(): Promise<string[]> {
   return (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.pack'));
 }
+
+describe('BlobFetchState', () => {
+  it('learns only from fetches that brought blobs', () => {
+    const state = new BlobFetchState();
+    state.record('r', 500, 0);
+    expect(state.bytesByRepo.has('r')).toBe(false);
+    expect(state.estimate('r')).toBe(PRIOR_BYTES_PER_BLOB);
+    state.bytesByRepo.set('s', { bytes: 500, blobs: 0 });
+    expect(state.estimate('s')).toBe(PRIOR_BYTES_PER_BLOB);
+    state.record('r', 500, 2);
+    state.record('r', 100, 2);
+    expect(state.estimate('r')).toBe(150);
+  });
+});
 
 describe('ensureBlobs: what it asks and stores', () => {
   it('asks in ceil(N / size) requests of the wanted blobs in order; each pack stored whole, as git indexes it', async () => {
@@ -450,6 +471,8 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
       expect(await snapshot()).toEqual(before);
       // No blob came: the bytes of the answer teach nothing about the size of one.
       expect(ctx.blobs.bytesByRepo.get(repoId)).toEqual(learnt);
+      // Nothing stored, so no pack maintenance is due.
+      expect(ctx.maintenance.running.has(repoId) || ctx.maintenance.scheduled.size > 0).toBe(false);
     } finally {
       s.restore();
     }
@@ -641,11 +664,16 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
 });
 
 describe('ensureBlobs: cancelled, and shared between calls', () => {
-  it('a signal fired before: ABORTED, nothing asked', async () => {
+  it('a signal fired before: ABORTED, nothing asked, even for blobs stored', async () => {
     asked.length = 0;
     const err = await failure(ensureBlobs(ctx, repoId, take(1), { signal: AbortSignal.abort() }));
     expect(err.code).toBe('ABORTED');
     expect(asked).toEqual([]);
+    const stored = take(1);
+    await ensureBlobs(ctx, repoId, stored);
+    expect((await failure(ensureBlobs(ctx, repoId, stored, { signal: AbortSignal.abort() }))).code).toBe(
+      'ABORTED',
+    );
   });
 
   it('a signal fired while the call looks at the store: ABORTED, nothing asked', async () => {
