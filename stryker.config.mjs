@@ -993,6 +993,26 @@ export default {
       mutants: 'false',
       reason: 'a fast path: looseObjects of no oids finds none, and the next test returns the same result',
     },
+    // workers/ops/sync/lazyBlobs.ts, lines 301-360 (issue 26, session 7, mutwt7)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'wanted.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: no oid makes no batch, and the empty result is returned after waiting for none',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'onProgress?.({ (report)',
+      mutants: 'onProgress(',
+      reason: 'report is only called, and only listens, when onProgress is given',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onProgress); if (onPack) (the listeners added)',
+      mutants: 'true, both',
+      reason:
+        'an added report calls onProgress?.() (nothing); an undefined pack listener throws inside the catch',
+    },
   ],
   equivalentMutants: [
     {

@@ -450,9 +450,14 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     const wanted = take(3);
     const s = withAnswer((w) => packAnswer(w.filter((o) => o !== wanted[1])));
     try {
-      const err = await failure(ensureBlobs(ctx, repoId, wanted));
+      const events: BlobFetchProgress[] = [];
+      const err = await failure(
+        ensureBlobs(ctx, repoId, wanted, { onProgress: (p) => events.push({ ...p }) }),
+      );
       expect(err).toBeInstanceOf(MissingObjectError);
       expect(err).toMatchObject({ oid: wanted[1], notOnServer: true, others: 0 });
+      // Two objects arrived, but a settled request counts as done: progress ends at its end.
+      expect(events.at(-1)).toMatchObject({ objects: 3, totalObjects: 3 });
       expect(err.message).toContain('the server answered without it');
       expect(await held(wanted)).toEqual([wanted[0], wanted[2]]);
     } finally {
