@@ -37,6 +37,7 @@ export default {
     'workers/ops/read/readFileMinimal.ts',
     'workers/ops/sync/lsRefsCall.ts',
     'workers/ops/sync/{receivePack,fetch}.ts',
+    'workers/ops/sync/lazyBlobs.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -1102,6 +1103,64 @@ export default {
       mutants: 'true',
       reason:
         "with no scapegoat the loop passes nothing; the extra read is of the origin's own blob, a version the walk fetches anyway",
+    },
+    // workers/ops/sync/lazyBlobs.ts, lines 150-300 (issue 26, session 7, mutwt7)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'rest === 0 (planBlobBatches)',
+      mutants: 'false',
+      reason: 'with rest 0 the spread is 0, no weight is given, and the sizes are [first] all the same',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'first > 0 ? [first] : []',
+      mutants: 'true; [] as ["Stryker was here"]',
+      reason: 'a first of 0 (or a string) is dropped by the filter of sizes > 0 at the end',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'sizes[sizes.length - 1] += rest - given',
+      mutants: '-=; sizes.length + 1',
+      reason:
+        'the rounded running total ends at exactly rest (acc sums the weights as sum did), so it adds 0',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'sizes.filter((n) => n > 0)',
+      mutants: 'sizes; true; n >= 0',
+      reason: 'no size is 0: each upTo passes the one before, and spread and parts are at most rest',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "this.state === 'settled' (Batch.settle)",
+      mutants: "false; ''",
+      reason: 'no batch is settled twice: cancel settles only a queued one, runBatch only one it runs',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'notPacked.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: looseObjects of no oids finds none, and the next test returns the same result',
+    },
+    // workers/ops/sync/lazyBlobs.ts, lines 301-360 (issue 26, session 7, mutwt7)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'wanted.length === 0',
+      mutants: 'false',
+      reason: 'a fast path: no oid makes no batch, and the empty result is returned after waiting for none',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'onProgress?.({ (report)',
+      mutants: 'onProgress(',
+      reason: 'report is only called, and only listens, when onProgress is given',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onProgress); if (onPack) (the listeners added)',
+      mutants: 'true, both',
+      reason:
+        'an added report calls onProgress?.() (nothing); an undefined pack listener throws inside the catch',
     },
   ],
   equivalentMutants: [

@@ -30,6 +30,9 @@ export default defineConfig({
       // Real git upload-pack answers through a scripted fetch (test/support/uploadPackFetch.ts): no server.
       'workers/ops/sync/receivePack.test.ts',
       'workers/ops/sync/fetch.test.ts',
+      // A scripted fetch answering with packs of `git pack-objects`: no git server.
+      'workers/ops/sync/lazyBlobs.test.ts',
+      'workers/ops/sync/blobBatchPlan.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
       'test/treeParser.fuzz.test.ts',

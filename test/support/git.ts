@@ -21,14 +21,16 @@ export async function git(
 
 export async function gitBuffer(
   args: string[],
-  opts: { cwd?: string; env?: Record<string, string> } = {},
+  opts: { cwd?: string; env?: Record<string, string>; input?: string } = {},
 ): Promise<Buffer> {
-  const { stdout } = await run('git', args, {
+  const child = run('git', args, {
     cwd: opts.cwd,
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...opts.env },
     maxBuffer: 1 << 30,
     encoding: 'buffer',
   });
+  if (opts.input !== undefined) child.child.stdin?.end(opts.input);
+  const { stdout } = await child;
   return stdout;
 }
 

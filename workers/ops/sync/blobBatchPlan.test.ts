@@ -69,4 +69,23 @@ describe('planBlobBatches', () => {
       ),
     );
   });
+
+  it('the edges of each rule, on policies made to hit them', () => {
+    // Exactly singleRequestBytes: still one request.
+    expect(planBlobBatches(256, 4 * KB)).toEqual([256]);
+    // No first request when firstBytes is 0.
+    expect(planBlobBatches(1000, 3 * KB, { ...BLOB_BATCH_POLICY, firstBytes: 0 })).toEqual([
+      250, 250, 250, 250,
+    ]);
+    // A first request that takes every blob is the only one.
+    const tiny = { ...BLOB_BATCH_POLICY, singleRequestBytes: 0 };
+    expect(planBlobBatches(5, 100, { ...tiny, firstBytes: 1e9 })).toEqual([5]);
+    // With growth 3 over two requests, the last holds 3/4 of the rest: 30 of 40 bytes. At maxBatchBytes
+    // exactly, the growth stays; one byte under it, the requests are made equal.
+    const grown = { ...tiny, firstBytes: 1, spread: 2, growth: 3 };
+    expect(planBlobBatches(41, 1, { ...grown, maxBatchBytes: 30 })).toEqual([1, 10, 30]);
+    expect(planBlobBatches(41, 1, { ...grown, maxBatchBytes: 29 })).toEqual([1, 20, 20]);
+    // A weight worth less than half a blob still gets one.
+    expect(planBlobBatches(4, 1, { ...tiny, firstBytes: 1, spread: 3, growth: 10 })).toEqual([1, 1, 1, 1]);
+  });
 });

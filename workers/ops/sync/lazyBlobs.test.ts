@@ -1,0 +1,785 @@
+// Lazy blob fetches (lazyBlobs.ts) against a scripted fetch: a partial clone of a repo made here by the git
+// CLI, each blob request answered by a pack `git pack-objects` builds of the wanted blobs (or of other ones,
+// or by a broken answer), and the git CLI as the oracle of what an export of the repo holds. No git server:
+// each mutant costs a fraction of a second. Against git http-backend: test/lazyBlobs.test.ts.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestLines } from '../../../test/support/craftedServer.ts';
+import { testEngine } from '../../../test/support/engine.ts';
+import { exportDir } from '../../../test/support/exportGitDir.ts';
+import { git, gitBuffer, offlineGit } from '../../../test/support/git.ts';
+import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoChecks.ts';
+import { memoryStorage } from '../../storage/memory.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
+import { MissingObjectError } from '../common/errors.ts';
+import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import {
+  type BlobFetchProgress,
+  BlobFetchState,
+  cancelBlobFetches,
+  ensureBlobs,
+  PRIOR_BYTES_PER_BLOB,
+  type StoredBlobPack,
+} from './lazyBlobs.ts';
+
+/** How a test answers a blob request: its wanted oids, and the request's signal. */
+type BlobAnswer = (wants: string[], signal: AbortSignal | undefined) => Promise<Response> | Response;
+
+const URL_BASE = 'https://git.example/r.git';
+let answerBlobs: BlobAnswer = (wants) => packAnswer(wants);
+/** The wanted oids of each blob request, in the order they came. */
+const asked: string[][] = [];
+/** The address and Authorization header of each blob request. */
+const sentTo: { url: string; auth: string | null }[] = [];
+
+const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  const url = String(input instanceof Request ? input.url : input);
+  if (url.includes('/info/refs')) {
+    return ok(
+      concatBytes([
+        ...[
+          'version 2',
+          'agent=git/2.39.5',
+          'ls-refs=unborn',
+          'fetch=shallow filter',
+          'object-format=sha1',
+        ].map((l) => encodePktLine(`${l}\n`)),
+        FLUSH_PKT,
+      ]),
+    );
+  }
+  const lines = requestLines(Buffer.from(init?.body as Uint8Array).toString('latin1'));
+  if (lines.includes('command=ls-refs')) {
+    return ok(
+      concatBytes([
+        encodePktLine(`${commit} HEAD symref-target:refs/heads/main\n`),
+        encodePktLine(`${commit} refs/heads/main\n`),
+        FLUSH_PKT,
+      ]),
+    );
+  }
+  const wants = lines.filter((l) => l.startsWith('want ')).map((l) => l.slice(5));
+  if (lines.includes('filter blob:none')) {
+    return ok(packfileSection(await packOf([commit], ['--revs', '--filter=blob:none'])));
+  }
+  asked.push(wants);
+  sentTo.push({ url, auth: new Headers(init?.headers).get('Authorization') });
+  return answerBlobs(wants, init?.signal ?? undefined);
+}) as typeof globalThis.fetch;
+
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch,
+  retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+});
+
+function ok(body: Uint8Array | ReadableStream<Uint8Array>): Response {
+  return new Response(body as BodyInit, {
+    status: 200,
+    headers: { 'Content-Type': 'application/x-git-upload-pack-result' },
+  });
+}
+
+/** A v2 fetch answer: the packfile section, the pack on band 1 (gitprotocol-v2: fetch). */
+function packfileSection(pack: Uint8Array): Uint8Array {
+  const out = [encodePktLine('packfile\n')];
+  for (let i = 0; i < pack.length; i += 65515) {
+    out.push(encodePktLine(concatBytes([Uint8Array.of(1), pack.subarray(i, i + 65515)])));
+  }
+  return concatBytes([...out, FLUSH_PKT]);
+}
+
+let src: string;
+let scratch: string;
+let commit: string;
+/** The blobs at HEAD of the source repo, each test taking its own. */
+let blobs: string[];
+let repoId: string;
+let taken = 0;
+function take(n: number): string[] {
+  taken += n;
+  if (taken > blobs.length) throw new Error('the source repo has too few blobs');
+  return blobs.slice(taken - n, taken);
+}
+
+/** A pack `git pack-objects` makes of `oids` (or, with --revs, of what they reach). */
+async function packOf(oids: string[], args: string[] = []): Promise<Uint8Array> {
+  return new Uint8Array(
+    await gitBuffer(['pack-objects', '--stdout', '-q', ...args], {
+      cwd: src,
+      input: oids.map((o) => `${o}\n`).join(''),
+    }),
+  );
+}
+
+async function packAnswer(oids: string[]): Promise<Response> {
+  return ok(packfileSection(await packOf(oids)));
+}
+
+let exports = 0;
+/** The repo's git directory exported to disk, for the git CLI. */
+async function exported(): Promise<string> {
+  await maintenanceIdle(ctx, repoId);
+  const dir = join(scratch, `export-${exports++}`);
+  await exportDir(ctx.store.repoFs.open(repoId), GITDIR, dir);
+  return dir;
+}
+
+/** The repo's git directory, file by file, once its pack maintenance is done. */
+async function snapshot(): Promise<Record<string, string>> {
+  await maintenanceIdle(ctx, repoId);
+  return snapshotGitDir(ctx, repoId);
+}
+
+/** Which of `oids` git finds in an export of the repo (without fetching). */
+async function held(oids: string[]): Promise<string[]> {
+  const dir = await exported();
+  const all = await offlineGit(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+  const have = new Set(all.trim().split('\n'));
+  return oids.filter((o) => have.has(o));
+}
+
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'blobless-lazyfast-'));
+  src = join(scratch, 'src');
+  await git(['init', '-q', '-b', 'main', src]);
+  for (let i = 0; i < 120; i++) {
+    await writeFile(join(src, `f${String(i).padStart(3, '0')}.txt`), `file ${i}\n${'x'.repeat(i * 37)}\n`);
+  }
+  await git(['add', '.'], { cwd: src });
+  await git(['-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '-m', 'files'], {
+    cwd: src,
+  });
+  commit = (await git(['rev-parse', 'HEAD'], { cwd: src })).trim();
+  blobs = (await git(['ls-tree', '--format=%(objectname)', 'HEAD'], { cwd: src })).trim().split('\n');
+  repoId = (await engine.clone({ url: URL_BASE })).repoId;
+});
+
+afterAll(async () => {
+  await engine.close();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** A promise and the function that settles it. */
+function gate<T = void>() {
+  let open!: (v: T) => void;
+  const opened = new Promise<T>((resolve) => {
+    open = resolve;
+  });
+  return { opened, open };
+}
+
+/**
+ * An answer whose body sends `head`, then waits for `rest` (bytes to send and end, or null to end there);
+ * the request's signal errors it, as a real fetch's does.
+ */
+function streamed(head: Uint8Array, rest: Promise<Uint8Array | null>, signal?: AbortSignal): Response {
+  let done = false;
+  return ok(
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        const fail = () => {
+          if (!done) c.error(new DOMException('This operation was aborted', 'AbortError'));
+          done = true;
+        };
+        if (signal?.aborted) return fail();
+        signal?.addEventListener('abort', fail);
+        c.enqueue(head);
+        void rest.then((tail) => {
+          if (done) return;
+          done = true;
+          if (tail) c.enqueue(tail);
+          c.close();
+        });
+      },
+      cancel() {
+        done = true;
+      },
+    }),
+  );
+}
+
+/** The response bytes of a pack answer of `oids`, as the scripted server sends them. */
+async function answerBytes(oids: string[]): Promise<number> {
+  return packfileSection(await packOf(oids)).length;
+}
+
+async function packNames(): Promise<string[]> {
+  return (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.pack'));
+}
+
+describe('BlobFetchState', () => {
+  it('learns only from fetches that brought blobs', () => {
+    const state = new BlobFetchState();
+    state.record('r', 500, 0);
+    expect(state.bytesByRepo.has('r')).toBe(false);
+    expect(state.estimate('r')).toBe(PRIOR_BYTES_PER_BLOB);
+    state.bytesByRepo.set('s', { bytes: 500, blobs: 0 });
+    expect(state.estimate('s')).toBe(PRIOR_BYTES_PER_BLOB);
+    state.record('r', 500, 2);
+    state.record('r', 100, 2);
+    expect(state.estimate('r')).toBe(150);
+  });
+});
+
+describe('ensureBlobs: what it asks and stores', () => {
+  it('asks in ceil(N / size) requests of the wanted blobs in order; each pack stored whole, as git indexes it', async () => {
+    const wanted = take(11);
+    const packsBefore = await packNames();
+    const recordBefore = await ctx.store.registry.get(repoId);
+    asked.length = 0;
+    const events: BlobFetchProgress[] = [];
+    const result = await ensureBlobs(ctx, repoId, wanted, {
+      batching: { size: 5, concurrency: 2 },
+      onProgress: (p) => events.push({ ...p }),
+    });
+    expect(asked).toEqual([wanted.slice(0, 5), wanted.slice(5, 10), wanted.slice(10)]);
+    const bytes =
+      (await answerBytes(wanted.slice(0, 5))) +
+      (await answerBytes(wanted.slice(5, 10))) +
+      (await answerBytes(wanted.slice(10)));
+    expect(result).toMatchObject({ fetched: 11, requests: 3, bytes });
+    expect(result.objects.map((o) => o.oid).sort()).toEqual([...wanted].sort());
+    expect(await held(wanted)).toEqual(wanted);
+
+    expect(events[0]).toEqual({
+      phase: 'fetching-blobs',
+      objects: 0,
+      totalObjects: 11,
+      bytes: 0,
+      requests: events[0].requests,
+    });
+    for (let i = 1; i < events.length; i++) {
+      expect(events[i].objects).toBeGreaterThanOrEqual(events[i - 1].objects);
+      expect(events[i].bytes).toBeGreaterThanOrEqual(events[i - 1].bytes);
+      expect(events[i].requests).toBeGreaterThanOrEqual(events[i - 1].requests);
+    }
+    expect(events.at(-1)).toEqual({
+      phase: 'fetching-blobs',
+      objects: 11,
+      totalObjects: 11,
+      bytes,
+      requests: 3,
+    });
+
+    // Three new packs, each with an empty .promisor and the .idx git's index-pack makes of it.
+    const files = await packFiles(ctx, repoId);
+    const added = (await packNames()).filter((f) => !packsBefore.includes(f));
+    expect(added).toHaveLength(3);
+    const dir = await exported();
+    for (const pack of added) {
+      const base = pack.slice(0, -'.pack'.length);
+      expect(files).toContain(`${base}.idx`);
+      expect(files).toContain(`${base}.promisor`);
+      expect(await readFile(join(dir, 'objects/pack', `${base}.promisor`), 'utf8')).toBe('');
+      const idx = join(scratch, `${base}-${exports}.idx`);
+      await git(['index-pack', '-o', idx, join(dir, 'objects/pack', pack)]);
+      expect(await readFile(join(dir, 'objects/pack', `${base}.idx`))).toEqual(await readFile(idx));
+    }
+    await offlineGit(dir, ['fsck', '--connectivity-only']);
+
+    // Bookkeeping: the repo's bytes per blob, and its fetched bytes.
+    expect(ctx.blobs.bytesByRepo.get(repoId)).toMatchObject({ blobs: expect.any(Number) });
+    const recordAfter = await ctx.store.registry.get(repoId);
+    expect((recordAfter?.bytesFetched ?? 0) - (recordBefore?.bytesFetched ?? 0)).toBe(bytes);
+    expect((recordAfter?.sizeBytes ?? 0) > (recordBefore?.sizeBytes ?? 0)).toBe(true);
+  });
+
+  it('learns the bytes per blob of each fetch, and plans the next by them', async () => {
+    ctx.blobs.bytesByRepo.delete(repoId);
+    expect(ctx.blobs.estimate(repoId)).toBe(3 * 1024);
+    const first = take(2);
+    const bytes = await answerBytes(first);
+    await ensureBlobs(ctx, repoId, first);
+    expect(ctx.blobs.bytesByRepo.get(repoId)).toEqual({ bytes, blobs: 2 });
+    expect(ctx.blobs.estimate(repoId)).toBe(bytes / 2);
+    const second = take(3);
+    const more = await answerBytes(second);
+    await ensureBlobs(ctx, repoId, second);
+    expect(ctx.blobs.bytesByRepo.get(repoId)).toEqual({ bytes: bytes + more, blobs: 5 });
+    // A tiny first request of ~1 blob (firstBytes over the learnt size), the rest in `spread` requests.
+    asked.length = 0;
+    const wanted = take(9);
+    await ensureBlobs(ctx, repoId, wanted, {
+      batching: { policy: { singleRequestBytes: 0, firstBytes: 1, spread: 2 } },
+    });
+    expect(asked).toEqual([wanted.slice(0, 1), wanted.slice(1, 5), wanted.slice(5)]);
+  });
+
+  it('asks nothing for blobs stored, named twice, or in capitals; refuses a name that is no id', async () => {
+    const [a] = take(1);
+    await ensureBlobs(ctx, repoId, [a]);
+    asked.length = 0;
+    expect(await ensureBlobs(ctx, repoId, [a, a.toUpperCase()])).toEqual({
+      fetched: 0,
+      requests: 0,
+      bytes: 0,
+      objects: [],
+    });
+    expect(asked).toEqual([]);
+    const [b] = take(1);
+    const result = await ensureBlobs(ctx, repoId, [b.toUpperCase(), b, a]);
+    expect(asked).toEqual([[b]]);
+    expect(result.fetched).toBe(1);
+    const err = await failure(ensureBlobs(ctx, repoId, [a, 'HEAD']));
+    expect(err.code).toBe('INVALID_OBJECT_ID');
+    expect(err.message).toBe('"HEAD" is not an object id (40 hexadecimal digits).');
+    expect((await failure(ensureBlobs(ctx, repoId, ['g'.repeat(40)]))).code).toBe('INVALID_OBJECT_ID');
+    expect(asked).toEqual([[b]]);
+  });
+
+  it('schedules pack maintenance once it stored a pack, unless the caller does', async () => {
+    const merging = () => ctx.maintenance.running.has(repoId) || ctx.maintenance.scheduled.size > 0;
+    await maintenanceIdle(ctx, repoId);
+    await ensureBlobs(ctx, repoId, take(1), { deferMaintenance: true });
+    expect(merging()).toBe(false);
+    const [a] = take(1);
+    await ensureBlobs(ctx, repoId, [a]);
+    expect(merging()).toBe(true);
+    await maintenanceIdle(ctx, repoId);
+    await ensureBlobs(ctx, repoId, [a]);
+    expect(merging()).toBe(false);
+  });
+
+  it("goes through the call's proxy and credentials, else the repo's", async () => {
+    sentTo.length = 0;
+    await ensureBlobs(ctx, repoId, take(1), { connection: { corsProxy: 'https://proxy.example/' } });
+    await ensureBlobs(ctx, repoId, take(1), { connection: { auth: { username: 'u', password: 'p' } } });
+    await ensureBlobs(ctx, repoId, take(1));
+    expect(sentTo).toEqual([
+      { url: 'https://proxy.example/git.example/r.git/git-upload-pack', auth: null },
+      { url: `${URL_BASE}/git-upload-pack`, auth: `Basic ${btoa('u:p')}` },
+      { url: `${URL_BASE}/git-upload-pack`, auth: null },
+    ]);
+  });
+
+  it('sends `concurrency` requests at a time, at least one', async () => {
+    for (const [concurrency, expected] of [
+      [2, 2],
+      [0, 1],
+      [2.7, 2],
+    ] as const) {
+      let inFlight = 0;
+      let most = 0;
+      answerBlobs = async (w) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return packAnswer(w);
+      };
+      try {
+        asked.length = 0;
+        await ensureBlobs(ctx, repoId, take(4), { batching: { size: 1, concurrency } });
+        expect(asked).toHaveLength(4);
+        expect(most).toBe(expected);
+      } finally {
+        answerBlobs = (w) => packAnswer(w);
+      }
+    }
+  });
+
+  it('asks nothing for a loose object, made here', async () => {
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const { default: iso } = await import('isomorphic-git');
+    const oid = await iso.writeBlob({ fs, gitdir: GITDIR, blob: new TextEncoder().encode('made here\n') });
+    asked.length = 0;
+    expect((await ensureBlobs(ctx, repoId, [oid])).requests).toBe(0);
+    expect(asked).toEqual([]);
+  });
+
+  it('an unknown repo is REPO_NOT_FOUND', async () => {
+    const err = await failure(ensureBlobs(ctx, 'no-such-repo', take(1)));
+    expect(err.code).toBe('REPO_NOT_FOUND');
+    expect(err.message).toContain('No stored repository "no-such-repo"');
+  });
+
+  it('stores objects the server sends beyond those asked, and counts them', async () => {
+    const [wanted, extra] = [take(1), take(2)];
+    answerBlobs = () => packAnswer([...wanted, ...extra]);
+    try {
+      const result = await ensureBlobs(ctx, repoId, wanted);
+      expect(result.fetched).toBe(3);
+      expect(result.objects.map((o) => o.oid).sort()).toEqual([...wanted, ...extra].sort());
+      expect(await held([...wanted, ...extra])).toEqual([...wanted, ...extra]);
+      asked.length = 0;
+      await ensureBlobs(ctx, repoId, extra);
+      expect(asked).toEqual([]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('gives each pack to onPack while it is stored: its bytes and objects', async () => {
+    const wanted = take(4);
+    const packs: StoredBlobPack[] = [];
+    await ensureBlobs(ctx, repoId, wanted, {
+      batching: { size: 2 },
+      onPack: (p) => {
+        packs.push(p);
+      },
+    });
+    expect(packs).toHaveLength(2);
+    const given = packs.flatMap((p) => p.objects.map((o) => o.oid)).sort();
+    expect(given).toEqual([...wanted].sort());
+    const dir = await exported();
+    const stored = await Promise.all(
+      (await readdir(join(dir, 'objects/pack')))
+        .filter((f) => f.endsWith('.pack'))
+        .map((f) => readFile(join(dir, 'objects/pack', f))),
+    );
+    for (const p of packs)
+      expect(stored.some((s) => Buffer.compare(s, Buffer.from(p.pack)) === 0)).toBe(true);
+  });
+});
+
+describe('ensureBlobs: what the server leaves out or refuses', () => {
+  function withAnswer(answer: BlobAnswer) {
+    answerBlobs = answer;
+    return {
+      restore: () => {
+        answerBlobs = (w) => packAnswer(w);
+      },
+    };
+  }
+
+  it('a blob the answer lacks: MissingObjectError "not on the server" naming it; the others stored', async () => {
+    const wanted = take(3);
+    const s = withAnswer((w) => packAnswer(w.filter((o) => o !== wanted[1])));
+    try {
+      const events: BlobFetchProgress[] = [];
+      const err = await failure(
+        ensureBlobs(ctx, repoId, wanted, { onProgress: (p) => events.push({ ...p }) }),
+      );
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ oid: wanted[1], notOnServer: true, others: 0 });
+      // Two objects arrived, but a settled request counts as done: progress ends at its end.
+      expect(events.at(-1)).toMatchObject({ objects: 3, totalObjects: 3 });
+      expect(err.message).toContain('the server answered without it');
+      expect(await held(wanted)).toEqual([wanted[0], wanted[2]]);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an empty pack stores nothing; every blob is missing', async () => {
+    const wanted = take(2);
+    const s = withAnswer(() => packAnswer([]));
+    try {
+      const before = await snapshot();
+      const learnt = { ...ctx.blobs.bytesByRepo.get(repoId) };
+      const err = await failure(ensureBlobs(ctx, repoId, wanted));
+      expect(err).toMatchObject({ oid: wanted[0], notOnServer: true, others: 1 });
+      expect(await snapshot()).toEqual(before);
+      // No blob came: the bytes of the answer teach nothing about the size of one.
+      expect(ctx.blobs.bytesByRepo.get(repoId)).toEqual(learnt);
+      // Nothing stored, so no pack maintenance is due.
+      expect(ctx.maintenance.running.has(repoId) || ctx.maintenance.scheduled.size > 0).toBe(false);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('ERR "not our ref": not on the server; another ERR: try again later', async () => {
+    const s = withAnswer(() =>
+      ok(concatBytes([encodePktLine('ERR upload-pack: not our ref 1234\n'), FLUSH_PKT])),
+    );
+    try {
+      const [a] = take(1);
+      const err = await failure(ensureBlobs(ctx, repoId, [a]));
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ oid: a, notOnServer: true, advice: undefined });
+      answerBlobs = () => ok(concatBytes([encodePktLine('ERR out of memory\n'), FLUSH_PKT]));
+      const other = await failure(ensureBlobs(ctx, repoId, [a]));
+      expect(other).toMatchObject({
+        oid: a,
+        notOnServer: false,
+        advice: 'Try again later; if it keeps failing, the server has a problem.',
+      });
+      expect(other.message).toContain('out of memory');
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an HTTP error: its message, no advice of the network', async () => {
+    const [a] = take(1);
+    for (const [status, code, advice] of [
+      [401, 'HTTP_UNAUTHORIZED', ''],
+      [403, 'HTTP_FORBIDDEN', ''],
+      [404, 'HTTP_NOT_FOUND', undefined],
+      [418, 'HTTP_ERROR', ''],
+    ] as const) {
+      const s = withAnswer(() => new Response('no', { status }));
+      try {
+        const err = await failure(ensureBlobs(ctx, repoId, [a]));
+        expect(err).toBeInstanceOf(MissingObjectError);
+        expect(err).toMatchObject({ oid: a, advice, notOnServer: false });
+        expect((err as MissingObjectError & { cause: { code: string } }).cause.code).toBe(code);
+      } finally {
+        s.restore();
+      }
+    }
+  });
+
+  it('after a batch fails, the batches only this call wants are not sent; the error is the failure', async () => {
+    const wanted = take(3);
+    const s = withAnswer(() => {
+      throw new TypeError('fetch failed');
+    });
+    try {
+      asked.length = 0;
+      const err = await failure(ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 } }));
+      // The transport sends it again once (the engine's retry policy: 2 attempts), then gives up.
+      expect(asked).toEqual([[wanted[0]], [wanted[0]]]);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ oid: wanted[0], others: 2 });
+      expect((err as Error & { cause: { code: string } }).cause.code).toBe('NETWORK_ERROR');
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('a damaged pack: cut short or damaged, try again', async () => {
+    const [a] = take(1);
+    const s = withAnswer(async (w) => {
+      const pack = await packOf(w);
+      pack[20] ^= 0xff;
+      return ok(packfileSection(pack));
+    });
+    try {
+      const err = await failure(ensureBlobs(ctx, repoId, [a]));
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err.message).toContain("the server's reply was cut short or damaged");
+      expect(err).toMatchObject({
+        oid: a,
+        advice: 'Try again; if it keeps failing, the server or a proxy in front of it sends broken data.',
+      });
+      expect(await held([a])).toEqual([]);
+    } finally {
+      s.restore();
+    }
+  });
+
+  /** Ways an answer breaks off after it began: each is asked again (brokeMidTransfer). */
+  const cuts: [string, (bytes: Uint8Array, signal?: AbortSignal) => Response][] = [
+    ['in the middle of a pkt-line', (bytes) => ok(bytes.subarray(0, bytes.length >> 1))],
+    ['before the closing flush', (bytes) => ok(bytes.subarray(0, bytes.length - 4))],
+    [
+      'by a connection that breaks',
+      (bytes) =>
+        ok(
+          new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(bytes.subarray(0, 40));
+            },
+            pull(c) {
+              c.error(new TypeError('terminated'));
+            },
+          }),
+        ),
+    ],
+  ];
+  for (const [how, cut] of cuts) {
+    it(`a transfer cut short ${how} is asked again for the blobs still missing; progress says so`, async () => {
+      const wanted = take(2);
+      let n = 0;
+      const s = withAnswer(async (w) => {
+        const bytes = packfileSection(await packOf(w));
+        return n++ === 0 ? cut(bytes) : ok(bytes);
+      });
+      try {
+        asked.length = 0;
+        const events: BlobFetchProgress[] = [];
+        const result = await ensureBlobs(ctx, repoId, wanted, { onProgress: (p) => events.push({ ...p }) });
+        expect(asked).toEqual([wanted, wanted]);
+        // The call counts the request whose pack it stored; progress, every request sent.
+        expect(result.requests).toBe(1);
+        expect(result.fetched).toBe(2);
+        expect(events.at(-1)?.requests).toBe(2);
+        const notice = events.find((e) => e.retrying)?.retrying;
+        expect(notice).toMatch(
+          /^The transfer broke off \(The [^()]*[^ ()]\); asking again for the 2 blobs still missing in 0 s… \(attempt 2 of 2\)$/,
+        );
+        expect(events.at(-1)?.retrying).toBeUndefined();
+        expect(await held(wanted)).toEqual(wanted);
+      } finally {
+        s.restore();
+      }
+    });
+  }
+
+  it('a transfer cut short on every attempt fails after the last; one blob is "blob"', async () => {
+    const [a] = take(1);
+    const s = withAnswer(async (w) => ok(packfileSection(await packOf(w)).subarray(0, 30)));
+    try {
+      asked.length = 0;
+      const events: BlobFetchProgress[] = [];
+      const err = await failure(ensureBlobs(ctx, repoId, [a], { onProgress: (p) => events.push({ ...p }) }));
+      expect(asked).toEqual([[a], [a]]);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err.message).toContain("the server's reply was cut short or damaged");
+      expect(events.find((e) => e.retrying)?.retrying).toContain(
+        'asking again for the 1 blob still missing in',
+      );
+    } finally {
+      s.restore();
+    }
+  });
+
+  it("a limit of the engine's is its own error, naming the setting", async () => {
+    const [a] = take(1);
+    const limited = testEngine({ storage: memoryStorage(), fetch, limits: { maxProgressLineBytes: 100 } });
+    const s = withAnswer(async (w) => {
+      const opening = encodePktLine('packfile\n');
+      const pack = packfileSection(await packOf(w));
+      const dots = encodePktLine(concatBytes([Uint8Array.of(2), new TextEncoder().encode('.'.repeat(500))]));
+      return ok(concatBytes([opening, dots, pack.subarray(opening.length)]));
+    });
+    try {
+      const { repoId: id } = await limited.engine.clone({ url: URL_BASE });
+      const err = await failure(ensureBlobs(limited.ctx, id, [a]));
+      expect(err).not.toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'LIMIT_EXCEEDED', limit: 'maxProgressLineBytes' });
+    } finally {
+      s.restore();
+      await limited.engine.close();
+    }
+  });
+
+  it('offline: nothing asked, the error says so', async () => {
+    const [a] = take(1);
+    const nav = globalThis.navigator as { onLine?: boolean };
+    const was = Object.getOwnPropertyDescriptor(nav, 'onLine');
+    Object.defineProperty(nav, 'onLine', { value: false, configurable: true });
+    try {
+      asked.length = 0;
+      const err = await failure(ensureBlobs(ctx, repoId, [a]));
+      expect(asked).toEqual([]);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'OFFLINE', oid: a, advice: '' });
+    } finally {
+      if (was) Object.defineProperty(nav, 'onLine', was);
+      else delete nav.onLine;
+    }
+  });
+});
+
+describe('ensureBlobs: cancelled, and shared between calls', () => {
+  it('a signal fired before: ABORTED, nothing asked, even for blobs stored', async () => {
+    asked.length = 0;
+    const err = await failure(ensureBlobs(ctx, repoId, take(1), { signal: AbortSignal.abort() }));
+    expect(err.code).toBe('ABORTED');
+    expect(asked).toEqual([]);
+    const stored = take(1);
+    await ensureBlobs(ctx, repoId, stored);
+    expect((await failure(ensureBlobs(ctx, repoId, stored, { signal: AbortSignal.abort() }))).code).toBe(
+      'ABORTED',
+    );
+  });
+
+  it('a signal fired while the call looks at the store: ABORTED, nothing asked', async () => {
+    asked.length = 0;
+    const controller = new AbortController();
+    const call = ensureBlobs(ctx, repoId, take(1), { signal: controller.signal });
+    controller.abort();
+    expect((await failure(call)).code).toBe('ABORTED');
+    expect(asked).toEqual([]);
+  });
+
+  it('aborted while the answer arrives: ABORTED, and nothing of it stored', async () => {
+    const wanted = take(3);
+    const before = await snapshot();
+    const never = gate<Uint8Array | null>();
+    answerBlobs = async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      return streamed(bytes.subarray(0, 40), never.opened, signal);
+    };
+    try {
+      const controller = new AbortController();
+      const err = await failure(
+        ensureBlobs(ctx, repoId, wanted, {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.requests > 0) controller.abort();
+          },
+        }),
+      );
+      expect(err.code).toBe('ABORTED');
+      expect(await snapshot()).toEqual(before);
+      expect(ctx.blobs.inFlightFor(repoId).size).toBe(0);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('two calls wanting the same blobs share one request; one leaving does not cancel it for the other', async () => {
+    const wanted = take(3);
+    const release = gate<null>();
+    const started = gate();
+    answerBlobs = async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      started.open();
+      return streamed(bytes, release.opened, signal);
+    };
+    try {
+      asked.length = 0;
+      const controller = new AbortController();
+      const first = ensureBlobs(ctx, repoId, wanted, { signal: controller.signal });
+      await started.opened;
+      const events: BlobFetchProgress[] = [];
+      const joined = [gate(), gate()];
+      const second = ensureBlobs(ctx, repoId, [...wanted, ...take(1)], {
+        onProgress: (p) => {
+          events.push({ ...p });
+          joined[0].open();
+        },
+      });
+      const third = ensureBlobs(ctx, repoId, wanted, { onProgress: () => joined[1].open() });
+      await Promise.all(joined.map((j) => j.opened));
+      controller.abort();
+      expect((await failure(first)).code).toBe('ABORTED');
+      release.open(null);
+      const [r2, r3] = await Promise.all([second, third]);
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toEqual(wanted);
+      // Shared blobs count in progress, not in the call's own fetched.
+      expect(r2.fetched).toBe(1);
+      expect(r3).toEqual({ fetched: 0, requests: 0, bytes: 0, objects: [] });
+      expect(events.at(-1)).toMatchObject({ objects: 4, totalObjects: 4, requests: 2 });
+      expect(await held(wanted)).toEqual(wanted);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('cancelBlobFetches stops every fetch of the repo: its waiting call fails, nothing written', async () => {
+    const wanted = take(2);
+    const before = await snapshot();
+    const started = gate();
+    const never = gate<Uint8Array | null>();
+    answerBlobs = async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      started.open();
+      return streamed(bytes.subarray(0, 40), never.opened, signal);
+    };
+    try {
+      const call = ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 } });
+      await started.opened;
+      await cancelBlobFetches(ctx, repoId);
+      // The call was not cancelled itself: its blobs are missing, because their requests were.
+      const err = await failure(call);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ oid: wanted[0], others: 1 });
+      expect(err.message).toContain('the request fetching it was cancelled');
+      expect((err as Error & { cause: { code: string } }).cause.code).toBe('ABORTED');
+      expect(await snapshot()).toEqual(before);
+      expect(ctx.blobs.inFlightByRepo.has(repoId)).toBe(false);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+});
