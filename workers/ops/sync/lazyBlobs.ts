@@ -436,7 +436,8 @@ function batchSizes(
 
 /**
  * Cancels every blob fetch of the repo, whoever asked for it, and resolves once they have stopped: call it
- * before deleting the repo, so that no pack is written into it afterwards. Waiting calls get ABORTED.
+ * before deleting the repo, so that no pack is written into it afterwards. A call waiting on a cancelled
+ * request fails with MISSING_OBJECT whose cause is ABORTED ("the request fetching it was cancelled").
  */
 export async function cancelBlobFetches(ctx: BlobContext, repoId: string): Promise<void> {
   const { bytesByRepo, inFlightByRepo } = ctx.blobs;
