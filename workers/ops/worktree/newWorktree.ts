@@ -66,6 +66,12 @@ export const HOOKED_BYTES = 8 * 1024 * 1024;
 
 const PROGRESS_INTERVAL_MS = 50;
 
+export type NewWorktreeHooks = Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching' | 'steps'> & {
+  onProgress?: (p: NewWorktreeProgress) => void;
+  /** For tests and the benchmark: replaces HOOKED_BYTES (0: files are read from their stored packs, empty ones aside). */
+  hookedBytes?: number;
+};
+
 /** Whether the repo has no working tree: no index, and nothing beside the git directory. */
 export async function hasNoWorktree(repo: RepoHandle): Promise<boolean> {
   const fs = repo.fs.promises;
@@ -86,9 +92,7 @@ export async function writeNewWorktree(
   ctx: BlobContext,
   repo: RepoHandle,
   files: Map<string, NewWorktreeFile>,
-  hooks: Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching' | 'steps'> & {
-    onProgress?: (p: NewWorktreeProgress) => void;
-  },
+  hooks: NewWorktreeHooks,
 ): Promise<WrittenAhead> {
   const repoId = repo.record.id;
   const { signal, onProgress } = hooks;
@@ -145,9 +149,10 @@ export async function writeNewWorktree(
   // Most blobs are staged from the ingester's own inflate as their pack arrives (BlobFetchHooks.onObject),
   // not inflated a second time from the stored pack: a copy each, queued while IndexedDB catches up. Past
   // HOOKED_BYTES queued, a blob is left to onPack's read of its pack, so memory stays bounded by it.
+  const hookedCap = hooks.hookedBytes ?? HOOKED_BYTES;
   let hookedBytes = 0;
   const onObject: ObjectHook = ({ oid, type, data }) => {
-    if (type !== 'blob' || writeError !== null || hookedBytes + data.byteLength > HOOKED_BYTES) return;
+    if (type !== 'blob' || writeError !== null || hookedBytes + data.byteLength > hookedCap) return;
     const paths = byOid.get(oid);
     if (!paths) return;
     byOid.delete(oid);
