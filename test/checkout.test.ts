@@ -463,6 +463,24 @@ describe('small-sized.git: batches', () => {
     expect(await storedBlobs(repoId)).toEqual(wanted);
   });
 
+  it('stages the files from the ingester as the pack arrives; from the stored pack past hookedBytes; as git does either way', async () => {
+    const repo = 'small-sized.git';
+    const bare = join(fixturesDir, repo);
+    const head = await revParse(repo, 'HEAD');
+    const expected = await gitCheckoutOf(bare, head, tmp());
+    // Files read back from a stored pack are a step of the checkout's timeline: none when the hook had them all.
+    const fromPacks = () =>
+      performance.getEntriesByName(`${ctx.settings.timelinePrefix}checkout:pack-files-staged`).length;
+    for (const hookedBytes of [undefined, 0, 8 * 1024]) {
+      const repoId = await cloneBlobless(repo);
+      const result = await checkout(ctx, repoId, 'HEAD', {}, { hookedBytes, batching: { size: 64 } });
+      expect(result.requests).toBeGreaterThan(2);
+      expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(expected);
+      if (hookedBytes === undefined) expect(fromPacks()).toBe(0);
+      else expect(fromPacks()).toBe(result.requests);
+    }
+  });
+
   it('merges no pack inside the checkout: the merge comes after it', async () => {
     const repo = 'small-sized.git';
     const repoId = await cloneBlobless(repo);

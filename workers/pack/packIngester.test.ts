@@ -143,6 +143,47 @@ describe('PackIngester against git index-pack', () => {
     expect(shares[2]).toBeGreaterThan(0.9);
   });
 
+  it('tells onObject of every object held whole, once, with the bytes git cat-file gives, however resolved', async () => {
+    const pack = sample.pack(['--delta-base-offset']);
+    const oracle = gitIndexPack(sample.git, sample.root, pack);
+    // Every object's bytes, from git: `cat-file --batch` answers "<oid> <type> <size>\n<bytes>\n" each.
+    const all = sample.git(['cat-file', '--batch'], { input: oracle.objects.map((o) => o.oid).join('\n') });
+    const contents = new Map<string, { type: string; data: string }>();
+    for (let at = 0; at < all.length; ) {
+      const eol = all.indexOf(10, at);
+      const [oid, type, size] = all.subarray(at, eol).toString().split(' ');
+      contents.set(oid, { type, data: all.subarray(eol + 1, eol + 1 + Number(size)).toString('hex') });
+      at = eol + 1 + Number(size) + 1;
+    }
+    expect(contents.size).toBe(oracle.objects.length);
+    // Resolved on arrival, after the last byte, with bases dropped and rebuilt; big ones through a window.
+    for (const options of [
+      {},
+      { limits: { arrivalCacheBytes: 0 }, deltaBaseCacheLimit: 1 },
+      { wholeObjectLimit: 65536 },
+    ] satisfies PackIngesterOptions[]) {
+      const told = new Map<string, { type: string; data: string }>();
+      let twice = 0;
+      const result = await ingest(pack, 4093, {
+        ...options,
+        onObject: ({ oid, type, data }) => {
+          if (told.has(oid)) twice++;
+          told.set(oid, { type, data: Buffer.from(data).toString('hex') });
+        },
+      });
+      expectSameAsGit(result, oracle);
+      expect(twice).toBe(0);
+      // Whole objects past the window are hashed in pieces, never held whole: not told. Deltas always are.
+      const limit = options.wholeObjectLimit ?? Number.POSITIVE_INFINITY;
+      const streamed = (o: (typeof oracle.objects)[number]) =>
+        !o.deltaBase && oracle.sizes.get(o.oid)! > limit;
+      for (const o of oracle.objects) {
+        expect(told.get(o.oid), o.oid).toEqual(streamed(o) ? undefined : contents.get(o.oid));
+      }
+      expect(told.size).toBe(oracle.objects.filter((o) => !streamed(o)).length);
+    }
+  });
+
   it('never resolves on arrival from a base the ring has come round over, nor from one moved ahead', async () => {
     // A 1 KiB ring keeps objects up to 256 bytes. `a` is used once it is in the older half (moved ahead),
     // `b` only after other objects have pushed it out (its delta waits for the last byte), and `a` again

@@ -49,8 +49,19 @@ export interface IngestedPack {
   appendedBases: number;
 }
 
+/**
+ * Told of each object of the pack held whole in memory as soon as it is hashed, while the pack is still
+ * arriving: its id, type and bytes, which are the ingester's (valid only during the call; a listener that
+ * keeps them copies them). Before the pack is checked whole, so the pack may still be refused after; the
+ * bytes do match the id. An object inflated in pieces (past `wholeObjectLimit`) is not told: the caller
+ * reads it from the pack. A first checkout stages its files from here, without inflating them again.
+ */
+export type ObjectHook = (object: { oid: string; type: GitObjectType; data: Uint8Array }) => void;
+
 export interface PackIngesterOptions {
   onProgress?: (progress: PackProgress) => void;
+  /** Each object, whole, once hashed (ObjectHook). A throw fails the pack. */
+  onObject?: ObjectHook;
   signal?: AbortSignal;
   /** Expected pack size in bytes, to size the receive buffer once. */
   expectedSizeHint?: number;
@@ -82,6 +93,21 @@ export interface PackIngesterOptions {
 
 const WHOLE_OBJECT_LIMIT = 16 * 1024 * 1024;
 
+/** Tells ObjectHook of every object hashed whole: the parser's whole objects and every resolved delta. */
+class HookedHasher extends ObjectHasher {
+  constructor(
+    sha1: Sha1,
+    private readonly hook: ObjectHook,
+  ) {
+    super(sha1);
+  }
+
+  override hash(type: GitObjectType, data: Uint8Array, out: Uint8Array, offset: number): void {
+    super.hash(type, data, out, offset);
+    this.hook({ oid: toHex(out, offset, 20), type, data });
+  }
+}
+
 export class PackIngester {
   private readonly signal?: AbortSignal;
   private readonly externalBase?: (oid: string) => Promise<ExternalObject | null>;
@@ -100,7 +126,7 @@ export class PackIngester {
     const limits = { ...base, maxObjectSize: Math.min(base.maxObjectSize, 2 ** 32 - 1) };
     this.externalBase = options.externalBase;
     this.objSha = objSha;
-    const hasher = new ObjectHasher(objSha);
+    const hasher = options.onObject ? new HookedHasher(objSha, options.onObject) : new ObjectHasher(objSha);
     const inflater = options.inflater?.() ?? new Inflater();
     const meter = new InflateMeter(limits);
     const hint = options.expectedSizeHint;

@@ -5,7 +5,7 @@
 
 import { isSha1Hex } from '../../model/objectId.ts';
 import { PackError } from '../../pack/errors.ts';
-import type { IngestedObject, PackIngester } from '../../pack/packIngester.ts';
+import type { IngestedObject, ObjectHook, PackIngester } from '../../pack/packIngester.ts';
 import { writePack } from '../../store/gitDir.ts';
 import { looseObjects } from '../../store/looseObjects.ts';
 import { TransportError } from '../../transport/errors.ts';
@@ -19,7 +19,7 @@ import type { Timeline } from '../common/timeline.ts';
 import { type MaintenanceContext, scheduleRepack } from '../maintenance/packMaintenance.ts';
 import { receivePack } from './receivePack.ts';
 
-export type { IngestedObject };
+export type { IngestedObject, ObjectHook };
 
 /** What an operation that fetches missing blobs tells onProgress while they arrive. */
 export type BlobFetchProgress = {
@@ -67,6 +67,15 @@ export interface BlobFetchHooks {
    * (the listener reports its own failures).
    */
   onPack?: (pack: StoredBlobPack) => void | Promise<void>;
+  /**
+   * Each object of the packs this call waits for, as soon as it is inflated and hashed while its pack
+   * arrives (ObjectHook: the bytes are valid only during the call), before the pack is checked whole or
+   * stored: a first checkout stages its files from here instead of inflating them again from onPack's
+   * pack. If the pack is then refused, the call throws and the listener's caller drops what it wrote.
+   * Objects of a request this call joined after they arrived, and objects too large to be held whole,
+   * are not told (onPack's pack, or storage, has them). Must not throw.
+   */
+  onObject?: ObjectHook;
   /**
    * The calling operation's timeline: each of this call's requests records receivePack's steps, then
    * `pack-index` (the pack checked and indexed) and `pack-store` (written and flushed; when onPack's work
@@ -247,6 +256,8 @@ class Batch {
   readonly listeners = new Set<() => void>();
   /** Told of the batch's pack once it is stored (BlobFetchHooks.onPack). */
   readonly packListeners = new Set<(pack: StoredBlobPack) => void | Promise<void>>();
+  /** Told of each object as its pack arrives (BlobFetchHooks.onObject). */
+  readonly objectListeners = new Set<ObjectHook>();
   readonly done: Promise<BatchOutcome>;
   #resolve!: (o: BatchOutcome) => void;
   #reject!: (e: unknown) => void;
@@ -273,6 +284,7 @@ class Batch {
     this.notify();
     this.listeners.clear();
     this.packListeners.clear();
+    this.objectListeners.clear();
   }
 }
 
@@ -352,6 +364,8 @@ export async function ensureBlobs(
   if (onProgress) for (const batch of waitedFor) batch.listeners.add(report);
   const onPack = hooks.onPack;
   if (onPack) for (const batch of waitedFor) batch.packListeners.add(onPack);
+  const onObject = hooks.onObject;
+  if (onObject) for (const batch of waitedFor) batch.objectListeners.add(onObject);
 
   // The call's own batches go out `concurrency` at a time. The pumps are not tied to this call: a batch
   // another call joined is still sent if this one is cancelled.
@@ -416,6 +430,7 @@ export async function ensureBlobs(
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     for (const batch of waitedFor) batch.listeners.delete(report);
     if (onPack) for (const batch of waitedFor) batch.packListeners.delete(onPack);
+    if (onObject) for (const batch of waitedFor) batch.objectListeners.delete(onObject);
     if (own.some((b) => b.stored) && !hooks.deferMaintenance) scheduleRepack(ctx, repoId);
   }
 }
@@ -573,6 +588,13 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
       limits: ctx.settings.limits,
       signal,
       steps: context.steps,
+      // Only a call that listens pays for the ids in hex.
+      onObject:
+        batch.objectListeners.size > 0
+          ? (object) => {
+              for (const listener of batch.objectListeners) listener(object);
+            }
+          : undefined,
       onPackProgress: (p) => {
         batch.retrying = undefined;
         if (p.phase !== 'receiving') return;

@@ -22,6 +22,8 @@ export interface ReceiveOptions {
   signal?: AbortSignal;
   /** The ingester's progress as the pack arrives and is resolved. */
   onPackProgress?: PackIngesterOptions['onProgress'];
+  /** Each object the ingester holds whole, once hashed (ObjectHook): valid only during the call. */
+  onObject?: PackIngesterOptions['onObject'];
   /** The server's progress text; absent, it is still parsed (and capped), not told. */
   onRemoteProgress?: (line: RemoteProgressLine) => void;
   /** For a thin pack: the repo's own objects, where a delta's base is looked for (PackIngester). */
@@ -62,6 +64,7 @@ export async function receivePack(
       Ingester.create({
         signal,
         onProgress: options.onPackProgress,
+        onObject: options.onObject,
         limits,
         externalBase: options.externalBase,
       }),

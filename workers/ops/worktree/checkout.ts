@@ -37,7 +37,13 @@ import {
   type BlobFetchResult,
   ensureBlobs,
 } from '../sync/lazyBlobs.ts';
-import { hasNoWorktree, type NewWorktreeFile, placeNewWorktree, writeNewWorktree } from './newWorktree.ts';
+import {
+  hasNoWorktree,
+  type NewWorktreeFile,
+  type NewWorktreeHooks,
+  placeNewWorktree,
+  writeNewWorktree,
+} from './newWorktree.ts';
 import { clearTypeChanges } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
@@ -83,9 +89,13 @@ export interface CheckoutOptions {
   onBranch?: string;
 }
 
-/** Progress and cancellation; `connection` and `batching` go to the blob fetch (lazyBlobs.ts). */
+/**
+ * Progress and cancellation; `connection` and `batching` go to the blob fetch (lazyBlobs.ts), `hookedBytes`
+ * to a first checkout's (newWorktree.ts).
+ */
 export type CheckoutHooks = OperationHooks<CheckoutProgress> &
-  Pick<BlobFetchHooks, 'connection' | 'batching'>;
+  Pick<BlobFetchHooks, 'connection' | 'batching'> &
+  Pick<NewWorktreeHooks, 'hookedBytes'>;
 
 /** What a checkout changed and fetched. */
 export interface CheckoutResult {

@@ -19,6 +19,7 @@ import {
   type BlobFetchProgress,
   type BlobFetchResult,
   ensureBlobs,
+  type ObjectHook,
   type StoredBlobPack,
 } from '../sync/lazyBlobs.ts';
 
@@ -56,7 +57,20 @@ export interface WrittenAhead {
  */
 export const NEW_WORKTREE_BATCH_BYTES = 6 * 1024 * 1024;
 
+/**
+ * Blob bytes copied from the ingester (onObject) and not yet staged, at most. A blob that would pass it is
+ * read from its pack once stored instead, as before the hook; so what waits here is bounded by this, not by
+ * the tree, whatever IndexedDB's pace. STAGE_AHEAD_BYTES (16 MB) bounds what is in IndexedDB's hands.
+ */
+export const HOOKED_BYTES = 8 * 1024 * 1024;
+
 const PROGRESS_INTERVAL_MS = 50;
+
+export type NewWorktreeHooks = Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching' | 'steps'> & {
+  onProgress?: (p: NewWorktreeProgress) => void;
+  /** For tests and the benchmark: replaces HOOKED_BYTES (0: files are read from their stored packs, empty ones aside). */
+  hookedBytes?: number;
+};
 
 /** Whether the repo has no working tree: no index, and nothing beside the git directory. */
 export async function hasNoWorktree(repo: RepoHandle): Promise<boolean> {
@@ -78,9 +92,7 @@ export async function writeNewWorktree(
   ctx: BlobContext,
   repo: RepoHandle,
   files: Map<string, NewWorktreeFile>,
-  hooks: Pick<BlobFetchHooks, 'signal' | 'connection' | 'batching' | 'steps'> & {
-    onProgress?: (p: NewWorktreeProgress) => void;
-  },
+  hooks: NewWorktreeHooks,
 ): Promise<WrittenAhead> {
   const repoId = repo.record.id;
   const { signal, onProgress } = hooks;
@@ -107,6 +119,9 @@ export async function writeNewWorktree(
     const paths = byOid.get(oid);
     if (!paths) return;
     byOid.delete(oid);
+    await place(paths, data);
+  };
+  const place = async (paths: string[], data: Uint8Array) => {
     for (const path of paths) {
       if (signal?.aborted) throw abortedError();
       if (files.get(path)!.mode === MODE_SYMLINK) links.set(path, linkTarget(path, data, repo.treeLimits));
@@ -119,9 +134,40 @@ export async function writeNewWorktree(
   // and its request's place goes to the next request only then (BlobFetchHooks.onPack).
   let writing: Promise<void> = Promise.resolve();
   let writeError: unknown = null;
-  const onPack = (stored: StoredBlobPack) => {
+  const chain = (work: () => Promise<void>) => {
     writing = writing.then(async () => {
       if (writeError !== null) return;
+      try {
+        await work();
+      } catch (err) {
+        writeError = err;
+      }
+    });
+    return writing;
+  };
+
+  // Most blobs are staged from the ingester's own inflate as their pack arrives (BlobFetchHooks.onObject),
+  // not inflated a second time from the stored pack: a copy each, queued while IndexedDB catches up. Past
+  // HOOKED_BYTES queued, a blob is left to onPack's read of its pack, so memory stays bounded by it.
+  const hookedCap = hooks.hookedBytes ?? HOOKED_BYTES;
+  let hookedBytes = 0;
+  const onObject: ObjectHook = ({ oid, type, data }) => {
+    if (type !== 'blob' || writeError !== null || hookedBytes + data.byteLength > hookedCap) return;
+    const paths = byOid.get(oid);
+    if (!paths) return;
+    byOid.delete(oid);
+    const copy = data.slice();
+    hookedBytes += copy.byteLength;
+    void chain(async () => {
+      hookedBytes -= copy.byteLength;
+      await place(paths, copy);
+    });
+  };
+
+  const onPack = (stored: StoredBlobPack) =>
+    chain(async () => {
+      // Staged from onObject as it arrived, unless the queue was full or another call's request brought it.
+      if (!stored.objects.some((o) => o.type === 'blob' && byOid.has(o.oid))) return;
       const started = performance.now();
       try {
         const offsets = new Map(stored.objects.map((o) => [o.oid, o.offset]));
@@ -131,13 +177,10 @@ export async function writeNewWorktree(
             await write(object.oid, reader.read(object.offset).data);
           }
         }
-      } catch (err) {
-        writeError = err;
+      } finally {
+        hooks.steps?.measure('pack-files-staged', started);
       }
-      hooks.steps?.measure('pack-files-staged', started);
     });
-    return writing;
-  };
 
   try {
     const fetched = await ensureBlobs(ctx, repoId, [...byOid.keys()], {
@@ -147,6 +190,7 @@ export async function writeNewWorktree(
       batching: hooks.batching ?? { policy: { maxBatchBytes: NEW_WORKTREE_BATCH_BYTES } },
       deferMaintenance: true,
       onPack,
+      onObject,
       steps: hooks.steps,
     });
     await writing;
