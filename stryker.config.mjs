@@ -36,6 +36,7 @@ export default {
     'workers/ops/read/blame.ts',
     'workers/ops/read/readFileMinimal.ts',
     'workers/ops/sync/lsRefsCall.ts',
+    'workers/ops/sync/push.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
