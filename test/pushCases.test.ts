@@ -18,6 +18,7 @@ import { failure } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const ZERO = '0'.repeat(40);
+const PROXY = 'http://cors-proxy.test/p';
 const tmp = useTmpDir('push-cases');
 
 /** Answers the engine's fetch gives instead of the server's, or edits of the server's. */
@@ -27,16 +28,23 @@ type Intercept = (
   real: () => Promise<Response>,
 ) => Promise<Response>;
 let intercept: Intercept | undefined;
-/** Every request of the current case: path (from the repository on) and body. */
-let requests: { path: string; body: Uint8Array | undefined }[] = [];
+/** Every request of the current case: the URL asked, path (from the repository on), headers and body. */
+let requests: { url: string; path: string; headers: Headers; body: Uint8Array | undefined }[] = [];
 let server: GitServer;
 /** The repository the current case pushes to (a fresh copy of the template). */
 let current = 'origin.git';
 
 const { engine, ctx } = testEngine({
   fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = String(input).replace('/origin.git/', `/${current}/`);
-    requests.push({ path: url.slice(url.indexOf(current)), body: init?.body as Uint8Array | undefined });
+    const asked = String(input);
+    // Through the CORS proxy of a case that sets one: straight to the server instead.
+    const url = asked.replace(`${PROXY}/`, 'http://').replace('/origin.git/', `/${current}/`);
+    requests.push({
+      url: asked,
+      path: url.slice(url.indexOf(current)),
+      headers: new Headers(init?.headers),
+      body: init?.body as Uint8Array | undefined,
+    });
     const real = () => globalThis.fetch(url, init);
     return intercept ? intercept(url, init, real) : real();
   }) as typeof fetch,
@@ -262,6 +270,11 @@ describe('push to git receive-pack', () => {
     expect(await fsOf().promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toContain(
       `${tip} refs/remotes/origin/main\n`,
     );
+    // receive-pack has no v2: no Git-Protocol header on either request.
+    expect(requests.map((r) => [r.path, r.headers.has('Git-Protocol')])).toEqual([
+      [`${current}/info/refs?service=git-receive-pack`, false],
+      [`${current}/git-receive-pack`, false],
+    ]);
     // The request's capabilities: those of git's we want, in our order, and our agent.
     const commands = Buffer.from(posted()!.body!).toString('latin1');
     expect(commands).toMatch(
@@ -311,6 +324,53 @@ describe('push to git receive-pack', () => {
     await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
     await push(ctx, repoId);
     expect(await trackingRef('side')).toBe(before);
+  });
+});
+
+describe('how it reaches the server', () => {
+  async function withRecord(change: Record<string, unknown>, run: () => Promise<void>) {
+    const before = (await ctx.store.registry.get(repoId))!;
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, ...change }));
+    try {
+      await run();
+    } finally {
+      await ctx.store.registry.update(repoId, () => before);
+    }
+  }
+
+  it("goes through the repository's CORS proxy", async () => {
+    const tip = await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    await withRecord({ corsProxy: PROXY }, async () => {
+      await push(ctx, repoId);
+    });
+    expect(await revParse('main')).toBe(tip);
+    expect(requests.map((r) => r.url.startsWith(`${PROXY}/127.0.0.1:`))).toEqual([true, true]);
+  });
+
+  it("sends the repository's credentials", async () => {
+    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    await withRecord({ auth: { username: 'u', password: 'p' } }, async () => {
+      await push(ctx, repoId);
+    });
+    const basic = `Basic ${Buffer.from('u:p').toString('base64')}`;
+    expect(requests.map((r) => r.headers.get('Authorization'))).toEqual([basic, basic]);
+  });
+
+  it('passes its crash points in order: the remote updated, then the remote-tracking ref written', async () => {
+    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    const points: string[] = [];
+    ctx.store.crash.setHook((point) => {
+      points.push(point);
+    });
+    try {
+      await push(ctx, repoId);
+      expect(points).toEqual(['push:remote-updated', 'push:tracking-written']);
+      points.length = 0;
+      await push(ctx, repoId);
+      expect(points).toEqual(['push:tracking-written']);
+    } finally {
+      ctx.store.crash.setHook(undefined);
+    }
   });
 });
 
@@ -582,6 +642,20 @@ describe("the server's report", () => {
     );
     // It did: git applied the push before its answer broke off.
     expect(await revParse('main')).not.toBe(T.c3);
+  });
+
+  it('says the outcome is unknown when the connection drops while the answer streams in', async () => {
+    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    intercept = answerPost(async (real) => {
+      await (await real()).arrayBuffer();
+      return new Response(new ReadableStream({ pull: (c) => c.error(new TypeError('network error')) }), {
+        status: 200,
+        headers: { 'Content-Type': 'application/x-git-receive-pack-result' },
+      });
+    });
+    const err = (await failure(push(ctx, repoId))) as Error & { code: string; cause: Error };
+    expect(err.code).toBe('PUSH_OUTCOME_UNKNOWN');
+    expect(err.cause.name).toBe('TransportError');
   });
 
   it("passes on the server's fatal error (sideband 3) as it is: the push failed, it is not unknown", async () => {
