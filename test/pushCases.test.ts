@@ -54,7 +54,7 @@ const bare = () => join(tmp(), 'served', current);
 const bareGit = (args: string[]) => gitCli(args, { cwd: bare() });
 const revParse = async (rev: string) => (await bareGit(['rev-parse', rev])).trim();
 
-/** The template remote's commits: main c1-c2-c3, side branching off c2 (s1), tag v1 on c1. */
+/** The template remote's commits: main c1-c2-c3 (c2 deletes old.txt), side branching off c2 (s1), tag v1 on c1. */
 const T: Record<'c1' | 'c2' | 'c3' | 's1' | 'v1', string> = { c1: '', c2: '', c3: '', s1: '', v1: '' };
 let repoId: string;
 let copies = 0;
@@ -85,7 +85,9 @@ beforeAll(async () => {
   await put('a.txt', 'one\n');
   await put('dir/b.txt', 'b\n');
   await put('dir/sub/c.txt', 'c\n');
+  await put('old.txt', 'old\n');
   await w(['commit', '-q', '-m', 'c1'], 1_700_001_000);
+  await w(['rm', '-q', 'old.txt']);
   await put('a.txt', 'two\n');
   await w(['commit', '-q', '-m', 'c2'], 1_700_002_000);
   await w(['branch', 'side']);
@@ -748,6 +750,29 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     expect(want.oids).toContain(one);
     expect(await sentObjects()).toEqual(want.oids.filter((o) => o !== one));
     expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
+  });
+
+  it('sends a blob the boundary lacks when it is stored in a pack (fetched), as rev-list lists it', async () => {
+    await engine.repo(repoId).readFile({ ref: T.c1, path: 'old.txt' });
+    const old = await revParse(`${T.c1}:old.txt`);
+    const tip = await commit([T.c3], { 'old.txt': { oid: old } }, { branch: 'main' });
+    const result = await push(ctx, repoId);
+    expect(await revParse('main')).toBe(tip);
+    const want = await oracle(tip, [T.c3, T.s1]);
+    expect(want.oids).toContain(old);
+    expect(await sentObjects()).toEqual(want.oids);
+    expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
+  });
+
+  it("leaves out a stored blob the remote's tree has, beside a new one in a new subtree", async () => {
+    // c.txt written again (so stored loose) with the remote's content, in a dir/sub that changes.
+    const tip = await commit([T.c3], { 'dir/sub/c.txt': 'c\n', 'dir/sub/z.txt': 'z\n' }, { branch: 'main' });
+    const result = await push(ctx, repoId);
+    expect(await revParse('main')).toBe(tip);
+    const want = await oracle(tip, [T.c3, T.s1]);
+    expect(await sentObjects()).toEqual(want.oids);
+    expect(want.counts).toEqual({ commit: 1, tree: 3, blob: 1 });
+    expect(result.sent).toMatchObject({ commits: 1, trees: 3, blobs: 1 });
   });
 
   it('sends a root commit of an unrelated history whole', async () => {
