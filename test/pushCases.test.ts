@@ -7,7 +7,7 @@
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
 import { type PushProgress, push } from '../workers/ops/sync/push.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
@@ -18,6 +18,7 @@ import { failure } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
 const ZERO = '0'.repeat(40);
+const readCommit = git.readCommit;
 const PROXY = 'http://cors-proxy.test/p';
 const tmp = useTmpDir('push-cases');
 
@@ -54,8 +55,23 @@ const bare = () => join(tmp(), 'served', current);
 const bareGit = (args: string[]) => gitCli(args, { cwd: bare() });
 const revParse = async (rev: string) => (await bareGit(['rev-parse', rev])).trim();
 
-/** The template remote's commits: main c1-c2-c3 (c2 deletes old.txt), side branching off c2 (s1), tag v1 on c1. */
-const T: Record<'c1' | 'c2' | 'c3' | 's1' | 'v1', string> = { c1: '', c2: '', c3: '', s1: '', v1: '' };
+/**
+ * The template remote's commits: main p0…p7-c1-c2-c3 (c2 deletes old.txt), side branching off c2 (s1), skew
+ * x-r on c3 (r dated between p7 and c1), annotated tag v1 on p0.
+ */
+const T: Record<'p0' | 'p7' | 'c1' | 'c2' | 'c3' | 's1' | 'x' | 'r' | 'v1', string> = {
+  p0: '',
+  p7: '',
+  c1: '',
+  c2: '',
+  c3: '',
+  s1: '',
+  x: '',
+  r: '',
+  v1: '',
+};
+/** The remote's branch tips, all commits this clone has. */
+const tips = () => [T.c3, T.s1, T.r];
 let repoId: string;
 let copies = 0;
 /** packed-refs as the clone wrote it: each case starts from it. */
@@ -82,6 +98,8 @@ beforeAll(async () => {
     await w(['add', path]);
   };
   await w(['init', '-q', '-b', 'main']);
+  // History below c1 that a push walk must not read: p0 (the root) … p7.
+  for (let i = 0; i < 8; i++) await w(['commit', '-q', '--allow-empty', '-m', `p${i}`], 1_699_990_000 + i);
   await put('a.txt', 'one\n');
   await put('dir/b.txt', 'b\n');
   await put('dir/sub/c.txt', 'c\n');
@@ -96,7 +114,12 @@ beforeAll(async () => {
   await w(['checkout', '-q', 'side']);
   await put('dir/b.txt', 'b side\n');
   await w(['commit', '-q', '-m', 's1'], 1_700_002_500);
-  await w(['tag', '-a', '-m', 'v1', 'v1', 'main~2']);
+  // isomorphic-git's readCommit peels it: to the push, a remote tip (as old as can be, so it is queued last).
+  await w(['tag', '-a', '-m', 'v1', 'v1', 'main~10']);
+  // A remote branch whose tip's clock went backwards: x on c3, then r dated between p7 and c1.
+  await w(['checkout', '-q', '-b', 'skew', 'main']);
+  await w(['commit', '-q', '--allow-empty', '-m', 'x'], 1_700_005_000);
+  await w(['commit', '-q', '--allow-empty', '-m', 'r'], 1_700_000_900);
   const served = join(tmp(), 'served');
   await gitCli(['clone', '-q', '--bare', work, join(served, 'origin.git')]);
   for (const [k, v] of [
@@ -113,6 +136,10 @@ beforeAll(async () => {
     ['c2', 'main~1'],
     ['c3', 'main'],
     ['s1', 'side'],
+    ['x', 'skew~1'],
+    ['r', 'skew'],
+    ['p0', 'main~10'],
+    ['p7', 'main~3'],
     ['v1', 'v1'],
   ] as const)
     T[k] = (await gitCli(['rev-parse', rev], { cwd: work })).trim();
@@ -247,7 +274,7 @@ describe('push to git receive-pack', () => {
     const result = await push(ctx, repoId, {}, { onProgress: (p) => progress.push(p) });
     expect(await revParse('main')).toBe(tip);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(await sentObjects()).toEqual(want.oids);
     expect(result).toEqual({
       ref: 'refs/heads/main',
@@ -313,7 +340,7 @@ describe('push to git receive-pack', () => {
     expect(await revParse('refs/heads/feature/x')).toBe(tip);
     expect(await revParse('main')).toBe(T.c3);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(await sentObjects()).toEqual(want.oids);
     expect(want.counts).toEqual({ commit: 1, tree: 2, blob: 1 });
     expect(result.sent).toMatchObject({ commits: 1, trees: 2, blobs: 1 });
@@ -427,7 +454,7 @@ describe('refused before sending', () => {
     expect(result).toMatchObject({ oldOid: T.c3, newOid: tip });
     expect(await revParse('main')).toBe(tip);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    expect(await sentObjects()).toEqual((await oracle(tip, [T.c3, T.s1])).oids);
+    expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
   });
 
   it('pushes over a remote tip that is a commit it lacks when forced', async () => {
@@ -707,15 +734,21 @@ describe('abort', () => {
 });
 
 describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by rev-list', () => {
-  it('sends merges and both their sides, leaving out what any remote tip has', async () => {
-    const a = await commit([T.c3], { 'dir/sub/c.txt': 'merge side a\n' }, { time: 1_700_010_000 });
-    const b = await commit([T.s1], { 'dir/b.txt': 'b from side\n', 'f.txt': 'f\n' }, { time: 1_700_011_000 });
+  it('sends merges and both their sides once each, leaving out what any remote tip has', async () => {
+    // A diamond: n0 is reached from both sides of the merge m.
+    const n0 = await commit([T.c3], { 'n0.txt': 'n0\n' }, { time: 1_700_009_000 });
+    const a = await commit([n0], { 'dir/sub/c.txt': 'merge side a\n' }, { time: 1_700_010_000 });
+    const b = await commit(
+      [n0, T.s1],
+      { 'dir/b.txt': 'b from side\n', 'f.txt': 'f\n' },
+      { time: 1_700_011_000 },
+    );
     const m = await commit([a, b], { 'dir/b.txt': 'b from side\n', 'f.txt': 'f\n' }, { time: 1_700_012_000 });
     const tip = await commit([m], { 'a.txt': null }, { time: 1_700_013_000, branch: 'main' });
     const result = await push(ctx, repoId);
     expect(await revParse('main')).toBe(tip);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(await sentObjects()).toEqual(want.oids);
     expect(result.sent).toMatchObject({
       commits: want.counts.commit,
@@ -733,7 +766,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     const result = await push(ctx, repoId);
     expect(await revParse('main')).toBe(tip);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(await sentObjects()).toEqual(want.oids);
     expect(result.sent.commits).toBe(9);
   });
@@ -746,7 +779,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     expect(await revParse('main')).toBe(tip);
     await bareGit(['fsck', '--strict', '--no-progress']);
     // rev-list lists it (only the boundary's trees are the remote's), and the clone leaves it out.
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(want.oids).toContain(one);
     expect(await sentObjects()).toEqual(want.oids.filter((o) => o !== one));
     expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
@@ -758,7 +791,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     const tip = await commit([T.c3], { 'old.txt': { oid: old } }, { branch: 'main' });
     const result = await push(ctx, repoId);
     expect(await revParse('main')).toBe(tip);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(want.oids).toContain(old);
     expect(await sentObjects()).toEqual(want.oids);
     expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
@@ -769,10 +802,42 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     const tip = await commit([T.c3], { 'dir/sub/c.txt': 'c\n', 'dir/sub/z.txt': 'z\n' }, { branch: 'main' });
     const result = await push(ctx, repoId);
     expect(await revParse('main')).toBe(tip);
-    const want = await oracle(tip, [T.c3, T.s1]);
+    const want = await oracle(tip, tips());
     expect(await sentObjects()).toEqual(want.oids);
     expect(want.counts).toEqual({ commit: 1, tree: 3, blob: 1 });
     expect(result.sent).toMatchObject({ commits: 1, trees: 3, blobs: 1 });
+  });
+
+  it('reads only the commits down to the merge base and a slop of 5, never the root', async () => {
+    const read = new Set<string>();
+    const spy = vi.spyOn(git, 'readCommit');
+    spy.mockImplementation(async (args) => {
+      read.add(args.oid);
+      return readCommit(args);
+    });
+    const tip = await commit([T.c3], { 'y.txt': 'y\n' }, { branch: 'main' });
+    try {
+      await push(ctx, repoId);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await revParse('main')).toBe(tip);
+    expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
+    // The tip, then 5 commits of the remote's only, newest first (c3, s1, c2, c1, r), and what they queued
+    // (p7, x): never p6 and below, nor p0 but through the tag.
+    expect(read.has(T.p7)).toBe(true);
+    expect(read.has(T.x)).toBe(true);
+    expect(read.has(T.p0)).toBe(false);
+  });
+
+  it("stops 5 commits after only the remote's are left, late enough to find x the remote has", async () => {
+    // l on x, which the walk first takes for new (newer than every remote tip), until r (dated before c1)
+    // marks it: the 5th commit read after only remote ones are left (c3, s1, c2, c1, r).
+    const tip = await commit([T.x], { 'l.txt': 'l\n' }, { branch: 'main', time: 1_700_006_000 });
+    const result = await push(ctx, repoId);
+    expect(await revParse('main')).toBe(tip);
+    expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
+    expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
   });
 
   it('sends a root commit of an unrelated history whole', async () => {
@@ -780,7 +845,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     const result = await push(ctx, repoId, { branch: 'lone' });
     expect(await revParse('lone')).toBe(root);
     await bareGit(['fsck', '--strict', '--no-progress']);
-    expect(await sentObjects()).toEqual((await oracle(root, [T.c3, T.s1])).oids);
+    expect(await sentObjects()).toEqual((await oracle(root, tips())).oids);
     expect(result.sent).toMatchObject({ commits: 1, trees: 2, blobs: 2 });
   });
 });
