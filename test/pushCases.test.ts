@@ -702,22 +702,53 @@ describe("the server's report", () => {
 
 describe('abort', () => {
   it('stops before anything when aborted, and while counting, leaving the remote alone', async () => {
-    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    const first = await commit([T.c3], { 'x1.txt': 'x\n' });
+    const second = await commit([first], { 'x2.txt': 'x\n' });
+    await commit([second], { 'x3.txt': 'x\n' }, { branch: 'main' });
     const err = await failure(push(ctx, repoId, {}, { signal: AbortSignal.abort() }));
     expect(err.code).toBe('ABORTED');
     expect(requests).toEqual([]);
     const ctrl = new AbortController();
+    const progress: string[] = [];
     const late = await failure(
       push(
         ctx,
         repoId,
         {},
-        { signal: ctrl.signal, onProgress: (p) => p.phase === 'counting' && ctrl.abort() },
+        {
+          signal: ctrl.signal,
+          onProgress: (p) => {
+            progress.push(p.phase);
+            if (p.phase === 'counting') ctrl.abort();
+          },
+        },
       ),
     );
     expect(late.code).toBe('ABORTED');
+    // Three new commits: the count stops after the first.
+    expect(progress).toEqual(['negotiating', 'counting']);
     expect(posted()).toBeUndefined();
     expect(await revParse('main')).toBe(T.c3);
+  });
+
+  it('stops the walk at the next commit once aborted', async () => {
+    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    const ctrl = new AbortController();
+    const read: string[] = [];
+    const spy = vi.spyOn(git, 'readCommit');
+    spy.mockImplementation(async (args) => {
+      if (ctrl.signal.aborted) read.push(args.oid);
+      // c2 is read only by the walk (queued when c3 is taken): abort there.
+      if (args.oid === T.c2) ctrl.abort();
+      return readCommit(args);
+    });
+    try {
+      expect((await failure(push(ctx, repoId, {}, { signal: ctrl.signal }))).code).toBe('ABORTED');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(ctrl.signal.aborted).toBe(true);
+    expect(read).toEqual([]);
   });
 
   it('passes the broken answer on as it is, not as an unknown outcome, when aborted meanwhile', async () => {
