@@ -955,6 +955,26 @@ export default {
       mutants: 'true',
       reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
     },
+    // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'const remoteTips: string[] = [];',
+      mutants: '["Stryker was here"]',
+      reason: 'an id no commit has is queued as nothing: the walk loads it as null and skips it',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (await isCommit(repo, oid)) remoteTips.push(oid);',
+      mutants: 'true',
+      reason:
+        'the walk loads each remote tip itself, and skips one that is not a commit it has, as isCommit would',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (!packfile) throw',
+      mutants: 'false',
+      reason: "isomorphic-git's packObjects returns the pack whenever it is not asked to write it",
+    },
   ],
   equivalentMutants: [
     {
@@ -1279,6 +1299,19 @@ export default {
       file: 'workers/store/repair.ts',
       code: '{ return undefined; }',
       reason: 'the catch block ends the function: without its return, it returns undefined as well',
+    },
+    // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: "throw new OperationError('INTERNAL', 'isomorphic-git built no pack.');",
+      reason:
+        "never runs: isomorphic-git's packObjects returns the pack whenever it is not asked to write it",
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: '{ return false; }',
+      reason:
+        'the catch block ends isCommit: without its return it returns undefined, as falsy to both callers',
     },
   ],
 };
