@@ -38,6 +38,7 @@ export default {
     'workers/ops/sync/lsRefsCall.ts',
     'workers/ops/sync/{receivePack,fetch}.ts',
     'workers/ops/sync/lazyBlobs.ts',
+    'workers/ops/sync/push.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -1162,6 +1163,26 @@ export default {
       reason:
         'an added report calls onProgress?.() (nothing); an undefined pack listener throws inside the catch',
     },
+    // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'const remoteTips: string[] = [];',
+      mutants: '["Stryker was here"]',
+      reason: 'an id no commit has is queued as nothing: the walk loads it as null and skips it',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (await isCommit(repo, oid)) remoteTips.push(oid);',
+      mutants: 'true',
+      reason:
+        'the walk loads each remote tip itself, and skips one that is not a commit it has, as isCommit would',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (!packfile) throw',
+      mutants: 'false',
+      reason: "isomorphic-git's packObjects returns the pack whenever it is not asked to write it",
+    },
   ],
   equivalentMutants: [
     {
@@ -1493,6 +1514,19 @@ export default {
       code: 'Date.now() - listedAt >= TAG_LIST_MAX_AGE_MS',
       reason:
         'the clock moves on between the listing time a test sets and the check, so `>` and `>=` differ at no time one can set',
+    },
+    // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: "throw new OperationError('INTERNAL', 'isomorphic-git built no pack.');",
+      reason:
+        "never runs: isomorphic-git's packObjects returns the pack whenever it is not asked to write it",
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: '{ return false; }',
+      reason:
+        'the catch block ends isCommit: without its return it returns undefined, as falsy to both callers',
     },
   ],
 };

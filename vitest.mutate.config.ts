@@ -35,6 +35,8 @@ export default defineConfig({
       'workers/ops/sync/blobBatchPlan.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
+      // Its own git http-backend on repositories it builds: no fixtures, no global setup.
+      'test/pushCases.test.ts',
       'test/treeParser.fuzz.test.ts',
       'workers/transport/{errors,reachability,retryPolicy,gitHttp.scripted}.test.ts',
       'workers/store/**/*.test.ts',
