@@ -294,6 +294,22 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     expect(await expectIdxLikeGit(kept, keptOracle)).toEqual([{ phase: 'resolving', resolved: 1, total: 1 }]);
   });
 
+  it('resolves after the last byte a delta past twice the first scratch, which grows to its size', async () => {
+    // The walk inflates deltas into a 64 KiB scratch that doubles, or grows to the delta when that is more: a
+    // delta of some 141,000 bytes (140,000 inserted) is past both. On arrival the parser's scratch holds it.
+    const base = text(10, 'small base');
+    const inserted = text(7000, 'inserted').subarray(0, 140_000);
+    const grown = new Uint8Array(base.length + inserted.length);
+    grown.set(base);
+    grown.set(inserted, base.length);
+    const delta = deltaBetween(base, grown);
+    expect(delta.length).toBeGreaterThan(2 * 64 * 1024);
+    const pack = buildPack([blob(base), { ofsDelta: 0, delta }]);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'big-delta');
+    expect(oracle.sizes.get(objectId('blob', grown))).toBe(grown.length);
+    for (const options of CACHES) expectSameAsGit(await ingest(pack, 65536, options), oracle);
+  });
+
   it('rebuilds a dropped ref-delta base through the object its id named', async () => {
     // r0 ← x (a ref-delta) ← c1 ← d, and x ← c2: with a 1-byte cache, x's bytes are dropped while c1's
     // subtree is walked, and rebuilt for c2 from r0, the base x named by id.
@@ -604,6 +620,36 @@ describe('DeltaResolver: thin packs, completed as git index-pack --fix-thin does
     // A pack the repo cannot complete at all is left as it came.
     const none = await errorOf(lacking, { externalBase: async () => null });
     expect(none.code).toBe('PACK_DELTA_BASE_MISSING');
+  });
+
+  it('leaves a ref-delta on the null id unresolved past a base appended after it, as git does', async () => {
+    // Room is made for both bases up front and only one is appended: the tables reach past the last entry,
+    // where the unused row reads as an object whose id is all zeros. Nothing may take it for that object.
+    const outside = text(30, 'outside');
+    const outsideId = small.git(['hash-object', '-w', '--stdin'], { input: outside }).toString().trim();
+    const nullId = '0'.repeat(40);
+    const { pack: thin, offsets } = buildPackAt([
+      { refDelta: nullId, delta: makeDelta(18, [{ copy: [0, 4] }]) },
+      { refDelta: outsideId, delta: deltaBetween(outside, edit(outside, 5, 'x')) },
+    ]);
+    let refusal = '';
+    try {
+      small.git(['index-pack', '--fix-thin', '--stdin'], { input: thin });
+    } catch (e) {
+      refusal = String(e);
+    }
+    expect(refusal).toMatch(/pack has 1 unresolved delta/);
+    for (const options of THIN_CACHES) {
+      const asked: string[] = [];
+      const e = await errorOf(thin, { ...options, externalBase: fromRepo(asked) });
+      expect(asked).toEqual([nullId, outsideId]);
+      expect(e.code).toBe('PACK_DELTA_BASE_MISSING');
+      expect(e.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[0]} needs object ${nullId}, which is not in the pack nor in the repository\\. `,
+        ),
+      );
+    }
   });
 
   it('stops completing a thin pack once aborted while a base is looked up', async () => {
