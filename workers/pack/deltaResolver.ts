@@ -408,28 +408,20 @@ export class DeltaResolver implements ArrivalObserver {
       return { entry, data, ofsNext, ofsEnd, refNext, refEnd };
     };
     const parentOf = (entry: number): number => (bases[entry] >= 0 ? bases[entry] : refParent[entry]);
-    // Rebuilds a base dropped to stay under the cache limit, from the nearest ancestor still held.
+    // Rebuilds a base dropped to stay under the cache limit, from the whole object its chain starts at. No
+    // ancestor still holds its bytes: bases are dropped oldest first and only the top frame is rebuilt, so the
+    // frames that hold data are always the top of the stack, and here the top is the one that does not.
     const rebuild = (entry: number): Uint8Array => {
       const chain: number[] = [];
       let j = entry;
-      let data: Uint8Array | null = null;
-      for (;;) {
-        const frame = stack.find((f) => f.entry === j && f.data);
-        if (frame) {
-          data = frame.data;
-          break;
-        }
-        if (kinds[j] !== OBJ_OFS_DELTA && kinds[j] !== OBJ_REF_DELTA) {
-          data = this.inflateAt(j);
-          break;
-        }
+      while (kinds[j] === OBJ_OFS_DELTA || kinds[j] === OBJ_REF_DELTA) {
         chain.push(j);
         j = parentOf(j);
       }
-      for (let k = chain.length - 1; k >= 0; k--) {
-        data = this.applyCounted(data!, this.inflateAt(chain[k]), take);
-      }
-      return data!;
+      let data = this.inflateAt(j);
+      for (let k = chain.length - 1; k >= 0; k--)
+        data = this.applyCounted(data, this.inflateAt(chain[k]), take);
+      return data;
     };
 
     let resolved = alreadyResolved;
