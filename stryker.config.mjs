@@ -954,6 +954,62 @@ export default {
       mutants: 'true',
       reason: 'without verification the running Adler-32 is computed but never compared: it costs time only',
     },
+    // workers/pack/deltaResolver.ts, lines 254-551 (issue 26, session 7, mutdelta7)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '[] (completeThinPack, pending)',
+      mutants: '["Stryker was here"]',
+      reason:
+        'refEntries[a string] is undefined, whose type is not 0: the string is skipped, and only makes room for one entry more',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.entries.types[this.entries.refEntries[k]] === 0 (completeThinPack, pending)',
+      mutants: 'true',
+      reason:
+        'the loop over pending skips a resolved delta again: listing it only makes room for more entries',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (appended === 0) return resolved; (completeThinPack)',
+      mutants: 'false',
+      reason:
+        'with no base appended the deltas stay unresolved and resolveDeltas throws: the count and checksum rewritten then are never read',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'i < n (childLists, counting the ofs-deltas by base)',
+      mutants: 'i <= n',
+      reason:
+        'bases[n] is past the table (its capacity is at most the count, n, once the pack is in): undefined',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'bases[i] >= 0 (childLists, both loops over bases)',
+      mutants: 'true',
+      reason: 'a base of -1 then indexes ofsStart and ofsChildren at -1 or NaN, which a typed array ignores',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'i >= 0 (childLists, both backward loops)',
+      mutants: 'i > 0, both',
+      reason:
+        "entry 0 is never a delta (an ofs-delta's base comes before it, a ref-delta's bases[] is -1) nor left unresolved without ref-deltas",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ needed = new Uint8Array(n); ... } and its types[i] === 0, needed[i] && bases[i] >= 0 (childLists)',
+      mutants: '{}; true; true; ||; bases[i] >= 0 made true',
+      reason:
+        'needed only spares walking deltas resolved on arrival: walking more (or all) applies them again to the same bytes, and counts none twice (types[child] is set)',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'end < refCount (refRange)',
+      mutants: 'true; end <= refCount',
+      reason:
+        'refOrder[refCount] is past the table: compareOids reads undefined bytes, NaN, never 0, so the range ends there anyway',
+    },
   ],
   equivalentMutants: [
     {
@@ -1278,6 +1334,19 @@ export default {
       file: 'workers/store/repair.ts',
       code: '{ return undefined; }',
       reason: 'the catch block ends the function: without its return, it returns undefined as well',
+    },
+    // workers/pack/deltaResolver.ts, lines 254-551 (issue 26, session 7, mutdelta7)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.entries.parsed + 1',
+      reason:
+        'completeThinPack grew the tables for every pending base up front, so ensureCapacity never grows them here',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'n - 1',
+      reason:
+        "childLists' backward loops: from n + 1 they first read two rows past the tables (capacity is at most n), undefined, which neither counts",
     },
   ],
 };

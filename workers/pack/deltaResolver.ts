@@ -335,8 +335,8 @@ export class DeltaResolver implements ArrivalObserver {
     // Rows by counting sort, filled backwards so that ofsStart[b] ends as row b's start.
     const ofsStart = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i]]++;
-    for (let i = 1; i < n; i++) ofsStart[i] += ofsStart[i - 1];
-    ofsStart[n] = n > 0 ? ofsStart[n - 1] : 0;
+    // ofsStart[n] counts nothing (bases are below n): summed, it is the total.
+    for (let i = 1; i <= n; i++) ofsStart[i] += ofsStart[i - 1];
     const ofsChildren = new Int32Array(ofsStart[n]);
     for (let i = n - 1; i >= 0; i--) if (bases[i] >= 0) ofsChildren[--ofsStart[bases[i]]] = i;
     const refCount = this.entries.refCount;
@@ -376,7 +376,6 @@ export class DeltaResolver implements ArrivalObserver {
     const ofsLast = (i: number) => (i < listed ? ofsStart[i + 1] : 0);
     // [first, end) of refOrder whose base is the object with id oids[i].
     const refRange = (i: number): [number, number] => {
-      if (refCount === 0) return [0, 0];
       let lo = 0;
       let hi = refCount;
       while (lo < hi) {
