@@ -88,9 +88,11 @@ async function expectIdxLikeGit(
   pack: Uint8Array,
   oracle: GitIndexOfPack,
   chunk = 65536,
+  options: PackIngesterOptions = {},
 ): Promise<PackProgress[]> {
   const events: PackProgress[] = [];
   const result = await ingest(pack, chunk, {
+    ...options,
     limits: { arrivalCacheBytes: 1024 },
     onProgress: (p) => events.push(p),
   });
@@ -219,6 +221,9 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     const resolving = events.filter((e) => e.phase === 'resolving').map((e) => e.resolved);
     expect(resolving).toEqual([...Array.from({ length: 301 }, (_, k) => k * 2), 601]);
     expect(events.filter((e) => e.phase === 'resolving').every((e) => e.total === 601)).toBe(true);
+    // The last of the 601 is past the last step: reported at the end, to no one without a listener.
+    const quiet = await ingest(pack, 65536, { limits: { arrivalCacheBytes: 0 } });
+    expect(quiet.objects.map((o) => o.oid)).toEqual(result.objects.map((o) => o.oid));
     // All on arrival: one event, at the total. No delta: none.
     const onArrival: PackProgress[] = [];
     await ingest(pack, 65536, { onProgress: (p) => onArrival.push(p) });
@@ -276,10 +281,16 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     const oracle = gitIndexPack(small.git, small.root, pack, 'scratch');
     expect(oracle.sizes.get(oracle.objects[1].oid)).toBe(70000);
     expect(oracle.objects[4].oid).toBe(objectId('blob', grand));
-    for (const chunk of [97, 65536]) {
+    // A 1-byte cache also drops the base while the 70,000 bytes' child is walked: the base's other children,
+    // resolved on arrival, are then skipped, and the walk leaves the base holding nothing.
+    for (const [chunk, options] of [
+      [97, {}],
+      [65536, {}],
+      [65536, { deltaBaseCacheLimit: 1 }],
+    ] as const) {
       // All but the child of the 70,000 bytes (never kept) resolved on arrival; it after the last byte, through
       // the 70,000 bytes (known already, so counted once).
-      expect(await expectIdxLikeGit(pack, oracle, chunk)).toEqual([
+      expect(await expectIdxLikeGit(pack, oracle, chunk, options)).toEqual([
         { phase: 'resolving', resolved: 4, total: 5 },
         { phase: 'resolving', resolved: 5, total: 5 },
       ]);
