@@ -1010,6 +1010,71 @@ export default {
       reason:
         'refOrder[refCount] is past the table: compareOids reads undefined bytes, NaN, never 0, so the range ends there anyway',
     },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '[] (resolveFrom, the stack)',
+      mutants: '["Stryker was here"]',
+      reason:
+        'the string is a frame with no children and no data: popped when the first root is done, skipped by the drops',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'ofsNext === ofsEnd && refNext === refEnd (frameFor)',
+      mutants: 'false',
+      reason: 'a frame for an object with no children is pushed, then popped at once: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'needed && root < listed && !needed[root], needed && !needed[child] (resolveFrom)',
+      mutants: 'false, both',
+      reason:
+        'walking what arrival resolved applies those deltas again to the same bytes, and counts none twice (types[child] is set)',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (top.data) { held -= top.data.length; pool.give(top.data); } (resolveFrom, the pop)',
+      mutants: 'false; {}',
+      reason: 'a base popped without giving its buffer to the pool: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'top.ofsNext === top.ofsEnd && top.refNext === top.refEnd (lastChild)',
+      mutants: 'false',
+      reason:
+        'the parent is then popped once its children are done, and its buffer given back then: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'deltaScratch.length < deltaSize',
+      mutants: 'deltaScratch.length <= deltaSize',
+      reason: 'a new scratch for a delta of exactly its size: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (lastChild) pool.give(base);',
+      mutants: 'false',
+      reason: 'a base not given back to the pool: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (!known) { ... } (resolveFrom)',
+      mutants: 'true',
+      reason:
+        'an object resolved on arrival gets again the type, size and id it has (and a ref-delta its parent): the same values',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ const f = stack[k]; if (f.data) { ... } } (the drops) and if (f.data)',
+      mutants: '{}; false',
+      reason: 'no base dropped: memory only, each held base is what rebuilding would make',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'releaseTables: its body, if (children), its block, if (children.needed)',
+      mutants: '{}; false; {}; false',
+      reason:
+        'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
+    },
   ],
   equivalentMutants: [
     {
@@ -1347,6 +1412,25 @@ export default {
       code: 'n - 1',
       reason:
         "childLists' backward loops: from n + 1 they first read two rows past the tables (capacity is at most n), undefined, which neither counts",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `if (!top.data) {
+          top.data = base;
+          held += base.length;
+        }`,
+      reason:
+        'keeping a rebuilt base or not changes only how often it is rebuilt, from the same chain to the same bytes',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'deltaScratch.length * 2',
+      reason: "the delta scratch's growth step: it grows to at least the delta's size either way",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ pool.give(result); }',
+      reason: 'an object with no children not given back to the pool: memory only',
     },
   ],
 };
