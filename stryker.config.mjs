@@ -999,9 +999,15 @@ export default {
     {
       file: 'workers/pack/deltaResolver.ts',
       code: '{ needed = new Uint8Array(n); ... } and its types[i] === 0, needed[i] && bases[i] >= 0 (childLists)',
-      mutants: '{}; true; true; ||; bases[i] >= 0 made true',
+      mutants: '{}; refCount === 0 made false; true; true; ||; bases[i] >= 0 made true',
       reason:
         'needed only spares walking deltas resolved on arrival: walking more (or all) applies them again to the same bytes, and counts none twice (types[child] is set)',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'k < refCount (childLists, refOrder[k] = k)',
+      mutants: 'k <= refCount',
+      reason: 'refOrder[refCount] is past the table: a typed array ignores the write',
     },
     {
       file: 'workers/pack/deltaResolver.ts',
