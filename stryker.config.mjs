@@ -1183,6 +1183,133 @@ export default {
       mutants: 'false',
       reason: "isomorphic-git's packObjects returns the pack whenever it is not asked to write it",
     },
+    // workers/pack/deltaResolver.ts, lines 254-551 (issue 26, session 7, mutdelta7)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '[] (completeThinPack, pending)',
+      mutants: '["Stryker was here"]',
+      reason:
+        'refEntries[a string] is undefined, whose type is not 0: the string is skipped, and only makes room for one entry more',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.entries.types[this.entries.refEntries[k]] === 0 (completeThinPack, pending)',
+      mutants: 'true',
+      reason:
+        'the loop over pending skips a resolved delta again: listing it only makes room for more entries',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (appended === 0) return resolved; (completeThinPack)',
+      mutants: 'false',
+      reason:
+        'with no base appended the deltas stay unresolved and resolveDeltas throws: the count and checksum rewritten then are never read',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'i < n (childLists, counting the ofs-deltas by base)',
+      mutants: 'i <= n',
+      reason:
+        'bases[n] is past the table (its capacity is at most the count, n, once the pack is in): undefined',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'bases[i] >= 0 (childLists, both loops over bases)',
+      mutants: 'true',
+      reason: 'a base of -1 then indexes ofsStart and ofsChildren at -1 or NaN, which a typed array ignores',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'i >= 0 (childLists, both backward loops)',
+      mutants: 'i > 0, both',
+      reason:
+        "entry 0 is never a delta (an ofs-delta's base comes before it, a ref-delta's bases[] is -1) nor left unresolved without ref-deltas",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ needed = new Uint8Array(n); ... } and its types[i] === 0, needed[i] && bases[i] >= 0 (childLists)',
+      mutants: '{}; refCount === 0 made false; true; true; ||; bases[i] >= 0 made true',
+      reason:
+        'needed only spares walking deltas resolved on arrival: walking more (or all) applies them again to the same bytes, and counts none twice (types[child] is set)',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'k < refCount (childLists, refOrder[k] = k)',
+      mutants: 'k <= refCount',
+      reason: 'refOrder[refCount] is past the table: a typed array ignores the write',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'end < refCount (refRange)',
+      mutants: 'true; end <= refCount',
+      reason:
+        'refOrder[refCount] is past the table: compareOids reads undefined bytes, NaN, never 0, so the range ends there anyway',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '[] (resolveFrom, the stack)',
+      mutants: '["Stryker was here"]',
+      reason:
+        'the string is a frame with no children and no data: popped when the first root is done, skipped by the drops',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'ofsNext === ofsEnd && refNext === refEnd (frameFor)',
+      mutants: 'false',
+      reason: 'a frame for an object with no children is pushed, then popped at once: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'needed && root < listed && !needed[root], needed && !needed[child] (resolveFrom)',
+      mutants: 'false, both',
+      reason:
+        'walking what arrival resolved applies those deltas again to the same bytes, and counts none twice (types[child] is set)',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (top.data) { held -= top.data.length; pool.give(top.data); } (resolveFrom, the pop)',
+      mutants: 'false; {}',
+      reason: 'a base popped without giving its buffer to the pool: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'top.ofsNext === top.ofsEnd && top.refNext === top.refEnd (lastChild)',
+      mutants: 'false',
+      reason:
+        'the parent is then popped once its children are done, and its buffer given back then: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'deltaScratch.length < deltaSize',
+      mutants: 'deltaScratch.length <= deltaSize',
+      reason: 'a new scratch for a delta of exactly its size: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (lastChild) pool.give(base);',
+      mutants: 'false',
+      reason: 'a base not given back to the pool: memory only',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'if (!known) { ... } (resolveFrom)',
+      mutants: 'true',
+      reason:
+        'an object resolved on arrival gets again the type, size and id it has (and a ref-delta its parent): the same values',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ const f = stack[k]; if (f.data) { ... } } (the drops) and if (f.data)',
+      mutants: '{}; false',
+      reason: 'no base dropped: memory only, each held base is what rebuilding would make',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'releaseTables: its body, if (children), its block, if (children.needed)',
+      mutants: '{}; false; {}; false',
+      reason:
+        'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
+    },
   ],
   equivalentMutants: [
     {
@@ -1527,6 +1654,38 @@ export default {
       code: '{ return false; }',
       reason:
         'the catch block ends isCommit: without its return it returns undefined, as falsy to both callers',
+    },
+    // workers/pack/deltaResolver.ts, lines 254-551 (issue 26, session 7, mutdelta7)
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'this.entries.parsed + 1',
+      reason:
+        'completeThinPack grew the tables for every pending base up front, so ensureCapacity never grows them here',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'n - 1',
+      reason:
+        "childLists' backward loops: from n + 1 they first read two rows past the tables (capacity is at most n), undefined, which neither counts",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: `if (!top.data) {
+          top.data = base;
+          held += base.length;
+        }`,
+      reason:
+        'keeping a rebuilt base or not changes only how often it is rebuilt, from the same chain to the same bytes',
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: 'deltaScratch.length * 2',
+      reason: "the delta scratch's growth step: it grows to at least the delta's size either way",
+    },
+    {
+      file: 'workers/pack/deltaResolver.ts',
+      code: '{ pool.give(result); }',
+      reason: 'an object with no children not given back to the pool: memory only',
     },
   ],
 };

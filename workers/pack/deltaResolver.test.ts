@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackError } from './errors.ts';
 import type { PackIngesterOptions, PackProgress } from './packIngester.ts';
-import { gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
+import { type GitIndexOfPack, gitIndexPack, makeSmallRepo, type SampleRepo } from './testing/gitPacks.ts';
 import { expectSameAsGit, failureOf, ingest } from './testing/ingest.ts';
 import {
   buildPack,
@@ -79,6 +79,26 @@ const edit = (data: Uint8Array, at: number, what: string) => {
   out.set(data.subarray(at), at + what.length);
   return out;
 };
+
+/**
+ * Ingests `pack` in chunks of `chunk` through a 1 KiB arrival ring (it keeps objects up to 256 bytes), expects
+ * what git index-pack made of it, and returns the resolving events: what the ring resolved, then the walk.
+ */
+async function expectIdxLikeGit(
+  pack: Uint8Array,
+  oracle: GitIndexOfPack,
+  chunk = 65536,
+  options: PackIngesterOptions = {},
+): Promise<PackProgress[]> {
+  const events: PackProgress[] = [];
+  const result = await ingest(pack, chunk, {
+    ...options,
+    limits: { arrivalCacheBytes: 1024 },
+    onProgress: (p) => events.push(p),
+  });
+  expectSameAsGit(result, oracle);
+  return events.filter((e) => e.phase === 'resolving');
+}
 
 describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
   let small: SampleRepo;
@@ -156,14 +176,8 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     ];
     const pack = buildPack(entries);
     const oracle = gitIndexPack(small.git, small.root, pack, 'ring');
-    const events: PackProgress[] = [];
-    const result = await ingest(pack, 50, {
-      limits: { arrivalCacheBytes: 1024 },
-      onProgress: (p) => events.push(p),
-    });
-    expectSameAsGit(result, oracle);
     // Only s1 was resolved on arrival; a1, a2, a3 after the last byte.
-    expect(events.filter((e) => e.phase === 'resolving')).toEqual([
+    expect(await expectIdxLikeGit(pack, oracle, 50)).toEqual([
       { phase: 'resolving', resolved: 1, total: 4 },
       { phase: 'resolving', resolved: 2, total: 4 },
       { phase: 'resolving', resolved: 3, total: 4 },
@@ -207,6 +221,9 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     const resolving = events.filter((e) => e.phase === 'resolving').map((e) => e.resolved);
     expect(resolving).toEqual([...Array.from({ length: 301 }, (_, k) => k * 2), 601]);
     expect(events.filter((e) => e.phase === 'resolving').every((e) => e.total === 601)).toBe(true);
+    // The last of the 601 is past the last step: reported at the end, to no one without a listener.
+    const quiet = await ingest(pack, 65536, { limits: { arrivalCacheBytes: 0 } });
+    expect(quiet.objects.map((o) => o.oid)).toEqual(result.objects.map((o) => o.oid));
     // All on arrival: one event, at the total. No delta: none.
     const onArrival: PackProgress[] = [];
     await ingest(pack, 65536, { onProgress: (p) => onArrival.push(p) });
@@ -233,18 +250,8 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
       const pack = buildPack(entries);
       const oracle = gitIndexPack(small.git, small.root, pack, 'moved');
       expect(oracle.objects.at(-1)?.oid).toBe(objectId('blob', child));
-      const events: PackProgress[] = [];
-      const result = await ingest(pack, 65536, {
-        limits: { arrivalCacheBytes: 1024 },
-        onProgress: (p) => events.push(p),
-      });
-      expectSameAsGit(result, oracle);
       // Resolved on arrival, from the ring.
-      expect(events.find((e) => e.phase === 'resolving')).toEqual({
-        phase: 'resolving',
-        resolved: 1,
-        total: 1,
-      });
+      expect(await expectIdxLikeGit(pack, oracle)).toEqual([{ phase: 'resolving', resolved: 1, total: 1 }]);
     }
   });
 
@@ -274,19 +281,19 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     const oracle = gitIndexPack(small.git, small.root, pack, 'scratch');
     expect(oracle.sizes.get(oracle.objects[1].oid)).toBe(70000);
     expect(oracle.objects[4].oid).toBe(objectId('blob', grand));
-    for (const chunk of [97, 65536]) {
-      const events: PackProgress[] = [];
-      const result = await ingest(pack, chunk, {
-        limits: { arrivalCacheBytes: 1024 },
-        onProgress: (p) => events.push(p),
-      });
-      expectSameAsGit(result, oracle);
-      // All but the child of the 70,000 bytes (never kept) resolved on arrival.
-      expect(events.find((e) => e.phase === 'resolving')).toEqual({
-        phase: 'resolving',
-        resolved: 4,
-        total: 5,
-      });
+    // A 1-byte cache also drops the base while the 70,000 bytes' child is walked: the base's other children,
+    // resolved on arrival, are then skipped, and the walk leaves the base holding nothing.
+    for (const [chunk, options] of [
+      [97, {}],
+      [65536, {}],
+      [65536, { deltaBaseCacheLimit: 1 }],
+    ] as const) {
+      // All but the child of the 70,000 bytes (never kept) resolved on arrival; it after the last byte, through
+      // the 70,000 bytes (known already, so counted once).
+      expect(await expectIdxLikeGit(pack, oracle, chunk, options)).toEqual([
+        { phase: 'resolving', resolved: 4, total: 5 },
+        { phase: 'resolving', resolved: 5, total: 5 },
+      ]);
     }
     // A whole object of exactly 256 bytes is kept too: its delta resolves on arrival.
     const whole = text(30, 'whole').subarray(0, 256);
@@ -295,17 +302,23 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
       { ofsDelta: 0, delta: deltaBetween(whole, edit(whole, 9, 'kept ')) },
     ]);
     const keptOracle = gitIndexPack(small.git, small.root, kept, 'kept');
-    const events: PackProgress[] = [];
-    const result = await ingest(kept, 65536, {
-      limits: { arrivalCacheBytes: 1024 },
-      onProgress: (p) => events.push(p),
-    });
-    expectSameAsGit(result, keptOracle);
-    expect(events.find((e) => e.phase === 'resolving')).toEqual({
-      phase: 'resolving',
-      resolved: 1,
-      total: 1,
-    });
+    expect(await expectIdxLikeGit(kept, keptOracle)).toEqual([{ phase: 'resolving', resolved: 1, total: 1 }]);
+  });
+
+  it('resolves after the last byte a delta past twice the first scratch, which grows to its size', async () => {
+    // The walk inflates deltas into a 64 KiB scratch that doubles, or grows to the delta when that is more: a
+    // delta of some 141,000 bytes (140,000 inserted) is past both. On arrival the parser's scratch holds it.
+    const base = text(10, 'small base');
+    const inserted = text(7000, 'inserted').subarray(0, 140_000);
+    const grown = new Uint8Array(base.length + inserted.length);
+    grown.set(base);
+    grown.set(inserted, base.length);
+    const delta = deltaBetween(base, grown);
+    expect(delta.length).toBeGreaterThan(2 * 64 * 1024);
+    const pack = buildPack([blob(base), { ofsDelta: 0, delta }]);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'big-delta');
+    expect(oracle.sizes.get(objectId('blob', grown))).toBe(grown.length);
+    for (const options of CACHES) expectSameAsGit(await ingest(pack, 65536, options), oracle);
   });
 
   it('rebuilds a dropped ref-delta base through the object its id named', async () => {
@@ -618,6 +631,36 @@ describe('DeltaResolver: thin packs, completed as git index-pack --fix-thin does
     // A pack the repo cannot complete at all is left as it came.
     const none = await errorOf(lacking, { externalBase: async () => null });
     expect(none.code).toBe('PACK_DELTA_BASE_MISSING');
+  });
+
+  it('leaves a ref-delta on the null id unresolved past a base appended after it, as git does', async () => {
+    // Room is made for both bases up front and only one is appended: the tables reach past the last entry,
+    // where the unused row reads as an object whose id is all zeros. Nothing may take it for that object.
+    const outside = text(30, 'outside');
+    const outsideId = small.git(['hash-object', '-w', '--stdin'], { input: outside }).toString().trim();
+    const nullId = '0'.repeat(40);
+    const { pack: thin, offsets } = buildPackAt([
+      { refDelta: nullId, delta: makeDelta(18, [{ copy: [0, 4] }]) },
+      { refDelta: outsideId, delta: deltaBetween(outside, edit(outside, 5, 'x')) },
+    ]);
+    let refusal = '';
+    try {
+      small.git(['index-pack', '--fix-thin', '--stdin'], { input: thin });
+    } catch (e) {
+      refusal = String(e);
+    }
+    expect(refusal).toMatch(/pack has 1 unresolved delta/);
+    for (const options of THIN_CACHES) {
+      const asked: string[] = [];
+      const e = await errorOf(thin, { ...options, externalBase: fromRepo(asked) });
+      expect(asked).toEqual([nullId, outsideId]);
+      expect(e.code).toBe('PACK_DELTA_BASE_MISSING');
+      expect(e.message).toMatch(
+        new RegExp(
+          `^The delta at offset ${offsets[0]} needs object ${nullId}, which is not in the pack nor in the repository\\. `,
+        ),
+      );
+    }
   });
 
   it('stops completing a thin pack once aborted while a base is looked up', async () => {

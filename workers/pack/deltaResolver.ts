@@ -335,8 +335,8 @@ export class DeltaResolver implements ArrivalObserver {
     // Rows by counting sort, filled backwards so that ofsStart[b] ends as row b's start.
     const ofsStart = new Int32Array(n + 1);
     for (let i = 0; i < n; i++) if (bases[i] >= 0) ofsStart[bases[i]]++;
-    for (let i = 1; i < n; i++) ofsStart[i] += ofsStart[i - 1];
-    ofsStart[n] = n > 0 ? ofsStart[n - 1] : 0;
+    // ofsStart[n] counts nothing (bases are below n): summed, it is the total.
+    for (let i = 1; i <= n; i++) ofsStart[i] += ofsStart[i - 1];
     const ofsChildren = new Int32Array(ofsStart[n]);
     for (let i = n - 1; i >= 0; i--) if (bases[i] >= 0) ofsChildren[--ofsStart[bases[i]]] = i;
     const refCount = this.entries.refCount;
@@ -376,7 +376,6 @@ export class DeltaResolver implements ArrivalObserver {
     const ofsLast = (i: number) => (i < listed ? ofsStart[i + 1] : 0);
     // [first, end) of refOrder whose base is the object with id oids[i].
     const refRange = (i: number): [number, number] => {
-      if (refCount === 0) return [0, 0];
       let lo = 0;
       let hi = refCount;
       while (lo < hi) {
@@ -408,28 +407,20 @@ export class DeltaResolver implements ArrivalObserver {
       return { entry, data, ofsNext, ofsEnd, refNext, refEnd };
     };
     const parentOf = (entry: number): number => (bases[entry] >= 0 ? bases[entry] : refParent[entry]);
-    // Rebuilds a base dropped to stay under the cache limit, from the nearest ancestor still held.
+    // Rebuilds a base dropped to stay under the cache limit, from the whole object its chain starts at. No
+    // ancestor still holds its bytes: bases are dropped oldest first and only the top frame is rebuilt, so the
+    // frames that hold data are always the top of the stack, and here the top is the one that does not.
     const rebuild = (entry: number): Uint8Array => {
       const chain: number[] = [];
       let j = entry;
-      let data: Uint8Array | null = null;
-      for (;;) {
-        const frame = stack.find((f) => f.entry === j && f.data);
-        if (frame) {
-          data = frame.data;
-          break;
-        }
-        if (kinds[j] !== OBJ_OFS_DELTA && kinds[j] !== OBJ_REF_DELTA) {
-          data = this.inflateAt(j);
-          break;
-        }
+      while (kinds[j] === OBJ_OFS_DELTA || kinds[j] === OBJ_REF_DELTA) {
         chain.push(j);
         j = parentOf(j);
       }
-      for (let k = chain.length - 1; k >= 0; k--) {
-        data = this.applyCounted(data!, this.inflateAt(chain[k]), take);
-      }
-      return data!;
+      let data = this.inflateAt(j);
+      for (let k = chain.length - 1; k >= 0; k--)
+        data = this.applyCounted(data, this.inflateAt(chain[k]), take);
+      return data;
     };
 
     let resolved = alreadyResolved;
