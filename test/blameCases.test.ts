@@ -331,7 +331,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       let text = '';
       for (let n = 1; n <= MANY; n++) {
         text += `version ${n} of v.txt\n`;
-        stream += `commit refs/heads/many\nmark :${n}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${(clock += 60)} +0000\n`;
+        clock += 60;
+        stream += `commit refs/heads/many\nmark :${n}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${clock} +0000\n`;
         stream += `${data(`many: ${n}`)}${n > 1 ? `from :${n - 1}\n` : ''}M 100644 inline many/v.txt\n${data(text)}`;
       }
       await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
