@@ -11,6 +11,7 @@ import { type PushServer, startPushServer } from './support/pushServer.ts';
 import { startRelay } from './support/relay.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { setTreeEntry, type TreeEntry } from './support/treeEdit.ts';
 import { readLightningWorktree } from './support/worktree.ts';
 
 const { engine, ctx } = testEngine();
@@ -47,28 +48,17 @@ async function commitWithoutCheckout(
   const fs = ctx.store.repoFs.open(repoId);
   const gitdir = GITDIR;
   const { commit } = await git.readCommit({ fs, gitdir, oid: parent });
-  type Entry = { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' };
-  const entryAt = async (tree: string, parts: string[]): Promise<Entry> => {
+  const entryAt = async (tree: string, parts: string[]): Promise<TreeEntry> => {
     const { tree: entries } = await git.readTree({ fs, gitdir, oid: tree });
     const found = entries.find((e) => e.path === parts[0]);
     if (!found) throw new Error(`no ${parts.join('/')}`);
-    return parts.length === 1 ? (found as Entry) : entryAt(found.oid, parts.slice(1));
+    return parts.length === 1 ? (found as TreeEntry) : entryAt(found.oid, parts.slice(1));
   };
-  const setEntry = async (tree: string | null, parts: string[], entry: Entry | null): Promise<string> => {
-    const entries: Entry[] = tree ? ((await git.readTree({ fs, gitdir, oid: tree })).tree as Entry[]) : [];
-    const rest = entries.filter((e) => e.path !== parts[0]);
-    const current = entries.find((e) => e.path === parts[0]);
-    if (parts.length === 1) {
-      if (entry) rest.push({ ...entry, path: parts[0] });
-    } else {
-      const sub = await setEntry(current?.type === 'tree' ? current.oid : null, parts.slice(1), entry);
-      rest.push({ mode: '040000', path: parts[0], oid: sub, type: 'tree' });
-    }
-    return git.writeTree({ fs, gitdir, tree: rest });
-  };
+  const setEntry = (tree: string | null, parts: string[], entry: TreeEntry | null) =>
+    setTreeEntry(fs, gitdir, tree, parts, entry);
   let tree = commit.tree;
   for (const [path, change] of Object.entries(files)) {
-    let entry: Entry | null = null;
+    let entry: TreeEntry | null = null;
     if (typeof change === 'string') {
       const oid = await git.writeBlob({ fs, gitdir, blob: new TextEncoder().encode(change) });
       entry = { mode: '100644', path, oid, type: 'blob' };

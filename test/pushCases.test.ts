@@ -16,6 +16,7 @@ import { testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { failure } from './support/repoChecks.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { setTreeEntry, type TreeEntry } from './support/treeEdit.ts';
 
 const ZERO = '0'.repeat(40);
 const readCommit = git.readCommit;
@@ -183,24 +184,13 @@ async function commit(
 ): Promise<string> {
   const fs = fsOf();
   const gitdir = GITDIR;
-  type Entry = { mode: string; path: string; oid: string; type: 'blob' | 'tree' | 'commit' };
-  const setEntry = async (tree: string | null, parts: string[], entry: Entry | null): Promise<string> => {
-    const entries: Entry[] = tree ? ((await git.readTree({ fs, gitdir, oid: tree })).tree as Entry[]) : [];
-    const rest = entries.filter((e) => e.path !== parts[0]);
-    const found = entries.find((e) => e.path === parts[0]);
-    if (parts.length === 1) {
-      if (entry) rest.push({ ...entry, path: parts[0] });
-    } else {
-      const sub = await setEntry(found?.type === 'tree' ? found.oid : null, parts.slice(1), entry);
-      rest.push({ mode: '040000', path: parts[0], oid: sub, type: 'tree' });
-    }
-    return git.writeTree({ fs, gitdir, tree: rest });
-  };
+  const setEntry = (tree: string | null, parts: string[], entry: TreeEntry | null) =>
+    setTreeEntry(fs, gitdir, tree, parts, entry);
   let tree = parents.length ? (await git.readCommit({ fs, gitdir, oid: parents[0] })).commit.tree : null;
   for (const [path, text] of Object.entries(files)) {
     const oid =
       typeof text === 'string' ? await git.writeBlob({ fs, gitdir, blob: enc.encode(text) }) : text?.oid;
-    const entry: Entry | null = oid ? { mode: '100644', path, oid, type: 'blob' } : null;
+    const entry: TreeEntry | null = oid ? { mode: '100644', path, oid, type: 'blob' } : null;
     tree = await setEntry(tree, path.split('/'), entry);
   }
   tree ??= await git.writeTree({ fs, gitdir, tree: [] });
