@@ -162,7 +162,26 @@ function answer(
     res.end();
     return;
   }
-  const v2 = (repo.protocol ?? 2) === 2;
+  // As git http-backend: v2 only for a request that asks for it in `Git-Protocol` (a v2 POST without it gets an
+  // empty 200), and the smart advertisement only with `?service=git-upload-pack` (without it, the dumb ref
+  // list). A client that forgot either then fails here as it would against git.
+  const askedV2 = /(^|:)version=2($|:)/.test(String(req.headers['git-protocol'] ?? ''));
+  const v2 = (repo.protocol ?? 2) === 2 && askedV2;
+  if (match[2] === 'info/refs' && url.searchParams.get('service') !== 'git-upload-pack') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(
+      repo.refs
+        .filter((r) => r.oid && r.name !== 'HEAD')
+        .map((r) => `${r.oid}\t${r.name}\n`)
+        .join(''),
+    );
+    return;
+  }
+  if (match[2] === 'git-upload-pack' && (repo.protocol ?? 2) === 2 && !askedV2) {
+    res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
+    res.end();
+    return;
+  }
   if (match[2] === 'info/refs') {
     res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
     const asked = (infoRefsRequests.get(repo) ?? 0) + 1;
