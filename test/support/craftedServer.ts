@@ -31,6 +31,11 @@ export interface CraftedRepo {
   shallow?: string[];
   /** Answers every fetch with `ERR <text>` (gitprotocol-v2: a fatal error), as upload-pack's "not our ref". */
   fetchError?: string;
+  /**
+   * Answers every fetch with acknowledgments alone (`NAK`), no pack: a server that ignored `done`, after which
+   * gitprotocol-v2 has it send no acknowledgments but the packfile.
+   */
+  noPack?: boolean;
   /** Capabilities of `fetch` advertised instead of `shallow wait-for-done filter`. */
   fetchCapabilities?: string;
   /** The advertised object-format instead of sha1. */
@@ -216,6 +221,10 @@ function answer(
     if (repo.endless === 'fetch') return endlessProgress(res);
     if (repo.fetchError !== undefined) {
       res.end(concatBytes([encodePktLine(`ERR ${repo.fetchError}\n`), FLUSH_PKT]));
+      return;
+    }
+    if (repo.noPack) {
+      res.end(concatBytes([encodePktLine('acknowledgments\n'), encodePktLine('NAK\n'), FLUSH_PKT]));
       return;
     }
     const pack = repo.packs?.[fetches] ?? repo.pack;
