@@ -196,6 +196,9 @@ describe('readFileMinimal: what it asks for', () => {
     expect(promisors).toHaveLength(5);
     const promised = await Promise.all(promisors.map((p) => gitFile(url, `objects/pack/${p}`)));
     expect(promised.sort()).toEqual(['', '', '', '', `${repo.commit.id} refs/heads/main\n`]);
+    // Promisor in the engine's memory too: a pack merge in this engine merges only promisor packs.
+    const inMemory = (await ctx.store.packs.for(read.repoId)).packs;
+    expect(inMemory.map((p) => p.promisor)).toEqual([true, true, true, true, true]);
     expect(await ctx.store.registry.get(read.repoId)).toMatchObject({
       id: read.repoId,
       url,
@@ -618,6 +621,62 @@ describe('readFileMinimal against bad HEADs', () => {
       }
     },
   );
+
+  it('a fetch answered without a pack: NOT_GIT, and nothing of it stored', async () => {
+    const url = serve({ refs: main(), pack: everything, noPack: true });
+    const err = await failure(readFileMinimal(ctx, url, 'main', 'a.txt'));
+    expect(err.code).toBe('NOT_GIT');
+    expect(err.message).toBe(`${url} sent no pack in its fetch response.`);
+    expect(await packFiles(ctx, minimalRepoId(url)).catch(() => [])).toEqual([]);
+  });
+
+  it('waits while another operation writes the repo, says what it is to others, and stops waiting when cancelled', async () => {
+    const url = serve({ ...oneByOne, packs: undefined });
+    const repoId = minimalRepoId(url);
+    const { locks } = ctx.store;
+    // Cancelled while another operation holds the repo: the wait ends at once, and the read stored nothing.
+    let release = () => {};
+    const held = locks.withRepoLock(repoId, 'another write', () => new Promise<void>((r) => (release = r)));
+    const stop = new AbortController();
+    const waiting = failure(readFileMinimal(ctx, url, 'main', 'a.txt', {}, { signal: stop.signal }));
+    // Cancelled only once it waits for the repo (before that, its own checks would stop it).
+    while (!(await locks.repoLockWanted(repoId))) await new Promise((r) => setTimeout(r, 5));
+    let settled = false;
+    void waiting.then(() => {
+      settled = true;
+    });
+    stop.abort();
+    // A deadline, not a timing: the wait ends as the signal fires; only a read still waiting takes this long.
+    await Promise.race([waiting, new Promise((r) => setTimeout(r, 10_000))]);
+    const stoppedWhileHeld = settled;
+    release();
+    await held;
+    expect(stoppedWhileHeld).toBe(true);
+    expect((await waiting).code).toBe('ABORTED');
+    expect(await packFiles(ctx, repoId).catch(() => [])).toEqual([]);
+    // While the read holds the repo, an operation that waits for it is told what holds it.
+    const told: (string | undefined)[] = [];
+    let queued: Promise<void> | undefined;
+    const read = await readFileMinimal(
+      ctx,
+      url,
+      'main',
+      'a.txt',
+      {},
+      {
+        onProgress: (p) => {
+          if (p.phase === 'fetching' && !queued) {
+            queued = locks.withRepoLock(repoId, 'after the read', async () => {}, {
+              onWait: ({ what }) => told.push(what),
+            });
+          }
+        },
+      },
+    );
+    await queued;
+    expect(Buffer.from(read.file!.bytes).toString()).toBe('hello\n');
+    expect(told[0]).toBe('reading a file of the remote');
+  });
 
   it('an unborn HEAD: REF_NOT_FOUND, saying the repository has no commits', async () => {
     const err = await failure(readFileMinimal(ctx, `${crafted.url}/unborn.git`, 'HEAD', 'a.txt'));

@@ -31,6 +31,11 @@ export interface CraftedRepo {
   shallow?: string[];
   /** Answers every fetch with `ERR <text>` (gitprotocol-v2: a fatal error), as upload-pack's "not our ref". */
   fetchError?: string;
+  /**
+   * Answers every fetch with acknowledgments alone (`NAK`), no pack: a server that ignored `done`, after which
+   * gitprotocol-v2 has it send no acknowledgments but the packfile.
+   */
+  noPack?: boolean;
   /** Capabilities of `fetch` advertised instead of `shallow wait-for-done filter`. */
   fetchCapabilities?: string;
   /** The advertised object-format instead of sha1. */
@@ -162,7 +167,26 @@ function answer(
     res.end();
     return;
   }
-  const v2 = (repo.protocol ?? 2) === 2;
+  // As git http-backend: v2 only for a request that asks for it in `Git-Protocol` (a v2 POST without it gets an
+  // empty 200), and the smart advertisement only with `?service=git-upload-pack` (without it, the dumb ref
+  // list). A client that forgot either then fails here as it would against git.
+  const askedV2 = /(^|:)version=2($|:)/.test(String(req.headers['git-protocol'] ?? ''));
+  const v2 = (repo.protocol ?? 2) === 2 && askedV2;
+  if (match[2] === 'info/refs' && url.searchParams.get('service') !== 'git-upload-pack') {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(
+      repo.refs
+        .filter((r) => r.oid && r.name !== 'HEAD')
+        .map((r) => `${r.oid}\t${r.name}\n`)
+        .join(''),
+    );
+    return;
+  }
+  if (match[2] === 'git-upload-pack' && (repo.protocol ?? 2) === 2 && !askedV2) {
+    res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
+    res.end();
+    return;
+  }
   if (match[2] === 'info/refs') {
     res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
     const asked = (infoRefsRequests.get(repo) ?? 0) + 1;
@@ -197,6 +221,10 @@ function answer(
     if (repo.endless === 'fetch') return endlessProgress(res);
     if (repo.fetchError !== undefined) {
       res.end(concatBytes([encodePktLine(`ERR ${repo.fetchError}\n`), FLUSH_PKT]));
+      return;
+    }
+    if (repo.noPack) {
+      res.end(concatBytes([encodePktLine('acknowledgments\n'), encodePktLine('NAK\n'), FLUSH_PKT]));
       return;
     }
     const pack = repo.packs?.[fetches] ?? repo.pack;
