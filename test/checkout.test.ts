@@ -5,7 +5,7 @@ import { maintenanceIdle, REPACK_THRESHOLD } from '../workers/ops/maintenance/pa
 import { BLOB_BATCH_POLICY, planBlobBatches } from '../workers/ops/sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from '../workers/ops/worktree/checkout.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
-import { testEngine } from './support/engine.ts';
+import { SHORT_RETRY, testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { git as gitCli } from './support/git.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
@@ -18,7 +18,7 @@ import {
   treeBlobs,
 } from './support/worktree.ts';
 
-const { engine, ctx } = testEngine();
+const { engine, ctx } = testEngine({ retry: SHORT_RETRY });
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');

@@ -6,7 +6,7 @@ import { RETRY_ATTEMPTS } from '../workers/transport/retryPolicy.ts';
 import { RemoteError } from '../workers/wire/errors.ts';
 import { expectGitDirMatches, exportRepo, lsRemoteLines, refLines } from './support/cloneOracle.ts';
 import { countConnections } from './support/connectionCounter.ts';
-import { testEngine } from './support/engine.ts';
+import { SHORT_RETRY, testEngine } from './support/engine.ts';
 import { git as gitCli } from './support/git.ts';
 import { startRelay } from './support/relay.ts';
 import { serveScratchRepo } from './support/scratchServer.ts';
@@ -14,7 +14,7 @@ import { useTmpDir } from './support/tmpDir.ts';
 
 // Retries as the default policy makes them (as many), without its backoff of seconds: the table of waits is
 // test/retryPolicy.test.ts's.
-const { engine, ctx } = testEngine({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
+const { engine, ctx } = testEngine({ retry: SHORT_RETRY });
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');

@@ -3,6 +3,7 @@
 
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { EngineContext } from '../workers/engine/engine.ts';
 import { maybeRepack } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
 import { repairStores } from '../workers/store/repair.ts';
@@ -31,8 +32,8 @@ async function rev(repo: string, spec: string): Promise<string> {
 }
 
 /** Every pack has its .pack and its .idx. */
-async function expectWholePacks(repoId: string): Promise<void> {
-  const files = await packFiles(ctx, repoId);
+async function expectWholePacks(repoId: string, of: EngineContext = ctx): Promise<void> {
+  const files = await packFiles(of, repoId);
   const names = new Set(files.map((f) => f.replace(/\.(pack|idx|promisor)$/, '')));
   for (const name of names) {
     expect(files).toContain(`${name}.pack`);
@@ -199,10 +200,16 @@ describe('a first checkout, into no working tree (files stored as their blobs ar
 
 describe('a pack merge', () => {
   const paths = ['README.md', 'src/new-name.js', 'scripts/build.sh', 'notes/README.txt'];
+  // An engine of its own: in the file's, the operations stopped dead above still count as calls in flight
+  // (ForegroundActivity), so each background step of this clone waited FOREGROUND_MAX_WAIT_MS (10 s) before
+  // the merge could start: 10 s per case in CI, against 2-4 s alone. Its own namespace, so that its repair
+  // looks at its own repos only, as a worker of a new page would.
+  const merging = testEngine({ namespace: 'crash-merge' });
 
   it.each(['repack:merged-pack-committed', 'repack:old-packs-removing'] as const)(
     'terminated at %s: every pack whole, every blob readable, fsck passes',
     async (point) => {
+      const { engine, ctx } = merging;
       const { repoId } = await engine.clone({ url: `${serverUrl}/features.git` });
       const oids: string[] = [];
       for (const path of paths) oids.push((await readFile(ctx, repoId, 'HEAD', path)).oid);
@@ -212,7 +219,7 @@ describe('a pack merge', () => {
         // Only leftovers of the interrupted merge: an old pack whose .idx went first.
         expect(line).toMatch(/removed pack-[0-9a-f]{40} \(a pack without its \.idx/);
       }
-      await expectWholePacks(repoId);
+      await expectWholePacks(repoId, ctx);
       expect((await ctx.store.packs.for(repoId)).missing(oids)).toEqual([]);
       await checkedExport(ctx, repoId, tmp(), `export-${exports++}`);
       for (const path of paths) await readFile(ctx, repoId, 'HEAD', path);

@@ -7,14 +7,14 @@ import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { type BlobFetchProgress, ensureBlobs, planBlobBatches } from '../workers/ops/sync/lazyBlobs.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
 import { exportRepo, reachableObjects, storedObjects } from './support/cloneOracle.ts';
-import { testEngine } from './support/engine.ts';
+import { SHORT_RETRY, testEngine } from './support/engine.ts';
 import { exportDir } from './support/exportGitDir.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 
-const { engine, ctx } = testEngine();
+const { engine, ctx } = testEngine({ retry: SHORT_RETRY });
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');

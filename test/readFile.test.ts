@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { MissingObjectError } from '../workers/ops/common/errors.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { readFile } from '../workers/ops/read/readFile.ts';
-import { testEngine } from './support/engine.ts';
+import { SHORT_RETRY, testEngine } from './support/engine.ts';
 import { gitBuffer, git as gitCli } from './support/git.ts';
 import { failure, packFiles } from './support/repoChecks.ts';
 import { repoStats, resetStats } from './support/serverStats.ts';
 
-const { engine, ctx } = testEngine();
+const { engine, ctx } = testEngine({ retry: SHORT_RETRY });
 
 const serverUrl = inject('gitServerUrl');
 const fixturesDir = inject('fixturesDir');

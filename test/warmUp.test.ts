@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
-import { testEngine } from './support/engine.ts';
+import { SHORT_RETRY, testEngine } from './support/engine.ts';
 
-const { engine } = testEngine();
+const { engine } = testEngine({ retry: SHORT_RETRY });
 
 describe('the warm-up at page load', () => {
   it('is stopped by a clone that begins, and the clone runs as ever', async () => {

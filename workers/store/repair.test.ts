@@ -119,7 +119,7 @@ async function loseContents(storage: Storage, ...paths: string[]): Promise<void>
 }
 
 /** The locks taken (`repoId: what`), as another tab hears them; `stop` waits until each was let go. */
-function hearLocks(): { busy: string[]; stop: () => Promise<void> } {
+function hearLocks(): { busy: string[]; stop: (expectIdle?: boolean) => Promise<void> } {
   const busy: string[] = [];
   let idle = 0;
   const channel = new BroadcastChannel(`${NS}-repos`);
@@ -127,8 +127,9 @@ function hearLocks(): { busy: string[]; stop: () => Promise<void> } {
     if (e.data.type === 'busy') busy.push(`${e.data.repoId}: ${e.data.what}`);
     if (e.data.type === 'idle') idle++;
   };
-  const stop = async () => {
-    for (let i = 0; i < 200 && (idle === 0 || idle < busy.length); i++)
+  /** `expectIdle` false: no lock was taken, so no idle message is coming; the wait would run its 2 s out. */
+  const stop = async (expectIdle = true) => {
+    for (let i = 0; i < 200 && ((expectIdle && idle === 0) || idle < busy.length); i++)
       await new Promise((r) => setTimeout(r, 10));
     channel.close();
   };
@@ -137,9 +138,10 @@ function hearLocks(): { busy: string[]; stop: () => Promise<void> } {
 
 /**
  * Repairs with a new engine, and hands it back to look at what is left, with the repos whose pack set it
- * dropped (to be read again) and the locks it took, as the other tabs hear them.
+ * dropped (to be read again) and the locks it took, as the other tabs hear them. `lockHeld`: the repo's
+ * lock is held elsewhere, so repair takes none (and `busy` is not waited for).
  */
-async function repair(storage: Storage) {
+async function repair(storage: Storage, opts: { lockHeld?: boolean } = {}) {
   const store = engine(storage);
   const forgotten: string[] = [];
   const forget = store.forgetRepo.bind(store);
@@ -149,7 +151,7 @@ async function repair(storage: Storage) {
   };
   const { busy, stop } = hearLocks();
   const report = await repairStores(store);
-  await stop();
+  await stop(!opts.lockHeld);
   return { store, report, fs: store.repoFs.open(ID).promises, forgotten, busy };
 }
 
@@ -209,7 +211,7 @@ describe('repairStores', () => {
     let release = () => {};
     const held = cloning.locks.withRepoLock(ID, 'clone', () => new Promise<void>((r) => (release = r)));
     await new Promise((r) => setTimeout(r, 10));
-    const { report } = await repair(storage);
+    const { report } = await repair(storage, { lockHeld: true });
     expect(report).toEqual({ removed: [], reported: [] });
     expect(await storage.listDatabases()).toContain(`${NS}-repo-r`);
     release();
@@ -224,7 +226,7 @@ describe('repairStores', () => {
     let release = () => {};
     const held = holder.locks.withRepoLock(ID, 'clone', () => new Promise<void>((r) => (release = r)));
     await new Promise((r) => setTimeout(r, 10));
-    const busy = await repair(storage);
+    const busy = await repair(storage, { lockHeld: true });
     expect(busy.report).toEqual({ removed: [], reported: [] });
     expect(await busy.store.registry.get(ID)).toBeDefined();
     release();
