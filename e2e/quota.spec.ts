@@ -59,12 +59,27 @@ async function probeWrite(bytes: number): Promise<string> {
   return outcome;
 }
 
+/**
+ * The site's quota from its first write on: room for basic.git, its history and the app's offline cache
+ * (a few MB; asserted below to be under half of it). Chromium's IndexedDB hands out space it was told was
+ * free without asking again, for up to 30 s (`BucketContext::kBucketSpaceCacheTimeLimit`), as long as a
+ * write needs no more than that allowance: under the default quota (a share of the disk) no small write
+ * ever asks, and a lowered quota showed only once the allowance had run out. Under this one the allowance
+ * is at most this much, so a write of this size always makes IndexedDB ask the quota manager, and see the
+ * quota lowered.
+ */
+const FIRST_QUOTA = 24_000_000;
+
 test('a clone past the quota ends in STORAGE_FULL with the figures, and a repo stored before is untouched', async ({
   browser,
+  baseURL,
 }) => {
   test.setTimeout(180_000);
   const context = await browser.newContext();
   const page = await context.newPage();
+  const origin = new URL(baseURL!).origin;
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: FIRST_QUOTA });
   await clone(page, 'basic.git');
   await expect(page.getByTestId('file-tree')).toBeVisible({ timeout: 90_000 });
   const kept = await repoIdOf(page);
@@ -79,8 +94,7 @@ test('a clone past the quota ends in STORAGE_FULL with the figures, and a repo s
   // What the site stores now (the app's offline cache too), plus 300 KB: small-sized.git's full pack (every
   // file, as the person may choose) is 0.9 MB. (A new clone's first view, one commit's trees, is 28 KB:
   // it would fit.)
-  const origin = new URL(page.url()).origin;
-  const cdp = await context.newCDPSession(page);
+  expect(new URL(page.url()).origin).toBe(origin);
   // The figure is taken once the site stops growing: the service worker's precache (1.7 MB of the build)
   // is written beside the first clone, and on a busy machine it may still be at it. Grown after the
   // quota is set, it would leave no room even for the clone's first few bytes.
@@ -104,9 +118,11 @@ test('a clone past the quota ends in STORAGE_FULL with the figures, and a repo s
   // Room for the clone's first small writes (a new database, its superblock, the lock's), not for its
   // pack: with less, which write is refused first depends on how Chromium counts a new database's files,
   // and the error names a write of a few kilobytes ("0.0 MB needed", as it did under load).
+  expect(usage).toBeLessThan(FIRST_QUOTA / 2);
   await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: usage + 300_000 });
-  // Chromium's IndexedDB keeps the space it found free for a while (some 30 s here) before asking the
-  // quota again: wait until a 600 KB write of a scratch database is refused.
+  // A write larger than any allowance IndexedDB may still hold makes it ask the quota manager (see
+  // FIRST_QUOTA); from then on a 600 KB write of a scratch database is refused, a 16 KB one stored.
+  expect(await page.evaluate(probeWrite, FIRST_QUOTA)).toBe('QuotaExceededError');
   await expect
     .poll(() => page.evaluate(probeWrite, 600_000), { timeout: 90_000, intervals: [1000] })
     .toBe('QuotaExceededError');
