@@ -157,6 +157,22 @@ describe("a moved repository's later fetches (RepoRecord.movedTo)", () => {
     expect(posts(host)).toEqual(['POST /basic.git/git-upload-pack']);
   });
 
+  it("send the widget's early ls-refs there too, once an earlier read of the same address learnt the move", async () => {
+    const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
+    const url = `${host.url}/moved.git`;
+    await engine.readFileMinimal({ url, path: 'README.md' });
+    host.seen.length = 0;
+    const again = await engine.readFileMinimal({ url, path: 'README.md' });
+    const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
+    expect(new TextDecoder().decode(again.file?.bytes)).toBe(expected);
+    // Before: the ls-refs went to /moved.git/, was answered 301 and asked again at /basic.git/.
+    expect(posts(host).sort()).toEqual([
+      'GET /basic.git/info/refs?service=git-upload-pack',
+      'GET /moved.git/info/refs?service=git-upload-pack',
+      'POST /basic.git/git-upload-pack',
+    ]);
+  });
+
   it('find a repository again from the address given when the remembered one no longer serves it', async () => {
     const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
     const { repoId } = await engine.clone({ url: `${host.url}/moved.git` });
