@@ -6,7 +6,7 @@ import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { type RedirectServer, startRedirectServer } from './support/redirectServer.ts';
 
-const { engine } = testEngine();
+const { engine, ctx } = testEngine();
 
 const gitServer = inject('gitServerUrl');
 const gitHost = new URL(gitServer).host;
@@ -21,7 +21,7 @@ async function redirecting(...args: Parameters<typeof startRedirectServer>): Pro
 }
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
-  for (const r of await engine.listRepos()) await engine.repo(r.id).delete();
+  for (const r of await engine.listRepos({ includeMinimal: true })) await engine.repo(r.id).delete();
 });
 
 async function cloneError(opts: Parameters<Engine['clone']>[0]) {
@@ -145,6 +145,51 @@ describe("a moved repository's later fetches (RepoRecord.movedTo)", () => {
     host.seen.length = 0;
     await engine.repo(repoId).fetch();
     expect(posts(host).filter((p) => p.startsWith('POST /basic.git/'))).toEqual([]);
+  });
+
+  it('send a lazy blob fetch straight there: one request, where it was a 301, info/refs and the POST again', async () => {
+    const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
+    const { repoId } = await engine.clone({ url: `${host.url}/moved.git` });
+    host.seen.length = 0;
+    const file = await engine.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' });
+    const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
+    expect(new TextDecoder().decode(file.bytes)).toBe(expected);
+    expect(posts(host)).toEqual(['POST /basic.git/git-upload-pack']);
+  });
+
+  it("send the widget's early ls-refs there too, once an earlier read of the same address learnt the move", async () => {
+    const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
+    const url = `${host.url}/moved.git`;
+    await engine.readFileMinimal({ url, path: 'README.md' });
+    host.seen.length = 0;
+    const again = await engine.readFileMinimal({ url, path: 'README.md' });
+    const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
+    expect(new TextDecoder().decode(again.file?.bytes)).toBe(expected);
+    // Before: the ls-refs went to /moved.git/, was answered 301 and asked again at /basic.git/.
+    expect(posts(host).sort()).toEqual([
+      'GET /basic.git/info/refs?service=git-upload-pack',
+      'GET /moved.git/info/refs?service=git-upload-pack',
+      'POST /basic.git/git-upload-pack',
+    ]);
+  });
+
+  it('find a repository again from the address given when the remembered one no longer serves it', async () => {
+    const host = await redirecting([{ from: '/moved.git/', to: '/basic.git/' }], gitServer);
+    const { repoId } = await engine.clone({ url: `${host.url}/moved.git` });
+    // As if it had moved on since: the remembered address answers 404 (nothing there on the git server).
+    const record = await ctx.store.registry.get(repoId);
+    if (!record) throw new Error('no record');
+    await ctx.store.registry.put({ ...record, movedTo: `${host.url}/gone.git` });
+    host.seen.length = 0;
+    const file = await engine.repo(repoId).readFile({ ref: 'HEAD', path: 'README.md' });
+    const expected = await git(['--git-dir', `${fixturesDir}/basic.git`, 'show', 'HEAD:README.md']);
+    expect(new TextDecoder().decode(file.bytes)).toBe(expected);
+    expect(posts(host)).toEqual([
+      'POST /gone.git/git-upload-pack',
+      'GET /moved.git/info/refs?service=git-upload-pack',
+      'GET /basic.git/info/refs?service=git-upload-pack',
+      'POST /basic.git/git-upload-pack',
+    ]);
   });
 });
 

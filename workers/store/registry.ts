@@ -10,8 +10,9 @@ export interface RepoRecord {
   url: string;
   /**
    * Where info/refs last redirected `url` to, when on the same origin (a renamed repository): the ls-refs
-   * sent with the next GET goes there (GitHttpClient.aheadBase). `url` stays as given, as git keeps
-   * `remote.origin.url`; every other request still follows the GET's redirect as it is then.
+   * sent with the next GET goes there (GitHttpClient.aheadBase), and so does a lazy fetch's POST, which asks
+   * no info/refs (forgotten if that address fails: info/refs is then asked at `url`). `url` stays as given,
+   * as git keeps `remote.origin.url`; every other request follows the GET's redirect as it is then.
    */
   movedTo?: string;
   /** The CORS proxy the repo was cloned through; later requests to `url` (lazy blob fetches) go through it too. */

@@ -51,6 +51,20 @@ export class RepoFileSystems {
     return this.entry(repoId).fs;
   }
 
+  /**
+   * Opens the repo's database and loads its file tree now, for a write that comes later: a clone opens its
+   * new database while its fetch waits on the network instead of after it. A failure is left for that
+   * write to meet and report (writeAllOrNothing activates the same way), so this never rejects.
+   */
+  prepare(repoId: string): Promise<void> {
+    return this.open(repoId)
+      .promises.stat('/')
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  }
+
   /** The repo's storage backend, for tests and benchmarks that count its transactions, and for repair. */
   backend(repoId: string): BatchedIdb {
     return this.entry(repoId).db;

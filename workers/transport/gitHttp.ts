@@ -37,6 +37,13 @@ export interface GitHttpOptions {
   retry?: Partial<RetryPolicy>;
   /** Bytes of a ref advertisement (info/refs) before it fails with LIMIT_EXCEEDED (WireLimits). */
   maxInfoRefsBytes?: number;
+  /**
+   * Where an earlier info/refs of this repository landed (RepoRecord.movedTo): a POST sent before any
+   * info/refs (a lazy fetch) goes there, if it is on the origin given (aheadBase), instead of to the
+   * address given, which would answer 301. A remembered address that answers anything but success is
+   * forgotten, and the repository found again from the address given (`answer`).
+   */
+  movedTo?: string;
 }
 
 export type UploadService = 'git-upload-pack' | 'git-receive-pack';
@@ -103,6 +110,8 @@ export class GitHttpClient {
   private readonly opts: GitHttpOptions;
   /** Whether info/refs was asked (and so any redirect of the repository already followed). */
   private discovered = false;
+  /** Whether the base is a remembered move (GitHttpOptions.movedTo) no info/refs has confirmed. */
+  private remembered = false;
   private service: UploadService = 'git-upload-pack';
 
   constructor(url: string, opts: GitHttpOptions = {}) {
@@ -141,6 +150,11 @@ export class GitHttpClient {
           `Your token for ${this.url.host} would pass through the CORS proxy at ${proxyUrl.host}, which you have not agreed to for this repository. Give the token again and agree to send it through ${proxyUrl.host}.`,
         );
       }
+    }
+    const moved = this.aheadBase(opts.movedTo);
+    if (moved !== this.base) {
+      this.base = moved;
+      this.remembered = true;
     }
   }
 
@@ -394,11 +408,25 @@ export class GitHttpClient {
       });
     // upload-pack commands only read, so sending one again is safe; a push may have been applied.
     const sendRetrying = service === 'git-upload-pack' && discovering ? () => this.retrying(send) : send;
-    let res = await sendRetrying();
-    if (isRedirect(res) && !this.discovered && discovering) {
+    const rediscover = !this.discovered && discovering;
+    let res: Response | null;
+    try {
+      res = await sendRetrying();
+    } catch (err) {
+      // A remembered address the repository has left since (an HTTP error there): found again below.
+      if (!(rediscover && this.remembered && err instanceof TransportError && err.status !== undefined))
+        throw err;
+      res = null;
+    }
+    if (res === null || (isRedirect(res) && rediscover)) {
       // A lazy fetch POSTs without asking info/refs first; a moved repository sends it back to the step
-      // git always takes, whose redirect moves the base, and the POST goes again to the new place.
-      await res.arrayBuffer().catch(() => undefined);
+      // git always takes, whose redirect moves the base, and the POST goes again to the new place. A
+      // remembered move that failed is forgotten: info/refs is asked at the address given, as git does.
+      await res?.arrayBuffer().catch(() => undefined);
+      if (this.remembered) {
+        this.base = this.url;
+        this.remembered = false;
+      }
       await this.infoRefs(service);
       res = await sendRetrying();
     }

@@ -174,9 +174,14 @@ export async function readFileMinimal(
   const repoId = minimalRepoId(url);
   onProgress?.({ phase: 'connecting' });
   const names = refNames(ref.trim());
-  // ls-refs goes out with the GET; its answer is used only if the advertisement allows (lsRefsAhead).
-  const ahead = names ? lsRefsAhead(client, names, limits.maxLsRefsBytes) : undefined;
-  const caps = await capabilities(client);
+  // The GET goes out at once. ls-refs goes out with it, its answer used only if the advertisement allows
+  // (lsRefsAhead), to where an earlier read of this URL found the repository moved on its host
+  // (RepoRecord.movedTo), read meanwhile: the address given would answer 301.
+  const asked = capabilities(client);
+  asked.catch(() => undefined);
+  const movedTo = names ? (await store.registry.get(repoId).catch(() => undefined))?.movedTo : undefined;
+  const ahead = names ? lsRefsAhead(client, names, limits.maxLsRefsBytes, movedTo) : undefined;
+  const caps = await asked;
   const target = await resolveRemoteRef(client, caps, ref.trim(), limits.maxLsRefsBytes, ahead);
   throwIfAborted(signal);
 
@@ -539,6 +544,7 @@ async function record(
   await store.registry.put({
     id: repoId,
     url: client.url.href,
+    ...(client.movedOnOrigin ? { movedTo: client.movedOnOrigin } : {}),
     corsProxy,
     name: repoName(client.url),
     branch: null,

@@ -374,7 +374,15 @@ export async function ensureBlobs(
     corsProxy: hooks.connection?.corsProxy ?? record.corsProxy,
     auth: hooks.connection?.auth ?? store.credentials.for(record),
   };
-  const context: BatchContext = { ctx, repoId, url: record.url, connection, inFlight, steps: hooks.steps };
+  const context: BatchContext = {
+    ctx,
+    repoId,
+    url: record.url,
+    movedTo: record.movedTo,
+    connection,
+    inFlight,
+    steps: hooks.steps,
+  };
   const concurrency = Math.max(1, Math.floor(hooks.batching?.concurrency ?? BLOB_FETCH_CONCURRENCY));
   const queue = [...own];
   let failed = false;
@@ -505,6 +513,8 @@ interface BatchContext {
   ctx: BlobContext;
   repoId: string;
   url: string;
+  /** RepoRecord.movedTo: where the repository's info/refs landed when it was last asked. */
+  movedTo: string | undefined;
   connection: BlobFetchConnection;
   inFlight: Map<string, Batch>;
   steps: Timeline | undefined;
@@ -567,6 +577,9 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
   const { store } = ctx;
   const signal = batch.controller.signal;
   const client = connect(ctx, context.url, {
+    // Straight to where the repository moved on its host: the address given would answer 301, and cost a
+    // GET and the POST again (docs/decisions/clone-fixed-costs.md).
+    movedTo: context.movedTo,
     corsProxy: connection.corsProxy,
     auth: connection.auth,
     signal,
