@@ -91,6 +91,8 @@ const START = {
   'dir/sub/c.txt': lines(6, ' c'),
   'dir/sub/d.txt': 'd\n',
   'e.txt': 'e\n',
+  // Before dir/ in git's order (by bytes, '-' < '/'), after it in a walk that sorts names alone.
+  'dir-e.txt': 'dir-e\n',
 };
 
 let cases = 0;
@@ -465,21 +467,24 @@ describe('pull with conflicts', () => {
 
   it('two conflicted files are named in order; the blobs of what theirs changed are fetched before', async () => {
     const r = await remote();
-    const ours = await r.local({ 'e.txt': 'e ours\n', 'dir/b.txt': 'b ours\n' }, 'ours');
-    r.pushed({ 'dir/b.txt': 'b theirs\n', 'e.txt': 'e theirs\n', 'dir/sub/d.txt': 'd theirs\n' }, 'theirs');
+    const ours = await r.local({ 'dir-e.txt': 'e ours\n', 'dir/b.txt': 'b ours\n' }, 'ours');
+    r.pushed(
+      { 'dir/b.txt': 'b theirs\n', 'dir-e.txt': 'e theirs\n', 'dir/sub/d.txt': 'd theirs\n' },
+      'theirs',
+    );
     const since = served.requests.length;
     const result = await r.pull();
     expect(result).toMatchObject({
       status: 'conflict',
       merging: true,
-      conflicts: ['dir/b.txt', 'e.txt'],
+      conflicts: ['dir-e.txt', 'dir/b.txt'],
       to: ours,
     });
     // The merge's three-way read, then the conflicted merge's: theirs of every file it changed.
     const at = (path: string) => inDir(r.cli, ['rev-parse', `origin/main:${path}`]);
     inDir(r.cli, ['fetch', '-q']);
     const asked = blobRequestsSince(since);
-    expect(asked.flat().sort()).toEqual([at('dir/b.txt'), at('dir/sub/d.txt'), at('e.txt')].sort());
+    expect(asked.flat().sort()).toEqual([at('dir/b.txt'), at('dir/sub/d.txt'), at('dir-e.txt')].sort());
     expect(r.gitPull().ok).toBe(false);
     const dir = await r.exported();
     expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
