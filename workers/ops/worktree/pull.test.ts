@@ -513,6 +513,54 @@ describe('pull with conflicts', () => {
   });
 });
 
+describe('after a conflicted pull', () => {
+  it('the resolution commits as the merge git makes; refused before it is resolved', async () => {
+    const { r, ours, theirs } = await conflicted();
+    await r.pull();
+    expect(r.gitPull().ok).toBe(false);
+    const early = await failure(engine.repo(r.repoId).commit({ message: 'Merge', author: ME }));
+    expect(early.code).toBe('UNRESOLVED_CONFLICTS');
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'both\n' });
+    await engine.repo(r.repoId).stage({ paths: ['dir/sub/c.txt'] });
+    const state = (await engine.repo(r.repoId).status()).merging;
+    expect(state).toEqual({
+      head: theirs,
+      message: `Merge branch 'main' of ${r.url} into main\n`,
+      conflicts: [],
+    });
+    await engine.repo(r.repoId).commit({ message: state!.message, author: ME });
+    expect((await engine.repo(r.repoId).status()).merging).toBeNull();
+    writeFileSync(join(r.cli, 'dir/sub/c.txt'), 'both\n');
+    inDir(r.cli, ['add', 'dir/sub/c.txt']);
+    inDir(r.cli, ['commit', '-q', '--no-edit']);
+    const dir = await r.exported();
+    const show = (d: string) => inDir(d, ['log', '-1', '--format=%T %P']);
+    expect(show(dir)).toBe(show(r.cli));
+    expect(inDir(dir, ['log', '-1', '--format=%P'])).toBe(`${ours} ${theirs}`);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+    expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+
+  it('aborting it is git merge --abort: every file, the index and HEAD as before the pull', async () => {
+    const { r, ours } = await conflicted();
+    const before = await readLightningWorktree(r.fs());
+    await r.pull();
+    expect(r.gitPull().ok).toBe(false);
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'half resolved\n' });
+    await engine.repo(r.repoId).abortMerge();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+    expect((await engine.repo(r.repoId).status()).merging).toBeNull();
+    const dir = await r.exported();
+    expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(ours);
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+    expect((await failure(engine.repo(r.repoId).abortMerge())).code).toBe('NO_MERGE');
+  });
+});
+
 describe('pull stopped mid-way', () => {
   it('cancelled while merging: ABORTED, the branch, files and index as before', async () => {
     const r = await remote();
