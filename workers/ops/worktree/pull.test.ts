@@ -583,6 +583,25 @@ describe('pull stopped mid-way', () => {
     expect((await r.pull()).status).toBe('merged');
   });
 
+  it('cancelled as its fetch commits: ABORTED, the fetch kept, the branch not pulled', async () => {
+    const r = await remote();
+    const other = r.pushed({ 'e.txt': 'other\n' }, 'other', { branch: 'other' });
+    const stop = new AbortController();
+    ctx.store.crash.setHook((point) => {
+      if (point === 'fetch:files-committed') stop.abort();
+    });
+    const err = await failure(r.pull({}, { signal: stop.signal })).finally(() =>
+      ctx.store.crash.setHook(undefined),
+    );
+    expect(err.code).toBe('ABORTED');
+    const refs = await git.listBranches({ fs: r.fs(), gitdir: GITDIR, remote: 'origin' });
+    expect(refs).toContain('other');
+    expect(await git.resolveRef({ fs: r.fs(), gitdir: GITDIR, ref: 'refs/remotes/origin/other' })).toBe(
+      other,
+    );
+    expect(await r.head()).toBe(r.first);
+  });
+
   it('a crash after the merge commit is written: nothing names it, the branch and files have not moved', async () => {
     const r = await remote();
     const ours = await r.local({ 'e.txt': 'ours\n' }, 'ours');
