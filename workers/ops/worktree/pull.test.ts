@@ -226,7 +226,8 @@ describe('pull against git pull of the same repository', () => {
     expect(result.merging).toBeUndefined();
     expect(result.fetch.updated.map((u) => u.new)).toEqual([tip]);
     expect(result.checkout).toMatchObject({ filesWritten: 3, filesDeleted: 1 });
-    // A fast-forward merges nothing.
+    // The fetch's progress reaches the caller; a fast-forward merges nothing.
+    expect(seen.map((p) => p.phase)).toContain('connecting');
     expect(seen.some((p) => p.phase === 'merging')).toBe(false);
     expect(r.gitPull().output).toContain('Fast-forward');
     await expectAsGit(r, { sameCommit: true });
@@ -637,7 +638,10 @@ describe('pull of a criss-cross history (two merge bases)', () => {
     inDir(r.cli, ['fetch', '-q']);
     expect(inDir(r.cli, ['merge-base', '--all', 'HEAD', mMain]).split('\n')).toHaveLength(2);
     const before = await readLightningWorktree(r.fs());
+    const since = served.requests.length;
     const err = await failure(r.pull());
+    // No blob is fetched for it: the fetch alone (filtered) went out.
+    expect(blobRequestsSince(since)).toEqual([]);
     // Not yet a typed OperationError: isomorphic-git's own, raised before anything is written.
     expect(err.code).toBe('MergeNotSupportedError');
     expect(await r.head()).toBe(mSide);
