@@ -1321,7 +1321,7 @@ export default {
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: 'needed.length > 0 (both)',
+      code: 'needed.length > 0 (before the merge)',
       mutants: 'true; >= 0',
       reason: 'ensureBlobs of no blob returns before it asks anything (nothing not packed)',
     },
