@@ -39,6 +39,7 @@ export default {
     'workers/ops/sync/{receivePack,fetch}.ts',
     'workers/ops/sync/lazyBlobs.ts',
     'workers/ops/sync/push.ts',
+    'workers/ops/worktree/pull.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -1310,6 +1311,34 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/worktree/pull.ts, lines 64-170 (issue 26, session 8, mutpull8)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'ours === theirs',
+      mutants: 'false',
+      reason:
+        'findMergeBase of a commit and itself is that commit: the next test answers up-to-date the same',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'needed.length > 0 (before the merge)',
+      mutants: 'true; >= 0',
+      reason: 'ensureBlobs of no blob returns before it asks anything (nothing not packed)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: "(err as { code?: string }).code === 'MergeConflictError' && data?.filepaths",
+      mutants: '||; true && data?.filepaths; data.filepaths',
+      reason:
+        "isomorphic-git's merge (abortOnConflict) throws filepaths only with a MergeConflictError, whose data it always sets",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: '[...data.filepaths].sort()',
+      mutants: 'no sort',
+      reason:
+        "isomorphic-git names conflicts in git's byte order already ('dir-e.txt' before 'dir/b.txt' in pull.test.ts, checked with the sort removed)",
+    },
   ],
   equivalentMutants: [
     {
@@ -1686,6 +1715,18 @@ export default {
       file: 'workers/pack/deltaResolver.ts',
       code: '{ pool.give(result); }',
       reason: 'an object with no children not given back to the pool: memory only',
+    },
+    // workers/ops/worktree/pull.ts, lines 64-170 (issue 26, session 8, mutpull8)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: "'/'",
+      reason: "with abortOnConflict isomorphic-git's merge writes no working file: its dir is not used",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (signal?.aborted) throw abortedError();',
+      reason:
+        "a cancel seen here came from the batch's own throwIfAborted (rethrown as it is), or is seen by startConflictedMerge's check before it writes",
     },
   ],
 };

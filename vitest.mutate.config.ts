@@ -37,6 +37,8 @@ export default defineConfig({
       'test/readFileMinimalCrafted.test.ts',
       // Its own git http-backend on repositories it builds: no fixtures, no global setup.
       'test/pushCases.test.ts',
+      // Real git upload-pack answers through a scripted fetch, git's own clone and `git pull` as the oracle.
+      'workers/ops/worktree/pull.test.ts',
       'test/treeParser.fuzz.test.ts',
       'workers/transport/{errors,reachability,retryPolicy,gitHttp.scripted}.test.ts',
       'workers/store/**/*.test.ts',

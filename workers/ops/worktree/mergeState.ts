@@ -9,6 +9,7 @@ import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
 import { WORKTREE_DIR } from './checkout.ts';
+import { removeEmptyParents } from './emptyParents.ts';
 
 /** A merge a conflicting pull left in progress, as git leaves one: commit or abort it. */
 export interface MergeState {
@@ -182,7 +183,11 @@ export async function abortMergeState(repo: RepoHandle): Promise<void> {
     if (side) {
       const { blob } = await git.readBlob({ fs, gitdir, cache, oid: side.oid });
       await writeWorkingFile(repo, path, blob, side.mode);
-    } else await fs.promises.unlink(`/${path}`).catch(() => undefined);
+    } else {
+      await fs.promises.unlink(`/${path}`).catch(() => undefined);
+      // A file the merge added goes, with the folders it made (git merge --abort leaves none).
+      await removeEmptyParents(repo, path);
+    }
     await setIndexEntry(repo, path, side);
   }
   await clearMergeState(repo);

@@ -13,6 +13,7 @@ import type { FileDiff } from '../read/diff.ts';
 import { diffFile } from '../read/diff.ts';
 import type { BlobContext } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, checkout, WORKTREE_DIR } from './checkout.ts';
+import { removeEmptyParents } from './emptyParents.ts';
 import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
@@ -293,15 +294,4 @@ async function makeParents(repo: RepoHandle, path: string): Promise<void> {
   if (st && !st.isDirectory())
     throw new OperationError('INVALID_PATH', `"${dir.slice(1)}" is a file, not a folder.`);
   await mkdirp(repo.fs.promises, dir);
-}
-
-/** git leaves no empty folder behind when it removes a file. */
-async function removeEmptyParents(repo: RepoHandle, path: string): Promise<void> {
-  const fs = repo.fs.promises;
-  let dir = path.slice(0, Math.max(0, path.lastIndexOf('/')));
-  while (dir) {
-    if ((await fs.readdir(`/${dir}`).catch(() => ['?'])).length > 0) return;
-    await fs.rmdir(`/${dir}`);
-    dir = dir.slice(0, Math.max(0, dir.lastIndexOf('/')));
-  }
 }

@@ -1,0 +1,651 @@
+// pull.ts case by case against `git pull` itself, fast enough to mutate: each case builds a small remote with
+// the git CLI, served through a scripted fetch of real `git upload-pack` answers (test/support/uploadPackFetch.ts,
+// no HTTP server), clones it with the engine on memory storage, and clones it with git too. Local commits are
+// made in both with the same content, author and time (so they are the same commits), the remote moves, both
+// pull, and git's clone is the oracle: the branch's commit (a merge's tree, parents and identity), every ref,
+// the working tree byte for byte, the index's entries (`git ls-files --stage`: the index file itself holds
+// stat data that differs), the conflict stages, and the count of commits that arrived. The same checks
+// against git http-backend and the fixtures, with resolving and aborting a conflict: test/pull.test.ts.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { exportCheckout } from '../../../test/support/cloneOracle.ts';
+import { crashAt } from '../../../test/support/crash.ts';
+import { testEngine } from '../../../test/support/engine.ts';
+import { showRefs } from '../../../test/support/refsOracle.ts';
+import { failure } from '../../../test/support/repoChecks.ts';
+import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
+import { readDiskWorktree, readLightningWorktree } from '../../../test/support/worktree.ts';
+import { memoryStorage } from '../../storage/memory.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import { type PullProgress, pull } from './pull.ts';
+
+let root: string;
+const served = uploadPackFetch((name) => join(root, name));
+const { engine, ctx } = testEngine({ storage: memoryStorage(), fetch: served.fetch });
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'blobless-pull-'));
+});
+afterAll(async () => {
+  await engine.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const ME = { name: 'Local Person', email: 'local@example.test' };
+let clock = 1_800_000_000;
+
+/** git in `cwd` as ME, at `time` (the next second of the clock when absent). */
+function gitAt(cwd: string, args: string[], time?: number): string {
+  const when = `${time ?? ++clock} +0000`;
+  return execFileSync('git', args, {
+    cwd,
+    env: {
+      ...process.env,
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: ME.name,
+      GIT_AUTHOR_EMAIL: ME.email,
+      GIT_COMMITTER_NAME: ME.name,
+      GIT_COMMITTER_EMAIL: ME.email,
+      GIT_AUTHOR_DATE: when,
+      GIT_COMMITTER_DATE: when,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+    .toString()
+    .trim();
+}
+
+/** Writes `files` (null deletes) in the work tree `dir` and commits them; returns the commit. */
+function commitFiles(
+  dir: string,
+  files: Record<string, string | null>,
+  message: string,
+  time?: number,
+): string {
+  for (const [path, text] of Object.entries(files)) {
+    if (text === null) gitAt(dir, ['rm', '-q', path]);
+    else {
+      mkdirSync(join(dir, dirname(path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+      gitAt(dir, ['add', path]);
+    }
+  }
+  gitAt(dir, ['commit', '-q', '--allow-empty', '-m', message], time);
+  return gitAt(dir, ['rev-parse', 'HEAD']);
+}
+
+const lines = (n: number, tag = '') => Array.from({ length: n }, (_, i) => `line ${i + 1}${tag}\n`).join('');
+
+/** The starting files of every remote: a folder two deep, and a text long enough for two clean edits. */
+const START = {
+  'a.txt': lines(12),
+  'dir/b.txt': 'b\n',
+  'dir/sub/c.txt': lines(6, ' c'),
+  'dir/sub/d.txt': 'd\n',
+  'e.txt': 'e\n',
+  // Before dir/ in git's order (by bytes, '-' < '/'), after it in a walk that sorts names alone.
+  'dir-e.txt': 'dir-e\n',
+};
+
+let cases = 0;
+
+/**
+ * A remote `name` with START committed on main; the engine's clone of it (checked out unless `checkout` is
+ * false) and git's (`cli`); `up`, a clone where the remote's next commits are made and pushed.
+ */
+async function remote(opts: { checkout?: boolean; start?: Record<string, string> } = {}) {
+  const name = `r${cases++}.git`;
+  const work = join(root, `${name}-work`);
+  execFileSync('git', ['init', '-q', '-b', 'main', work]);
+  const first = commitFiles(work, opts.start ?? START, 'start');
+  const bare = join(root, name);
+  execFileSync('git', ['clone', '-q', '--bare', work, bare]);
+  gitAt(bare, ['config', 'uploadpack.allowFilter', 'true']);
+  gitAt(bare, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
+  const url = `${served.base}/${name}`;
+  const { repoId } = await engine.clone({ url });
+  if (opts.checkout !== false) await engine.repo(repoId).checkout({ ref: 'HEAD' });
+  const cli = join(root, `${name}-cli`);
+  execFileSync('git', ['clone', '-q', bare, cli]);
+  const fs = () => ctx.store.repoFs.open(repoId);
+  return {
+    name,
+    url,
+    bare,
+    first,
+    repoId,
+    cli,
+    fs,
+    /** A commit on the remote's `branch` (main), as someone else pushes it. */
+    pushed(
+      files: Record<string, string | null>,
+      message: string,
+      o: { time?: number; branch?: string } = {},
+    ) {
+      const branch = o.branch ?? 'main';
+      const tip = commitFiles(work, files, message, o.time);
+      gitAt(work, ['push', '-q', bare, `+HEAD:refs/heads/${branch}`]);
+      return tip;
+    },
+    work: (args: string[]) => gitAt(work, args),
+    /** The same commit made here (isomorphic-git, as the editor makes them) and in git's clone. */
+    async local(files: Record<string, string | null>, message: string, time?: number): Promise<string> {
+      const when = time ?? ++clock;
+      const dir = '/';
+      for (const [path, text] of Object.entries(files)) {
+        if (text === null) await git.remove({ fs: fs(), dir, gitdir: GITDIR, filepath: path });
+        else {
+          await engine.repo(repoId).writeWorktreeFile({ path, content: text });
+          await git.add({ fs: fs(), dir, gitdir: GITDIR, filepath: path });
+        }
+        if (text === null) await fs().promises.unlink(`/${path}`);
+      }
+      const who = { ...ME, timestamp: when, timezoneOffset: 0 };
+      const ours = await git.commit({ fs: fs(), dir, gitdir: GITDIR, message, author: who, committer: who });
+      await fs().promises.flush();
+      expect(commitFiles(cli, files, message, when)).toBe(ours);
+      return ours;
+    },
+    /** `git pull` in git's clone, merging (git's default once asked), at `time`: its exit and output. */
+    gitPull(time?: number): { ok: boolean; output: string } {
+      try {
+        return { ok: true, output: gitAt(cli, ['-c', 'pull.rebase=false', 'pull', '--no-edit'], time) };
+      } catch (err) {
+        const e = err as { stdout?: Buffer; stderr?: Buffer };
+        return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
+      }
+    },
+    /** The engine's repository, working tree and all, exported for git to read. */
+    exported: () => exportCheckout(ctx, repoId, root, `${name}-export-${cases++}`),
+    head: () => git.resolveRef({ fs: fs(), gitdir: GITDIR, ref: 'HEAD' }),
+    pull: (o = {}, hooks = {}) => pull(ctx, repoId, o, hooks),
+  };
+}
+type Remote = Awaited<ReturnType<typeof remote>>;
+
+/** What `git` prints in `dir`. */
+const inDir = (dir: string, args: string[]) => gitAt(dir, args);
+
+/**
+ * What the engine's repository and git's clone must agree on after both pulled: HEAD's commit (or, for a
+ * merge made with another message, its tree, parents, author and committer), every ref, the working tree, the
+ * index's entries, and git's status of each.
+ */
+async function expectAsGit(r: Remote, o: { sameCommit: boolean }): Promise<string> {
+  const dir = await r.exported();
+  if (o.sameCommit) expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(inDir(r.cli, ['rev-parse', 'HEAD']));
+  const commitOf = (d: string) => inDir(d, ['log', '-1', '--format=%T %P%n%an <%ae> %ad%n%cn <%ce> %cd']);
+  expect(commitOf(dir)).toBe(commitOf(r.cli));
+  expect(inDir(dir, ['symbolic-ref', 'HEAD'])).toBe('refs/heads/main');
+  const refs = async (d: string) =>
+    (await showRefs(join(d, '.git'))).filter((l) => o.sameCommit || !l.endsWith(' refs/heads/main'));
+  expect(await refs(dir)).toEqual(await refs(r.cli));
+  expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+  expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  expect(inDir(dir, ['status', '--porcelain', '--untracked-files=all'])).toBe(
+    inDir(r.cli, ['status', '--porcelain', '--untracked-files=all']),
+  );
+  inDir(dir, ['fsck', '--connectivity-only', '--no-progress']);
+  return dir;
+}
+
+/** `git rev-list --count from..to` in git's clone. */
+const countIn = (r: Remote, from: string, to: string) =>
+  Number(inDir(r.cli, ['rev-list', '--count', `${from}..${to}`]));
+
+/** The objects each fetch without a filter (the blob fetches) asked upload-pack for, since request `since`. */
+const blobRequestsSince = (since: number) =>
+  served.requests
+    .slice(since)
+    .filter((q) => q.what === 'git-upload-pack' && q.body.includes('want ') && !q.body.includes('filter'))
+    .map((q) => [...q.body.matchAll(/want ([0-9a-f]{40})/g)].map((m) => m[1]).sort());
+
+describe('pull against git pull of the same repository', () => {
+  it('fast-forward: the same commit, refs, working tree and index; the commits that arrived counted', async () => {
+    const r = await remote();
+    r.pushed({ 'a.txt': lines(12, ' one') }, 'one');
+    const tip = r.pushed({ 'dir/sub/c.txt': null, 'new/deep/f.txt': 'f\n', 'e.txt': 'e2\n' }, 'two');
+    const seen: PullProgress[] = [];
+    const result = await r.pull({}, { onProgress: (p: PullProgress) => seen.push(p) });
+    expect(result).toMatchObject({
+      status: 'fast-forward',
+      branch: 'main',
+      from: r.first,
+      to: tip,
+      newCommits: 2,
+      conflicts: [],
+    });
+    expect(result.merging).toBeUndefined();
+    expect(result.fetch.updated.map((u) => u.new)).toEqual([tip]);
+    expect(result.checkout).toMatchObject({ filesWritten: 3, filesDeleted: 1 });
+    // The fetch's progress reaches the caller; a fast-forward merges nothing.
+    expect(seen.map((p) => p.phase)).toContain('connecting');
+    expect(seen.some((p) => p.phase === 'merging')).toBe(false);
+    expect(r.gitPull().output).toContain('Fast-forward');
+    await expectAsGit(r, { sameCommit: true });
+    expect(countIn(r, r.first, tip)).toBe(2);
+  });
+
+  it('up to date: the same commit; nothing fetched, moved or checked out', async () => {
+    const r = await remote();
+    const result = await r.pull();
+    expect(result).toEqual({
+      fetch: result.fetch,
+      branch: 'main',
+      status: 'up-to-date',
+      from: r.first,
+      to: r.first,
+      newCommits: 0,
+      conflicts: [],
+      checkout: null,
+    });
+    expect(result.fetch.updated).toEqual([]);
+    expect(r.gitPull().output).toContain('Already up to date');
+    await expectAsGit(r, { sameCommit: true });
+  });
+
+  it('up to date with the local branch ahead: nothing changes, as git says "Already up to date"', async () => {
+    const r = await remote();
+    await r.local({ 'a.txt': lines(12, ' mine') }, 'mine');
+    const ahead = await r.local({ 'dir/sub/new.txt': 'new\n' }, 'mine 2');
+    const result = await r.pull();
+    expect(result).toMatchObject({
+      status: 'up-to-date',
+      from: ahead,
+      to: ahead,
+      newCommits: 0,
+      checkout: null,
+    });
+    expect(r.gitPull().output).toContain('Already up to date');
+    await expectAsGit(r, { sameCommit: true });
+  });
+
+  it('merge: a commit with git’s tree, parents and identity; the commits that arrived; the working tree', async () => {
+    const r = await remote();
+    const ours = await r.local(
+      { 'a.txt': lines(12).replace('line 2\n', 'line 2 ours\n'), 'ours.txt': 'o\n' },
+      'ours',
+    );
+    r.pushed(
+      { 'a.txt': lines(12).replace('line 11\n', 'line 11 theirs\n'), 'dir/sub/c.txt': 'c2\n' },
+      'theirs',
+    );
+    const theirs = r.pushed({ 'dir/b.txt': null, 'dir/new.txt': 'n\n' }, 'theirs 2');
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000 + 999);
+    const seen: string[] = [];
+    const result = await r.pull({ author: ME }, { onProgress: (p: PullProgress) => seen.push(p.phase) });
+    expect(result).toMatchObject({
+      status: 'merged',
+      branch: 'main',
+      from: ours,
+      conflicts: [],
+      newCommits: 3,
+    });
+    expect(result.merging).toBeUndefined();
+    expect(seen).toContain('merging');
+    expect(seen.indexOf('merging')).toBeLessThan(seen.lastIndexOf('writing-files'));
+    expect(r.gitPull(now).ok).toBe(true);
+    const dir = await expectAsGit(r, { sameCommit: false });
+    expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(result.to);
+    expect(inDir(dir, ['log', '-1', '--format=%P'])).toBe(`${ours} ${theirs}`);
+    expect(inDir(dir, ['log', '-1', '--format=%B'])).toBe(`Merge branch 'main' of ${r.url} into main`);
+    expect(countIn(r, ours, 'HEAD')).toBe(3);
+    expect(result.checkout).toMatchObject({ filesWritten: 3, filesDeleted: 1 });
+  });
+
+  it('merge without an author given: EngineOptions’ mergeAuthor signs it', async () => {
+    const r = await remote();
+    await r.local({ 'e.txt': 'ours\n' }, 'ours');
+    r.pushed({ 'dir/b.txt': 'theirs\n' }, 'theirs');
+    const result = await r.pull();
+    expect(result.status).toBe('merged');
+    const dir = await r.exported();
+    const { name, email } = ctx.settings.mergeAuthor;
+    expect(inDir(dir, ['log', '-1', '--format=%an <%ae>%n%cn <%ce>'])).toBe(
+      `${name} <${email}>\n${name} <${email}>`,
+    );
+  });
+
+  it('merge: fetches first only the blobs of files both sides changed, deep in folders', async () => {
+    const r = await remote();
+    await r.local({ 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 c ours') }, 'ours');
+    await r.local({ 'e.txt': 'only ours\n' }, 'ours 2');
+    r.pushed(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 6 c', 'line 6 c theirs'), 'a.txt': 'theirs\n' },
+      't',
+    );
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    const result = await r.pull({ author: ME });
+    expect(result.status).toBe('merged');
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectAsGit(r, { sameCommit: false });
+    // The base's and ours' versions are stored (the checkout wrote them): the merge asks for theirs alone, and
+    // not for a.txt (only theirs changed it: the checkout after the merge fetches it).
+    const [mergeBlobs, checkoutBlobs] = blobRequestsSince(since);
+    expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', 'origin/main:dir/sub/c.txt'])]);
+    expect(checkoutBlobs).toEqual([inDir(r.cli, ['rev-parse', 'origin/main:a.txt'])]);
+  });
+});
+
+describe('pull refuses', () => {
+  it('unrelated histories, as git does: the fetch kept, the branch and files untouched', async () => {
+    const r = await remote();
+    await r.local({ 'a.txt': 'mine\n' }, 'mine');
+    r.work(['checkout', '-q', '--orphan', 'other']);
+    r.work(['rm', '-rqf', '.']);
+    const root2 = r.pushed({ 'other.txt': 'other\n' }, 'unrelated root');
+    const before = await readLightningWorktree(r.fs());
+    const err = await failure(r.pull());
+    expect(err.code).toBe('UNRELATED_HISTORIES');
+    expect(err.message).toBe(
+      'main and origin/main share no history (or a shallow clone stops before it): fetch more of it, then pull again.',
+    );
+    const theirs = r.gitPull();
+    expect(theirs.ok).toBe(false);
+    expect(theirs.output).toContain('refusing to merge unrelated histories');
+    await expectAsGit(r, { sameCommit: true });
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(inDir(r.cli, ['rev-parse', 'origin/main'])).toBe(root2);
+  });
+
+  it('a detached HEAD: nothing to pull into, nothing fetched', async () => {
+    const r = await remote();
+    await engine.repo(r.repoId).checkout({ ref: r.first });
+    const since = served.requests.length;
+    const err = await failure(r.pull());
+    expect(err.code).toBe('DETACHED_HEAD');
+    expect(err.message).toBe(
+      'HEAD is not on a branch, so there is nothing to pull into. Switch to a branch first.',
+    );
+    expect(served.requests.length).toBe(since);
+    inDir(r.cli, ['checkout', '-q', '--detach']);
+    expect(r.gitPull().output).toContain('You are not currently on a branch');
+  });
+
+  it('a branch whose upstream the remote does not have', async () => {
+    const r = await remote();
+    const fs = r.fs();
+    await git.branch({ fs, gitdir: GITDIR, ref: 'topic', checkout: true });
+    const err = await failure(r.pull());
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toBe('The remote has no branch "topic" to pull into topic.');
+  });
+});
+
+describe('pull follows branch.<name>.merge', () => {
+  it('merges the upstream the config names, as git does', async () => {
+    const r = await remote();
+    const tip = r.pushed({ 'e.txt': 'feature\n' }, 'feature', { branch: 'feature' });
+    const fs = r.fs();
+    await git.branch({ fs, gitdir: GITDIR, ref: 'topic', checkout: true });
+    await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.remote', value: 'origin' });
+    await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.merge', value: 'refs/heads/feature' });
+    const result = await r.pull();
+    expect(result).toMatchObject({
+      status: 'fast-forward',
+      branch: 'topic',
+      from: r.first,
+      to: tip,
+      newCommits: 1,
+    });
+    inDir(r.cli, ['checkout', '-q', '-b', 'topic']);
+    inDir(r.cli, ['config', 'branch.topic.remote', 'origin']);
+    inDir(r.cli, ['config', 'branch.topic.merge', 'refs/heads/feature']);
+    expect(r.gitPull().output).toContain('Fast-forward');
+    const dir = await r.exported();
+    expect(inDir(dir, ['rev-parse', 'topic', 'main'])).toBe(inDir(r.cli, ['rev-parse', 'topic', 'main']));
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+  });
+});
+
+/** A clone whose commit and the remote's both change the first line of dir/sub/c.txt; the rest merges cleanly. */
+async function conflicted() {
+  const r = await remote();
+  await r.local(
+    { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 ours'), 'e.txt': 'e ours\n' },
+    'ours',
+  );
+  const ours = await r.local({ 'a.txt': lines(12).replace('line 1\n', 'line 1 ours\n') }, 'ours 2');
+  const theirs = r.pushed(
+    {
+      'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 theirs'),
+      'a.txt': lines(12).replace('line 12\n', 'line 12 theirs\n'),
+      'dir/sub/d.txt': null,
+      'dir/new/f.txt': 'f\n',
+    },
+    'theirs',
+  );
+  return { r, ours, theirs };
+}
+
+describe('pull with conflicts', () => {
+  it('stops as git does: MERGE_HEAD, stages 1-3, the clean part staged and written, markers in the file', async () => {
+    const { r, ours, theirs } = await conflicted();
+    const result = await r.pull();
+    expect(result).toEqual({
+      fetch: result.fetch,
+      branch: 'main',
+      status: 'conflict',
+      merging: true,
+      from: ours,
+      to: ours,
+      newCommits: 0,
+      conflicts: ['dir/sub/c.txt'],
+      checkout: null,
+    });
+    expect(result.fetch.updated.map((u) => u.new)).toEqual([theirs]);
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    for (const args of [
+      ['ls-files', '--stage'],
+      ['status', '--porcelain', '--untracked-files=all'],
+      ['rev-parse', 'HEAD', 'MERGE_HEAD', 'ORIG_HEAD'],
+      ['diff', '--cached', '--name-status'],
+    ])
+      expect(inDir(dir, args), args.join(' ')).toBe(inDir(r.cli, args));
+    // Every file but the conflicted one is git's, byte for byte; that one has both sides between markers.
+    const notConflicted = (w: { path: string }[]) => w.filter((e) => e.path !== 'dir/sub/c.txt');
+    expect(notConflicted(await readLightningWorktree(r.fs()))).toEqual(
+      notConflicted(await readDiskWorktree(r.cli)),
+    );
+    const marked = String(await r.fs().promises.readFile('/dir/sub/c.txt', 'utf8'));
+    expect(marked).toMatch(/^<<<<<<< .*\nline 1 ours\n=======\nline 1 theirs\n>>>>>>> .*\nline 2 c\n/);
+    expect(String(await r.fs().promises.readFile(`${GITDIR}/MERGE_MSG`, 'utf8'))).toBe(
+      `Merge branch 'main' of ${r.url} into main\n`,
+    );
+  });
+
+  it('two conflicted files are named in order; the blobs of what theirs changed are fetched before', async () => {
+    const r = await remote();
+    const ours = await r.local({ 'dir-e.txt': 'e ours\n', 'dir/b.txt': 'b ours\n' }, 'ours');
+    r.pushed(
+      { 'dir/b.txt': 'b theirs\n', 'dir-e.txt': 'e theirs\n', 'dir/sub/d.txt': 'd theirs\n' },
+      'theirs',
+    );
+    const since = served.requests.length;
+    const result = await r.pull();
+    expect(result).toMatchObject({
+      status: 'conflict',
+      merging: true,
+      conflicts: ['dir-e.txt', 'dir/b.txt'],
+      to: ours,
+    });
+    // The merge's three-way read, then the conflicted merge's: theirs of every file it changed.
+    const at = (path: string) => inDir(r.cli, ['rev-parse', `origin/main:${path}`]);
+    inDir(r.cli, ['fetch', '-q']);
+    const asked = blobRequestsSince(since);
+    expect(asked.flat().sort()).toEqual([at('dir/b.txt'), at('dir/sub/d.txt'), at('dir-e.txt')].sort());
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+
+  it('with local changes in the way, changes nothing and names the conflicting files', async () => {
+    const { r, ours } = await conflicted();
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'e.txt', content: 'not committed\n' });
+    const before = await readLightningWorktree(r.fs());
+    const result = await r.pull();
+    expect(result).toMatchObject({
+      status: 'conflict',
+      merging: false,
+      conflicts: ['dir/sub/c.txt'],
+      to: ours,
+    });
+    expect(result.checkout).toBeNull();
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await r.head()).toBe(ours);
+    expect(
+      await r
+        .fs()
+        .promises.stat(`${GITDIR}/MERGE_HEAD`)
+        .catch(() => null),
+    ).toBeNull();
+  });
+});
+
+describe('after a conflicted pull', () => {
+  it('the resolution commits as the merge git makes; refused before it is resolved', async () => {
+    const { r, ours, theirs } = await conflicted();
+    await r.pull();
+    expect(r.gitPull().ok).toBe(false);
+    const early = await failure(engine.repo(r.repoId).commit({ message: 'Merge', author: ME }));
+    expect(early.code).toBe('UNRESOLVED_CONFLICTS');
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'both\n' });
+    await engine.repo(r.repoId).stage({ paths: ['dir/sub/c.txt'] });
+    const state = (await engine.repo(r.repoId).status()).merging;
+    expect(state).toEqual({
+      head: theirs,
+      message: `Merge branch 'main' of ${r.url} into main\n`,
+      conflicts: [],
+    });
+    await engine.repo(r.repoId).commit({ message: state!.message, author: ME });
+    expect((await engine.repo(r.repoId).status()).merging).toBeNull();
+    writeFileSync(join(r.cli, 'dir/sub/c.txt'), 'both\n');
+    inDir(r.cli, ['add', 'dir/sub/c.txt']);
+    inDir(r.cli, ['commit', '-q', '--no-edit']);
+    const dir = await r.exported();
+    const show = (d: string) => inDir(d, ['log', '-1', '--format=%T %P']);
+    expect(show(dir)).toBe(show(r.cli));
+    expect(inDir(dir, ['log', '-1', '--format=%P'])).toBe(`${ours} ${theirs}`);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+    expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+
+  it('aborting it is git merge --abort: every file, the index and HEAD as before the pull', async () => {
+    const { r, ours } = await conflicted();
+    const before = await readLightningWorktree(r.fs());
+    await r.pull();
+    expect(r.gitPull().ok).toBe(false);
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'half resolved\n' });
+    await engine.repo(r.repoId).abortMerge();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+    expect((await engine.repo(r.repoId).status()).merging).toBeNull();
+    const dir = await r.exported();
+    expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(ours);
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+    expect((await failure(engine.repo(r.repoId).abortMerge())).code).toBe('NO_MERGE');
+  });
+});
+
+describe('pull stopped mid-way', () => {
+  it('cancelled while merging: ABORTED, the branch, files and index as before', async () => {
+    const r = await remote();
+    const ours = await r.local({ 'e.txt': 'ours\n' }, 'ours');
+    r.pushed({ 'a.txt': lines(12, ' theirs'), 'dir/b.txt': 'b2\n' }, 'theirs');
+    const before = await readLightningWorktree(r.fs());
+    const stop = new AbortController();
+    const err = await failure(
+      r.pull(
+        {},
+        { signal: stop.signal, onProgress: (p: PullProgress) => p.phase === 'merging' && stop.abort() },
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    expect(await r.head()).toBe(ours);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    const dir = await r.exported();
+    expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+    // Pulled again, it merges.
+    expect((await r.pull()).status).toBe('merged');
+  });
+
+  it('cancelled as its fetch commits: ABORTED, the fetch kept, the branch not pulled', async () => {
+    const r = await remote();
+    const other = r.pushed({ 'e.txt': 'other\n' }, 'other', { branch: 'other' });
+    const stop = new AbortController();
+    ctx.store.crash.setHook((point) => {
+      if (point === 'fetch:files-committed') stop.abort();
+    });
+    const err = await failure(r.pull({}, { signal: stop.signal })).finally(() =>
+      ctx.store.crash.setHook(undefined),
+    );
+    expect(err.code).toBe('ABORTED');
+    const refs = await git.listBranches({ fs: r.fs(), gitdir: GITDIR, remote: 'origin' });
+    expect(refs).toContain('other');
+    expect(await git.resolveRef({ fs: r.fs(), gitdir: GITDIR, ref: 'refs/remotes/origin/other' })).toBe(
+      other,
+    );
+    expect(await r.head()).toBe(r.first);
+  });
+
+  it('a crash after the merge commit is written: nothing names it, the branch and files have not moved', async () => {
+    const r = await remote();
+    const ours = await r.local({ 'e.txt': 'ours\n' }, 'ours');
+    r.pushed({ 'dir/b.txt': 'b2\n' }, 'theirs');
+    const before = await readLightningWorktree(r.fs());
+    await crashAt(ctx, 'pull:merge-committed', () => r.pull());
+    ctx.repos.forget(r.repoId);
+    expect(await r.head()).toBe(ours);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    const result = await r.pull();
+    expect(result.status).toBe('merged');
+    expect(await r.head()).toBe(result.to);
+  });
+});
+
+describe('pull of a criss-cross history (two merge bases)', () => {
+  it('git merges it (a virtual base); Blobless refuses (isomorphic-git merges one base only), changing nothing', async () => {
+    const r = await remote();
+    // Y on a side branch and X on main, each merged into the other: M_side and M_main have bases X and Y.
+    r.work(['checkout', '-q', '-b', 'side']);
+    r.pushed({ 'e.txt': 'e side\n' }, 'Y', { branch: 'side' });
+    r.work(['checkout', '-q', 'main']);
+    r.pushed({ 'a.txt': lines(12, ' x') }, 'X');
+    r.work(['checkout', '-q', 'side']);
+    r.work(['merge', '-q', '--no-edit', 'main']);
+    const mSide = r.work(['rev-parse', 'HEAD']);
+    r.work(['checkout', '-q', 'main']);
+    r.work(['merge', '-q', '--no-edit', 'side~1']);
+    r.work(['push', '-q', r.bare, `+${mSide}:refs/heads/main`]);
+    expect((await r.pull()).status).toBe('fast-forward');
+    expect(r.gitPull().output).toContain('Fast-forward');
+    const mMain = r.pushed({ 'dir/b.txt': 'b main\n' }, 'after M_main');
+    inDir(r.cli, ['fetch', '-q']);
+    expect(inDir(r.cli, ['merge-base', '--all', 'HEAD', mMain]).split('\n')).toHaveLength(2);
+    const before = await readLightningWorktree(r.fs());
+    const since = served.requests.length;
+    const err = await failure(r.pull());
+    // No blob is fetched for it: the fetch alone (filtered) went out.
+    expect(blobRequestsSince(since)).toEqual([]);
+    // Not yet a typed OperationError: isomorphic-git's own, raised before anything is written.
+    expect(err.code).toBe('MergeNotSupportedError');
+    expect(await r.head()).toBe(mSide);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(r.gitPull().ok).toBe(true);
+  });
+});
