@@ -39,6 +39,7 @@ export default {
     'workers/ops/sync/{receivePack,fetch}.ts',
     'workers/ops/sync/lazyBlobs.ts',
     'workers/ops/sync/push.ts',
+    'workers/ops/worktree/checkout.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
