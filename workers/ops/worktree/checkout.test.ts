@@ -493,3 +493,67 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
     await expectLikeGit(repoId, ids.other, 'other');
   });
 });
+
+describe('sparse checkouts and onBranch', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    repoId = await clonedAndCheckedOut();
+  });
+
+  it('paths outside the repository, or not in the commit, are PATH_NOT_FOUND before anything is fetched', async () => {
+    const from = served.requests.length;
+    const outside = await failure(checkout(ctx, repoId, 'other', { paths: ['d/../..'] }));
+    expect([outside.code, outside.message]).toEqual([
+      'PATH_NOT_FOUND',
+      '"d/../.." is not a path inside the repository.',
+    ]);
+    const one = await failure(checkout(ctx, repoId, 'other', { paths: ['d', 'gone'] }));
+    expect([one.code, one.message]).toEqual([
+      'PATH_NOT_FOUND',
+      `"gone" is not in commit ${ids.other.slice(0, 10)}.`,
+    ]);
+    const two = await failure(checkout(ctx, repoId, 'other', { paths: ['nope', 'd/nope'] }));
+    expect(two.message).toBe(`"nope", "d/nope" are not in commit ${ids.other.slice(0, 10)}.`);
+    expect(served.requests.length).toBe(from);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('"." is the whole tree', async () => {
+    await checkout(ctx, repoId, 'other', { paths: ['.'] });
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+
+  it('onBranch moves that branch to the commit and HEAD to the branch, as git checkout -B', async () => {
+    const result = await checkout(ctx, repoId, ids.v1, { onBranch: 'main' });
+    expect(result).toMatchObject({ commit: ids.v1, branch: 'main' });
+    await expectLikeGit(repoId, ids.v1, 'main');
+  });
+
+  it('onBranch back to main, then a sparse checkout from there', async () => {
+    await checkout(ctx, repoId, ids.main, { onBranch: 'main' });
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('on a working tree: only what is under paths changes (git checkout --no-overlay other -- paths); HEAD moves', async () => {
+    const copy = gitCopy(ids.main);
+    gitIn(copy, ['checkout', '--no-overlay', ids.other, '--', 'd', 'f2d', 'new/sub']);
+    const result = await checkout(ctx, repoId, 'other', { paths: ['/d/', 'f2d//', 'new/sub'] });
+    expect(result).toMatchObject({ commit: ids.other, branch: 'other', filesWritten: 2, filesDeleted: 2 });
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+    expect(headIn(dir)).toEqual({ branch: 'other', oid: ids.other });
+  });
+
+  it('a first checkout with paths writes only those', async () => {
+    const { repoId: fresh } = await engine.clone({ url: `${served.base}/src` });
+    const result = await checkout(ctx, fresh, 'HEAD', { paths: ['d'] });
+    expect(result).toMatchObject({ commit: ids.main, branch: 'main', filesWritten: 2, blobsFetched: 2 });
+    expect((await readLightningWorktree(ctx.store.repoFs.open(fresh))).map((e) => e.path)).toEqual([
+      'd',
+      'd/x.txt',
+      'd/y.txt',
+    ]);
+  });
+});
