@@ -450,7 +450,7 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
     const before = treeOf(ids.main);
     const needing = new Map(
       [...treeOf(ids.other)].filter(
-        ([p, e]) => ![...before.values()].some((b) => b.endsWith(e.split(' ')[1])),
+        ([, e]) => ![...before.values()].some((b) => b.endsWith(e.split(' ')[1])),
       ),
     );
     emptyBlobAnswers = true;
