@@ -369,7 +369,12 @@ describe('local changes, as git checkout treats them', () => {
   });
 
   it('a change the switch would overwrite: WORKTREE_DIRTY naming what git names; nothing changes', async () => {
-    copy = await localChanges(repoId, 'main', { 'a.txt': 'mine\n', 'keep.txt': 'also mine\n' });
+    // An untracked file besides: git keeps it, with or without -f.
+    copy = await localChanges(repoId, 'main', {
+      'a.txt': 'mine\n',
+      'keep.txt': 'also mine\n',
+      'notes.txt': 'untracked\n',
+    });
     const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
     const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
     expect(err.code).toBe('WORKTREE_DIRTY');
@@ -386,6 +391,7 @@ describe('local changes, as git checkout treats them', () => {
     expect(result.branch).toBe('other');
     gitIn(copy, ['checkout', '-q', '-f', 'other']);
     expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    await ctx.store.repoFs.open(repoId).promises.unlink('/notes.txt');
     await expectLikeGit(repoId, ids.other, 'other');
   });
 
@@ -486,6 +492,24 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
       },
     }));
     expect(wrote).toBeGreaterThan(0);
+  });
+
+  it('a write that fails: its error as it is, and nothing changed', async () => {
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const { writeFile } = fs;
+    fs.writeFile = (async (path: string, ...rest: unknown[]) => {
+      if (path.replace(/\/+/g, '/') === '/a.txt') throw new Error('no space left');
+      return (writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest);
+    }) as typeof fs.writeFile;
+    try {
+      const err = await failure(checkout(ctx, repoId, 'other'));
+      // isomorphic-git gathers the errors of its writes.
+      const errors = (err as unknown as { errors: Error[] }).errors;
+      expect([err.name, errors.map((e) => e.message)]).toEqual(['MultipleGitError', ['no space left']]);
+    } finally {
+      fs.writeFile = writeFile;
+    }
+    await expectMain();
   });
 
   it('then succeeds', async () => {
