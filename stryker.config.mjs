@@ -1311,6 +1311,14 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/worktree/checkout.ts (session 8, mutco8)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: '!(head === 0 && stage === 0) (the forced second pass)',
+      mutants: 'stage === 0 as true',
+      reason:
+        "after isomorphic-git's checkout the index holds no path of filepaths that HEAD lacks (a staged new file is dropped too), so no row has head 0 and stage other than 0",
+    },
   ],
   equivalentMutants: [
     {

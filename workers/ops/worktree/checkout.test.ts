@@ -387,11 +387,18 @@ describe('local changes, as git checkout treats them', () => {
   });
 
   it('force throws local changes away, as git checkout -f does', async () => {
+    // A new file in the index too: git -f drops it, from the index and the working tree.
+    const fs = ctx.store.repoFs.open(repoId);
+    await fs.promises.writeFile('/staged.txt', 'staged\n', 'utf8');
+    await git.add({ fs, dir: '/', gitdir: GITDIR, filepath: 'staged.txt' });
+    writeFileSync(join(copy, 'staged.txt'), 'staged\n');
+    gitIn(copy, ['add', 'staged.txt']);
     const result = await checkout(ctx, repoId, 'other', { force: true });
     expect(result.branch).toBe('other');
     gitIn(copy, ['checkout', '-q', '-f', 'other']);
-    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
-    await ctx.store.repoFs.open(repoId).promises.unlink('/notes.txt');
+    expect(await readLightningWorktree(fs)).toEqual(await readDiskWorktree(copy));
+    expect(gitIn(await exported(repoId), ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+    await fs.promises.unlink('/notes.txt');
     await expectLikeGit(repoId, ids.other, 'other');
   });
 
