@@ -425,6 +425,20 @@ describe('local changes, as git checkout treats them', () => {
   });
 });
 
+describe('an untracked file where the target has a folder', () => {
+  it('is refused as git refuses it; with force too, where git -f replaces it (a gap: the index knows no such file)', async () => {
+    const repoId = await clonedAndCheckedOut();
+    const copy = await localChanges(repoId, 'main', { new: 'untracked\n' });
+    const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
+    expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', gitRefusal(copy, 'other')]);
+    const forced = (await failure(checkout(ctx, repoId, 'other', { force: true }))) as typeof err;
+    expect([forced.code, forced.paths]).toEqual(['WORKTREE_DIRTY', ['new']]);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
+    expect(headIn(await exported(repoId))).toEqual({ branch: 'main', oid: ids.main });
+  });
+});
+
 describe('a checkout that fails or is cancelled leaves HEAD, index and files as they were', () => {
   let repoId: string;
 
