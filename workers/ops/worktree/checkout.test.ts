@@ -515,21 +515,42 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
     expect(wrote).toBeGreaterThan(0);
   });
 
-  it('a write that fails: its error as it is, and nothing changed', async () => {
+  /** Fails the write of /a.txt with "no space left", after `before` ran. */
+  async function failingWrite<T>(before: () => void, run: () => Promise<T>): Promise<T> {
     const fs = ctx.store.repoFs.open(repoId).promises;
     const { writeFile } = fs;
     fs.writeFile = (async (path: string, ...rest: unknown[]) => {
-      if (path.replace(/\/+/g, '/') === '/a.txt') throw new Error('no space left');
+      if (path.replace(/\/+/g, '/') === '/a.txt') {
+        before();
+        throw new Error('no space left');
+      }
       return (writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest);
     }) as typeof fs.writeFile;
     try {
-      const err = await failure(checkout(ctx, repoId, 'other'));
-      // isomorphic-git gathers the errors of its writes.
-      const errors = (err as unknown as { errors: Error[] }).errors;
-      expect([err.name, errors.map((e) => e.message)]).toEqual(['MultipleGitError', ['no space left']]);
+      return await run();
     } finally {
       fs.writeFile = writeFile;
     }
+  }
+
+  it('a write that fails: its error as it is, and nothing changed', async () => {
+    const err = await failingWrite(
+      () => undefined,
+      () => failure(checkout(ctx, repoId, 'other')),
+    );
+    // isomorphic-git gathers the errors of its writes.
+    const errors = (err as unknown as { errors: Error[] }).errors;
+    expect([err.name, errors.map((e) => e.message)]).toEqual(['MultipleGitError', ['no space left']]);
+    await expectMain();
+  });
+
+  it('cancelled as a write fails: ABORTED, the cancel named rather than the write', async () => {
+    const controller = new AbortController();
+    const err = await failingWrite(
+      () => controller.abort(),
+      () => failure(checkout(ctx, repoId, 'other', {}, { signal: controller.signal })),
+    );
+    expect(err.code).toBe('ABORTED');
     await expectMain();
   });
 
