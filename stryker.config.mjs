@@ -1319,6 +1319,12 @@ export default {
       reason:
         "after isomorphic-git's checkout the index holds no path of filepaths that HEAD lacks (a staged new file is dropped too), so no row has head 0 and stage other than 0",
     },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'createBranch: false (resolveTarget, a detached tag or ref)',
+      mutants: 'true',
+      reason: 'createBranch is read only together with branch, which is null for a detached target',
+    },
   ],
   equivalentMutants: [
     {

@@ -574,6 +574,8 @@ describe('sparse checkouts and onBranch', () => {
       'PATH_NOT_FOUND',
       '"d/../.." is not a path inside the repository.',
     ]);
+    const dot = await failure(checkout(ctx, repoId, 'other', { paths: ['d/./x.txt'] }));
+    expect(dot.message).toBe('"d/./x.txt" is not a path inside the repository.');
     const one = await failure(checkout(ctx, repoId, 'other', { paths: ['d', 'gone'] }));
     expect([one.code, one.message]).toEqual([
       'PATH_NOT_FOUND',
@@ -614,7 +616,7 @@ describe('sparse checkouts and onBranch', () => {
 
   it('a first checkout with paths writes only those', async () => {
     const { repoId: fresh } = await engine.clone({ url: `${served.base}/src` });
-    const result = await checkout(ctx, fresh, 'HEAD', { paths: ['d'] });
+    const result = await checkout(ctx, fresh, 'HEAD', { paths: ['d/x.txt', 'd/y.txt'] });
     expect(result).toMatchObject({ commit: ids.main, branch: 'main', filesWritten: 2, blobsFetched: 2 });
     expect((await readLightningWorktree(ctx.store.repoFs.open(fresh))).map((e) => e.path)).toEqual([
       'd',
