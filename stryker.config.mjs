@@ -1325,6 +1325,13 @@ export default {
       mutants: 'true',
       reason: 'createBranch is read only together with branch, which is null for a detached target',
     },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: "e?.code === 'CheckoutConflictError' ? (e.data?.filepaths ?? []) : null (conflictPaths)",
+      mutants: 'e.code; e.data.filepaths; ["Stryker was here"]',
+      reason:
+        "isomorphic-git's checkout rejects only with error objects, and its CheckoutConflictError always carries data.filepaths",
+    },
   ],
   equivalentMutants: [
     {
