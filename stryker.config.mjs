@@ -40,6 +40,7 @@ export default {
     'workers/ops/sync/lazyBlobs.ts',
     'workers/ops/sync/push.ts',
     'workers/ops/worktree/pull.ts',
+    'workers/ops/worktree/checkout.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -1338,6 +1339,27 @@ export default {
       mutants: 'no sort',
       reason:
         "isomorphic-git names conflicts in git's byte order already ('dir-e.txt' before 'dir/b.txt' in pull.test.ts, checked with the sort removed)",
+    },
+    // workers/ops/worktree/checkout.ts (session 8, mutco8)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: '!(head === 0 && stage === 0) (the forced second pass)',
+      mutants: 'stage === 0 as true',
+      reason:
+        "after isomorphic-git's checkout the index holds no path of filepaths that HEAD lacks (a staged new file is dropped too), so no row has head 0 and stage other than 0",
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'createBranch: false (resolveTarget, a detached tag or ref)',
+      mutants: 'true',
+      reason: 'createBranch is read only together with branch, which is null for a detached target',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: "e?.code === 'CheckoutConflictError' ? (e.data?.filepaths ?? []) : null (conflictPaths)",
+      mutants: 'e.code; e.data.filepaths; ["Stryker was here"]',
+      reason:
+        "isomorphic-git's checkout rejects only with error objects, and its CheckoutConflictError always carries data.filepaths",
     },
   ],
   equivalentMutants: [

@@ -33,6 +33,8 @@ export default defineConfig({
       // A scripted fetch answering with packs of `git pack-objects`: no git server.
       'workers/ops/sync/lazyBlobs.test.ts',
       'workers/ops/sync/blobBatchPlan.test.ts',
+      // checkout against git upload-pack answers through a scripted fetch, git checkout as the oracle: no server.
+      'workers/ops/worktree/checkout.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
       // Its own git http-backend on repositories it builds: no fixtures, no global setup.

@@ -1,0 +1,627 @@
+// checkout (checkout.ts) against real git upload-pack answers (test/support/uploadPackFetch.ts: `git
+// upload-pack --stateless-rpc` per request, no HTTP server) on a repo the git CLI builds here, the engine on
+// memory storage. The oracle is `git checkout` of the same commits in a copy: the working tree (kinds,
+// executable bits, bytes, link targets), `git ls-files --stage`, HEAD and a clean `git status` of our export,
+// and git's own refusal of local changes. A clone costs well under a second, so each mutant of checkout.ts is
+// judged in seconds (stryker.config.mjs). Against git http-backend and the fixtures: test/checkout.test.ts,
+// test/typeChange.test.ts.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportCheckout } from '../../../test/support/cloneOracle.ts';
+import { requestLines } from '../../../test/support/craftedServer.ts';
+import { testEngine } from '../../../test/support/engine.ts';
+import { failure } from '../../../test/support/repoChecks.ts';
+import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
+import {
+  readDiskWorktree,
+  readLightningWorktree,
+  type WorktreeEntry,
+} from '../../../test/support/worktree.ts';
+import { memoryStorage } from '../../storage/memory.ts';
+import { GITDIR } from '../../store/repoFs.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
+import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import { type CheckoutHooks, type CheckoutProgress, checkout } from './checkout.ts';
+
+let root: string;
+let src: string;
+/** Blob requests get a pack without the blobs (a server that lost them) while this is set. */
+let emptyBlobAnswers = false;
+const served = uploadPackFetch((name) => join(root, name));
+const EMPTY_PACK = execFileSync('git', ['pack-objects', '--stdout', '-q'], { input: '' });
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch: async (input, init) => {
+    const body = init?.body ? Buffer.from(init.body as Uint8Array).toString('latin1') : '';
+    if (emptyBlobAnswers && body.includes('command=fetch') && !body.includes('filter')) {
+      const section = concatBytes([
+        encodePktLine('packfile\n'),
+        encodePktLine(concatBytes([Uint8Array.of(1), new Uint8Array(EMPTY_PACK)])),
+        FLUSH_PKT,
+      ]);
+      return new Response(section as BodyInit, {
+        headers: { 'Content-Type': 'application/x-git-upload-pack-result' },
+      });
+    }
+    return served.fetch(input, init);
+  },
+  retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 },
+});
+
+let clock = 1_700_000_000;
+function gitIn(dir: string, args: string[], input?: string): string {
+  clock++;
+  return execFileSync('git', args, {
+    cwd: dir,
+    input,
+    env: {
+      ...process.env,
+      GIT_AUTHOR_DATE: `${clock} +0000`,
+      GIT_COMMITTER_DATE: `${clock} +0000`,
+      GIT_AUTHOR_NAME: 'A U Thor',
+      GIT_AUTHOR_EMAIL: 'author@example.com',
+      GIT_COMMITTER_NAME: 'A U Thor',
+      GIT_COMMITTER_EMAIL: 'author@example.com',
+      GIT_TERMINAL_PROMPT: '0',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
+    .toString()
+    .trim();
+}
+
+/** `sh -c script` in the source repo. */
+const sh = (script: string) => execFileSync('sh', ['-c', script], { cwd: src });
+
+const ids: Record<'v1' | 'main' | 'other', string> = { v1: '', main: '', other: '' };
+
+// v1 (tagged): every kind of entry; main: a change and a new file; other (from main, only on the server):
+// each kind of change: modified, added (in new folders), removed (emptying folders), file ⇄ folder,
+// file ⇄ symlink, symlink → folder, executable bit on and off, a submodule dropped.
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'blobless-checkoutfast-'));
+  src = join(root, 'src');
+  execFileSync('git', ['init', '-q', '-b', 'main', src]);
+  gitIn(src, ['config', 'uploadpack.allowFilter', 'true']);
+  sh(`mkdir -p d d2f gone/deep
+    printf 'a\\n' > a.txt; printf 'keep\\n' > keep.txt; printf 'x\\n' > d/x.txt; printf 'y\\n' > d/y.txt
+    printf '#!/bin/sh\\necho run\\n' > run.sh; chmod 755 run.sh; printf 'mode\\n' > mode.sh
+    printf 'f2d\\n' > f2d; printf 'in d2f\\n' > d2f/x.txt; printf 'f2l\\n' > f2l; printf 'z\\n' > gone/deep/z.txt
+    ln -s a.txt l2f; ln -s keep.txt l2d`);
+  gitIn(src, ['add', '.']);
+  gitIn(src, ['update-index', '--add', '--cacheinfo', `160000,${'5'.repeat(40)},mod`]);
+  gitIn(src, ['commit', '-q', '-m', 'v1']);
+  ids.v1 = gitIn(src, ['rev-parse', 'HEAD']);
+  gitIn(src, ['tag', 'v1']);
+  // An empty folder is an unpopulated submodule to `git add`: it keeps the gitlink.
+  sh('mkdir mod');
+  sh(`printf 'a, main\\n' > a.txt; printf 'b\\n' > b.txt`);
+  gitIn(src, ['add', '.']);
+  gitIn(src, ['commit', '-q', '-m', 'main']);
+  ids.main = gitIn(src, ['rev-parse', 'HEAD']);
+  gitIn(src, ['checkout', '-q', '-b', 'other']);
+  sh(`printf 'a, other\\n' > a.txt; rm d/y.txt; rm -r gone; mkdir -p new/sub; printf 'n\\n' > new/sub/n.txt
+    chmod 644 run.sh; chmod 755 mode.sh
+    rm f2d; mkdir f2d; printf 'inner\\n' > f2d/inner.txt
+    rm -r d2f; printf 'd2f is a file\\n' > d2f
+    rm f2l; ln -s b.txt f2l; rm l2f; printf 'l2f is a file\\n' > l2f
+    rm l2d; mkdir l2d; printf 'l2d/y\\n' > l2d/y.txt`);
+  gitIn(src, ['add', '-A']);
+  gitIn(src, ['rm', '-q', '--cached', 'mod']);
+  gitIn(src, ['commit', '-q', '-m', 'other']);
+  ids.other = gitIn(src, ['rev-parse', 'HEAD']);
+  gitIn(src, ['checkout', '-q', 'main']);
+});
+
+afterAll(async () => {
+  await engine.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** A clone of the source repo (blob:none, nothing checked out), then its first checkout. */
+async function clonedAndCheckedOut(): Promise<string> {
+  const { repoId } = await engine.clone({ url: `${served.base}/src` });
+  await checkout(ctx, repoId, 'HEAD');
+  return repoId;
+}
+
+interface Checked {
+  tree: WorktreeEntry[];
+  stage: string;
+}
+
+let copies = 0;
+/** A clone of the source repo by git with `rev` checked out (detached): git's working tree and index. */
+function gitCopy(rev: string): string {
+  const dir = join(root, `git-${copies++}`);
+  gitIn(root, ['clone', '-q', '--no-checkout', src, dir]);
+  gitIn(dir, ['-c', 'advice.detachedHead=false', 'checkout', '-q', '--detach', rev]);
+  return dir;
+}
+
+const oracles = new Map<string, Promise<Checked>>();
+/** What `git checkout <commit>` leaves: working tree and `git ls-files --stage`. */
+function gitsCheckout(commit: string): Promise<Checked> {
+  let o = oracles.get(commit);
+  if (!o) {
+    o = (async () => {
+      const dir = gitCopy(commit);
+      return { tree: await readDiskWorktree(dir), stage: gitIn(dir, ['ls-files', '--stage']) };
+    })();
+    oracles.set(commit, o);
+  }
+  return o;
+}
+
+let exports = 0;
+/** Our working tree and git directory copied to disk for git. */
+async function exported(repoId: string): Promise<string> {
+  await maintenanceIdle(ctx, repoId);
+  return exportCheckout(ctx, repoId, root, `ours-${exports++}`);
+}
+
+/** HEAD as git reads it in an export: the branch it names (null: detached) and the commit. */
+function headIn(dir: string): { branch: string | null; oid: string } {
+  let branch: string | null;
+  try {
+    branch = gitIn(dir, ['symbolic-ref', '--short', '-q', 'HEAD']);
+  } catch {
+    branch = null;
+  }
+  return { branch, oid: gitIn(dir, ['rev-parse', 'HEAD']) };
+}
+
+/** The repo holds `git checkout` of `commit`: files, index, HEAD (on `branch`), and git status finds it clean. */
+async function expectLikeGit(repoId: string, commit: string, branch: string | null): Promise<void> {
+  const oracle = await gitsCheckout(commit);
+  expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(oracle.tree);
+  const dir = await exported(repoId);
+  expect(gitIn(dir, ['ls-files', '--stage'])).toBe(oracle.stage);
+  expect(headIn(dir)).toEqual({ branch, oid: commit });
+  expect(
+    gitIn(dir, ['-c', 'protocol.allow=never', 'status', '--porcelain', '--ignore-submodules=none']),
+  ).toBe('');
+  const record = await ctx.store.registry.get(repoId);
+  expect({ branch: record?.branch, headOid: record?.headOid }).toEqual({ branch, headOid: commit });
+}
+
+/** `git ls-tree -r` of a commit in the source: path to `mode oid`. */
+function treeOf(commit: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of gitIn(src, ['ls-tree', '-r', commit]).split('\n')) {
+    const [meta, path] = line.split('\t');
+    const [mode, , oid] = meta.split(' ');
+    out.set(path, `${mode} ${oid}`);
+  }
+  return out;
+}
+
+/** The blob ids each blob request (a fetch without a filter) wanted, in order. */
+function blobRequests(from: number): string[][] {
+  return served.requests
+    .slice(from)
+    .filter((r) => r.body.includes('command=fetch') && !r.body.includes('filter'))
+    .map((r) =>
+      requestLines(r.body)
+        .filter((l) => l.startsWith('want '))
+        .map((l) => l.slice(5)),
+    );
+}
+
+describe('switching between branches, tags and commits', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    ({ repoId } = await engine.clone({ url: `${served.base}/src` }));
+  });
+
+  it('the first checkout (no working tree yet) writes git checkout of HEAD, and says so', async () => {
+    const events: CheckoutProgress[] = [];
+    const result = await checkout(ctx, repoId, 'HEAD', {}, { onProgress: (p) => events.push({ ...p }) });
+    const tree = treeOf(ids.main);
+    const files = [...tree.values()].filter((e) => !e.startsWith('160000')).length;
+    expect(result).toMatchObject({ commit: ids.main, branch: 'main', filesWritten: files, filesDeleted: 0 });
+    expect(result.blobsFetched).toBe(new Set([...tree.values()].map((e) => e.split(' ')[1])).size - 1);
+    expect(events.at(-1)).toEqual({ phase: 'writing-files', files: tree.size, totalFiles: tree.size });
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('main to other, a branch only the server has: made tracking origin/other; every kind of change as git', async () => {
+    const before = treeOf(ids.main);
+    const after = treeOf(ids.other);
+    const stored = new Set(
+      [...before.values()].filter((e) => !e.startsWith('160000')).map((e) => e.split(' ')[1]),
+    );
+    const wanted = [
+      ...new Set([...after.values()].map((e) => e.split(' ')[1]).filter((o) => !stored.has(o))),
+    ].sort();
+    const written = [...after].filter(([path, e]) => before.get(path) !== e).map(([path]) => path);
+    const deleted = [...before]
+      .filter(([path, e]) => !after.has(path) && !e.startsWith('160000'))
+      .map(([path]) => path);
+    const from = served.requests.length;
+    const events: CheckoutProgress[] = [];
+    const result = await checkout(
+      ctx,
+      repoId,
+      'other',
+      {},
+      { onProgress: (p) => events.push({ ...p }), batching: { size: 2, concurrency: 1 } },
+    );
+    const asked = blobRequests(from);
+    expect(asked.map((r) => r.length)).toEqual(
+      Array.from({ length: Math.ceil(wanted.length / 2) }, (_, i) => Math.min(2, wanted.length - 2 * i)),
+    );
+    expect(asked.flat().sort()).toEqual(wanted);
+    expect(result).toEqual({
+      commit: ids.other,
+      branch: 'other',
+      filesWritten: written.length,
+      filesDeleted: deleted.length,
+      blobsFetched: wanted.length,
+      requests: asked.length,
+      bytes: expect.any(Number),
+    });
+    expect(result.bytes).toBeGreaterThan(0);
+    // Fetching, then writing from 0 to all, in order.
+    const phases = events.map((e) => e.phase);
+    expect(phases.indexOf('writing-files')).toBeGreaterThan(phases.lastIndexOf('fetching-blobs'));
+    const writing = events.filter((e) => e.phase === 'writing-files');
+    expect(writing[0]).toEqual({ phase: 'writing-files', files: 0, totalFiles: 0 });
+    const last = writing.at(-1) as { files: number; totalFiles: number };
+    expect(last.files).toBe(last.totalFiles);
+    expect(last.totalFiles).toBeGreaterThan(0);
+    for (let i = 2; i < writing.length; i++) {
+      const [a, b] = [writing[i - 1], writing[i]] as { files: number; totalFiles: number }[];
+      expect(b.files).toBeGreaterThanOrEqual(a.files);
+      expect(b.files).toBeLessThanOrEqual(b.totalFiles);
+    }
+    await expectLikeGit(repoId, ids.other, 'other');
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['rev-parse', '--abbrev-ref', 'other@{upstream}'])).toBe('origin/other');
+  });
+
+  it('a tag detaches HEAD at its commit; the submodule folder and emptied folders are as git leaves them', async () => {
+    const result = await checkout(ctx, repoId, 'v1');
+    expect(result).toMatchObject({ commit: ids.v1, branch: null });
+    await expectLikeGit(repoId, ids.v1, null);
+  });
+
+  it('refs/heads/main names the local branch', async () => {
+    const result = await checkout(ctx, repoId, 'refs/heads/main');
+    expect(result).toMatchObject({ commit: ids.main, branch: 'main', blobsFetched: 0, requests: 0 });
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('a remote-tracking branch and an abbreviated commit id detach HEAD', async () => {
+    await checkout(ctx, repoId, 'origin/other');
+    await expectLikeGit(repoId, ids.other, null);
+    await checkout(ctx, repoId, 'refs/remotes/origin/main');
+    await expectLikeGit(repoId, ids.main, null);
+    await checkout(ctx, repoId, ids.v1.slice(0, 8));
+    await expectLikeGit(repoId, ids.v1, null);
+  });
+
+  it('HEAD on a detached commit checks that commit out again, and other is now a local branch', async () => {
+    const result = await checkout(ctx, repoId, 'HEAD');
+    expect(result).toMatchObject({ commit: ids.v1, branch: null, filesWritten: 0, filesDeleted: 0 });
+    await checkout(ctx, repoId, 'other');
+    await expectLikeGit(repoId, ids.other, 'other');
+    await checkout(ctx, repoId, 'main');
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('a second checkout of the same commit makes no request and writes nothing', async () => {
+    const from = served.requests.length;
+    const result = await checkout(ctx, repoId, 'main');
+    expect(served.requests.length).toBe(from);
+    expect(result).toMatchObject({ filesWritten: 0, filesDeleted: 0, blobsFetched: 0, requests: 0 });
+  });
+
+  it('an unknown ref is REF_NOT_FOUND, and nothing changes', async () => {
+    const err = await failure(checkout(ctx, repoId, 'no-such-ref'));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toBe('"no-such-ref" is not a branch, tag or commit of src.');
+    expect((await failure(checkout(ctx, repoId, 'refs/tags/nope'))).code).toBe('REF_NOT_FOUND');
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
+/** Applies the same local changes to our working tree and to a git copy on `rev`. */
+async function localChanges(
+  repoId: string,
+  rev: 'main' | 'other',
+  changes: Record<string, string>,
+): Promise<string> {
+  const fs = ctx.store.repoFs.open(repoId).promises;
+  const dir = gitCopy(ids[rev]);
+  for (const [path, text] of Object.entries(changes)) {
+    await fs.writeFile(`/${path}`, text, 'utf8');
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** The paths git lists when it refuses `git checkout <rev>` in `dir` (tab-indented lines of its message). */
+function gitRefusal(dir: string, rev: string): string[] {
+  try {
+    gitIn(dir, ['checkout', '-q', rev]);
+  } catch (err) {
+    const stderr = String((err as { stderr?: Buffer }).stderr);
+    return stderr
+      .split('\n')
+      .filter((l) => l.startsWith('\t'))
+      .map((l) => l.trim());
+  }
+  throw new Error('git checked out');
+}
+
+describe('local changes, as git checkout treats them', () => {
+  let repoId: string;
+  let copy: string;
+
+  beforeAll(async () => {
+    repoId = await clonedAndCheckedOut();
+  });
+
+  it('a change the switch would overwrite: WORKTREE_DIRTY naming what git names; nothing changes', async () => {
+    // An untracked file besides: git keeps it, with or without -f.
+    copy = await localChanges(repoId, 'main', {
+      'a.txt': 'mine\n',
+      'keep.txt': 'also mine\n',
+      'notes.txt': 'untracked\n',
+    });
+    const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
+    expect(err.code).toBe('WORKTREE_DIRTY');
+    expect(err.paths).toEqual(gitRefusal(copy, 'other'));
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const dir = await exported(repoId);
+    expect(headIn(dir)).toEqual({ branch: 'main', oid: ids.main });
+    expect(() => gitIn(dir, ['rev-parse', '-q', '--verify', 'refs/heads/other'])).toThrow();
+  });
+
+  it('force throws local changes away, as git checkout -f does', async () => {
+    // A new file in the index too: git -f drops it, from the index and the working tree.
+    const fs = ctx.store.repoFs.open(repoId);
+    await fs.promises.writeFile('/staged.txt', 'staged\n', 'utf8');
+    await git.add({ fs, dir: '/', gitdir: GITDIR, filepath: 'staged.txt' });
+    writeFileSync(join(copy, 'staged.txt'), 'staged\n');
+    gitIn(copy, ['add', 'staged.txt']);
+    const result = await checkout(ctx, repoId, 'other', { force: true });
+    expect(result.branch).toBe('other');
+    gitIn(copy, ['checkout', '-q', '-f', 'other']);
+    expect(await readLightningWorktree(fs)).toEqual(await readDiskWorktree(copy));
+    expect(gitIn(await exported(repoId), ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+    await fs.promises.unlink('/notes.txt');
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+
+  it('without force, a change the switch does not touch is carried over, as git carries it', async () => {
+    copy = await localChanges(repoId, 'other', { 'keep.txt': 'carried\n' });
+    gitIn(copy, ['checkout', '-q', 'main']);
+    await checkout(ctx, repoId, 'main');
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['status', '--porcelain'])).toBe(gitIn(copy, ['status', '--porcelain']));
+    expect(gitIn(dir, ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+  });
+
+  it('force with a file where the target has a folder: replaced, as git checkout -f does', async () => {
+    await checkout(ctx, repoId, 'main', { force: true });
+    copy = await localChanges(repoId, 'main', { f2d: 'edited f2d\n', 'a.txt': 'edited a\n' });
+    const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
+    expect(err.code).toBe('WORKTREE_DIRTY');
+    // The type change is refused before the rest is looked at: git names a.txt as well.
+    expect(err.paths).toEqual(['f2d']);
+    expect(gitRefusal(copy, 'other').sort()).toEqual(['a.txt', 'f2d']);
+    await checkout(ctx, repoId, 'other', { force: true });
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+});
+
+describe('an untracked file where the target has a folder', () => {
+  it('is refused as git refuses it; with force too, where git -f replaces it (a gap: the index knows no such file)', async () => {
+    const repoId = await clonedAndCheckedOut();
+    const copy = await localChanges(repoId, 'main', { new: 'untracked\n' });
+    const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
+    expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', gitRefusal(copy, 'other')]);
+    const forced = (await failure(checkout(ctx, repoId, 'other', { force: true }))) as typeof err;
+    expect([forced.code, forced.paths]).toEqual(['WORKTREE_DIRTY', ['new']]);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
+    expect(headIn(await exported(repoId))).toEqual({ branch: 'main', oid: ids.main });
+  });
+});
+
+describe('a checkout that fails or is cancelled leaves HEAD, index and files as they were', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    repoId = await clonedAndCheckedOut();
+  });
+
+  async function expectMain(): Promise<void> {
+    expect(ctx.store.repoFs.backend(repoId).pendingWrites).toBe(0);
+    await (
+      ctx.store.repoFs.open(repoId).promises as unknown as { _deactivate(): Promise<void> }
+    )._deactivate();
+    await expectLikeGit(repoId, ids.main, 'main');
+    await expect(
+      git.resolveRef({ fs: ctx.store.repoFs.open(repoId), gitdir: GITDIR, ref: 'refs/heads/other' }),
+    ).rejects.toThrow();
+  }
+
+  const aborted = async (hooks: (c: AbortController) => CheckoutHooks) => {
+    const controller = new AbortController();
+    const err = await failure(checkout(ctx, repoId, 'other', {}, hooks(controller)));
+    expect(err.code).toBe('ABORTED');
+    await expectMain();
+  };
+
+  it('cancelled before it starts: nothing asked', async () => {
+    const from = served.requests.length;
+    await aborted((c) => {
+      c.abort();
+      return { signal: c.signal };
+    });
+    expect(served.requests.length).toBe(from);
+  });
+
+  it('a blob the server does not send: MissingObjectError naming a file that wants it', async () => {
+    const before = treeOf(ids.main);
+    const needing = new Map(
+      [...treeOf(ids.other)].filter(
+        ([, e]) => ![...before.values()].some((b) => b.endsWith(e.split(' ')[1])),
+      ),
+    );
+    emptyBlobAnswers = true;
+    try {
+      const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; path?: string };
+      expect(err.code).toBe('MISSING_OBJECT');
+      expect(needing.has(err.path ?? '')).toBe(true);
+    } finally {
+      emptyBlobAnswers = false;
+    }
+    await expectMain();
+  });
+
+  it('cancelled while fetching blobs', async () => {
+    await aborted((c) => ({
+      signal: c.signal,
+      batching: { size: 1, concurrency: 1 },
+      onProgress: (p) => {
+        if (p.phase === 'fetching-blobs') queueMicrotask(() => c.abort());
+      },
+    }));
+  });
+
+  it('cancelled while writing files', async () => {
+    let wrote = 0;
+    await aborted((c) => ({
+      signal: c.signal,
+      onProgress: (p) => {
+        if (p.phase === 'writing-files' && p.files > 0) {
+          wrote = p.files;
+          c.abort();
+        }
+      },
+    }));
+    expect(wrote).toBeGreaterThan(0);
+  });
+
+  /** Fails the write of /a.txt with "no space left", after `before` ran. */
+  async function failingWrite<T>(before: () => void, run: () => Promise<T>): Promise<T> {
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const { writeFile } = fs;
+    fs.writeFile = (async (path: string, ...rest: unknown[]) => {
+      if (path.replace(/\/+/g, '/') === '/a.txt') {
+        before();
+        throw new Error('no space left');
+      }
+      return (writeFile as (...a: unknown[]) => Promise<void>)(path, ...rest);
+    }) as typeof fs.writeFile;
+    try {
+      return await run();
+    } finally {
+      fs.writeFile = writeFile;
+    }
+  }
+
+  it('a write that fails: its error as it is, and nothing changed', async () => {
+    const err = await failingWrite(
+      () => undefined,
+      () => failure(checkout(ctx, repoId, 'other')),
+    );
+    // isomorphic-git gathers the errors of its writes.
+    const errors = (err as unknown as { errors: Error[] }).errors;
+    expect([err.name, errors.map((e) => e.message)]).toEqual(['MultipleGitError', ['no space left']]);
+    await expectMain();
+  });
+
+  it('cancelled as a write fails: ABORTED, the cancel named rather than the write', async () => {
+    const controller = new AbortController();
+    const err = await failingWrite(
+      () => controller.abort(),
+      () => failure(checkout(ctx, repoId, 'other', {}, { signal: controller.signal })),
+    );
+    expect(err.code).toBe('ABORTED');
+    await expectMain();
+  });
+
+  it('then succeeds', async () => {
+    await checkout(ctx, repoId, 'other');
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+});
+
+describe('sparse checkouts and onBranch', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    repoId = await clonedAndCheckedOut();
+  });
+
+  it('paths outside the repository, or not in the commit, are PATH_NOT_FOUND before anything is fetched', async () => {
+    const from = served.requests.length;
+    const outside = await failure(checkout(ctx, repoId, 'other', { paths: ['d/../..'] }));
+    expect([outside.code, outside.message]).toEqual([
+      'PATH_NOT_FOUND',
+      '"d/../.." is not a path inside the repository.',
+    ]);
+    const dot = await failure(checkout(ctx, repoId, 'other', { paths: ['d/./x.txt'] }));
+    expect(dot.message).toBe('"d/./x.txt" is not a path inside the repository.');
+    const one = await failure(checkout(ctx, repoId, 'other', { paths: ['d', 'gone'] }));
+    expect([one.code, one.message]).toEqual([
+      'PATH_NOT_FOUND',
+      `"gone" is not in commit ${ids.other.slice(0, 10)}.`,
+    ]);
+    const two = await failure(checkout(ctx, repoId, 'other', { paths: ['nope', 'd/nope'] }));
+    expect(two.message).toBe(`"nope", "d/nope" are not in commit ${ids.other.slice(0, 10)}.`);
+    expect(served.requests.length).toBe(from);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('"." is the whole tree', async () => {
+    await checkout(ctx, repoId, 'other', { paths: ['.'] });
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+
+  it('onBranch moves that branch to the commit and HEAD to the branch, as git checkout -B', async () => {
+    const result = await checkout(ctx, repoId, ids.v1, { onBranch: 'main' });
+    expect(result).toMatchObject({ commit: ids.v1, branch: 'main' });
+    await expectLikeGit(repoId, ids.v1, 'main');
+  });
+
+  it('onBranch back to main, then a sparse checkout from there', async () => {
+    await checkout(ctx, repoId, ids.main, { onBranch: 'main' });
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('on a working tree: only what is under paths changes (git checkout --no-overlay other -- paths); HEAD moves', async () => {
+    const copy = gitCopy(ids.main);
+    gitIn(copy, ['checkout', '--no-overlay', ids.other, '--', 'd', 'f2d', 'new/sub']);
+    const result = await checkout(ctx, repoId, 'other', { paths: ['/d/', 'f2d//', 'new/sub'] });
+    expect(result).toMatchObject({ commit: ids.other, branch: 'other', filesWritten: 2, filesDeleted: 2 });
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+    expect(headIn(dir)).toEqual({ branch: 'other', oid: ids.other });
+  });
+
+  it('a first checkout with paths writes only those', async () => {
+    const { repoId: fresh } = await engine.clone({ url: `${served.base}/src` });
+    const result = await checkout(ctx, fresh, 'HEAD', { paths: ['d/x.txt', 'd/y.txt'] });
+    expect(result).toMatchObject({ commit: ids.main, branch: 'main', filesWritten: 2, blobsFetched: 2 });
+    expect((await readLightningWorktree(ctx.store.repoFs.open(fresh))).map((e) => e.path)).toEqual([
+      'd',
+      'd/x.txt',
+      'd/y.txt',
+    ]);
+  });
+});
