@@ -1635,13 +1635,6 @@ export default {
       code: '{ return undefined; }',
       reason: 'the catch block ends the function: without its return, it returns undefined as well',
     },
-    // workers/ops/sync/fetch.ts, lines 146-190 (issue 26, session 7, mutsync7)
-    {
-      file: 'workers/ops/sync/fetch.ts',
-      code: 'Date.now() - listedAt >= TAG_LIST_MAX_AGE_MS',
-      reason:
-        'the clock moves on between the listing time a test sets and the check, so `>` and `>=` differ at no time one can set',
-    },
     // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
     {
       file: 'workers/ops/sync/push.ts',

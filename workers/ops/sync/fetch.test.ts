@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportAsDotGit } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
 import { testEngine } from '../../../test/support/engine.ts';
@@ -24,14 +24,50 @@ let root: string;
 const served = uploadPackFetch((name) => join(root, name));
 /** info/refs GETs to fail before they reach git, as a dropped connection does (the GET is retried). */
 let dropped = 0;
+/**
+ * Servers git cannot be made to be, scripted on git's own answers: `v0` asks without `Git-Protocol` (git
+ * then answers in protocol v0), `advertisement` and `lsRefs` edit the pkt-lines (null: flush) of the v2
+ * capability advertisement and of the ls-refs answer.
+ */
+const script: {
+  v0?: boolean;
+  advertisement?: (lines: (string | null)[]) => (string | null)[];
+  lsRefs?: (lines: (string | null)[]) => (string | null)[];
+} = {};
 const { engine, ctx } = testEngine({
   storage: memoryStorage(),
-  fetch: (input, init) =>
-    init?.method === 'GET' && dropped-- > 0
-      ? Promise.reject(new TypeError('connection reset'))
-      : served.fetch(input, init),
+  fetch: async (input, init) => {
+    if (init?.method === 'GET' && dropped-- > 0) throw new TypeError('connection reset');
+    const headers = new Headers(init?.headers);
+    if (script.v0) headers.delete('Git-Protocol');
+    const answer = await served.fetch(input, { ...init, headers });
+    const edit =
+      init?.method === 'GET'
+        ? script.advertisement
+        : init?.body instanceof Uint8Array &&
+            Buffer.from(init.body).toString('latin1').includes('command=ls-refs')
+          ? script.lsRefs
+          : undefined;
+    if (!edit) return answer;
+    const lines = edit(pktLines(Buffer.from(await answer.arrayBuffer()).toString('latin1')));
+    const text = lines.map((l) =>
+      l === null ? '0000' : `${(l.length + 4).toString(16).padStart(4, '0')}${l}`,
+    );
+    return new Response(Buffer.from(text.join(''), 'latin1'), { headers: answer.headers });
+  },
   retry: { baseDelayMs: 1, maxDelayMs: 1 },
 });
+
+/** The pkt-lines of an answer, with their LFs; null for a flush (the answers edited here have no other). */
+function pktLines(text: string): (string | null)[] {
+  const lines: (string | null)[] = [];
+  for (let i = 0; i < text.length; ) {
+    const length = Number.parseInt(text.slice(i, i + 4), 16);
+    lines.push(length === 0 ? null : text.slice(i + 4, i + length));
+    i += length === 0 ? 4 : length;
+  }
+  return lines;
+}
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'blobless-fetchRepo-'));
@@ -465,5 +501,105 @@ describe('fetchRepo against git upload-pack', () => {
     expect(shallow).toBe(`${c}\n`);
     const ok = await fetchRepo(ctx, repoId, {}, {}, { lockToStore: { what: 'history fill' } });
     expect(ok.updated.map((u) => u.name)).toEqual(['refs/remotes/origin/main']);
+  });
+});
+
+describe('fetchRepo against servers git cannot be made to be (git answers, scripted)', () => {
+  /** `fetch` run with the script `edit`, which is undone afterwards whatever happens. */
+  async function scripted<T>(edit: typeof script, fetch: () => Promise<T>): Promise<T> {
+    Object.assign(script, edit);
+    try {
+      return await fetch();
+    } finally {
+      for (const key of Object.keys(script) as (keyof typeof script)[]) delete script[key];
+    }
+  }
+
+  it('a server answering in protocol v0 is UNSUPPORTED_PROTOCOL, and nothing is stored', async () => {
+    const { dir, repoId } = await cloned('v0');
+    commit(dir, 'v.txt');
+    const refs = await readStored(repoId, 'packed-refs');
+    const err = await failure(scripted({ v0: true }, () => engine.repo(repoId).fetch()));
+    expect(err.code).toBe('UNSUPPORTED_PROTOCOL');
+    expect(err.message).toBe(
+      `${served.base}/v0 no longer speaks git protocol v2, which Blobless fetches with. Clone it again to get its latest state.`,
+    );
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+  });
+
+  it('a server without `shallow` in its fetch: a warning, no deepen line, and the shallow boundary kept', async () => {
+    const { dir, repoId } = await cloned('noshallow', 3, 1);
+    const boundary = await readStored(repoId, 'shallow');
+    commit(dir, 's.txt');
+    served.requests.length = 0;
+    const result = await scripted(
+      {
+        advertisement: (lines) =>
+          lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
+      },
+      () => engine.repo(repoId).fetch({ deepen: 1 }),
+    );
+    expect(result.warnings).toEqual([
+      'The server does not support shallow fetches; fetched without changing the depth.',
+    ]);
+    expect(result).toMatchObject({ newCommits: 1, shallow: true, filter: 'blob:none' });
+    const request = fetchBodies().join('');
+    expect(request).toContain('shallow ');
+    expect(request).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe(boundary);
+  });
+
+  it('a server without the fetch command: fetched as asked, with a warning for the depth and the filter', async () => {
+    const { dir, repoId } = await cloned('nofetchcmd');
+    commit(dir, 'b.txt');
+    served.requests.length = 0;
+    const result = await scripted(
+      { advertisement: (lines) => lines.filter((l) => !l?.startsWith('fetch=')) },
+      () => engine.repo(repoId).fetch({ depth: 1 }),
+    );
+    expect(result.warnings).toEqual([
+      'The server does not support shallow fetches; fetched without changing the depth.',
+      'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
+    ]);
+    expect(result).toMatchObject({ newCommits: 1, shallow: false, filter: null, objects: { blob: 1 } });
+    expect(fetchBodies().join('')).not.toMatch(/deepen|filter/);
+  });
+
+  it('an unborn branch the server lists is no ref to fetch: skipped, or REF_NOT_FOUND when named', async () => {
+    const { dir, repoId } = await cloned('unborn');
+    commit(dir, 'u.txt');
+    const withUnborn = {
+      lsRefs: (lines: (string | null)[]) => ['unborn refs/heads/empty\n', ...lines],
+    };
+    const err = await failure(scripted(withUnborn, () => engine.repo(repoId).fetch({ refs: ['empty'] })));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toBe('The remote has no branch empty.');
+    const result = await scripted(withUnborn, () => engine.repo(repoId).fetch());
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+  });
+
+  it('lists every tag exactly when the last listing is TAG_LIST_MAX_AGE_MS old, not a millisecond before', async () => {
+    const { dir, repoId, ids } = await cloned('boundary');
+    git(dir, ['tag', 'light', ids[1]]);
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    try {
+      await ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt: now - TAG_LIST_MAX_AGE_MS + 1 }));
+      expect((await engine.repo(repoId).fetch()).tags).toBe('follow');
+      await ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt: now - TAG_LIST_MAX_AGE_MS }));
+      const due = await engine.repo(repoId).fetch();
+      expect(due.tags).toBe('all');
+      expect(kinds(due)).toEqual(['new refs/tags/light']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a depth or deepen below 1 asks for no depth, so a fetch with nothing new asks for nothing', async () => {
+    const { repoId } = await cloned('negative', 3, 1);
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
+    expect(result).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
+    expect(fetchBodies()).toEqual([]);
   });
 });
