@@ -18,6 +18,7 @@ import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { openRepo } from '../common/repoAccess.ts';
+import { commitGraphStatus } from '../maintenance/commitGraphUpdate.ts';
 import { fetchRepo, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
 
 let root: string;
@@ -468,9 +469,13 @@ describe('fetchRepo against git upload-pack', () => {
     const { dir, repoId } = await cloned('nofilter');
     git(dir, ['config', 'uploadpack.allowFilter', 'false']);
     commit(dir, 'blob.txt');
+    const before = await packFiles(ctx, repoId);
     const result = await engine.repo(repoId).fetch();
     expect(result.filter).toBeNull();
     expect(result.objects.blob).toBe(1);
+    // Its pack has every blob: no promisor note, as git's after an unfiltered fetch.
+    const added = (await packFiles(ctx, repoId)).filter((p) => !before.includes(p));
+    expect(added.map((p) => p.slice(-4)).sort()).toEqual(['.idx', 'pack']);
     expect(result.warnings).toEqual([
       'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
     ]);
@@ -593,6 +598,54 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a followed tag the server moved since its pack: kept when its new object is here, skipped when not', async () => {
+    const { dir, repoId, ids } = await cloned('movedtag');
+    const c = commit(dir, 'm.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c]);
+    git(dir, ['tag', '-a', '-m', 'Release 3', 'v3', c]);
+    // The confirming listing (not the branches') answers with where the tags are now.
+    const moved = (lines: (string | null)[]) =>
+      lines.map((l) =>
+        l?.includes(' refs/tags/v2')
+          ? `${ids[0]} refs/tags/v2\n`
+          : l?.includes(' refs/tags/v3')
+            ? `${'1'.repeat(40)} refs/tags/v3\n`
+            : l,
+      );
+    const result = await scripted({ lsRefs: moved }, () => engine.repo(repoId).fetch());
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main', 'new refs/tags/v2']);
+    expect(result.updated.find((u) => u.name === 'refs/tags/v2')?.new).toBe(ids[0]);
+    expect(result.objects.tag).toBe(2);
+  });
+
+  it('records what the fetch cost and when, forgets an old move, and puts the new commit in the commit-graph', async () => {
+    const { dir, repoId } = await cloned('record');
+    commit(dir, 'r.txt');
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, movedTo: 'https://elsewhere.test/record' }));
+    const before = (await ctx.store.registry.get(repoId))!;
+    // The clone's graph is written in the background: once it is, the fetch's commits come on top.
+    const graphBefore = await commitGraphStatus(ctx, repoId);
+    const packsBefore = await packFiles(ctx, repoId);
+    const now = Date.now() + 60_000;
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    const result = await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => vi.useRealTimers());
+    const after = (await ctx.store.registry.get(repoId))!;
+    expect(after.movedTo).toBeUndefined();
+    expect(after.lastFetchedAt).toBe(now);
+    expect(after.bytesFetched).toBe((before.bytesFetched ?? 0) + result.bytesReceived);
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    let added = 0;
+    for (const p of (await packFiles(ctx, repoId)).filter((p) => !packsBefore.includes(p))) {
+      if (/\.(pack|idx)$/.test(p)) added += (await fs.readFile(`${GITDIR}/objects/pack/${p}`)).length;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(after.sizeBytes).toBe(before.sizeBytes + added);
+    expect((await commitGraphStatus(ctx, repoId)).commits).toBe(graphBefore.commits + 1);
   });
 
   it('a depth or deepen below 1 asks for no depth, so a fetch with nothing new asks for nothing', async () => {
