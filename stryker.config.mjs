@@ -1310,6 +1310,13 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/sync/fetch.ts (issue 26, session 8, mutfetch8)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: "readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '')",
+      mutants: "'Stryker was here!'",
+      reason: 'parsePackedRefs skips a line that is no ref: junk reads as the empty file does',
+    },
   ],
   equivalentMutants: [
     {

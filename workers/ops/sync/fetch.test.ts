@@ -648,6 +648,41 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect((await commitGraphStatus(ctx, repoId)).commits).toBe(graphBefore.commits + 1);
   });
 
+  it('passes its crash points in order; one failing while writing keeps nothing and is the error told', async () => {
+    const { dir, repoId } = await cloned('crash');
+    commit(dir, 'k.txt');
+    const packs = await packFiles(ctx, repoId);
+    const refs = await readStored(repoId, 'packed-refs');
+    const full = new Error('the disk is full');
+    ctx.store.crash.setHook((point) => {
+      if (point === 'fetch:files-written') throw full;
+    });
+    const err = await failure(engine.repo(repoId).fetch()).finally(() => ctx.store.crash.setHook(undefined));
+    expect(err).toBe(full);
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+    const points: string[] = [];
+    ctx.store.crash.setHook((point) => {
+      points.push(point);
+    });
+    const result = await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => ctx.store.crash.setHook(undefined));
+    expect(points).toEqual(['fetch:files-written', 'fetch:files-committed']);
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+  });
+
+  it('a repo whose packed-refs is gone gets its refs back as new, with nothing to fetch', async () => {
+    const { repoId, ids } = await cloned('norefs');
+    await ctx.store.repoFs.open(repoId).promises.unlink(`${GITDIR}/packed-refs`);
+    ctx.repos.forget(repoId);
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['new refs/remotes/origin/main']);
+    expect(result).toMatchObject({ newCommits: 0, negotiation: { rounds: 0 } });
+    expect(await readStored(repoId, 'packed-refs')).toContain(`${ids[1]} refs/remotes/origin/main\n`);
+  });
+
   it('a depth or deepen below 1 asks for no depth, so a fetch with nothing new asks for nothing', async () => {
     const { repoId } = await cloned('negative', 3, 1);
     served.requests.length = 0;
