@@ -1313,7 +1313,7 @@ export default {
     // workers/ops/sync/fetch.ts (issue 26, session 8, mutfetch8)
     {
       file: 'workers/ops/sync/fetch.ts',
-      code: "readFile(`${GITDIR}/packed-refs`, 'utf8').catch(() => '')",
+      code: "the packed-refs read's .catch(() => '')",
       mutants: "'Stryker was here!'",
       reason: 'parsePackedRefs skips a line that is no ref: junk reads as the empty file does',
     },
