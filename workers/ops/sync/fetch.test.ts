@@ -266,10 +266,8 @@ describe('fetchRepo against git upload-pack', () => {
     git(dir, ['branch', 'other']);
     git(dir, ['branch', 'topic/refs/heads/x']);
     commit(dir, 'main-only.txt');
-    const one = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature'] });
-    expect(kinds(one)).toEqual(['new refs/remotes/origin/feature']);
-    const two = await engine.repo(repoId).fetch({ refs: ['other'] });
-    expect(kinds(two)).toEqual(['new refs/remotes/origin/other']);
+    const two = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature', 'other'] });
+    expect(kinds(two)).toEqual(['new refs/remotes/origin/feature', 'new refs/remotes/origin/other']);
     // Only a leading refs/heads/ is the prefix; one inside a name is the name's.
     const nested = await engine.repo(repoId).fetch({ refs: ['topic/refs/heads/x'] });
     expect(kinds(nested)).toEqual(['new refs/remotes/origin/topic/refs/heads/x']);
