@@ -518,20 +518,13 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     }
   }
 
-  it('a server answering in protocol v0 is UNSUPPORTED_PROTOCOL, and nothing is stored', async () => {
-    const { dir, repoId } = await cloned('v0');
-    commit(dir, 'v.txt');
-    const refs = await readStored(repoId, 'packed-refs');
-    const err = await failure(scripted({ v0: true }, () => engine.repo(repoId).fetch()));
-    expect(err.code).toBe('UNSUPPORTED_PROTOCOL');
-    expect(err.message).toBe(
-      `${served.base}/v0 no longer speaks git protocol v2, which Blobless fetches with. Clone it again to get its latest state.`,
-    );
-    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
-  });
-
-  it('a server without `shallow` in its fetch: a warning, no deepen line, and the shallow boundary kept', async () => {
+  it('a depth below 1, or a server without `shallow` in its fetch, changes no depth (a warning for the server)', async () => {
     const { dir, repoId } = await cloned('noshallow', 3, 1);
+    // Below 1 is no depth: with nothing new, nothing is asked.
+    served.requests.length = 0;
+    const none = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
+    expect(none).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
+    expect(fetchBodies()).toEqual([]);
     const boundary = await readStored(repoId, 'shallow');
     commit(dir, 's.txt');
     served.requests.length = 0;
@@ -552,9 +545,16 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(await readStored(repoId, 'shallow')).toBe(boundary);
   });
 
-  it('a server without the fetch command: fetched as asked, with a warning for the depth and the filter', async () => {
+  it('a server answering in v0 is UNSUPPORTED_PROTOCOL; one without the fetch command is fetched with warnings', async () => {
     const { dir, repoId } = await cloned('nofetchcmd');
     commit(dir, 'b.txt');
+    const refs = await readStored(repoId, 'packed-refs');
+    const err = await failure(scripted({ v0: true }, () => engine.repo(repoId).fetch()));
+    expect(err.code).toBe('UNSUPPORTED_PROTOCOL');
+    expect(err.message).toBe(
+      `${served.base}/nofetchcmd no longer speaks git protocol v2, which Blobless fetches with. Clone it again to get its latest state.`,
+    );
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
     served.requests.length = 0;
     const result = await scripted(
       { advertisement: (lines) => lines.filter((l) => !l?.startsWith('fetch=')) },
@@ -679,13 +679,5 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(kinds(result)).toEqual(['new refs/remotes/origin/main']);
     expect(result).toMatchObject({ newCommits: 0, negotiation: { rounds: 0 } });
     expect(await readStored(repoId, 'packed-refs')).toContain(`${ids[1]} refs/remotes/origin/main\n`);
-  });
-
-  it('a depth or deepen below 1 asks for no depth, so a fetch with nothing new asks for nothing', async () => {
-    const { repoId } = await cloned('negative', 3, 1);
-    served.requests.length = 0;
-    const result = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
-    expect(result).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
-    expect(fetchBodies()).toEqual([]);
   });
 });
