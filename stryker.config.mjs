@@ -1317,6 +1317,19 @@ export default {
       mutants: "'Stryker was here!'",
       reason: 'parsePackedRefs skips a line that is no ref: junk reads as the empty file does',
     },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'let updates: { ... }[] = []',
+      mutants: '["Stryker was here"]',
+      reason: 'storeFetched sets updates to [] before anything reads it, and nothing reads it when storeFetched does not run',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '[...new Set([...shallowBefore.filter(...), ...shallowInfo.shallow])].sort()',
+      mutants: 'no .sort()',
+      reason:
+        'writeShallow sorts what it writes; the order only sets shallowChanged, and shallowInfo comes with a pack, which is written anyway',
+    },
   ],
   equivalentMutants: [
     {

@@ -669,6 +669,16 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
       .finally(() => ctx.store.crash.setHook(undefined));
     expect(points).toEqual(['fetch:files-written', 'fetch:files-committed']);
     expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+    // Nothing new: nothing is written, so no crash point is passed.
+    points.length = 0;
+    ctx.store.crash.setHook((point) => {
+      points.push(point);
+    });
+    await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => ctx.store.crash.setHook(undefined));
+    expect(points).toEqual([]);
   });
 
   it('a repo whose packed-refs is gone gets its refs back as new, with nothing to fetch', async () => {
