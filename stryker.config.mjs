@@ -1361,6 +1361,26 @@ export default {
       reason:
         "isomorphic-git's checkout rejects only with error objects, and its CheckoutConflictError always carries data.filepaths",
     },
+    // workers/ops/sync/fetch.ts (issue 26, session 8, mutfetch8)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: "the packed-refs read's .catch(() => '')",
+      mutants: "'Stryker was here!'",
+      reason: 'parsePackedRefs skips a line that is no ref: junk reads as the empty file does',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'let updates: { ... }[] = []',
+      mutants: '["Stryker was here"]',
+      reason: 'storeFetched sets updates to [] before anything reads it, and nothing reads it when storeFetched does not run',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '[...new Set([...shallowBefore.filter(...), ...shallowInfo.shallow])].sort()',
+      mutants: 'no .sort()',
+      reason:
+        'writeShallow sorts what it writes; the order only sets shallowChanged, and shallowInfo comes with a pack, which is written anyway',
+    },
   ],
   equivalentMutants: [
     {
@@ -1685,13 +1705,6 @@ export default {
       file: 'workers/store/repair.ts',
       code: '{ return undefined; }',
       reason: 'the catch block ends the function: without its return, it returns undefined as well',
-    },
-    // workers/ops/sync/fetch.ts, lines 146-190 (issue 26, session 7, mutsync7)
-    {
-      file: 'workers/ops/sync/fetch.ts',
-      code: 'Date.now() - listedAt >= TAG_LIST_MAX_AGE_MS',
-      reason:
-        'the clock moves on between the listing time a test sets and the check, so `>` and `>=` differ at no time one can set',
     },
     // workers/ops/sync/push.ts (issue 26, session 7, mutpush7)
     {

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportAsDotGit } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
 import { testEngine } from '../../../test/support/engine.ts';
@@ -18,20 +18,57 @@ import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { openRepo } from '../common/repoAccess.ts';
+import { commitGraphStatus } from '../maintenance/commitGraphUpdate.ts';
 import { fetchRepo, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
 
 let root: string;
 const served = uploadPackFetch((name) => join(root, name));
 /** info/refs GETs to fail before they reach git, as a dropped connection does (the GET is retried). */
 let dropped = 0;
+/**
+ * Servers git cannot be made to be, scripted on git's own answers: `v0` asks without `Git-Protocol` (git
+ * then answers in protocol v0), `advertisement` and `lsRefs` edit the pkt-lines (null: flush) of the v2
+ * capability advertisement and of the ls-refs answer.
+ */
+const script: {
+  v0?: boolean;
+  advertisement?: (lines: (string | null)[]) => (string | null)[];
+  lsRefs?: (lines: (string | null)[]) => (string | null)[];
+} = {};
 const { engine, ctx } = testEngine({
   storage: memoryStorage(),
-  fetch: (input, init) =>
-    init?.method === 'GET' && dropped-- > 0
-      ? Promise.reject(new TypeError('connection reset'))
-      : served.fetch(input, init),
+  fetch: async (input, init) => {
+    if (init?.method === 'GET' && dropped-- > 0) throw new TypeError('connection reset');
+    const headers = new Headers(init?.headers);
+    if (script.v0) headers.delete('Git-Protocol');
+    const answer = await served.fetch(input, { ...init, headers });
+    const edit =
+      init?.method === 'GET'
+        ? script.advertisement
+        : init?.body instanceof Uint8Array &&
+            Buffer.from(init.body).toString('latin1').includes('command=ls-refs')
+          ? script.lsRefs
+          : undefined;
+    if (!edit) return answer;
+    const lines = edit(pktLines(Buffer.from(await answer.arrayBuffer()).toString('latin1')));
+    const text = lines.map((l) =>
+      l === null ? '0000' : `${(l.length + 4).toString(16).padStart(4, '0')}${l}`,
+    );
+    return new Response(Buffer.from(text.join(''), 'latin1'), { headers: answer.headers });
+  },
   retry: { baseDelayMs: 1, maxDelayMs: 1 },
 });
+
+/** The pkt-lines of an answer, with their LFs; null for a flush (the answers edited here have no other). */
+function pktLines(text: string): (string | null)[] {
+  const lines: (string | null)[] = [];
+  for (let i = 0; i < text.length; ) {
+    const length = Number.parseInt(text.slice(i, i + 4), 16);
+    lines.push(length === 0 ? null : text.slice(i + 4, i + length));
+    i += length === 0 ? 4 : length;
+  }
+  return lines;
+}
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'blobless-fetchRepo-'));
@@ -229,10 +266,8 @@ describe('fetchRepo against git upload-pack', () => {
     git(dir, ['branch', 'other']);
     git(dir, ['branch', 'topic/refs/heads/x']);
     commit(dir, 'main-only.txt');
-    const one = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature'] });
-    expect(kinds(one)).toEqual(['new refs/remotes/origin/feature']);
-    const two = await engine.repo(repoId).fetch({ refs: ['other'] });
-    expect(kinds(two)).toEqual(['new refs/remotes/origin/other']);
+    const two = await engine.repo(repoId).fetch({ refs: ['refs/heads/feature', 'other'] });
+    expect(kinds(two)).toEqual(['new refs/remotes/origin/feature', 'new refs/remotes/origin/other']);
     // Only a leading refs/heads/ is the prefix; one inside a name is the name's.
     const nested = await engine.repo(repoId).fetch({ refs: ['topic/refs/heads/x'] });
     expect(kinds(nested)).toEqual(['new refs/remotes/origin/topic/refs/heads/x']);
@@ -432,9 +467,13 @@ describe('fetchRepo against git upload-pack', () => {
     const { dir, repoId } = await cloned('nofilter');
     git(dir, ['config', 'uploadpack.allowFilter', 'false']);
     commit(dir, 'blob.txt');
+    const before = await packFiles(ctx, repoId);
     const result = await engine.repo(repoId).fetch();
     expect(result.filter).toBeNull();
     expect(result.objects.blob).toBe(1);
+    // Its pack has every blob: no promisor note, as git's after an unfiltered fetch.
+    const added = (await packFiles(ctx, repoId)).filter((p) => !before.includes(p));
+    expect(added.map((p) => p.slice(-4)).sort()).toEqual(['.idx', 'pack']);
     expect(result.warnings).toEqual([
       'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
     ]);
@@ -465,5 +504,190 @@ describe('fetchRepo against git upload-pack', () => {
     expect(shallow).toBe(`${c}\n`);
     const ok = await fetchRepo(ctx, repoId, {}, {}, { lockToStore: { what: 'history fill' } });
     expect(ok.updated.map((u) => u.name)).toEqual(['refs/remotes/origin/main']);
+  });
+});
+
+describe('fetchRepo against servers git cannot be made to be (git answers, scripted)', () => {
+  /** `fetch` run with the script `edit`, which is undone afterwards whatever happens. */
+  async function scripted<T>(edit: typeof script, fetch: () => Promise<T>): Promise<T> {
+    Object.assign(script, edit);
+    try {
+      return await fetch();
+    } finally {
+      for (const key of Object.keys(script) as (keyof typeof script)[]) delete script[key];
+    }
+  }
+
+  it('a depth below 1, or a server without `shallow` in its fetch, changes no depth (a warning for the server)', async () => {
+    const { dir, repoId } = await cloned('noshallow', 3, 1);
+    // Below 1 is no depth: with nothing new, nothing is asked.
+    served.requests.length = 0;
+    const none = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
+    expect(none).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
+    expect(fetchBodies()).toEqual([]);
+    const boundary = await readStored(repoId, 'shallow');
+    commit(dir, 's.txt');
+    served.requests.length = 0;
+    const result = await scripted(
+      {
+        advertisement: (lines) =>
+          lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
+      },
+      () => engine.repo(repoId).fetch({ deepen: 1 }),
+    );
+    expect(result.warnings).toEqual([
+      'The server does not support shallow fetches; fetched without changing the depth.',
+    ]);
+    expect(result).toMatchObject({ newCommits: 1, shallow: true, filter: 'blob:none' });
+    const request = fetchBodies().join('');
+    expect(request).toContain('shallow ');
+    expect(request).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe(boundary);
+  });
+
+  it('a server answering in v0 is UNSUPPORTED_PROTOCOL; one without the fetch command is fetched with warnings', async () => {
+    const { dir, repoId } = await cloned('nofetchcmd');
+    commit(dir, 'b.txt');
+    const refs = await readStored(repoId, 'packed-refs');
+    const err = await failure(scripted({ v0: true }, () => engine.repo(repoId).fetch()));
+    expect(err.code).toBe('UNSUPPORTED_PROTOCOL');
+    expect(err.message).toBe(
+      `${served.base}/nofetchcmd no longer speaks git protocol v2, which Blobless fetches with. Clone it again to get its latest state.`,
+    );
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+    served.requests.length = 0;
+    const result = await scripted(
+      { advertisement: (lines) => lines.filter((l) => !l?.startsWith('fetch=')) },
+      () => engine.repo(repoId).fetch({ depth: 1 }),
+    );
+    expect(result.warnings).toEqual([
+      'The server does not support shallow fetches; fetched without changing the depth.',
+      'The server no longer supports partial clone (no `filter` capability); fetched everything new.',
+    ]);
+    expect(result).toMatchObject({ newCommits: 1, shallow: false, filter: null, objects: { blob: 1 } });
+    expect(fetchBodies().join('')).not.toMatch(/deepen|filter/);
+  });
+
+  it('an unborn branch the server lists is no ref to fetch: skipped, or REF_NOT_FOUND when named', async () => {
+    const { dir, repoId } = await cloned('unborn');
+    commit(dir, 'u.txt');
+    const withUnborn = {
+      lsRefs: (lines: (string | null)[]) => ['unborn refs/heads/empty\n', ...lines],
+    };
+    const err = await failure(scripted(withUnborn, () => engine.repo(repoId).fetch({ refs: ['empty'] })));
+    expect(err.code).toBe('REF_NOT_FOUND');
+    expect(err.message).toBe('The remote has no branch empty.');
+    const result = await scripted(withUnborn, () => engine.repo(repoId).fetch());
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+  });
+
+  it('lists every tag exactly when the last listing is TAG_LIST_MAX_AGE_MS old, not a millisecond before', async () => {
+    const { dir, repoId, ids } = await cloned('boundary');
+    git(dir, ['tag', 'light', ids[1]]);
+    const now = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    try {
+      await ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt: now - TAG_LIST_MAX_AGE_MS + 1 }));
+      expect((await engine.repo(repoId).fetch()).tags).toBe('follow');
+      await ctx.store.registry.update(repoId, (r) => ({ ...r, tagsListedAt: now - TAG_LIST_MAX_AGE_MS }));
+      const due = await engine.repo(repoId).fetch();
+      expect(due.tags).toBe('all');
+      expect(kinds(due)).toEqual(['new refs/tags/light']);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a followed tag the server moved since its pack: kept when its new object is here, skipped when not', async () => {
+    const { dir, repoId, ids } = await cloned('movedtag');
+    const c = commit(dir, 'm.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c]);
+    git(dir, ['tag', '-a', '-m', 'Release 3', 'v3', c]);
+    // The confirming listing (not the branches') answers with where the tags are now.
+    const moved = (lines: (string | null)[]) =>
+      lines.map((l) =>
+        l?.includes(' refs/tags/v2')
+          ? `${ids[0]} refs/tags/v2\n`
+          : l?.includes(' refs/tags/v3')
+            ? `${'1'.repeat(40)} refs/tags/v3\n`
+            : l,
+      );
+    const result = await scripted({ lsRefs: moved }, () => engine.repo(repoId).fetch());
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main', 'new refs/tags/v2']);
+    expect(result.updated.find((u) => u.name === 'refs/tags/v2')?.new).toBe(ids[0]);
+    expect(result.objects.tag).toBe(2);
+  });
+
+  it('records what the fetch cost and when, forgets an old move, and puts the new commit in the commit-graph', async () => {
+    const { dir, repoId } = await cloned('record');
+    commit(dir, 'r.txt');
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, movedTo: 'https://elsewhere.test/record' }));
+    const before = (await ctx.store.registry.get(repoId))!;
+    // The clone's graph is written in the background: once it is, the fetch's commits come on top.
+    const graphBefore = await commitGraphStatus(ctx, repoId);
+    const packsBefore = await packFiles(ctx, repoId);
+    const now = Date.now() + 60_000;
+    vi.useFakeTimers({ toFake: ['Date'], now });
+    const result = await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => vi.useRealTimers());
+    const after = (await ctx.store.registry.get(repoId))!;
+    expect(after.movedTo).toBeUndefined();
+    expect(after.lastFetchedAt).toBe(now);
+    expect(after.bytesFetched).toBe((before.bytesFetched ?? 0) + result.bytesReceived);
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    let added = 0;
+    for (const p of (await packFiles(ctx, repoId)).filter((p) => !packsBefore.includes(p))) {
+      if (/\.(pack|idx)$/.test(p)) added += (await fs.readFile(`${GITDIR}/objects/pack/${p}`)).length;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(after.sizeBytes).toBe(before.sizeBytes + added);
+    expect((await commitGraphStatus(ctx, repoId)).commits).toBe(graphBefore.commits + 1);
+  });
+
+  it('passes its crash points in order; one failing while writing keeps nothing and is the error told', async () => {
+    const { dir, repoId } = await cloned('crash');
+    commit(dir, 'k.txt');
+    const packs = await packFiles(ctx, repoId);
+    const refs = await readStored(repoId, 'packed-refs');
+    const full = new Error('the disk is full');
+    ctx.store.crash.setHook((point) => {
+      if (point === 'fetch:files-written') throw full;
+    });
+    const err = await failure(engine.repo(repoId).fetch()).finally(() => ctx.store.crash.setHook(undefined));
+    expect(err).toBe(full);
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
+    expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+    const points: string[] = [];
+    ctx.store.crash.setHook((point) => {
+      points.push(point);
+    });
+    const result = await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => ctx.store.crash.setHook(undefined));
+    expect(points).toEqual(['fetch:files-written', 'fetch:files-committed']);
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+    // Nothing new: nothing is written, so no crash point is passed.
+    points.length = 0;
+    ctx.store.crash.setHook((point) => {
+      points.push(point);
+    });
+    await engine
+      .repo(repoId)
+      .fetch()
+      .finally(() => ctx.store.crash.setHook(undefined));
+    expect(points).toEqual([]);
+  });
+
+  it('a repo whose packed-refs is gone gets its refs back as new, with nothing to fetch', async () => {
+    const { repoId, ids } = await cloned('norefs');
+    await ctx.store.repoFs.open(repoId).promises.unlink(`${GITDIR}/packed-refs`);
+    ctx.repos.forget(repoId);
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['new refs/remotes/origin/main']);
+    expect(result).toMatchObject({ newCommits: 0, negotiation: { rounds: 0 } });
+    expect(await readStored(repoId, 'packed-refs')).toContain(`${ids[1]} refs/remotes/origin/main\n`);
   });
 });
