@@ -288,6 +288,17 @@ describe('ensureBlobs: what it asks and stores', () => {
     expect((recordAfter?.sizeBytes ?? 0) > (recordBefore?.sizeBytes ?? 0)).toBe(true);
   });
 
+  it('a fixed request size counts whole blobs, at least one', async () => {
+    for (const [size, count, sizes] of [
+      [2.5, 5, [2, 2, 1]],
+      [0, 2, [1, 1]],
+    ] as const) {
+      asked.length = 0;
+      await ensureBlobs(ctx, repoId, take(count), { batching: { size } });
+      expect(asked.map((w) => w.length)).toEqual(sizes);
+    }
+  });
+
   it('learns the bytes per blob of each fetch, and plans the next by them', async () => {
     ctx.blobs.bytesByRepo.delete(repoId);
     expect(ctx.blobs.estimate(repoId)).toBe(3 * 1024);
@@ -612,6 +623,46 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     });
   }
 
+  it('a request cancelled while it waits to be sent again: its notice leaves progress', async () => {
+    const wanted = take(2);
+    // A wait long enough to cancel in.
+    const slow = {
+      ...ctx,
+      settings: { ...ctx.settings, retry: { attempts: 2, baseDelayMs: 60_000, maxDelayMs: 60_000 } },
+    };
+    const s = withAnswer(async (w) => {
+      const bytes = packfileSection(await packOf(w));
+      return ok(bytes.subarray(0, bytes.length >> 1));
+    });
+    try {
+      const events: BlobFetchProgress[] = [];
+      const waiting = gate();
+      const call = ensureBlobs(slow, repoId, wanted, {
+        onProgress: (p) => {
+          events.push({ ...p });
+          if (p.retrying) waiting.open();
+        },
+      });
+      await waiting.opened;
+      expect(ctx.blobs.bytesByRepo.has(repoId)).toBe(true);
+      await cancelBlobFetches(ctx, repoId);
+      // What the repo's fetches taught is forgotten with them.
+      expect(ctx.blobs.bytesByRepo.has(repoId)).toBe(false);
+      const err = await failure(call);
+      expect(err.message).toContain('the request fetching it was cancelled');
+      expect(events.at(-2)?.retrying).toContain('asking again for the 2 blobs still missing in');
+      expect(events.at(-1)).toEqual({
+        phase: 'fetching-blobs',
+        objects: 2,
+        totalObjects: 2,
+        bytes: events.at(-2)?.bytes,
+        requests: 1,
+      });
+    } finally {
+      s.restore();
+    }
+  });
+
   it('a transfer cut short on every attempt fails after the last; one blob is "blob"', async () => {
     const [a] = take(1);
     const s = withAnswer(async (w) => ok(packfileSection(await packOf(w)).subarray(0, 30)));
@@ -754,6 +805,97 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     } finally {
       answerBlobs = (w) => packAnswer(w);
     }
+  });
+
+  it('a call aborted: its queued requests are not sent, and its listeners hear nothing more', async () => {
+    const wanted = take(3);
+    const release = gate();
+    const started = gate();
+    answerBlobs = async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      started.open();
+      return streamed(
+        bytes.subarray(0, 40),
+        release.opened.then(() => bytes.subarray(40)),
+        signal,
+      );
+    };
+    try {
+      asked.length = 0;
+      const controller = new AbortController();
+      const heard: string[] = [];
+      const first = ensureBlobs(ctx, repoId, wanted, {
+        signal: controller.signal,
+        batching: { size: 1, concurrency: 1 },
+        onProgress: () => heard.push('progress'),
+        onPack: () => {
+          heard.push('pack');
+        },
+        onObject: () => heard.push('object'),
+      });
+      await started.opened;
+      // Another call joins the request in flight, which goes on for it.
+      const joined = gate();
+      const other = ensureBlobs(ctx, repoId, [wanted[0]], { onProgress: () => joined.open() });
+      await joined.opened;
+      controller.abort();
+      expect((await failure(first)).code).toBe('ABORTED');
+      heard.length = 0;
+      release.open();
+      expect((await other).fetched).toBe(0);
+      expect(heard).toEqual([]);
+      expect(asked).toEqual([[wanted[0]]]);
+      expect(await held(wanted)).toEqual([wanted[0]]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('after a request fails, one that another call waits for is still sent', async () => {
+    const wanted = take(3);
+    const release = gate();
+    const started = gate();
+    answerBlobs = async (w) => {
+      if (w[0] !== wanted[0]) return packAnswer(w);
+      started.open();
+      await release.opened;
+      throw new TypeError('fetch failed');
+    };
+    try {
+      asked.length = 0;
+      const first = ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 } });
+      await started.opened;
+      const joined = gate();
+      const other = ensureBlobs(ctx, repoId, [wanted[2]], { onProgress: () => joined.open() });
+      await joined.opened;
+      release.open();
+      expect(await failure(first)).toMatchObject({ oid: wanted[0], others: 1 });
+      await other;
+      // The first twice (the transport's retry), the second given up, the third sent for the other call.
+      expect(asked).toEqual([[wanted[0]], [wanted[0]], [wanted[2]]]);
+      expect(await held(wanted)).toEqual([wanted[2]]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it("leaves no listener on the caller's signal", async () => {
+    const { signal } = new AbortController();
+    const listeners = new Set<unknown>();
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => {
+      listeners.add(args[1]);
+      add(...args);
+    };
+    signal.removeEventListener = (...args: Parameters<AbortSignal['removeEventListener']>) => {
+      listeners.delete(args[1]);
+      remove(...args);
+    };
+    await ensureBlobs(ctx, repoId, take(1), { signal });
+    expect(listeners.size).toBe(0);
+    await failure(ensureBlobs(ctx, repoId, ['0'.repeat(40)], { signal }));
+    expect(listeners.size).toBe(0);
   });
 
   it('cancelBlobFetches stops every fetch of the repo: its waiting call fails, nothing written', async () => {
