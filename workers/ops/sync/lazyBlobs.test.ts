@@ -354,6 +354,15 @@ describe('ensureBlobs: what it asks and stores', () => {
     await maintenanceIdle(ctx, repoId);
     await ensureBlobs(ctx, repoId, [a]);
     expect(merging()).toBe(false);
+    // One request stored its pack, the other's answer held nothing: due all the same.
+    const [b, c] = take(2);
+    answerBlobs = (w) => packAnswer(w.filter((o) => o !== c));
+    try {
+      await failure(ensureBlobs(ctx, repoId, [b, c], { batching: { size: 1 } }));
+      expect(merging()).toBe(true);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
   });
 
   it("goes through the call's proxy and credentials, else the repo's", async () => {
@@ -1028,6 +1037,34 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     expect(listeners.size).toBe(0);
     await failure(ensureBlobs(ctx, repoId, ['0'.repeat(40)], { signal }));
     expect(listeners.size).toBe(0);
+  });
+
+  it('aborted while its pack is stored: ABORTED, and the pack stored whole', async () => {
+    const wanted = take(2);
+    const controller = new AbortController();
+    const err = await failure(
+      ensureBlobs(ctx, repoId, wanted, {
+        signal: controller.signal,
+        onPack: () => controller.abort(),
+      }),
+    );
+    expect(err.code).toBe('ABORTED');
+    expect((await ctx.store.packs.for(repoId)).missing(wanted)).toEqual([]);
+    expect(await held(wanted)).toEqual(wanted);
+  });
+
+  it('cancelBlobFetches while a pack is stored: the pack stored whole; with nothing in flight it resolves', async () => {
+    const wanted = take(2);
+    let cancelled: Promise<string[]> | undefined;
+    await ensureBlobs(ctx, repoId, wanted, {
+      onPack: () => {
+        cancelled = cancelBlobFetches(ctx, repoId).then(async () =>
+          (await ctx.store.packs.for(repoId)).missing(wanted),
+        );
+      },
+    });
+    expect(await cancelled).toEqual([]);
+    await cancelBlobFetches(ctx, 'no-such-repo');
   });
 
   it('cancelBlobFetches stops every fetch of the repo: its waiting call fails, nothing written', async () => {
