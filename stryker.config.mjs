@@ -1310,6 +1310,47 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/sync/lazyBlobs.ts, lines 361-480 (issue 26, session 8, mutlazy8; line numbers before 56679b8)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (!isAbort(err)) failed = true (pump)',
+      mutants: 'true',
+      reason:
+        "an own batch ends ABORTED without the call only by cancelBlobFetches, which cancels every batch of the repo, or by this pump's give-up, after failed is set",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "resolve('aborted') (the call's abort listener)",
+      mutants: '""',
+      reason:
+        'it resolves only once the signal fired, so `|| signal?.aborted` takes the abort branch all the same',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onProgress) report()',
+      mutants: 'true',
+      reason: 'report calls onProgress?.(), which does nothing without one',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "outcomes === 'aborted' || signal?.aborted",
+      mutants: "&&; '' for 'aborted'",
+      reason:
+        "the abort listener resolves 'aborted' synchronously, so settled wins the race only if the signal fires in the microtasks between, where no caller code runs",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'for (const batch of waitedFor) batch.waiters-- (after all settled)',
+      mutants: '++',
+      reason:
+        'every batch waited for has settled here; waiters is read only for batches not settled (leave, the give-up)',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onObject) (the listener removed in finally)',
+      mutants: 'true',
+      reason: 'deleting undefined from a set of listeners removes nothing',
+    },
   ],
   equivalentMutants: [
     {
