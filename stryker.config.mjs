@@ -1351,6 +1351,20 @@ export default {
       mutants: 'true',
       reason: 'deleting undefined from a set of listeners removes nothing',
     },
+    // workers/ops/sync/lazyBlobs.ts, lines 479-519 (issue 26, session 8, mutlazy8; numbering of 56679b8)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "batch.state !== 'settled' (leave)",
+      mutants: "true; ''",
+      reason:
+        'cancelling a settled batch forgets what is forgotten and aborts a finished request; it settles only a queued one',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "batch.state = 'running' (runBatch)",
+      mutants: "''",
+      reason: "state is only compared with 'queued' and 'settled', so any other value means running",
+    },
   ],
   equivalentMutants: [
     {
