@@ -1381,6 +1381,61 @@ export default {
       reason:
         'writeShallow sorts what it writes; the order only sets shallowChanged, and shallowInfo comes with a pack, which is written anyway',
     },
+    // workers/ops/sync/lazyBlobs.ts, lines 361-480 (issue 26, session 8, mutlazy8; line numbers before 56679b8)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (!isAbort(err)) failed = true (pump)',
+      mutants: 'true',
+      reason:
+        "an own batch ends ABORTED without the call only by cancelBlobFetches, which cancels every batch of the repo, or by this pump's give-up, after failed is set",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "resolve('aborted') (the call's abort listener)",
+      mutants: '""',
+      reason:
+        'it resolves only once the signal fired, so `|| signal?.aborted` takes the abort branch all the same',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onProgress) report()',
+      mutants: 'true',
+      reason: 'report calls onProgress?.(), which does nothing without one',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "outcomes === 'aborted' || signal?.aborted",
+      mutants: "&&; '' for 'aborted'",
+      reason:
+        "the abort listener resolves 'aborted' synchronously, so settled wins the race only if the signal fires in the microtasks between, where no caller code runs",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'for (const batch of waitedFor) batch.waiters-- (after all settled)',
+      mutants: '++',
+      reason:
+        'every batch waited for has settled here; waiters is read only for batches not settled (leave, the give-up)',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onObject) (the listener removed in finally)',
+      mutants: 'true',
+      reason: 'deleting undefined from a set of listeners removes nothing',
+    },
+    // workers/ops/sync/lazyBlobs.ts, lines 479-519 (issue 26, session 8, mutlazy8; numbering of 56679b8)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "batch.state !== 'settled' (leave)",
+      mutants: "true; ''",
+      reason:
+        'cancelling a settled batch forgets what is forgotten and aborts a finished request; it settles only a queued one',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "batch.state = 'running' (runBatch)",
+      mutants: "''",
+      reason: "state is only compared with 'queued' and 'settled', so any other value means running",
+    },
   ],
   equivalentMutants: [
     {

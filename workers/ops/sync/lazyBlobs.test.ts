@@ -32,8 +32,8 @@ const URL_BASE = 'https://git.example/r.git';
 let answerBlobs: BlobAnswer = (wants) => packAnswer(wants);
 /** The wanted oids of each blob request, in the order they came. */
 const asked: string[][] = [];
-/** The address and Authorization header of each blob request. */
-const sentTo: { url: string; auth: string | null }[] = [];
+/** The address, Authorization and Git-Protocol headers and pkt-lines of each blob request. */
+const sentTo: { url: string; auth: string | null; protocol: string | null; lines: string[] }[] = [];
 
 const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
   const url = String(input instanceof Request ? input.url : input);
@@ -66,7 +66,8 @@ const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     return ok(packfileSection(await packOf([commit], ['--revs', '--filter=blob:none'])));
   }
   asked.push(wants);
-  sentTo.push({ url, auth: new Headers(init?.headers).get('Authorization') });
+  const headers = new Headers(init?.headers);
+  sentTo.push({ url, auth: headers.get('Authorization'), protocol: headers.get('Git-Protocol'), lines });
   return answerBlobs(wants, init?.signal ?? undefined);
 }) as typeof globalThis.fetch;
 
@@ -288,6 +289,17 @@ describe('ensureBlobs: what it asks and stores', () => {
     expect((recordAfter?.sizeBytes ?? 0) > (recordBefore?.sizeBytes ?? 0)).toBe(true);
   });
 
+  it('a fixed request size counts whole blobs, at least one', async () => {
+    for (const [size, count, sizes] of [
+      [2.5, 5, [2, 2, 1]],
+      [0, 2, [1, 1]],
+    ] as const) {
+      asked.length = 0;
+      await ensureBlobs(ctx, repoId, take(count), { batching: { size } });
+      expect(asked.map((w) => w.length)).toEqual(sizes);
+    }
+  });
+
   it('learns the bytes per blob of each fetch, and plans the next by them', async () => {
     ctx.blobs.bytesByRepo.delete(repoId);
     expect(ctx.blobs.estimate(repoId)).toBe(3 * 1024);
@@ -342,6 +354,15 @@ describe('ensureBlobs: what it asks and stores', () => {
     await maintenanceIdle(ctx, repoId);
     await ensureBlobs(ctx, repoId, [a]);
     expect(merging()).toBe(false);
+    // One request stored its pack, the other's answer held nothing: due all the same.
+    const [b, c] = take(2);
+    answerBlobs = (w) => packAnswer(w.filter((o) => o !== c));
+    try {
+      await failure(ensureBlobs(ctx, repoId, [b, c], { batching: { size: 1 } }));
+      expect(merging()).toBe(true);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
   });
 
   it("goes through the call's proxy and credentials, else the repo's", async () => {
@@ -349,11 +370,17 @@ describe('ensureBlobs: what it asks and stores', () => {
     await ensureBlobs(ctx, repoId, take(1), { connection: { corsProxy: 'https://proxy.example/' } });
     await ensureBlobs(ctx, repoId, take(1), { connection: { auth: { username: 'u', password: 'p' } } });
     await ensureBlobs(ctx, repoId, take(1));
-    expect(sentTo).toEqual([
+    expect(sentTo.map(({ url, auth }) => ({ url, auth }))).toEqual([
       { url: 'https://proxy.example/git.example/r.git/git-upload-pack', auth: null },
       { url: `${URL_BASE}/git-upload-pack`, auth: `Basic ${btoa('u:p')}` },
       { url: `${URL_BASE}/git-upload-pack`, auth: null },
     ]);
+    // As git's promisor fetch: v2, no haves so `done` at once, no thin pack, no progress (gitprotocol-v2: fetch).
+    for (const { protocol, lines } of sentTo) {
+      expect(protocol).toBe('version=2');
+      expect(lines).toEqual(expect.arrayContaining(['command=fetch', 'ofs-delta', 'no-progress', 'done']));
+      expect(lines).not.toContain('thin-pack');
+    }
   });
 
   it('sends `concurrency` requests at a time, at least one', async () => {
@@ -410,6 +437,19 @@ describe('ensureBlobs: what it asks and stores', () => {
       expect(asked).toEqual([]);
     } finally {
       answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('gives each object to onObject as it arrives: its id, type and bytes, as git has them', async () => {
+    const wanted = take(3);
+    const seen: { oid: string; type: string; data: Buffer }[] = [];
+    await ensureBlobs(ctx, repoId, wanted, {
+      onObject: ({ oid, type, data }) => seen.push({ oid, type, data: Buffer.from(data) }),
+    });
+    expect(seen.map((o) => o.oid).sort()).toEqual([...wanted].sort());
+    for (const { oid, type, data } of seen) {
+      expect(type).toBe('blob');
+      expect(data).toEqual(await gitBuffer(['cat-file', 'blob', oid], { cwd: src }));
     }
   });
 
@@ -484,14 +524,15 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
   });
 
   it('ERR "not our ref": not on the server; another ERR: try again later', async () => {
-    const s = withAnswer(() =>
-      ok(concatBytes([encodePktLine('ERR upload-pack: not our ref 1234\n'), FLUSH_PKT])),
-    );
+    const [a] = take(1);
+    const s = withAnswer(() => packAnswer([]));
     try {
-      const [a] = take(1);
-      const err = await failure(ensureBlobs(ctx, repoId, [a]));
-      expect(err).toBeInstanceOf(MissingObjectError);
-      expect(err).toMatchObject({ oid: a, notOnServer: true, advice: undefined });
+      for (const message of ['upload-pack: not our ref 1234', 'object NOT FOUND', 'no such object']) {
+        answerBlobs = () => ok(concatBytes([encodePktLine(`ERR ${message}\n`), FLUSH_PKT]));
+        const err = await failure(ensureBlobs(ctx, repoId, [a]));
+        expect(err).toBeInstanceOf(MissingObjectError);
+        expect(err).toMatchObject({ oid: a, notOnServer: true, advice: undefined });
+      }
       answerBlobs = () => ok(concatBytes([encodePktLine('ERR out of memory\n'), FLUSH_PKT]));
       const other = await failure(ensureBlobs(ctx, repoId, [a]));
       expect(other).toMatchObject({
@@ -538,6 +579,115 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
       expect(err).toBeInstanceOf(MissingObjectError);
       expect(err).toMatchObject({ oid: wanted[0], others: 2 });
       expect((err as Error & { cause: { code: string } }).cause.code).toBe('NETWORK_ERROR');
+    } finally {
+      s.restore();
+    }
+  });
+
+  it("of two requests that fail, the first one's error is the call's", async () => {
+    const wanted = take(2);
+    const s = withAnswer((w) =>
+      w[0] === wanted[0]
+        ? ok(concatBytes([encodePktLine('ERR not our ref\n'), FLUSH_PKT]))
+        : new Response('no', { status: 418 }),
+    );
+    try {
+      const err = await failure(ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 2 } }));
+      expect(err).toMatchObject({ oid: wanted[0], notOnServer: true, others: 1 });
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an answer with no pack: every blob is missing, none stored', async () => {
+    const wanted = take(2);
+    const s = withAnswer(() => ok(concatBytes([encodePktLine('packfile\n'), FLUSH_PKT])));
+    try {
+      const err = await failure(ensureBlobs(ctx, repoId, wanted));
+      expect(err).toMatchObject({ oid: wanted[0], notOnServer: true, others: 1 });
+      expect(await held(wanted)).toEqual([]);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an answer the transport sends again (503) shows its notice in progress, then clears it', async () => {
+    const [a] = take(1);
+    let n = 0;
+    const s = withAnswer((w) => (n++ === 0 ? new Response('busy', { status: 503 }) : packAnswer(w)));
+    try {
+      const events: BlobFetchProgress[] = [];
+      await ensureBlobs(ctx, repoId, [a], { onProgress: (p) => events.push({ ...p }) });
+      expect(events.find((e) => e.retrying)?.retrying).toMatch(/HTTP 503.*retrying in/);
+      expect(events.at(-1)?.retrying).toBeUndefined();
+      expect(await held([a])).toEqual([a]);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an answer that stalls is asked again; stalled every time, the error says so and gives no advice', async () => {
+    const wanted = take(2);
+    const stalling = {
+      ...ctx,
+      settings: {
+        ...ctx.settings,
+        retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1, stallTimeoutMs: 100 },
+      },
+    };
+    let stalls = 1;
+    const never = gate<Uint8Array | null>();
+    const s = withAnswer(async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      return stalls-- > 0 ? streamed(bytes.subarray(0, 40), never.opened, signal) : ok(bytes);
+    });
+    try {
+      asked.length = 0;
+      await ensureBlobs(stalling, repoId, [wanted[0]]);
+      expect(asked).toEqual([[wanted[0]], [wanted[0]]]);
+      stalls = 2;
+      const err = await failure(ensureBlobs(stalling, repoId, [wanted[1]]));
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ oid: wanted[1], advice: '' });
+      expect((err as Error & { cause: { code: string } }).cause.code).toBe('TIMEOUT');
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('a request cut short asks again only for blobs not stored since', async () => {
+    const wanted = take(2);
+    const other = gate();
+    let packed = false;
+    const notices: (string | undefined)[] = [];
+    // The second request's pack brings the first's blob too; the first's answer breaks off after it is stored.
+    const s = withAnswer(async (w, signal) => {
+      if (w[0] === wanted[1]) return packAnswer(wanted);
+      const bytes = packfileSection(await packOf(w));
+      return streamed(
+        bytes.subarray(0, 40),
+        other.opened.then(() => null),
+        signal,
+      );
+    });
+    try {
+      asked.length = 0;
+      const result = await ensureBlobs(ctx, repoId, wanted, {
+        batching: { size: 1, concurrency: 2 },
+        // The report after onPack's is the one of the second request settled, its pack stored.
+        onPack: () => {
+          packed = true;
+        },
+        onProgress: (p) => {
+          notices.push(p.retrying);
+          if (packed) other.open();
+        },
+      });
+      expect(asked).toEqual([[wanted[0]], [wanted[1]]]);
+      // Nothing is left to ask for, so nothing is announced either.
+      expect(notices.filter(Boolean)).toEqual([]);
+      expect(result).toMatchObject({ fetched: 2, requests: 1 });
+      expect(await held(wanted)).toEqual(wanted);
     } finally {
       s.restore();
     }
@@ -605,12 +755,54 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
           /^The transfer broke off \(The [^()]*[^ ()]\); asking again for the 2 blobs still missing in 0 s… \(attempt 2 of 2\)$/,
         );
         expect(events.at(-1)?.retrying).toBeUndefined();
+        // Cleared once the wait is over, before the request is sent again.
+        expect(events.find((e) => e.requests === 2)?.retrying).toBeUndefined();
         expect(await held(wanted)).toEqual(wanted);
       } finally {
         s.restore();
       }
     });
   }
+
+  it('a request cancelled while it waits to be sent again: its notice leaves progress', async () => {
+    const wanted = take(2);
+    // A wait long enough to cancel in.
+    const slow = {
+      ...ctx,
+      settings: { ...ctx.settings, retry: { attempts: 2, baseDelayMs: 60_000, maxDelayMs: 60_000 } },
+    };
+    const s = withAnswer(async (w) => {
+      const bytes = packfileSection(await packOf(w));
+      return ok(bytes.subarray(0, bytes.length >> 1));
+    });
+    try {
+      const events: BlobFetchProgress[] = [];
+      const waiting = gate();
+      const call = ensureBlobs(slow, repoId, wanted, {
+        onProgress: (p) => {
+          events.push({ ...p });
+          if (p.retrying) waiting.open();
+        },
+      });
+      await waiting.opened;
+      expect(ctx.blobs.bytesByRepo.has(repoId)).toBe(true);
+      await cancelBlobFetches(ctx, repoId);
+      // What the repo's fetches taught is forgotten with them.
+      expect(ctx.blobs.bytesByRepo.has(repoId)).toBe(false);
+      const err = await failure(call);
+      expect(err.message).toContain('the request fetching it was cancelled');
+      expect(events.at(-2)?.retrying).toContain('asking again for the 2 blobs still missing in');
+      expect(events.at(-1)).toEqual({
+        phase: 'fetching-blobs',
+        objects: 2,
+        totalObjects: 2,
+        bytes: events.at(-2)?.bytes,
+        requests: 1,
+      });
+    } finally {
+      s.restore();
+    }
+  });
 
   it('a transfer cut short on every attempt fails after the last; one blob is "blob"', async () => {
     const [a] = take(1);
@@ -754,6 +946,125 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     } finally {
       answerBlobs = (w) => packAnswer(w);
     }
+  });
+
+  it('a call aborted: its queued requests are not sent, and its listeners hear nothing more', async () => {
+    const wanted = take(3);
+    const release = gate();
+    const started = gate();
+    answerBlobs = async (w, signal) => {
+      const bytes = packfileSection(await packOf(w));
+      started.open();
+      return streamed(
+        bytes.subarray(0, 40),
+        release.opened.then(() => bytes.subarray(40)),
+        signal,
+      );
+    };
+    try {
+      asked.length = 0;
+      const controller = new AbortController();
+      const heard: string[] = [];
+      const first = ensureBlobs(ctx, repoId, wanted, {
+        signal: controller.signal,
+        batching: { size: 1, concurrency: 1 },
+        onProgress: () => heard.push('progress'),
+        onPack: () => {
+          heard.push('pack');
+        },
+        onObject: () => heard.push('object'),
+      });
+      await started.opened;
+      // Another call joins the request in flight, which goes on for it.
+      const joined = gate();
+      const other = ensureBlobs(ctx, repoId, [wanted[0]], { onProgress: () => joined.open() });
+      await joined.opened;
+      controller.abort();
+      expect((await failure(first)).code).toBe('ABORTED');
+      heard.length = 0;
+      release.open();
+      expect((await other).fetched).toBe(0);
+      expect(heard).toEqual([]);
+      expect(asked).toEqual([[wanted[0]]]);
+      expect(await held(wanted)).toEqual([wanted[0]]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('after a request fails, one that another call waits for is still sent', async () => {
+    const wanted = take(3);
+    const release = gate();
+    const started = gate();
+    answerBlobs = async (w) => {
+      if (w[0] !== wanted[0]) return packAnswer(w);
+      started.open();
+      await release.opened;
+      throw new TypeError('fetch failed');
+    };
+    try {
+      asked.length = 0;
+      const first = ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 } });
+      await started.opened;
+      const joined = gate();
+      const other = ensureBlobs(ctx, repoId, [wanted[2]], { onProgress: () => joined.open() });
+      await joined.opened;
+      release.open();
+      expect(await failure(first)).toMatchObject({ oid: wanted[0], others: 1 });
+      await other;
+      // The first twice (the transport's retry), the second given up, the third sent for the other call.
+      expect(asked).toEqual([[wanted[0]], [wanted[0]], [wanted[2]]]);
+      expect(await held(wanted)).toEqual([wanted[2]]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it("leaves no listener on the caller's signal", async () => {
+    const { signal } = new AbortController();
+    const listeners = new Set<unknown>();
+    const add = signal.addEventListener.bind(signal);
+    const remove = signal.removeEventListener.bind(signal);
+    signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => {
+      listeners.add(args[1]);
+      add(...args);
+    };
+    signal.removeEventListener = (...args: Parameters<AbortSignal['removeEventListener']>) => {
+      listeners.delete(args[1]);
+      remove(...args);
+    };
+    await ensureBlobs(ctx, repoId, take(1), { signal });
+    expect(listeners.size).toBe(0);
+    await failure(ensureBlobs(ctx, repoId, ['0'.repeat(40)], { signal }));
+    expect(listeners.size).toBe(0);
+  });
+
+  it('aborted while its pack is stored: ABORTED, and the pack stored whole', async () => {
+    const wanted = take(2);
+    const controller = new AbortController();
+    const err = await failure(
+      ensureBlobs(ctx, repoId, wanted, {
+        signal: controller.signal,
+        onPack: () => controller.abort(),
+      }),
+    );
+    expect(err.code).toBe('ABORTED');
+    expect((await ctx.store.packs.for(repoId)).missing(wanted)).toEqual([]);
+    expect(await held(wanted)).toEqual(wanted);
+  });
+
+  it('cancelBlobFetches while a pack is stored: the pack stored whole; with nothing in flight it resolves', async () => {
+    const wanted = take(2);
+    let cancelled: Promise<string[]> | undefined;
+    await ensureBlobs(ctx, repoId, wanted, {
+      onPack: () => {
+        cancelled = cancelBlobFetches(ctx, repoId).then(async () =>
+          (await ctx.store.packs.for(repoId)).missing(wanted),
+        );
+      },
+    });
+    expect(await cancelled).toEqual([]);
+    await cancelBlobFetches(ctx, 'no-such-repo');
   });
 
   it('cancelBlobFetches stops every fetch of the repo: its waiting call fails, nothing written', async () => {

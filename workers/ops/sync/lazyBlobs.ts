@@ -234,8 +234,6 @@ interface BatchOutcome {
   objects: IngestedObject[];
   requests: number;
   bytes: number;
-  /** Wanted oids the server's pack did not hold. */
-  absent: string[];
 }
 
 type BatchState = 'queued' | 'running' | 'settled';
@@ -540,7 +538,7 @@ async function runBatch(context: BatchContext, batch: Batch): Promise<void> {
 async function fetchResuming(context: BatchContext, batch: Batch): Promise<BatchOutcome> {
   const signal = batch.controller.signal;
   const policy = retryPolicy(context.ctx.settings.retry);
-  const total: BatchOutcome = { objects: [], requests: 0, bytes: 0, absent: [] };
+  const total: BatchOutcome = { objects: [], requests: 0, bytes: 0 };
   let wants = batch.oids;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -548,7 +546,6 @@ async function fetchResuming(context: BatchContext, batch: Batch): Promise<Batch
       total.objects.push(...outcome.objects);
       total.requests += outcome.requests;
       total.bytes += outcome.bytes;
-      total.absent = outcome.absent;
       return total;
     } catch (err) {
       if (!brokeMidTransfer(err) || attempt >= policy.attempts || signal.aborted) throw err;
@@ -620,15 +617,13 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     batch.retrying = undefined;
     batch.bytes = client.bytesReceived;
   }
-  if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived, absent: wants };
+  if (!ingester) return { objects: [], requests: 1, bytes: client.bytesReceived };
   const indexStarted = performance.now();
   const pack = await ingester.finish();
   context.steps?.measure('pack-index', indexStarted);
   ctx.blobs.record(repoId, client.bytesReceived, pack.objects.length);
   // Last point of cancellation: from here the pack is written whole (.pack, .promisor, .idx last).
   if (signal.aborted) throw abortedError();
-  const received = new Set(pack.objects.map((o) => o.oid));
-  const absent = wants.filter((oid) => !received.has(oid));
   // The listeners (a first checkout staging its files) read the pack in memory while IndexedDB stores it:
   // their CPU work and the store's transaction overlap, instead of one waiting for the other. They start
   // once that transaction is under way (started earlier, their work would hold up its start to the end).
@@ -689,7 +684,7 @@ async function fetchBatch(context: BatchContext, batch: Batch, wants: string[]):
     .catch(() => undefined);
   const [stored] = await Promise.allSettled([storing, listening]);
   if (stored.status === 'rejected') throw stored.reason;
-  return { objects: pack.objects, requests: 1, bytes: client.bytesReceived, absent };
+  return { objects: pack.objects, requests: 1, bytes: client.bytesReceived };
 }
 
 /**
