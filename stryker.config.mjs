@@ -1372,7 +1372,8 @@ export default {
       file: 'workers/ops/sync/fetch.ts',
       code: 'let updates: { ... }[] = []',
       mutants: '["Stryker was here"]',
-      reason: 'storeFetched sets updates to [] before anything reads it, and nothing reads it when storeFetched does not run',
+      reason:
+        'storeFetched sets updates to [] before anything reads it, and nothing reads it when storeFetched does not run',
     },
     {
       file: 'workers/ops/sync/fetch.ts',
