@@ -4,8 +4,8 @@
 // made in both with the same content, author and time (so they are the same commits), the remote moves, both
 // pull, and git's clone is the oracle: the branch's commit (a merge's tree, parents and identity), every ref,
 // the working tree byte for byte, the index's entries (`git ls-files --stage`: the index file itself holds
-// stat data that differs), the conflict stages, and the count of commits that arrived. The same checks
-// against git http-backend and the fixtures, with resolving and aborting a conflict: test/pull.test.ts.
+// stat data that differs), the conflict stages, and the count of commits that arrived. Pull over HTTP in the
+// browser, with a conflict resolved in the editor: e2e/push.spec.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
