@@ -2,22 +2,31 @@
 // apart (a rename on a branch merged back, a file moved twice, a copy, an evil merge, a criss-cross, an
 // octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
-// is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
+// is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing"). No git
+// server: real `git upload-pack` answers through a scripted fetch (uploadPackFetch), the repos are kept in
+// memory, and the scratch history is built once per machine (cachedScratchRepo), so a mutant costs seconds.
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
+import { memoryStorage } from '../workers/storage/memory.ts';
 import { testEngine } from './support/engine.ts';
 import { gitBlame, gitBytes, runGit } from './support/gitHistory.ts';
-import { serveScratchRepo } from './support/scratchServer.ts';
+import { cachedScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { uploadPackFetch } from './support/uploadPackFetch.ts';
 
-const { engine, ctx } = testEngine();
-const serverUrl = inject('gitServerUrl');
-const bare = join(inject('fixturesDir'), 'blame.git');
+// The fixtures of the global setup; a mutation run without the git server names them (stryker.config.mjs).
+const fixturesDir = inject('fixturesDir') ?? process.env.BLOBLESS_FIXTURES_DIR;
+const bare = join(fixturesDir, 'blame.git');
+/** The scratch histories' bare repo, once built (the second describe). */
+let scratchBare = '';
+const served = uploadPackFetch((name) => (name === 'blame.git' ? bare : scratchBare));
+const serverUrl = served.base;
+const { engine, ctx } = testEngine({ storage: memoryStorage(), fetch: served.fetch });
 const scratch = useTmpDir('blame-cases');
 
 const CASES = [
@@ -194,14 +203,14 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   ];
   /** More than the 200 entries of one page of fileHistory. */
   const MANY = 210;
-  let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
   let id: string;
 
   beforeAll(async () => {
-    let clock = 1_700_000_000;
-    const body = (name: string, n: number) =>
-      Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
-    server = await serveScratchRepo(join(scratch(), 'cases'), [], async (run, work) => {
+    // Kept under a name of this script's text: what it uses is inside it (MANY is in the name).
+    scratchBare = await cachedScratchRepo(`blame-cases-${MANY}`, async (run, work) => {
+      let clock = 1_700_000_000;
+      const body = (name: string, n: number) =>
+        Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
       const put = async (path: string, text: string) => {
         // Not through a symlink that was there.
         await rm(join(work, path), { force: true });
@@ -337,7 +346,7 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       }
       await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
     });
-    id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
+    id = (await engine.clone({ url: `${serverUrl}/repo.git` })).repoId;
     await maintenanceIdle(ctx, id);
   }, 120_000);
 
@@ -347,7 +356,7 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       .repo(id)
       .blame({ ref: 'many', path: 'many/v.txt' }, { onProgress: (p) => reports.push(structuredClone(p)) });
     const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
-    expect(ours).toEqual(await gitBlame(server!.bare, 'many', 'many/v.txt'));
+    expect(ours).toEqual(await gitBlame(scratchBare, 'many', 'many/v.txt'));
     // Every version is read (each commit added a line), none of them cloned: 16, 32, 64, ... in a request each.
     let generations = 0;
     for (let sum = 0, size = BLAME_FIRST_GENERATION; sum < MANY; sum += size, size *= 2) generations++;
@@ -364,12 +373,11 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     }
     expect(foundBeforeRequest).toBe(generations - 1);
   });
-  afterAll(() => server?.close());
 
   async function scratchEqualsGit(path: string) {
     const result = await engine.repo(id).blame({ ref: 'main', path }, { onProgress: () => {} });
     const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
-    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(server!.bare, 'main', path) });
+    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(scratchBare, 'main', path) });
     // With a listener too, only the commits some line names are named.
     expect(Object.keys(result.commits).sort()).toEqual(
       [...new Set(result.lines.map((l) => l.commit))].sort(),
@@ -382,7 +390,7 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   });
 
   it('refuses a submodule with PATH_NOT_FOUND', async () => {
-    expect((await gitBytes(server!.bare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
+    expect((await gitBytes(scratchBare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
       '160000 commit',
     );
     const err = await engine
