@@ -26,7 +26,19 @@ const bare = join(fixturesDir, 'blame.git');
 let scratchBare = '';
 const served = uploadPackFetch((name) => (name === 'blame.git' ? bare : scratchBare));
 const serverUrl = served.base;
-const { engine, ctx } = testEngine({ storage: memoryStorage(), fetch: served.fetch });
+/** While set, a blob request is called on it and then hangs until its signal fires. */
+let onBlobRequest: (() => void) | undefined;
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch: (input, init) => {
+    const hang = onBlobRequest;
+    if (!hang || init?.method !== 'POST') return served.fetch(input, init);
+    return new Promise((_, reject) => {
+      init.signal?.addEventListener('abort', () => reject(init.signal?.reason), { once: true });
+      hang();
+    });
+  },
+});
 const scratch = useTmpDir('blame-cases');
 
 const CASES = [
@@ -109,7 +121,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
         { ref: 'main', path: 'src/api/retry.js' },
         { onProgress: (p) => reports.push(structuredClone(p)) },
       );
-    expect(reports.filter((r) => r.fileLines)).toHaveLength(1);
+    expect(reports.filter((r) => 'fileLines' in r)).toHaveLength(1);
     expect(reports.find((r) => r.fileLines)!.fileLines).toEqual(result.lines.map((l) => l.text));
     const shown: string[] = [];
     const named = new Map<string, unknown>();
@@ -136,6 +148,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       [...new Set(result.lines.map((l) => l.commit))].sort(),
     );
     expect(reports.at(-1)).toMatchObject({
+      phase: 'blame',
       linesDone: result.lines.length,
       requests: result.requests,
       versionsFetched: result.versionsFetched,
@@ -153,6 +166,21 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'ABORTED' });
   });
+
+  it('stops a blob request that hangs when cancelled', async () => {
+    const controller = new AbortController();
+    onBlobRequest = () => controller.abort();
+    try {
+      // A file no case above blamed: its blobs are not stored yet.
+      const err = await engine
+        .repo(repoId)
+        .blame({ ref: 'main', path: 'src/parser/lexer.js' }, { signal: controller.signal })
+        .catch((e: Error) => e);
+      expect(err).toMatchObject({ code: 'ABORTED' });
+    } finally {
+      onBlobRequest = undefined;
+    }
+  }, 30_000);
 
   it('ends at the shallow boundary of a clone with depth, as git blame does with the same shallow file', async () => {
     const { repoId: shallowId } = await engine.clone({ url: `${serverUrl}/blame.git`, depth: 12 });
