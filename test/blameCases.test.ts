@@ -231,11 +231,13 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   ];
   /** More than the 200 entries of one page of fileHistory. */
   const MANY = 210;
+  /** Versions of main after the side branch's: more than the first two generations (16 + 32). */
+  const JUMP = 50;
   let id: string;
 
   beforeAll(async () => {
-    // Kept under a name of this script's text: what it uses is inside it (MANY is in the name).
-    scratchBare = await cachedScratchRepo(`blame-cases-${MANY}`, async (run, work) => {
+    // Kept under a name of this script's text: what it uses is inside it (MANY and JUMP are in the name).
+    scratchBare = await cachedScratchRepo(`blame-cases-${MANY}-${JUMP}`, async (run, work) => {
       let clock = 1_700_000_000;
       const body = (name: string, n: number) =>
         Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
@@ -373,6 +375,39 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
         stream += `${data(`many: ${n}`)}${n > 1 ? `from :${n - 1}\n` : ''}M 100644 inline many/v.txt\n${data(text)}`;
       }
       await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
+
+      // jump: a side branch's version, dated before the JUMP versions of main that follow it, is merged
+      // back with a line of the merge's own: far down the list of versions when the merge asks for it.
+      const jumpLines = Array.from({ length: JUMP + 10 }, (_, i) => `j line ${i + 1}`);
+      const jumpText = (edited: (i: number) => boolean, merged = false) =>
+        `${jumpLines.map((l, i) => (edited(i) ? `${l} edited` : l)).join('\n')}\n${merged ? 'merged\n' : ''}`;
+      const jumpCommit = (mark: number, ref: string, from: number, text: string, merge?: number) => {
+        clock += 60;
+        return `commit refs/heads/${ref}\nmark :${mark}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${clock} +0000\n${data(`${ref}: ${mark}`)}${from ? `from :${from}\n` : ''}${merge ? `merge :${merge}\n` : ''}M 100644 inline jump/j.txt\n${data(text)}`;
+      };
+      const side = (i: number) => i === JUMP + 5;
+      stream = jumpCommit(
+        1,
+        'jump',
+        0,
+        jumpText(() => false),
+      );
+      stream += jumpCommit(2, 'jump-side', 1, jumpText(side));
+      for (let n = 1; n <= JUMP; n++)
+        stream += jumpCommit(
+          n + 2,
+          'jump',
+          n + 1,
+          jumpText((i) => i < n),
+        );
+      stream += jumpCommit(
+        JUMP + 3,
+        'jump',
+        JUMP + 2,
+        jumpText((i) => i < JUMP || side(i), true),
+        2,
+      );
+      await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
     });
     id = (await engine.clone({ url: `${serverUrl}/repo.git` })).repoId;
     await maintenanceIdle(ctx, id);
@@ -400,6 +435,15 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       before = r;
     }
     expect(foundBeforeRequest).toBe(generations - 1);
+  });
+
+  it('fetches a version far down the list, a side branch merged back, with the batch it starts', async () => {
+    const result = await engine.repo(id).blame({ ref: 'jump', path: 'jump/j.txt' });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    const theirs = await gitBlame(scratchBare, 'jump', 'jump/j.txt');
+    expect(ours).toEqual(theirs);
+    // The side branch's line is its commit's, read past the first two generations of versions.
+    expect(new Set(theirs.map((l) => l.split(' ')[0])).size).toBe(JUMP + 3);
   });
 
   async function scratchEqualsGit(path: string) {
