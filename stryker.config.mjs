@@ -1310,6 +1310,22 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/read/blame.ts lines 176-249 (issue 26, session 8, mutblame8): survivors judged equivalent;
+    // the others are killed by test/blameCases.test.ts cases added after the run.
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (found.length || fileLines) progress(); (fetch)',
+      mutants: 'true',
+      reason:
+        'a report before a request with nothing new repeats the counts of the last one: no line, commit or text is lost or shown twice',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (known) return known; (read)',
+      mutants: 'false',
+      reason:
+        'a cache: the blob read again is stored by then (at < fetchedUpTo, or fetched alone), so the same bytes come back',
+    },
   ],
   equivalentMutants: [
     {

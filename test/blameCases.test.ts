@@ -99,7 +99,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
 
   it('names each commit of its lines with its parents and message, as git log does', async () => {
     const path = 'src/core/router.js';
-    const result = await engine.repo(repoId).blame({ ref: 'main', path: `/${path}/` });
+    const result = await engine.repo(repoId).blame({ ref: 'main', path: `//${path}//` });
     expect(result.path).toBe(path);
     expect(result.commit).toBe((await gitBytes(bare, ['rev-parse', 'main'])).toString().trim());
     const named = [...new Set(result.lines.map((l) => l.commit))].sort();
