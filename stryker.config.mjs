@@ -1326,6 +1326,19 @@ export default {
       reason:
         'a cache: the blob read again is stored by then (at < fetchedUpTo, or fetched alone), so the same bytes come back',
     },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'else if (at < 0) await fetch([oid]); (read)',
+      mutants: 'true; at <= 0',
+      reason:
+        'a version below fetchedUpTo was fetched with its batch: ensureBlobs of a stored blob sends no request and counts nothing',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (onProgress) fileLines = finalLines;',
+      mutants: 'true',
+      reason: 'without a listener the reports that would carry fileLines go to no one',
+    },
   ],
   equivalentMutants: [
     {
