@@ -1339,6 +1339,19 @@ export default {
       mutants: 'true',
       reason: 'without a listener the reports that would carry fileLines go to no one',
     },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'new Array(finalLines.length) (result)',
+      mutants: 'new Array()',
+      reason:
+        'every line of the file is given its origin by index, so the array grows to the same length, with no hole',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!c) (readCommit)',
+      mutants: 'true',
+      reason: 'a cache: a commit header read again is the same',
+    },
   ],
   equivalentMutants: [
     {
