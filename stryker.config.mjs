@@ -1352,6 +1352,19 @@ export default {
       mutants: 'true',
       reason: 'a cache: a commit header read again is the same',
     },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!keys) (keysOf)',
+      mutants: 'true',
+      reason: "a cache: a path's Bloom keys computed again are the same",
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'unchangedAt: its body; position >= 0; filter !== null; unchangedByFilter: () => ...; graph !== null',
+      mutants: '{}; false, position > 0; false, filter === null; () => undefined; false',
+      reason:
+        'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
+    },
   ],
   equivalentMutants: [
     {
