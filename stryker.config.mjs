@@ -1310,6 +1310,14 @@ export default {
       reason:
         'frees memory only: nothing reads the lists or the resolver tables after resolving (and Node 20 has no transferToFixedLength)',
     },
+    // workers/ops/read/blame.ts lines 1-175 (issue 26, session 8, mutblame8)
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!page.more || page.entries.length === 0) break; (the versions)',
+      mutants: '&&; page.entries.length === 0 as false',
+      reason:
+        'a page that says more is never empty, and a last page read again past its end is empty: the same versions',
+    },
     // workers/ops/read/blame.ts lines 176-249 (issue 26, session 8, mutblame8): survivors judged equivalent;
     // the others are killed by test/blameCases.test.ts cases added after the run.
     {
