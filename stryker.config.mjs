@@ -1437,6 +1437,69 @@ export default {
       mutants: "''",
       reason: "state is only compared with 'queued' and 'settled', so any other value means running",
     },
+    // workers/ops/read/blame.ts lines 1-175 (issue 26, session 8, mutblame8)
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!page.more || page.entries.length === 0) break; (the versions)',
+      mutants: '&&; page.entries.length === 0 as false',
+      reason:
+        'a page that says more is never empty, and a last page read again past its end is empty: the same versions',
+    },
+    // workers/ops/read/blame.ts lines 176-249 (issue 26, session 8, mutblame8): survivors judged equivalent;
+    // the others are killed by test/blameCases.test.ts cases added after the run.
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (found.length || fileLines) progress(); (fetch)',
+      mutants: 'true',
+      reason:
+        'a report before a request with nothing new repeats the counts of the last one: no line, commit or text is lost or shown twice',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (known) return known; (read)',
+      mutants: 'false',
+      reason:
+        'a cache: the blob read again is stored by then (at < fetchedUpTo, or fetched alone), so the same bytes come back',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'else if (at < 0) await fetch([oid]); (read)',
+      mutants: 'true; at <= 0',
+      reason:
+        'a version below fetchedUpTo was fetched with its batch: ensureBlobs of a stored blob sends no request and counts nothing',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (onProgress) fileLines = finalLines;',
+      mutants: 'true',
+      reason: 'without a listener the reports that would carry fileLines go to no one',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'new Array(finalLines.length) (result)',
+      mutants: 'new Array()',
+      reason:
+        'every line of the file is given its origin by index, so the array grows to the same length, with no hole',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!c) (readCommit)',
+      mutants: 'true',
+      reason: 'a cache: a commit header read again is the same',
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (!keys) (keysOf)',
+      mutants: 'true',
+      reason: "a cache: a path's Bloom keys computed again are the same",
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'unchangedAt: its body; position >= 0; filter !== null; unchangedByFilter: () => ...; graph !== null',
+      mutants: '{}; false, position > 0; false, filter === null; () => undefined; false',
+      reason:
+        'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
+    },
   ],
   equivalentMutants: [
     {

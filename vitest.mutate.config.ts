@@ -37,6 +37,8 @@ export default defineConfig({
       'workers/ops/worktree/checkout.test.ts',
       // The crafted v2 responder, started by the test itself: no git server.
       'test/readFileMinimalCrafted.test.ts',
+      // Real git upload-pack through a scripted fetch, on blame.git of the fixtures (BLOBLESS_FIXTURES_DIR).
+      'test/blameCases.test.ts',
       // Its own git http-backend on repositories it builds: no fixtures, no global setup.
       'test/pushCases.test.ts',
       // Real git upload-pack answers through a scripted fetch, git's own clone and `git pull` as the oracle.
@@ -53,7 +55,6 @@ export default defineConfig({
             'test/cloneErrors.test.ts',
             'test/fetchTags.test.ts',
             'test/hostileServer.test.ts',
-            'test/blameCases.test.ts',
             'test/lsRefsAhead.test.ts',
           ]
         : []),

@@ -2,22 +2,43 @@
 // apart (a rename on a branch merged back, a file moved twice, a copy, an evil merge, a criss-cross, an
 // octopus, a mode change, a file that was empty, a rename git does not pair, a file deleted and added again), from the commit-graph's
 // Bloom filters and from commit objects alone. historyOracle.test.ts blames every file, in some 16 s: this
-// is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing").
+// is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing"). No git
+// server: real `git upload-pack` answers through a scripted fetch (uploadPackFetch), the repos are kept in
+// memory, and the scratch history is built once per machine (cachedScratchRepo), so a mutant costs seconds.
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
+import { memoryStorage } from '../workers/storage/memory.ts';
 import { testEngine } from './support/engine.ts';
 import { gitBlame, gitBytes, runGit } from './support/gitHistory.ts';
-import { serveScratchRepo } from './support/scratchServer.ts';
+import { cachedScratchRepo } from './support/scratchServer.ts';
 import { useTmpDir } from './support/tmpDir.ts';
+import { uploadPackFetch } from './support/uploadPackFetch.ts';
 
-const { engine, ctx } = testEngine();
-const serverUrl = inject('gitServerUrl');
-const bare = join(inject('fixturesDir'), 'blame.git');
+// The fixtures of the global setup; a mutation run without the git server names them (stryker.config.mjs).
+const fixturesDir = inject('fixturesDir') ?? process.env.BLOBLESS_FIXTURES_DIR;
+const bare = join(fixturesDir, 'blame.git');
+/** The scratch histories' bare repo, once built (the second describe). */
+let scratchBare = '';
+const served = uploadPackFetch((name) => (name === 'blame.git' ? bare : scratchBare));
+const serverUrl = served.base;
+/** While set, a blob request is called on it and then hangs until its signal fires. */
+let onBlobRequest: (() => void) | undefined;
+const { engine, ctx } = testEngine({
+  storage: memoryStorage(),
+  fetch: (input, init) => {
+    const hang = onBlobRequest;
+    if (!hang || init?.method !== 'POST') return served.fetch(input, init);
+    return new Promise((_, reject) => {
+      init.signal?.addEventListener('abort', () => reject(init.signal?.reason), { once: true });
+      hang();
+    });
+  },
+});
 const scratch = useTmpDir('blame-cases');
 
 const CASES = [
@@ -78,7 +99,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
 
   it('names each commit of its lines with its parents and message, as git log does', async () => {
     const path = 'src/core/router.js';
-    const result = await engine.repo(repoId).blame({ ref: 'main', path: `/${path}/` });
+    const result = await engine.repo(repoId).blame({ ref: 'main', path: `//${path}//` });
     expect(result.path).toBe(path);
     expect(result.commit).toBe((await gitBytes(bare, ['rev-parse', 'main'])).toString().trim());
     const named = [...new Set(result.lines.map((l) => l.commit))].sort();
@@ -100,7 +121,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
         { ref: 'main', path: 'src/api/retry.js' },
         { onProgress: (p) => reports.push(structuredClone(p)) },
       );
-    expect(reports.filter((r) => r.fileLines)).toHaveLength(1);
+    expect(reports.filter((r) => 'fileLines' in r)).toHaveLength(1);
     expect(reports.find((r) => r.fileLines)!.fileLines).toEqual(result.lines.map((l) => l.text));
     const shown: string[] = [];
     const named = new Map<string, unknown>();
@@ -127,6 +148,7 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       [...new Set(result.lines.map((l) => l.commit))].sort(),
     );
     expect(reports.at(-1)).toMatchObject({
+      phase: 'blame',
       linesDone: result.lines.length,
       requests: result.requests,
       versionsFetched: result.versionsFetched,
@@ -144,6 +166,21 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'ABORTED' });
   });
+
+  it('stops a blob request that hangs when cancelled', async () => {
+    const controller = new AbortController();
+    onBlobRequest = () => controller.abort();
+    try {
+      // A file no case above blamed: its blobs are not stored yet.
+      const err = await engine
+        .repo(repoId)
+        .blame({ ref: 'main', path: 'src/parser/lexer.js' }, { signal: controller.signal })
+        .catch((e: Error) => e);
+      expect(err).toMatchObject({ code: 'ABORTED' });
+    } finally {
+      onBlobRequest = undefined;
+    }
+  }, 30_000);
 
   it('ends at the shallow boundary of a clone with depth, as git blame does with the same shallow file', async () => {
     const { repoId: shallowId } = await engine.clone({ url: `${serverUrl}/blame.git`, depth: 12 });
@@ -194,14 +231,16 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   ];
   /** More than the 200 entries of one page of fileHistory. */
   const MANY = 210;
-  let server: Awaited<ReturnType<typeof serveScratchRepo>> | undefined;
+  /** Versions of main after the side branch's: more than the first two generations (16 + 32). */
+  const JUMP = 50;
   let id: string;
 
   beforeAll(async () => {
-    let clock = 1_700_000_000;
-    const body = (name: string, n: number) =>
-      Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
-    server = await serveScratchRepo(join(scratch(), 'cases'), [], async (run, work) => {
+    // Kept under a name of this script's text: what it uses is inside it (MANY and JUMP are in the name).
+    scratchBare = await cachedScratchRepo(`blame-cases-${MANY}-${JUMP}`, async (run, work) => {
+      let clock = 1_700_000_000;
+      const body = (name: string, n: number) =>
+        Array.from({ length: n }, (_, i) => `${name} line ${i + 1}: ${'abcdefghij'.repeat(3)}\n`).join('');
       const put = async (path: string, text: string) => {
         // Not through a symlink that was there.
         await rm(join(work, path), { force: true });
@@ -336,8 +375,41 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
         stream += `${data(`many: ${n}`)}${n > 1 ? `from :${n - 1}\n` : ''}M 100644 inline many/v.txt\n${data(text)}`;
       }
       await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
+
+      // jump: a side branch's version, dated before the JUMP versions of main that follow it, is merged
+      // back with a line of the merge's own: far down the list of versions when the merge asks for it.
+      const jumpLines = Array.from({ length: JUMP + 10 }, (_, i) => `j line ${i + 1}`);
+      const jumpText = (edited: (i: number) => boolean, merged = false) =>
+        `${jumpLines.map((l, i) => (edited(i) ? `${l} edited` : l)).join('\n')}\n${merged ? 'merged\n' : ''}`;
+      const jumpCommit = (mark: number, ref: string, from: number, text: string, merge?: number) => {
+        clock += 60;
+        return `commit refs/heads/${ref}\nmark :${mark}\ncommitter Ada Fixture <ada@fixtures.blobless.test> ${clock} +0000\n${data(`${ref}: ${mark}`)}${from ? `from :${from}\n` : ''}${merge ? `merge :${merge}\n` : ''}M 100644 inline jump/j.txt\n${data(text)}`;
+      };
+      const side = (i: number) => i === JUMP + 5;
+      stream = jumpCommit(
+        1,
+        'jump',
+        0,
+        jumpText(() => false),
+      );
+      stream += jumpCommit(2, 'jump-side', 1, jumpText(side));
+      for (let n = 1; n <= JUMP; n++)
+        stream += jumpCommit(
+          n + 2,
+          'jump',
+          n + 1,
+          jumpText((i) => i < n),
+        );
+      stream += jumpCommit(
+        JUMP + 3,
+        'jump',
+        JUMP + 2,
+        jumpText((i) => i < JUMP || side(i), true),
+        2,
+      );
+      await runGit(['fast-import', '--quiet'], { cwd: work, input: stream });
     });
-    id = (await engine.clone({ url: `${server.url}/repo.git` })).repoId;
+    id = (await engine.clone({ url: `${serverUrl}/repo.git` })).repoId;
     await maintenanceIdle(ctx, id);
   }, 120_000);
 
@@ -347,7 +419,7 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       .repo(id)
       .blame({ ref: 'many', path: 'many/v.txt' }, { onProgress: (p) => reports.push(structuredClone(p)) });
     const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
-    expect(ours).toEqual(await gitBlame(server!.bare, 'many', 'many/v.txt'));
+    expect(ours).toEqual(await gitBlame(scratchBare, 'many', 'many/v.txt'));
     // Every version is read (each commit added a line), none of them cloned: 16, 32, 64, ... in a request each.
     let generations = 0;
     for (let sum = 0, size = BLAME_FIRST_GENERATION; sum < MANY; sum += size, size *= 2) generations++;
@@ -364,12 +436,20 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     }
     expect(foundBeforeRequest).toBe(generations - 1);
   });
-  afterAll(() => server?.close());
+
+  it('fetches a version far down the list, a side branch merged back, with the batch it starts', async () => {
+    const result = await engine.repo(id).blame({ ref: 'jump', path: 'jump/j.txt' });
+    const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+    const theirs = await gitBlame(scratchBare, 'jump', 'jump/j.txt');
+    expect(ours).toEqual(theirs);
+    // The side branch's line is its commit's, read past the first two generations of versions.
+    expect(new Set(theirs.map((l) => l.split(' ')[0])).size).toBe(JUMP + 3);
+  });
 
   async function scratchEqualsGit(path: string) {
     const result = await engine.repo(id).blame({ ref: 'main', path }, { onProgress: () => {} });
     const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
-    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(server!.bare, 'main', path) });
+    expect({ path, lines: ours }).toEqual({ path, lines: await gitBlame(scratchBare, 'main', path) });
     // With a listener too, only the commits some line names are named.
     expect(Object.keys(result.commits).sort()).toEqual(
       [...new Set(result.lines.map((l) => l.commit))].sort(),
@@ -382,7 +462,7 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   });
 
   it('refuses a submodule with PATH_NOT_FOUND', async () => {
-    expect((await gitBytes(server!.bare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
+    expect((await gitBytes(scratchBare, ['ls-tree', 'main', 'plain/sub'])).toString()).toContain(
       '160000 commit',
     );
     const err = await engine
