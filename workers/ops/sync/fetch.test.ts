@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportAsDotGit } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
+import { datedGitEnv } from '../../../test/support/datedGit.ts';
 import { testEngine } from '../../../test/support/engine.ts';
 import { looseRefNames, packedRefsAsGitWrites, showRefs } from '../../../test/support/refsOracle.ts';
 import { failure, packFiles } from '../../../test/support/repoChecks.ts';
@@ -84,15 +85,7 @@ function git(dir: string, args: string[]): string {
   clock++;
   return execFileSync('git', args, {
     cwd: dir,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_DATE: `${clock} +0000`,
-      GIT_COMMITTER_DATE: `${clock} +0000`,
-      GIT_AUTHOR_NAME: 'A U Thor',
-      GIT_AUTHOR_EMAIL: 'author@example.com',
-      GIT_COMMITTER_NAME: 'A U Thor',
-      GIT_COMMITTER_EMAIL: 'author@example.com',
-    },
+    env: datedGitEnv(clock),
   })
     .toString()
     .trim();

@@ -13,6 +13,7 @@ import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportCheckout } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
+import { datedGitEnv } from '../../../test/support/datedGit.ts';
 import { testEngine } from '../../../test/support/engine.ts';
 import { failure } from '../../../test/support/repoChecks.ts';
 import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
@@ -58,16 +59,7 @@ function gitIn(dir: string, args: string[], input?: string): string {
   return execFileSync('git', args, {
     cwd: dir,
     input,
-    env: {
-      ...process.env,
-      GIT_AUTHOR_DATE: `${clock} +0000`,
-      GIT_COMMITTER_DATE: `${clock} +0000`,
-      GIT_AUTHOR_NAME: 'A U Thor',
-      GIT_AUTHOR_EMAIL: 'author@example.com',
-      GIT_COMMITTER_NAME: 'A U Thor',
-      GIT_COMMITTER_EMAIL: 'author@example.com',
-      GIT_TERMINAL_PROMPT: '0',
-    },
+    env: { ...datedGitEnv(clock), GIT_TERMINAL_PROMPT: '0' },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
     .toString()
