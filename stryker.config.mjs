@@ -1463,19 +1463,6 @@ export default {
     },
     {
       file: 'workers/ops/read/blame.ts',
-      code: 'else if (at < 0) await fetch([oid]); (read)',
-      mutants: 'true; at <= 0',
-      reason:
-        'a version below fetchedUpTo was fetched with its batch: ensureBlobs of a stored blob sends no request and counts nothing',
-    },
-    {
-      file: 'workers/ops/read/blame.ts',
-      code: 'if (onProgress) fileLines = finalLines;',
-      mutants: 'true',
-      reason: 'without a listener the reports that would carry fileLines go to no one',
-    },
-    {
-      file: 'workers/ops/read/blame.ts',
       code: 'new Array(finalLines.length) (result)',
       mutants: 'new Array()',
       reason:

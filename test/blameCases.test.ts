@@ -5,11 +5,11 @@
 // is the cheap subset mutation testing runs per mutant of blame.ts (README, "Mutation testing"). No git
 // server: real `git upload-pack` answers through a scripted fetch (uploadPackFetch), the repos are kept in
 // memory, and the scratch history is built once per machine (cachedScratchRepo), so a mutant costs seconds.
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
-import { COMMIT_GRAPH_CHAIN } from '../workers/ops/common/commitGraphAccess.ts';
+import { COMMIT_GRAPH_CHAIN, layerPath } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
 import { memoryStorage } from '../workers/storage/memory.ts';
@@ -214,8 +214,9 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
  * Histories blame.git has none of, built here with git and blamed by git: a merge whose other parent lacks
  * the file (renamed there from a file its base also held, or never there), a parent dated after its child
  * (walked before a child that gives it more lines), a file that becomes a symlink and one that stops being
- * one, and a merge where a file of the first parent and a renamed one of the other are the same blob; and
- * a file of more versions than a page of its history, whose blobs come in generations that double.
+ * one (also as the same blob), and a merge where a file of the first parent and a renamed one of the other
+ * are the same blob; a commit outside the commit-graph; and a file of more versions than a page of its
+ * history, whose blobs come in generations that double.
  */
 describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
   const FILES = [
@@ -225,6 +226,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     'skew/h.js',
     'link/a',
     'link/b',
+    'link/c',
+    'link/d',
     'order/f.js',
     'plain/empty.js',
     'plain/tail.txt',
@@ -342,6 +345,15 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       await link('link/a', 'some/where');
       await put('link/b', 'else/where\nsecond\n');
       await commit('link: a symlink, b file');
+      // c, a file of its target's bytes (no line feed), becomes that symlink: the same blob, another kind
+      // (a and b differ from their targets by a line feed, so their lines change anyway); d, a symlink,
+      // becomes a file of the same blob.
+      await put('link/c', 'some/where');
+      await link('link/d', 'else/where');
+      await commit('link: c file, d symlink');
+      await link('link/c', 'some/where');
+      await put('link/d', 'else/where');
+      await commit('link: c symlink, d file, the same blobs');
 
       // order: the first parent added f.js, the other g.js with the same bytes, which the merge drops.
       await run(['switch', '-q', '-c', 'order']);
@@ -470,6 +482,38 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       .blame({ ref: 'main', path: 'plain/sub' })
       .catch((e: Error) => e);
     expect(err).toMatchObject({ code: 'PATH_NOT_FOUND' });
+  });
+
+  it('from a commit the commit-graph lacks, its parents in the graph git writes for them', async () => {
+    // git's own graph of main's parent's history (with its Bloom filters) in place of ours: main, which
+    // changed plain/, is outside it.
+    const objects = join(scratch(), 'graph-objects');
+    await mkdir(join(objects, 'info'), { recursive: true });
+    const [tip, parent] = (await gitBytes(scratchBare, ['rev-parse', 'main', 'main~1']))
+      .toString()
+      .split('\n');
+    await runGit(
+      ['--git-dir', scratchBare, 'commit-graph', 'write', '--split', '--changed-paths', '--stdin-commits'],
+      {
+        input: `${parent}\n`,
+        env: {
+          ...process.env,
+          GIT_OBJECT_DIRECTORY: objects,
+          GIT_ALTERNATE_OBJECT_DIRECTORIES: join(scratchBare, 'objects'),
+        },
+      },
+    );
+    const written = join(objects, 'info', 'commit-graphs');
+    const chain = await readFile(join(written, 'commit-graph-chain'), 'utf8');
+    const fs = ctx.store.repoFs.open(id).promises;
+    for (const hash of chain.split('\n').filter(Boolean)) {
+      const layer = await readFile(join(written, `graph-${hash}.graph`));
+      expect(layer.includes(Buffer.from(parent, 'hex'))).toBe(true);
+      expect(layer.includes(Buffer.from(tip, 'hex'))).toBe(false);
+      await fs.writeFile(layerPath(hash), layer);
+    }
+    await fs.writeFile(COMMIT_GRAPH_CHAIN, chain, 'utf8');
+    for (const path of ['plain/tail.txt', 'lacks/f.js']) await scratchEqualsGit(path);
   });
 
   it('from commit objects, without a commit-graph', async () => {

@@ -191,14 +191,14 @@ export async function blame(
     const known = contents.get(oid);
     if (known) return known;
     const at = versions.indexOf(oid);
-    if (at >= fetchedUpTo) {
+    if (at < 0) {
+      await fetch([oid]); // no version's blob (a parent's file at another path): alone
+    } else if (at >= fetchedUpTo) {
       // The next generation of versions, in one batch: what the walk will ask for next.
       const batch = versions.slice(fetchedUpTo, Math.max(at + 1, fetchedUpTo + generation));
       fetchedUpTo += batch.length;
       generation *= 2;
       await fetch(batch);
-    } else if (at < 0) {
-      await fetch([oid]);
     }
     const bytes = await readBlobBytes(repo, oid);
     contents.set(oid, bytes);
@@ -208,7 +208,7 @@ export async function blame(
   const final = await read(startEntry.oid);
   const finalLines = splitLines(final);
   totalLines = finalLines.length;
-  if (onProgress) fileLines = finalLines;
+  fileLines = finalLines; // with no listener, the reports that carry it go to no one
   const result: BlameLine[] = new Array(finalLines.length);
   const graph = await commitGraphFor(repo);
   const headers = new Map<string, CommitHeader>();
