@@ -1487,6 +1487,72 @@ export default {
       reason:
         'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
     },
+    // workers/ops/sync/fetch.ts lines 461-601 (issue 26, session 9, mutfetch9b)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'acknowledgments?.acks ?? [] (negotiateAndReceive)',
+      mutants: '["Stryker was here"]',
+      reason:
+        'acknowledgments is absent only from the answer to done (the parser takes no other answer without it), after which the loop returns: the junk id is never sent',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (!negotiator.ack(oid)) (negotiateAndReceive)',
+      mutants: 'true',
+      reason:
+        "a round's haves are none of them common when sent, so its first new ACK always names one not yet common and resets; re-ACKs of common ones are skipped before",
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'acknowledgments?.ready ?? false (negotiateAndReceive)',
+      mutants: 'true',
+      reason:
+        'acknowledgments is absent only from the answer to done, and then done || ready holds either way',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (head) toPeel.add(head) (localTips)',
+      mutants: 'true',
+      reason: 'a HEAD that does not resolve adds null, which peel reads as no object and so as no tip',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (ref.peeled) tips.add(ref.peeled) (localTips)',
+      mutants: 'false',
+      reason:
+        'peeling a packed ref again reaches the commit its ^ line names, or null where that names another kind, which the negotiator skips: slower, the same haves',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (commit) tips.add(commit) (localTips)',
+      mutants: 'true',
+      reason: 'a null tip reads as no commit in the negotiator (commitReader), which adds nothing for it',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'new Set<string>([descendant]) (isAncestor)',
+      mutants: '[]',
+      reason: 'commits cannot form a cycle: no walk from the descendant reaches it again',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'limit !== undefined && commit.time < limit - 86_400 (isAncestor)',
+      mutants: 'limit !== undefined as true',
+      reason: 'without a limit, commit.time < NaN is false: no commit is cut either way',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (!seen.has(p)) (isAncestor)',
+      mutants: 'true',
+      reason: 'a commit queued twice is walked twice to the same answer: cost only',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '[...(await shallowCommits(repo))].sort() (readShallow)',
+      mutants: 'no .sort()',
+      reason:
+        "the order reaches only the request's shallow lines, which upload-pack reads as a set, and the comparison with another readShallow of the same file",
+    },
   ],
   equivalentMutants: [
     {
@@ -1868,6 +1934,25 @@ export default {
       code: 'if (signal?.aborted) throw abortedError();',
       reason:
         "a cancel seen here came from the batch's own throwIfAborted (rethrown as it is), or is seen by startConflictedMerge's check before it writes",
+    },
+    // workers/ops/sync/fetch.ts lines 461-601 (issue 26, session 9, mutfetch9b)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '{ // Not stored (beyond a shallow boundary) or not a commit: no line of history to walk. return null; }',
+      reason:
+        "commitReader's callers (the negotiator, isAncestor) read undefined as they read null: no commit",
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '() => null',
+      reason:
+        "the three (HEAD, peel, readLocalObject's second read) are only tested for truth: undefined reads as null",
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: '{ return await read(); }',
+      reason:
+        'ensureBlobs fetches only what the packs and loose objects lack: a base found is read the same after it',
     },
   ],
 };

@@ -20,7 +20,7 @@ import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { openRepo } from '../common/repoAccess.ts';
 import { commitGraphStatus } from '../maintenance/commitGraphUpdate.ts';
-import { fetchRepo, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
+import { fetchRepo, nextHaveBatch, TAG_LIST_MAX_AGE_MS } from './fetch.ts';
 
 let root: string;
 const served = uploadPackFetch((name) => join(root, name));
@@ -682,5 +682,226 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(kinds(result)).toEqual(['new refs/remotes/origin/main']);
     expect(result).toMatchObject({ newCommits: 0, negotiation: { rounds: 0 } });
     expect(await readStored(repoId, 'packed-refs')).toContain(`${ids[1]} refs/remotes/origin/main\n`);
+  });
+});
+
+describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
+  const writeStored = (repoId: string, path: string, text: string) =>
+    ctx.store.repoFs.open(repoId).promises.writeFile(`${GITDIR}/${path}`, text);
+  const haveLines = (body: string) => requestLines(body).filter((l) => l.startsWith('have '));
+
+  it('offers as haves a detached HEAD, loose branches and tags (peeled), packed refs; no ref outside them', async () => {
+    const s = server('tips');
+    const side: Record<string, string> = {};
+    for (const b of ['head-only', 'loose-only', 'tagged-only', 'hidden-only']) {
+      git(s.dir, ['checkout', '-q', '-b', b, s.ids[0]]);
+      side[b] = commit(s.dir, `${b}.txt`);
+    }
+    git(s.dir, ['tag', '-a', '-m', 'Side', 'side-tag', side['tagged-only']]);
+    const tagObject = git(s.dir, ['rev-parse', 'side-tag']);
+    git(s.dir, ['checkout', '-q', 'main']);
+    const { repoId } = await engine.clone({ url: s.url });
+    // Each side commit is named now by one ref of another kind only, as git keeps them.
+    const packed = await readStored(repoId, 'packed-refs');
+    expect(packed).toContain(`${side['hidden-only']} refs/remotes/origin/hidden-only\n`);
+    const kept = packed
+      .split('\n')
+      .filter((l, i, a) => !/-only|side-tag/.test(l) && !/side-tag/.test(a[i - 1] ?? ''));
+    await writeStored(repoId, 'packed-refs', kept.join('\n'));
+    await writeStored(repoId, 'HEAD', `${side['head-only']}\n`);
+    await writeStored(repoId, 'refs/heads/loose-only', `${side['loose-only']}\n`);
+    await ctx.store.repoFs
+      .open(repoId)
+      .promises.mkdir(`${GITDIR}/refs/tags`)
+      .catch(() => undefined);
+    await writeStored(repoId, 'refs/tags/side-tag', `${tagObject}\n`);
+    // Named like a branch below refs/keep/, but no branch: only refs/heads/, refs/remotes/ and refs/tags/ are.
+    for (const d of ['refs/keep', 'refs/keep/refs', 'refs/keep/refs/heads'])
+      await ctx.store.repoFs.open(repoId).promises.mkdir(`${GITDIR}/${d}`);
+    await writeStored(repoId, 'refs/keep/refs/heads/hidden-only', `${side['hidden-only']}\n`);
+    ctx.repos.forget(repoId);
+    for (const b of Object.keys(side)) git(s.dir, ['branch', '-D', b]);
+    git(s.dir, ['tag', '-d', 'side-tag']);
+    commit(s.dir, 'next.txt');
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+    const haves = haveLines(fetchBodies()[0]);
+    for (const b of ['head-only', 'loose-only', 'tagged-only', 'main']) {
+      expect(haves, b).toContain(`have ${b === 'main' ? s.ids[1] : side[b]}`);
+    }
+    expect(haves).not.toContain(`have ${side['hidden-only']}`);
+    expect(haves).not.toContain(`have ${tagObject}`);
+  });
+
+  it('completes a thin pack from stored trees, and a base blob a filter left out is fetched first', async () => {
+    const s = server('thin');
+    // Trees big enough that git sends the changed ones as deltas against those the client has.
+    const files = Array.from({ length: 40 }, (_, i) => `dir/file${i}.txt`);
+    execFileSync('sh', ['-c', 'mkdir -p dir && for f in "$@"; do echo "$f" > "$f"; done', 'sh', ...files], {
+      cwd: s.dir,
+    });
+    const lines = Array.from(
+      { length: 200 },
+      (_, i) => `line ${i} of a file long enough to be a delta base\n`,
+    );
+    commit(s.dir, 'big.txt', lines.join(''));
+    git(s.dir, ['add', 'dir']);
+    git(s.dir, ['commit', '-q', '-m', 'dir']);
+    const { repoId } = await engine.clone({ url: s.url });
+    commit(s.dir, 'dir/file7.txt');
+    const progress: { phase: string }[] = [];
+    const thin = await engine.repo(repoId).fetch({}, { onProgress: (p) => progress.push(p) });
+    expect(thin.objects).toMatchObject({ commit: 1, blob: 0 });
+    expect(thin.completedFromLocal).toBeGreaterThan(0);
+    // The pack's own progress is told too: its bytes, and the deltas resolved.
+    expect(progress.map((p) => p.phase)).toEqual(expect.arrayContaining(['receiving', 'resolving']));
+    // Unfiltered now: big.txt's new version comes as a delta against the old, which the clone left out.
+    git(s.dir, ['config', 'uploadpack.allowFilter', 'false']);
+    commit(s.dir, 'big.txt', `${lines.join('')}one more line\n`);
+    const lazy = await engine.repo(repoId).fetch();
+    expect(lazy.completedFromLocal).toBeGreaterThan(0);
+    const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
+    git(exported, ['fsck', '--connectivity-only', '--no-progress']);
+    expect(git(exported, ['cat-file', '-p', 'refs/remotes/origin/main:big.txt'])).toBe(
+      git(s.dir, ['cat-file', '-p', 'main:big.txt']),
+    );
+  });
+
+  it('tells a fast-forward from a forced update past a shallow boundary, from an old tip not stored, and a day of clock skew', async () => {
+    // Depth 1 both sides: the new commit's parent is not stored, the walk ends there. (Not the first
+    // commit: the clone holds it, tag v1's.)
+    const shallow = await cloned('forcedshallow', 3, 1);
+    git(shallow.dir, ['reset', '-q', '--hard', shallow.ids[1]]);
+    commit(shallow.dir, 'fresh.txt');
+    expect(kinds(await engine.repo(shallow.repoId).fetch({ depth: 1 }))).toEqual([
+      'forced refs/remotes/origin/main',
+    ]);
+
+    const { dir, repoId, ids } = await cloned('skew');
+    // A commit dated a day before the old tip (as a skewed clock makes), then one at the usual time.
+    const old = Number(git(dir, ['log', '-1', '--format=%ct', ids[1]]));
+    const skewed = (seconds: number, file: string) => {
+      execFileSync('sh', ['-c', `echo ${seconds} > ${file} && git add ${file} && git commit -q -m skewed`], {
+        cwd: dir,
+        env: datedGitEnv(seconds),
+      });
+      commit(dir, `after-${file}`);
+    };
+    skewed(old - 86_400, 'day.txt');
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['fast-forward refs/remotes/origin/main']);
+    // More than a day older than the old tip: the walk stops there, and calls it forced (git would not).
+    const tip = git(dir, ['rev-parse', 'HEAD']);
+    skewed(Number(git(dir, ['log', '-1', '--format=%ct', tip])) - 86_401, 'more.txt');
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['forced refs/remotes/origin/main']);
+
+    // The remote-tracking branch names a commit this repo does not hold: no walk finds it.
+    const packed = await readStored(repoId, 'packed-refs');
+    const here = git(dir, ['rev-parse', 'HEAD']);
+    await writeStored(repoId, 'packed-refs', packed.replaceAll(here, '1'.repeat(40)));
+    ctx.repos.forget(repoId);
+    commit(dir, 'last.txt');
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['forced refs/remotes/origin/main']);
+  });
+
+  it('fetches a full clone without a filter, and skips a fetch refspec it cannot read', async () => {
+    const s = server('fullclone');
+    git(s.dir, ['branch', 'feature']);
+    const { repoId } = await engine.clone({ url: s.url, filter: null });
+    commit(s.dir, 'full.txt');
+    git(s.dir, ['checkout', '-q', 'feature']);
+    commit(s.dir, 'feature.txt');
+    const { fs, gitdir } = await openRepo(ctx, repoId);
+    const isogit = (await import('isomorphic-git')).default;
+    await isogit.setConfig({
+      fs,
+      gitdir,
+      path: 'remote.origin.fetch',
+      value: 'refs/heads/*:refs/remotes/x/one',
+    });
+    await isogit.setConfig({
+      fs,
+      gitdir,
+      path: 'remote.origin.fetch',
+      value: '+refs/heads/main:refs/remotes/origin/main',
+      append: true,
+    });
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+    expect(result).toMatchObject({ filter: null, objects: { blob: 1 }, warnings: [] });
+    expect(fetchBodies().join('')).not.toContain('filter');
+  });
+
+  it('ends a negotiation 256 haves in vain after the last new ACK, resending what is common once a round', async () => {
+    const { dir, ids } = server('invain', 1);
+    // 300 branches of a commit each, dated between main's two commits, which the server will forget: the
+    // skipping negotiator sends every tip (through a line of 300 commits it would skip). One git fast-import.
+    const stream = Array.from({ length: 300 }, (_, i) => {
+      const message = `old ${i}\n`;
+      const content = `${i}\n`;
+      return `commit refs/heads/old/${i}\ncommitter A <a@example.com> ${clock + 1 + i} +0000\ndata ${message.length}\n${message}M 644 inline old.txt\ndata ${content.length}\n${content}\n`;
+    });
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, input: stream.join('') });
+    clock += 400;
+    const tip = commit(dir, 'tip.txt');
+    const { repoId } = await engine.clone({ url: `${served.base}/invain` });
+    execFileSync(
+      'sh',
+      ['-c', "git for-each-ref --format='delete %(refname)' refs/heads/old | git update-ref --stdin"],
+      { cwd: dir },
+    );
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    // main now a history of its own: its old commits stay on the server, unlisted, and are ACKed; nothing
+    // common leads to the new one, so the server never says ready.
+    git(dir, ['checkout', '-q', '--orphan', 'next']);
+    commit(dir, 'next.txt');
+    git(dir, ['branch', '-f', 'main', 'next']);
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['branch', '-D', 'next']);
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['forced refs/remotes/origin/main']);
+    const rounds = fetchBodies().map(requestLines);
+    // The first round: main's tip, ACKed (a new common commit), and 15 old ones; then 32 + 64 + 128 + 61 more
+    // in vain, 285 >= 256 with the fifth, which says done. The tip is sent again in each, once.
+    expect(rounds.map((r) => r.includes('done'))).toEqual([false, false, false, false, true]);
+    expect(rounds.map((r) => r.filter((l) => l.startsWith('have ')).length)).toEqual([16, 33, 65, 129, 62]);
+    expect(rounds[0]).toContain(`have ${tip}`);
+    for (const r of rounds.slice(1)) {
+      expect(r.filter((l) => l === `have ${tip}` || l === `have ${ids[0]}`)).toEqual([`have ${tip}`]);
+    }
+  });
+
+  it('grows the haves of each round as git does: doubled up to 16384, then by a tenth', () => {
+    const sizes = [16];
+    while (sizes.length < 13) sizes.push(nextHaveBatch(sizes.at(-1) ?? 0));
+    expect(sizes).toEqual([16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 18022, 19824]);
+  });
+
+  it('a fetch answered without a pack, `done` too, is NOT_GIT', async () => {
+    let dropPack = false;
+    const scripted = testEngine({
+      storage: memoryStorage(),
+      fetch: async (input, init) => {
+        const answer = await served.fetch(input, init);
+        const body = init?.body instanceof Uint8Array ? Buffer.from(init.body).toString('latin1') : '';
+        if (!dropPack || !body.includes('command=fetch')) return answer;
+        // Acknowledgments and nothing else, after `done` too: the only answer without a pack the parser takes.
+        return new Response(Buffer.from('0014acknowledgments\n0008NAK\n0000'), { headers: answer.headers });
+      },
+    });
+    try {
+      const { dir, url } = server('nopack');
+      const { repoId } = await scripted.engine.clone({ url });
+      commit(dir, 'p.txt');
+      dropPack = true;
+      const err = await failure(scripted.engine.repo(repoId).fetch());
+      expect(err.code).toBe('NOT_GIT');
+      expect(err.message).toBe(`${url} ended its fetch response without a pack.`);
+    } finally {
+      await scripted.engine.close();
+    }
   });
 });

@@ -496,7 +496,7 @@ async function negotiateAndReceive(
       const pack = await ingester.finish();
       return { pack, shallowInfo };
     }
-    batch = batch < LARGE_FLUSH ? batch * 2 : Math.floor((batch * 11) / 10);
+    batch = nextHaveBatch(batch);
   }
 }
 
@@ -598,4 +598,13 @@ async function readRemoteConfig(repo: RepoHandle): Promise<{ refspecs: Refspec[]
     refspecs: specs.map((s) => parseRefspec(String(s))).filter((r): r is Refspec => r !== null),
     filter: filter ? String(filter) : null,
   };
+}
+
+/**
+ * How many haves the round after one of `batch` sends: doubled up to LARGE_FLUSH, then a tenth more, as git's
+ * next_flush (fetch-pack.c) for stateless HTTP. Apart from its loop, so that the growth past LARGE_FLUSH, which
+ * only a negotiation past 32,752 haves reaches, is tested on its own.
+ */
+export function nextHaveBatch(batch: number): number {
+  return batch < LARGE_FLUSH ? batch * 2 : Math.floor((batch * 11) / 10);
 }
