@@ -21,6 +21,7 @@ import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { readDiskWorktree, readLightningWorktree } from '../../../test/support/worktree.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
+import { OperationError } from '../common/errors.ts';
 import { type PullProgress, pull } from './pull.ts';
 
 let root: string;
@@ -619,7 +620,7 @@ describe('pull stopped mid-way', () => {
 });
 
 describe('pull of a criss-cross history (two merge bases)', () => {
-  it('git merges it (a virtual base); Blobless refuses (isomorphic-git merges one base only), changing nothing', async () => {
+  it('git merges it (a virtual base); Blobless refuses (MULTIPLE_MERGE_BASES), changing nothing', async () => {
     const r = await remote();
     // Y on a side branch and X on main, each merged into the other: M_side and M_main have bases X and Y.
     r.work(['checkout', '-q', '-b', 'side']);
@@ -642,8 +643,11 @@ describe('pull of a criss-cross history (two merge bases)', () => {
     const err = await failure(r.pull());
     // No blob is fetched for it: the fetch alone (filtered) went out.
     expect(blobRequestsSince(since)).toEqual([]);
-    // Not yet a typed OperationError: isomorphic-git's own, raised before anything is written.
-    expect(err.code).toBe('MergeNotSupportedError');
+    expect(err).toBeInstanceOf(OperationError);
+    expect(err.code).toBe('MULTIPLE_MERGE_BASES');
+    expect(err.message).toBe(
+      'main and origin/main have 2 merge bases (each was merged into the other), and Blobless merges from one base only: merge them with git (git pull), push the merge, then pull again.',
+    );
     expect(await r.head()).toBe(mSide);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
     expect(r.gitPull().ok).toBe(true);
