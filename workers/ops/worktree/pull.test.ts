@@ -282,8 +282,9 @@ describe('pull against git pull of the same repository', () => {
     const theirs = r.pushed({ 'dir/b.txt': null, 'dir/new.txt': 'n\n' }, 'theirs 2');
     const now = ++clock;
     vi.spyOn(Date, 'now').mockReturnValue(now * 1000 + 999);
-    const seen: string[] = [];
-    const result = await r.pull({ author: ME }, { onProgress: (p: PullProgress) => seen.push(p.phase) });
+    const progress: PullProgress[] = [];
+    const result = await r.pull({ author: ME }, { onProgress: (p: PullProgress) => progress.push(p) });
+    const seen = progress.map((p) => p.phase);
     expect(result).toMatchObject({
       status: 'merged',
       branch: 'main',
@@ -294,6 +295,12 @@ describe('pull against git pull of the same repository', () => {
     expect(result.merging).toBeUndefined();
     expect(seen).toContain('merging');
     expect(seen.indexOf('merging')).toBeLessThan(seen.lastIndexOf('writing-files'));
+    // The blob fetches report too: the merge's three-way read (theirs of a.txt), then the checkout's (c.txt
+    // and new.txt; the merged a.txt was written here).
+    const blobTotals = progress
+      .slice(seen.indexOf('merging'))
+      .flatMap((p) => (p.phase === 'fetching-blobs' ? [p.totalObjects] : []));
+    expect([...new Set(blobTotals)]).toEqual([1, 2]);
     expect(r.gitPull(now).ok).toBe(true);
     const dir = await expectAsGit(r, { sameCommit: false });
     expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(result.to);
