@@ -482,13 +482,17 @@ describe('pull with conflicts', () => {
       'theirs',
     );
     const since = served.requests.length;
-    const result = await r.pull();
+    const progress: PullProgress[] = [];
+    const result = await r.pull({}, { onProgress: (p: PullProgress) => progress.push(p) });
     expect(result).toMatchObject({
       status: 'conflict',
       merging: true,
       conflicts: ['dir-e.txt', 'dir/b.txt'],
       to: ours,
     });
+    // Both blob fetches report: the merge's (theirs of the two files), then the conflicted merge's (d.txt).
+    const blobTotals = progress.flatMap((p) => (p.phase === 'fetching-blobs' ? [p.totalObjects] : []));
+    expect([...new Set(blobTotals)]).toEqual([2, 1]);
     // The merge's three-way read, then the conflicted merge's: theirs of every file it changed.
     const at = (path: string) => inDir(r.cli, ['rev-parse', `origin/main:${path}`]);
     inDir(r.cli, ['fetch', '-q']);
