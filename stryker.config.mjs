@@ -40,6 +40,7 @@ export default {
     'workers/ops/sync/lazyBlobs.ts',
     'workers/ops/sync/push.ts',
     'workers/ops/worktree/pull.ts',
+    'workers/ops/worktree/mergeState.ts',
     'workers/ops/worktree/checkout.ts',
     '!**/*.test.ts',
   ],
