@@ -1501,6 +1501,13 @@ export default {
       reason:
         'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
     },
+    // workers/ops/worktree/pull.ts, mergeState.ts (issue 26, session 9, mutpull9)
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'bytes ? indexUnmergedPaths(bytes as Uint8Array) : []',
+      mutants: '["Stryker was here"]',
+      reason: 'a merge in progress (MERGE_HEAD) always has the index its conflicted merge wrote',
+    },
   ],
   equivalentMutants: [
     {
@@ -1882,6 +1889,30 @@ export default {
       code: 'if (signal?.aborted) throw abortedError();',
       reason:
         "a cancel seen here came from the batch's own throwIfAborted (rethrown as it is), or is seen by startConflictedMerge's check before it writes",
+    },
+    // workers/ops/worktree/pull.ts, mergeState.ts (issue 26, session 9, mutpull9)
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "{ encoding: 'utf8' }",
+      reason:
+        'lightning-fs gives the bytes it reads without an encoding a toString that decodes them (DefaultBackend.readFile): String() makes the same text',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "if (conflicts.length === 0) { throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.'); }",
+      reason:
+        'pull calls it only after the same merge of the same commits, with abortOnConflict, threw MergeConflictError',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'e.data?.filepaths ?? []',
+      reason: "isomorphic-git's MergeConflictError always sets data.filepaths",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'base ? await theirChanges(repo, base, head, state.head) : []',
+      reason:
+        'a merge in progress was started from HEAD and MERGE_HEAD with their base (pull refuses unrelated histories before)',
     },
   ],
 };
