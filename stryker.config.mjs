@@ -1914,5 +1914,10 @@ export default {
       reason:
         'a merge in progress was started from HEAD and MERGE_HEAD with their base (pull refuses unrelated histories before)',
     },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'String(t).trim()',
+      reason: "MERGE_HEAD is one id and a newline (git's and ours): split('\\n')[0] alone gives the id",
+    },
   ],
 };
