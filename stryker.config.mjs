@@ -1508,6 +1508,20 @@ export default {
       mutants: '["Stryker was here"]',
       reason: 'a merge in progress (MERGE_HEAD) always has the index its conflicted merge wrote',
     },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'throwIfAborted(signal) (startConflictedMerge, after ensureBlobs)',
+      mutants: 'removed',
+      reason:
+        'ensureBlobs rethrows a cancel seen up to its return (checked: the test cancelling as the last blob arrives passes without it); no hook of the op runs between it and the write',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'ctx.repos.forget(repoId) (startConflictedMerge)',
+      mutants: 'removed',
+      reason:
+        'reached only after the batch committed, whose writes went through this handle: its caches hold them (status, commit and abort after a conflict pass without it)',
+    },
   ],
   equivalentMutants: [
     {

@@ -596,6 +596,25 @@ describe('pull stopped mid-way', () => {
     expect((await r.pull()).status).toBe('merged');
   });
 
+  it('cancelled as the conflicted merge’s blobs arrive: ABORTED, no merge left in progress', async () => {
+    const { r, ours } = await conflicted();
+    const before = await readLightningWorktree(r.fs());
+    const stop = new AbortController();
+    let fetches = 0;
+    // The merge's fetch (theirs of c.txt and a.txt), then the conflicted merge's (dir/new/f.txt): cancelled
+    // as the last of the second arrives, just before the conflicted merge would write.
+    const onProgress = (p: PullProgress) => {
+      if (p.phase !== 'fetching-blobs' || p.objects !== p.totalObjects) return;
+      if (++fetches === 2) stop.abort();
+    };
+    const err = await failure(r.pull({}, { signal: stop.signal, onProgress }));
+    expect(err.code).toBe('ABORTED');
+    expect(fetches).toBe(2);
+    expect(await r.head()).toBe(ours);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await engine.repo(r.repoId).status()).toMatchObject({ merging: null });
+  });
+
   it('cancelled as its fetch commits: ABORTED, the fetch kept, the branch not pulled', async () => {
     const r = await remote();
     const other = r.pushed({ 'e.txt': 'other\n' }, 'other', { branch: 'other' });
