@@ -1933,5 +1933,11 @@ export default {
       code: 'String(t).trim()',
       reason: "MERGE_HEAD is one id and a newline (git's and ours): split('\\n')[0] alone gives the id",
     },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: '() => null',
+      reason:
+        'the missing MERGE_HEAD and the missing index: undefined is as falsy as null where each is tested (!head, bytes ?)',
+    },
   ],
 };

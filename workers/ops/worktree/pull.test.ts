@@ -7,7 +7,7 @@
 // stat data that differs), the conflict stages, and the count of commits that arrived. Pull over HTTP in the
 // browser, with a conflict resolved in the editor: e2e/push.spec.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
@@ -556,11 +556,18 @@ describe('after a conflicted pull', () => {
   });
 
   it('aborting it is git merge --abort: every file, the index and HEAD as before the pull', async () => {
-    const { r, ours } = await conflicted();
+    const { r, ours, theirs } = await conflicted();
     const before = await readLightningWorktree(r.fs());
     await r.pull();
     expect(r.gitPull().ok).toBe(false);
     await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'half resolved\n' });
+    // Without MERGE_MSG the merge says what git's merge of the commit itself (`git merge <id>`) says.
+    await r.fs().promises.unlink(`${GITDIR}/MERGE_MSG`);
+    const { merging } = await engine.repo(r.repoId).status();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(() => inDir(r.cli, ['merge', theirs])).toThrow();
+    const gitsMessage = readFileSync(join(r.cli, '.git', 'MERGE_MSG'), 'utf8').split('\n')[0];
+    expect(merging).toEqual({ head: theirs, message: `${gitsMessage}\n`, conflicts: ['dir/sub/c.txt'] });
     await engine.repo(r.repoId).abortMerge();
     inDir(r.cli, ['merge', '--abort']);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
