@@ -56,5 +56,10 @@ describe('indexUnmergedPaths', () => {
     expect(readFileSync(index).readUInt32BE(4)).toBe(3);
     expect(await unmergedByGit(dir)).toEqual(expected);
     expect(indexUnmergedPaths(new Uint8Array(readFileSync(index)))).toEqual(expected);
+    // One conflict resolved: git keeps its stages in a resolve-undo extension (REUC) after the entries.
+    await git(['-C', dir, 'add', 'b.txt']);
+    expect(readFileSync(index).includes('REUC')).toBe(true);
+    expect(await unmergedByGit(dir)).toEqual(['dir/long-name-conflict.txt']);
+    expect(indexUnmergedPaths(new Uint8Array(readFileSync(index)))).toEqual(['dir/long-name-conflict.txt']);
   });
 });
