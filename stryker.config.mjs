@@ -40,6 +40,7 @@ export default {
     'workers/ops/sync/lazyBlobs.ts',
     'workers/ops/sync/push.ts',
     'workers/ops/worktree/pull.ts',
+    'workers/ops/worktree/mergeState.ts',
     'workers/ops/worktree/checkout.ts',
     '!**/*.test.ts',
   ],
@@ -1553,6 +1554,27 @@ export default {
       reason:
         "the order reaches only the request's shallow lines, which upload-pack reads as a set, and the comparison with another readShallow of the same file",
     },
+    // workers/ops/worktree/pull.ts, mergeState.ts (issue 26, session 9, mutpull9)
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'bytes ? indexUnmergedPaths(bytes as Uint8Array) : []',
+      mutants: '["Stryker was here"]',
+      reason: 'a merge in progress (MERGE_HEAD) always has the index its conflicted merge wrote',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'throwIfAborted(signal) (startConflictedMerge, after ensureBlobs)',
+      mutants: 'removed',
+      reason:
+        'ensureBlobs rethrows a cancel seen up to its return (checked: the test cancelling as the last blob arrives passes without it); no hook of the op runs between it and the write',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'ctx.repos.forget(repoId) (startConflictedMerge)',
+      mutants: 'removed',
+      reason:
+        'reached only after the batch committed, whose writes went through this handle: its caches hold them (status, commit and abort after a conflict pass without it)',
+    },
   ],
   equivalentMutants: [
     {
@@ -1953,6 +1975,41 @@ export default {
       code: '{ return await read(); }',
       reason:
         'ensureBlobs fetches only what the packs and loose objects lack: a base found is read the same after it',
+    },
+    // workers/ops/worktree/pull.ts, mergeState.ts (issue 26, session 9, mutpull9)
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "{ encoding: 'utf8' }",
+      reason:
+        'lightning-fs gives the bytes it reads without an encoding a toString that decodes them (DefaultBackend.readFile): String() makes the same text',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "if (conflicts.length === 0) { throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.'); }",
+      reason:
+        'pull calls it only after the same merge of the same commits, with abortOnConflict, threw MergeConflictError',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'e.data?.filepaths ?? []',
+      reason: "isomorphic-git's MergeConflictError always sets data.filepaths",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'base ? await theirChanges(repo, base, head, state.head) : []',
+      reason:
+        'a merge in progress was started from HEAD and MERGE_HEAD with their base (pull refuses unrelated histories before)',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'String(t).trim()',
+      reason: "MERGE_HEAD is one id and a newline (git's and ours): split('\\n')[0] alone gives the id",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: '() => null',
+      reason:
+        'the missing MERGE_HEAD and the missing index: undefined is as falsy as null where each is tested (!head, bytes ?)',
     },
   ],
 };

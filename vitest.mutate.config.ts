@@ -58,6 +58,8 @@ export default defineConfig({
             'test/lsRefsAhead.test.ts',
           ]
         : []),
+      // git's own conflicted index files, read by mergeState.ts: git alone, no server.
+      'workers/ops/worktree/mergeState.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },

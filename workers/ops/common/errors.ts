@@ -54,6 +54,9 @@ export const OPERATION_ERROR_CODES = Object.freeze([
   'NOT_FETCHED_YET',
   // A pull found no common history between the branch and its upstream.
   'UNRELATED_HISTORIES',
+  // A pull whose branch and upstream have more than one merge base (a criss-cross history): git merges
+  // the bases first (its recursive/ort strategy); isomorphic-git's merge takes one base only.
+  'MULTIPLE_MERGE_BASES',
   // Not the input's fault: a bug, or a failure of a library below (its message says which).
   'INTERNAL',
 ] as const);

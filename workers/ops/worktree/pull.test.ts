@@ -7,7 +7,7 @@
 // stat data that differs), the conflict stages, and the count of commits that arrived. Pull over HTTP in the
 // browser, with a conflict resolved in the editor: e2e/push.spec.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
@@ -21,6 +21,7 @@ import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { readDiskWorktree, readLightningWorktree } from '../../../test/support/worktree.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
+import { OperationError } from '../common/errors.ts';
 import { type PullProgress, pull } from './pull.ts';
 
 let root: string;
@@ -281,8 +282,9 @@ describe('pull against git pull of the same repository', () => {
     const theirs = r.pushed({ 'dir/b.txt': null, 'dir/new.txt': 'n\n' }, 'theirs 2');
     const now = ++clock;
     vi.spyOn(Date, 'now').mockReturnValue(now * 1000 + 999);
-    const seen: string[] = [];
-    const result = await r.pull({ author: ME }, { onProgress: (p: PullProgress) => seen.push(p.phase) });
+    const progress: PullProgress[] = [];
+    const result = await r.pull({ author: ME }, { onProgress: (p: PullProgress) => progress.push(p) });
+    const seen = progress.map((p) => p.phase);
     expect(result).toMatchObject({
       status: 'merged',
       branch: 'main',
@@ -293,6 +295,12 @@ describe('pull against git pull of the same repository', () => {
     expect(result.merging).toBeUndefined();
     expect(seen).toContain('merging');
     expect(seen.indexOf('merging')).toBeLessThan(seen.lastIndexOf('writing-files'));
+    // The blob fetches report too: the merge's three-way read (theirs of a.txt), then the checkout's (c.txt
+    // and new.txt; the merged a.txt was written here).
+    const blobTotals = progress
+      .slice(seen.indexOf('merging'))
+      .flatMap((p) => (p.phase === 'fetching-blobs' ? [p.totalObjects] : []));
+    expect([...new Set(blobTotals)]).toEqual([1, 2]);
     expect(r.gitPull(now).ok).toBe(true);
     const dir = await expectAsGit(r, { sameCommit: false });
     expect(inDir(dir, ['rev-parse', 'HEAD'])).toBe(result.to);
@@ -474,13 +482,17 @@ describe('pull with conflicts', () => {
       'theirs',
     );
     const since = served.requests.length;
-    const result = await r.pull();
+    const progress: PullProgress[] = [];
+    const result = await r.pull({}, { onProgress: (p: PullProgress) => progress.push(p) });
     expect(result).toMatchObject({
       status: 'conflict',
       merging: true,
       conflicts: ['dir-e.txt', 'dir/b.txt'],
       to: ours,
     });
+    // Both blob fetches report: the merge's (theirs of the two files), then the conflicted merge's (d.txt).
+    const blobTotals = progress.flatMap((p) => (p.phase === 'fetching-blobs' ? [p.totalObjects] : []));
+    expect([...new Set(blobTotals)]).toEqual([2, 1]);
     // The merge's three-way read, then the conflicted merge's: theirs of every file it changed.
     const at = (path: string) => inDir(r.cli, ['rev-parse', `origin/main:${path}`]);
     inDir(r.cli, ['fetch', '-q']);
@@ -544,11 +556,18 @@ describe('after a conflicted pull', () => {
   });
 
   it('aborting it is git merge --abort: every file, the index and HEAD as before the pull', async () => {
-    const { r, ours } = await conflicted();
+    const { r, ours, theirs } = await conflicted();
     const before = await readLightningWorktree(r.fs());
     await r.pull();
     expect(r.gitPull().ok).toBe(false);
     await engine.repo(r.repoId).writeWorktreeFile({ path: 'dir/sub/c.txt', content: 'half resolved\n' });
+    // Without MERGE_MSG the merge says what git's merge of the commit itself (`git merge <id>`) says.
+    await r.fs().promises.unlink(`${GITDIR}/MERGE_MSG`);
+    const { merging } = await engine.repo(r.repoId).status();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(() => inDir(r.cli, ['merge', theirs])).toThrow();
+    const gitsMessage = readFileSync(join(r.cli, '.git', 'MERGE_MSG'), 'utf8').split('\n')[0];
+    expect(merging).toEqual({ head: theirs, message: `${gitsMessage}\n`, conflicts: ['dir/sub/c.txt'] });
     await engine.repo(r.repoId).abortMerge();
     inDir(r.cli, ['merge', '--abort']);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
@@ -582,6 +601,25 @@ describe('pull stopped mid-way', () => {
     expect(inDir(dir, ['status', '--porcelain'])).toBe('');
     // Pulled again, it merges.
     expect((await r.pull()).status).toBe('merged');
+  });
+
+  it('cancelled as the conflicted merge’s blobs arrive: ABORTED, no merge left in progress', async () => {
+    const { r, ours } = await conflicted();
+    const before = await readLightningWorktree(r.fs());
+    const stop = new AbortController();
+    let fetches = 0;
+    // The merge's fetch (theirs of c.txt and a.txt), then the conflicted merge's (dir/new/f.txt): cancelled
+    // as the last of the second arrives, just before the conflicted merge would write.
+    const onProgress = (p: PullProgress) => {
+      if (p.phase !== 'fetching-blobs' || p.objects !== p.totalObjects) return;
+      if (++fetches === 2) stop.abort();
+    };
+    const err = await failure(r.pull({}, { signal: stop.signal, onProgress }));
+    expect(err.code).toBe('ABORTED');
+    expect(fetches).toBe(2);
+    expect(await r.head()).toBe(ours);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await engine.repo(r.repoId).status()).toMatchObject({ merging: null });
   });
 
   it('cancelled as its fetch commits: ABORTED, the fetch kept, the branch not pulled', async () => {
@@ -619,7 +657,7 @@ describe('pull stopped mid-way', () => {
 });
 
 describe('pull of a criss-cross history (two merge bases)', () => {
-  it('git merges it (a virtual base); Blobless refuses (isomorphic-git merges one base only), changing nothing', async () => {
+  it('git merges it (a virtual base); Blobless refuses (MULTIPLE_MERGE_BASES), changing nothing', async () => {
     const r = await remote();
     // Y on a side branch and X on main, each merged into the other: M_side and M_main have bases X and Y.
     r.work(['checkout', '-q', '-b', 'side']);
@@ -642,8 +680,11 @@ describe('pull of a criss-cross history (two merge bases)', () => {
     const err = await failure(r.pull());
     // No blob is fetched for it: the fetch alone (filtered) went out.
     expect(blobRequestsSince(since)).toEqual([]);
-    // Not yet a typed OperationError: isomorphic-git's own, raised before anything is written.
-    expect(err.code).toBe('MergeNotSupportedError');
+    expect(err).toBeInstanceOf(OperationError);
+    expect(err.code).toBe('MULTIPLE_MERGE_BASES');
+    expect(err.message).toBe(
+      'main and origin/main have 2 merge bases (each was merged into the other), and Blobless merges from one base only: merge them with git (git pull), push the merge, then pull again.',
+    );
     expect(await r.head()).toBe(mSide);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
     expect(r.gitPull().ok).toBe(true);

@@ -117,6 +117,13 @@ export async function pull(
       `${branch} and origin/${upstreamBranch} share no history (or a shallow clone stops before it): fetch more of it, then pull again.`,
     );
   }
+  if (bases.length > 1) {
+    // isomorphic-git's merge would throw its untyped MergeNotSupportedError here, before writing anything.
+    throw new OperationError(
+      'MULTIPLE_MERGE_BASES',
+      `${branch} and origin/${upstreamBranch} have ${bases.length} merge bases (each was merged into the other), and Blobless merges from one base only: merge them with git (git pull), push the merge, then pull again.`,
+    );
+  }
 
   // Both moved: a merge. Only the files both sides changed need their blobs (base, ours, theirs).
   onProgress?.({ phase: 'merging' });
