@@ -1575,6 +1575,34 @@ export default {
       reason:
         'reached only after the batch committed, whose writes went through this handle: its caches hold them (status, commit and abort after a conflict pass without it)',
     },
+    // workers/ops/sync/fetch.ts lines 321-460 (issue 26, session 9, mutfetch9a)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (updates.length > 0) (writePackedRefs in the batch)',
+      mutants: 'true; updates.length >= 0',
+      reason:
+        'with no update, packed holds the refs just read from packed-refs, which this engine wrote in the same serialization: the same bytes again, and no ref to unhide',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'if (shallowChanged) await writeShallow(fs, storedShallow)',
+      mutants: 'true',
+      reason:
+        'unchanged, storedShallow is shallowBefore, read from the shallow file: writeShallow writes the same sorted lines again, or unlinks a file that is absent',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'r.movedTo || client.movedOnOrigin ? { movedTo: client.movedOnOrigin } : {} (the registry record)',
+      mutants: 'true',
+      reason: 'it adds movedTo: undefined to a record that had none: the record reads the same',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'storedShallow.length === 0 && (pack?.counts.commit || shallowChanged) (commitGraphAfterStore)',
+      mutants: 'true; || for the first &&; true for storedShallow.length === 0; true for the ( || )',
+      reason:
+        'updateCommitGraph adds only the commits its graph lacks and returns null for a shallow repo (it reads the shallow file just written): called anyway, it writes nothing',
+    },
   ],
   equivalentMutants: [
     {

@@ -905,3 +905,119 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     }
   });
 });
+
+describe('fetchRepo: what it stores, records and tells (mutfetch9a)', () => {
+  it('the pack set learnt marks a promisor pack as its files do; the record says whether the repo is shallow', async () => {
+    const { dir, repoId } = await cloned('marks', 3, 1);
+    const packsAsRead = async () => {
+      const held = (await ctx.store.packs.for(repoId)).packs.map((p) => `${p.checksum} ${p.promisor}`);
+      ctx.store.packs.forget(repoId);
+      const read = (await ctx.store.packs.for(repoId)).packs.map((p) => `${p.checksum} ${p.promisor}`);
+      return { held: held.sort(), read: read.sort() };
+    };
+    commit(dir, 'p.txt');
+    await engine.repo(repoId).fetch();
+    const filtered = await packsAsRead();
+    expect(filtered.held).toEqual(filtered.read);
+    expect((await ctx.store.registry.get(repoId))?.shallow).toBe(true);
+    // A server that stopped filtering sends a pack with its blobs: no promisor, in the files or here.
+    git(dir, ['config', 'uploadpack.allowFilter', 'false']);
+    commit(dir, 'q.txt');
+    expect((await engine.repo(repoId).fetch()).filter).toBeNull();
+    const whole = await packsAsRead();
+    expect(whole.held).toEqual(whole.read);
+    expect(whole.held.filter((p) => p.endsWith(' false'))).toHaveLength(1);
+  });
+
+  it('tells how many bases of a thin pack came from the local objects, and none when nothing came', async () => {
+    const { dir, repoId } = await cloned('thin', 1);
+    // A tree big enough for git to send its next version as a delta against this one, which we hold.
+    execFileSync('sh', ['-c', 'mkdir many && for i in $(seq 30); do echo $i > many/file-$i.txt; done'], {
+      cwd: dir,
+    });
+    git(dir, ['add', 'many']);
+    git(dir, ['commit', '-q', '-m', 'many files']);
+    await engine.repo(repoId).fetch();
+    commit(dir, 'many/file-1.txt', 'changed\n');
+    const thin = await engine.repo(repoId).fetch();
+    expect(thin.completedFromLocal).toBeGreaterThan(0);
+    const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
+    git(exported, ['fsck', '--connectivity-only', '--no-progress']);
+    expect((await engine.repo(repoId).fetch()).completedFromLocal).toBe(0);
+  });
+
+  it('with lockToStore: says why a stale fetch stored nothing, and an abort ends the wait for the lock', async () => {
+    const { dir, repoId } = await cloned('lockwait', 3, 1);
+    const c = commit(dir, 'w.txt');
+    const stale = await failure(
+      fetchRepo(
+        ctx,
+        repoId,
+        {},
+        {
+          onProgress: async (p) => {
+            if (p.phase === 'negotiating')
+              await ctx.store.repoFs.open(repoId).promises.writeFile(`${GITDIR}/shallow`, `${c}\n`);
+          },
+        },
+        { lockToStore: { what: 'history fill' } },
+      ),
+    );
+    expect(stale.message).toBe(
+      'The repository changed while its history was fetched; nothing was stored, and the next fetch asks again.',
+    );
+    ctx.repos.forget(repoId);
+    ctx.store.forgetRepo(repoId);
+    // Another operation holds the lock: the fetch waits for it until its signal fires.
+    let release = () => {};
+    const holding = ctx.store.locks.withRepoLock(
+      repoId,
+      'test',
+      () => new Promise<void>((r) => (release = r)),
+    );
+    const controller = new AbortController();
+    const waiting = failure(
+      fetchRepo(ctx, repoId, {}, { signal: controller.signal }, { lockToStore: { what: 'history fill' } }),
+    );
+    while (!(await ctx.store.locks.repoLockWanted(repoId))) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    release();
+    await holding;
+    const err = await waiting;
+    expect(err.code).toBe('ABORTED');
+    expect(err.message).toBe(`Stopped waiting for the other tab's work on this repository.`);
+  });
+
+  it("waits for the repo's running maintenance before writing, but not under the repo's lock", async () => {
+    const { dir, repoId } = await cloned('idle', 3, 1);
+    // A merge that says when the fetch waits for it (maintenanceIdle), and ends then.
+    const waitedFor: string[] = [];
+    const merge = (what: string) => {
+      const p = Promise.resolve();
+      p.catch = ((onRejected) => {
+        waitedFor.push(what);
+        ctx.maintenance.running.delete(repoId);
+        return Promise.prototype.catch.call(p, onRejected);
+      }) as typeof p.catch;
+      ctx.maintenance.running.set(repoId, p);
+    };
+    const written: string[] = [];
+    ctx.store.crash.setHook((point) => {
+      if (point === 'fetch:files-written') written.push(waitedFor.join());
+    });
+    try {
+      commit(dir, 'i.txt');
+      merge('plain');
+      await fetchRepo(ctx, repoId, {}, {});
+      expect(written).toEqual(['plain']);
+      // The API's fetch holds the lock, as a fill's store does (lockToStore): the merge cannot be running.
+      commit(dir, 'j.txt');
+      merge('locked');
+      await engine.repo(repoId).fetch();
+      expect(written).toEqual(['plain', 'plain']);
+    } finally {
+      ctx.store.crash.setHook(undefined);
+      ctx.maintenance.running.delete(repoId);
+    }
+  });
+});
