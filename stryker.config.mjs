@@ -1500,6 +1500,14 @@ export default {
       reason:
         'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
     },
+    // workers/ops/sync/lazyBlobs.ts (issue 26, session 9, mutlazy9)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "err instanceof OperationError && err.code === 'ABORTED' (isAbort)",
+      mutants: 'true for either side',
+      reason:
+        "a batch fails with an OperationError only as runBatch's abortedError(), and with code ABORTED (store, transport) only once its signal fired, which runBatch turns into that error",
+    },
   ],
   equivalentMutants: [
     {
