@@ -1603,6 +1603,14 @@ export default {
       reason:
         'updateCommitGraph adds only the commits its graph lacks and returns null for a shallow repo (it reads the shallow file just written): called anyway, it writes nothing',
     },
+    // workers/ops/sync/lazyBlobs.ts (issue 26, session 9, mutlazy9)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "err instanceof OperationError && err.code === 'ABORTED' (isAbort)",
+      mutants: 'true for either side',
+      reason:
+        "a batch fails with an OperationError only as runBatch's abortedError(), and with code ABORTED (store, transport) only once its signal fired, which runBatch turns into that error",
+    },
   ],
   equivalentMutants: [
     {

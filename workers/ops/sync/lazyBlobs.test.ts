@@ -147,7 +147,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'blobless-lazyfast-'));
   src = join(scratch, 'src');
   await git(['init', '-q', '-b', 'main', src]);
-  for (let i = 0; i < 120; i++) {
+  for (let i = 0; i < 124; i++) {
     await writeFile(join(src, `f${String(i).padStart(3, '0')}.txt`), `file ${i}\n${'x'.repeat(i * 37)}\n`);
   }
   await git(['add', '.'], { cwd: src });
@@ -1020,6 +1020,45 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     }
   });
 
+  it('a cancelled request that ends late leaves the newer request for its blob to later calls', async () => {
+    const [blob] = take(1);
+    const first = gate<Response>();
+    const second = gate<Response>();
+    const firstAsked = gate();
+    const secondAsked = gate();
+    answerBlobs = (w) => {
+      if (asked.length === 1) {
+        firstAsked.open();
+        return first.opened;
+      }
+      if (asked.length === 2) {
+        secondAsked.open();
+        return second.opened;
+      }
+      return packAnswer(w);
+    };
+    try {
+      asked.length = 0;
+      const controller = new AbortController();
+      const cancelled = ensureBlobs(ctx, repoId, [blob], { signal: controller.signal });
+      await firstAsked.opened;
+      // Cancelled, but its answer not in yet: a new call sends its own request.
+      controller.abort();
+      const newer = ensureBlobs(ctx, repoId, [blob]);
+      await secondAsked.opened;
+      first.open(await packAnswer([blob]));
+      expect((await failure(cancelled)).code).toBe('ABORTED');
+      // The cancelled request's end does not unregister the newer one: a third call joins it.
+      const joining = ensureBlobs(ctx, repoId, [blob]);
+      second.open(await packAnswer([blob]));
+      expect((await newer).fetched).toBe(1);
+      expect((await joining).fetched).toBe(0);
+      expect(asked).toEqual([[blob], [blob]]);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
   it("leaves no listener on the caller's signal", async () => {
     const { signal } = new AbortController();
     const listeners = new Set<unknown>();
@@ -1053,6 +1092,57 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     expect(await held(wanted)).toEqual(wanted);
   });
 
+  it('aborted while its pack is handed out: returns only once that batch has stopped', async () => {
+    const wanted = take(1);
+    const controller = new AbortController();
+    const inPack = gate();
+    const hold = gate();
+    let returned = false;
+    const failed = failure(
+      ensureBlobs(ctx, repoId, wanted, {
+        signal: controller.signal,
+        onPack: () => {
+          controller.abort();
+          inPack.open();
+          return hold.opened;
+        },
+      }),
+    ).finally(() => {
+      returned = true;
+    });
+    await inPack.opened;
+    // Every microtask has run: an abort that did not wait for the batch would have returned by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(returned).toBe(false);
+    hold.open();
+    expect((await failed).code).toBe('ABORTED');
+    expect((await ctx.store.packs.for(repoId)).missing(wanted)).toEqual([]);
+  });
+
+  it('cancelBlobFetches resolves only once the fetches it cancelled have stopped', async () => {
+    const wanted = take(1);
+    const inPack = gate();
+    const hold = gate();
+    let cancelled = false;
+    let cancelling: Promise<void> | undefined;
+    const call = ensureBlobs(ctx, repoId, wanted, {
+      onPack: () => {
+        cancelling = cancelBlobFetches(ctx, repoId).then(() => {
+          cancelled = true;
+        });
+        inPack.open();
+        return hold.opened;
+      },
+    });
+    await inPack.opened;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(cancelled).toBe(false);
+    hold.open();
+    await cancelling;
+    await call;
+    expect((await ctx.store.packs.for(repoId)).missing(wanted)).toEqual([]);
+  });
+
   it('cancelBlobFetches while a pack is stored: the pack stored whole; with nothing in flight it resolves', async () => {
     const wanted = take(2);
     let cancelled: Promise<string[]> | undefined;
@@ -1078,7 +1168,17 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
       return streamed(bytes.subarray(0, 40), never.opened, signal);
     };
     try {
-      const call = ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 } });
+      // The requests sent, as the call's timeline records them (its listeners are gone once it failed).
+      const sent: string[] = [];
+      const steps = {
+        step: <T>(name: string, work: () => Promise<T>) => {
+          if (name === 'fetch-response') sent.push(name);
+          return work();
+        },
+        measure: () => {},
+        clear: () => {},
+      };
+      const call = ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 1 }, steps });
       await started.opened;
       await cancelBlobFetches(ctx, repoId);
       // The call was not cancelled itself: its blobs are missing, because their requests were.
@@ -1088,6 +1188,8 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
       expect(err.message).toContain('the request fetching it was cancelled');
       expect((err as Error & { cause: { code: string } }).cause.code).toBe('ABORTED');
       expect(await snapshot()).toEqual(before);
+      // The queued request, cancelled, is not sent when the first ends: the queue skips it.
+      expect(sent).toEqual(['fetch-response']);
       expect(ctx.blobs.inFlightByRepo.has(repoId)).toBe(false);
     } finally {
       answerBlobs = (w) => packAnswer(w);
