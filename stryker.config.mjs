@@ -41,6 +41,7 @@ export default {
     'workers/ops/sync/push.ts',
     'workers/ops/worktree/pull.ts',
     'workers/ops/worktree/checkout.ts',
+    'workers/ops/worktree/newWorktree.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
