@@ -1501,6 +1501,26 @@ export default {
       reason:
         'each makes the filter answer "maybe changed": the fast paths (passDownRun, sameOrigin) are not taken and the tree reads give the same origins',
     },
+    // workers/ops/worktree/checkout.ts, newWorktree.ts (issue 26, session 9, mutco9)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'err instanceof MissingObjectError; [...files].find(([, f]) => f.oid === err.oid)?.[0]; path ? (blobFetchFailed)',
+      mutants: 'true; .find(...)[0]; true',
+      reason:
+        'ensureBlobs is asked only for blobs of files, so a missing one always names a file, and another error has no oid any file has',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'if (intoNothing) forgetLoadedPacks(repo); (checkout)',
+      mutants: 'true; false',
+      reason: 'memory only: packs isomorphic-git let go are read again from storage when wanted',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'paths?.some((p) => p.startsWith(path + "/")) (listFiles)',
+      mutants: 'paths.some',
+      reason: 'paths is undefined only when all is true, and then inside is true and the test is not reached',
+    },
   ],
   equivalentMutants: [
     {
