@@ -42,6 +42,7 @@ export default {
     'workers/ops/worktree/pull.ts',
     'workers/ops/worktree/mergeState.ts',
     'workers/ops/worktree/checkout.ts',
+    'workers/ops/worktree/newWorktree.ts',
     '!**/*.test.ts',
   ],
   plugins: ['@stryker-mutator/vitest-runner', './test/mutation/equivalentMutants.mjs'],
@@ -1610,6 +1611,26 @@ export default {
       mutants: 'true for either side',
       reason:
         "a batch fails with an OperationError only as runBatch's abortedError(), and with code ABORTED (store, transport) only once its signal fired, which runBatch turns into that error",
+    },
+    // workers/ops/worktree/checkout.ts, newWorktree.ts (issue 26, session 9, mutco9)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'err instanceof MissingObjectError; [...files].find(([, f]) => f.oid === err.oid)?.[0]; path ? (blobFetchFailed)',
+      mutants: 'true; .find(...)[0]; true',
+      reason:
+        'ensureBlobs is asked only for blobs of files, so a missing one always names a file, and another error has no oid any file has',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'if (intoNothing) forgetLoadedPacks(repo); (checkout)',
+      mutants: 'true; false',
+      reason: 'memory only: packs isomorphic-git let go are read again from storage when wanted',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'paths?.some((p) => p.startsWith(path + "/")) (listFiles)',
+      mutants: 'paths.some',
+      reason: 'paths is undefined only when all is true, and then inside is true and the test is not reached',
     },
   ],
   equivalentMutants: [

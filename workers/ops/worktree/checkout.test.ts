@@ -204,6 +204,29 @@ function blobRequests(from: number): string[][] {
     );
 }
 
+const OWN_STEPS = [
+  'commit',
+  'fetch-and-write-files',
+  'fetch-blobs',
+  'list-files',
+  'total',
+  'write-and-commit',
+  'write-files',
+];
+/**
+ * checkout.ts's own steps in the latest checkout's timeline (User Timing measures, `npm run bench --
+ * --profile`), sorted; the blob fetch's are its own.
+ */
+function checkoutSteps(): string[] {
+  const prefix = `${ctx.settings.timelinePrefix}checkout:`;
+  return performance
+    .getEntriesByType('measure')
+    .filter((e) => e.name.startsWith(prefix))
+    .map((e) => e.name.slice(prefix.length))
+    .filter((name) => OWN_STEPS.includes(name))
+    .sort();
+}
+
 describe('switching between branches, tags and commits', () => {
   let repoId: string;
 
@@ -219,6 +242,7 @@ describe('switching between branches, tags and commits', () => {
     expect(result).toMatchObject({ commit: ids.main, branch: 'main', filesWritten: files, filesDeleted: 0 });
     expect(result.blobsFetched).toBe(new Set([...tree.values()].map((e) => e.split(' ')[1])).size - 1);
     expect(events.at(-1)).toEqual({ phase: 'writing-files', files: tree.size, totalFiles: tree.size });
+    expect(checkoutSteps()).toEqual(['commit', 'fetch-and-write-files', 'list-files', 'total']);
     await expectLikeGit(repoId, ids.main, 'main');
   });
 
@@ -272,6 +296,15 @@ describe('switching between branches, tags and commits', () => {
       expect(b.files).toBeGreaterThanOrEqual(a.files);
       expect(b.files).toBeLessThanOrEqual(b.totalFiles);
     }
+    // This checkout's steps alone.
+    expect(checkoutSteps()).toEqual([
+      'commit',
+      'fetch-blobs',
+      'list-files',
+      'total',
+      'write-and-commit',
+      'write-files',
+    ]);
     await expectLikeGit(repoId, ids.other, 'other');
     const dir = await exported(repoId);
     expect(gitIn(dir, ['rev-parse', '--abbrev-ref', 'other@{upstream}'])).toBe('origin/other');
@@ -431,6 +464,33 @@ describe('an untracked file where the target has a folder', () => {
   });
 });
 
+describe('the first checkout, blob by blob', () => {
+  it('stages a blob over hookedBytes from its stored pack, the others as they arrive; as git either way', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const entries = [...treeOf(ids.main).values()].filter((e) => !e.startsWith('160000'));
+    const blobs = new Set(entries.map((e) => e.split(' ')[1]));
+    const sizes = [...blobs].map((oid) => Number(gitIn(src, ['cat-file', '-s', oid])));
+    // One blob a request: what waits to be staged is then one blob, so the cap alone chooses.
+    const result = await checkout(ctx, repoId, 'HEAD', {}, { hookedBytes: 2, batching: { size: 1 } });
+    expect(result.requests).toBe(sizes.length);
+    const fromPacks = performance.getEntriesByName(
+      `${ctx.settings.timelinePrefix}checkout:pack-files-staged`,
+    );
+    expect(sizes.filter((s) => s === 2).length).toBeGreaterThan(0);
+    expect(fromPacks.length).toBe(sizes.filter((s) => s > 2).length);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
+describe('a submodule folder already gone', () => {
+  it('when the target drops the submodule: the switch goes on, as git checkout does', async () => {
+    const repoId = await clonedAndCheckedOut();
+    await ctx.store.repoFs.open(repoId).promises.rmdir('/mod');
+    await checkout(ctx, repoId, 'other');
+    await expectLikeGit(repoId, ids.other, 'other');
+  });
+});
+
 describe('a checkout that fails or is cancelled leaves HEAD, index and files as they were', () => {
   let repoId: string;
 
@@ -463,6 +523,9 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
       return { signal: c.signal };
     });
     expect(served.requests.length).toBe(from);
+    // Nothing is looked at: not even the ref.
+    const signal = AbortSignal.abort();
+    expect((await failure(checkout(ctx, repoId, 'no-such-ref', {}, { signal }))).code).toBe('ABORTED');
   });
 
   it('a blob the server does not send: MissingObjectError naming a file that wants it', async () => {
@@ -549,6 +612,57 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
   it('then succeeds', async () => {
     await checkout(ctx, repoId, 'other');
     await expectLikeGit(repoId, ids.other, 'other');
+  });
+});
+
+describe('a first checkout that fails or is cancelled leaves no working tree', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    ({ repoId } = await engine.clone({ url: `${served.base}/src` }));
+  });
+
+  async function expectNothing(): Promise<void> {
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual([]);
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    await expect(fs.stat(`${GITDIR}/index`)).rejects.toThrow();
+  }
+
+  it('a blob the server does not send: MissingObjectError naming a file that wants it', async () => {
+    emptyBlobAnswers = true;
+    try {
+      const err = (await failure(checkout(ctx, repoId, 'HEAD'))) as Error & { code: string; path?: string };
+      expect(err.code).toBe('MISSING_OBJECT');
+      expect(treeOf(ids.main).has(err.path ?? '')).toBe(true);
+    } finally {
+      emptyBlobAnswers = false;
+    }
+    await expectNothing();
+  });
+
+  it('cancelled once every file is staged, before they are named: ABORTED', async () => {
+    const controller = new AbortController();
+    const err = await failure(
+      checkout(
+        ctx,
+        repoId,
+        'HEAD',
+        {},
+        {
+          signal: controller.signal,
+          onProgress: (p) => {
+            if (p.phase === 'writing-files' && p.files > 0 && p.files === p.totalFiles) controller.abort();
+          },
+        },
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    await expectNothing();
+  });
+
+  it('then succeeds', async () => {
+    await checkout(ctx, repoId, 'HEAD');
+    await expectLikeGit(repoId, ids.main, 'main');
   });
 });
 
