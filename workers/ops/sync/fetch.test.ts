@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportAsDotGit } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
@@ -36,10 +37,13 @@ const script: {
   advertisement?: (lines: (string | null)[]) => (string | null)[];
   lsRefs?: (lines: (string | null)[]) => (string | null)[];
 } = {};
+/** Told each POST's body as it goes out, before git answers it (a test cancels from here). */
+let onPost: ((body: string) => void) | undefined;
 const { engine, ctx } = testEngine({
   storage: memoryStorage(),
   fetch: async (input, init) => {
     if (init?.method === 'GET' && dropped-- > 0) throw new TypeError('connection reset');
+    if (onPost && init?.body instanceof Uint8Array) onPost(Buffer.from(init.body).toString('latin1'));
     const headers = new Headers(init?.headers);
     if (script.v0) headers.delete('Git-Protocol');
     const answer = await served.fetch(input, { ...init, headers });
@@ -655,6 +659,18 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(err).toBe(full);
     expect(await packFiles(ctx, repoId)).toEqual(packs);
     expect(await readStored(repoId, 'packed-refs')).toBe(refs);
+    // Cancelled as the write fails: the cancel is what the caller hears, not the failure that came with it.
+    const controller = new AbortController();
+    ctx.store.crash.setHook((point) => {
+      if (point !== 'fetch:files-written') return;
+      controller.abort();
+      throw full;
+    });
+    const cancelled = await failure(engine.repo(repoId).fetch({}, { signal: controller.signal })).finally(
+      () => ctx.store.crash.setHook(undefined),
+    );
+    expect(cancelled.code).toBe('ABORTED');
+    expect(await packFiles(ctx, repoId)).toEqual(packs);
     const points: string[] = [];
     ctx.store.crash.setHook((point) => {
       points.push(point);
@@ -737,6 +753,30 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     expect(haves).not.toContain(`have ${tagObject}`);
   });
 
+  it("offers a commit the remote's refs name and the packs hold, not its ancestors; one held only loose is wanted", async () => {
+    const { dir, repoId, ids } = await cloned('known-tips');
+    git(dir, ['branch', 'stable']);
+    const next = commit(dir, 'k.txt');
+    // The new commit stored here loose, as a local commit pushed to the remote is: the fetch wants what
+    // the packs lack (wants), and takes as known common only what they hold, so it never offers a want.
+    const raw = execFileSync('git', ['cat-file', 'commit', next], { cwd: dir });
+    const loose = deflateSync(Buffer.concat([Buffer.from(`commit ${raw.length}\0`), raw]));
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    await fs.mkdir(`${GITDIR}/objects/${next.slice(0, 2)}`).catch(() => undefined);
+    await fs.writeFile(`${GITDIR}/objects/${next.slice(0, 2)}/${next.slice(2)}`, loose);
+    ctx.repos.forget(repoId);
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/remotes/origin/stable',
+    ]);
+    const [request] = fetchBodies();
+    expect(requestLines(request)).toContain(`want ${next}`);
+    // stable's commit, advertised and held: sent once, and what is below it (ids[0], tag v1's) is common.
+    expect(haveLines(request)).toEqual([`have ${ids[1]}`]);
+  });
+
   it('completes a thin pack from stored trees, and a base blob a filter left out is fetched first', async () => {
     const s = server('thin');
     // Trees big enough that git sends the changed ones as deltas against those the client has.
@@ -749,6 +789,11 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
       (_, i) => `line ${i} of a file long enough to be a delta base\n`,
     );
     commit(s.dir, 'big.txt', lines.join(''));
+    const notes = Array.from(
+      { length: 200 },
+      (_, i) => `note ${i}, a second file long enough to be a base\n`,
+    );
+    commit(s.dir, 'notes.txt', notes.join(''));
     git(s.dir, ['add', 'dir']);
     git(s.dir, ['commit', '-q', '-m', 'dir']);
     const { repoId } = await engine.clone({ url: s.url });
@@ -762,6 +807,22 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     // Unfiltered now: big.txt's new version comes as a delta against the old, which the clone left out.
     git(s.dir, ['config', 'uploadpack.allowFilter', 'false']);
     commit(s.dir, 'big.txt', `${lines.join('')}one more line\n`);
+    // Cancelled while that base is fetched (the blob fetch's request: no haves): its batch is cancelled
+    // with the fetch, and neither stores anything.
+    const packsBefore = await packFiles(ctx, repoId);
+    const controller = new AbortController();
+    const blobRequests: string[] = [];
+    onPost = (body) => {
+      if (!body.includes('command=fetch') || body.includes('have ')) return;
+      blobRequests.push(body);
+      controller.abort();
+    };
+    const cancelled = await failure(engine.repo(repoId).fetch({}, { signal: controller.signal })).finally(
+      () => (onPost = undefined),
+    );
+    expect(cancelled.code).toBe('ABORTED');
+    expect(blobRequests).toHaveLength(1);
+    expect(await packFiles(ctx, repoId)).toEqual(packsBefore);
     const lazy = await engine.repo(repoId).fetch();
     expect(lazy.completedFromLocal).toBeGreaterThan(0);
     const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
@@ -769,6 +830,17 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     expect(git(exported, ['cat-file', '-p', 'refs/remotes/origin/main:big.txt'])).toBe(
       git(s.dir, ['cat-file', '-p', 'main:big.txt']),
     );
+
+    // Recorded as a full clone, the repo is no promisor: a base it lacks is not asked for but refused, and
+    // nothing is stored.
+    await ctx.store.registry.update(repoId, (r) => ({ ...r, filter: null }));
+    commit(s.dir, 'notes.txt', `${notes.join('')}one more note\n`);
+    const held = await packFiles(ctx, repoId);
+    served.requests.length = 0;
+    const missing = await failure(engine.repo(repoId).fetch());
+    expect(missing.code).toBe('PACK_DELTA_BASE_MISSING');
+    expect(fetchBodies()).toHaveLength(1);
+    expect(await packFiles(ctx, repoId)).toEqual(held);
   });
 
   it('tells a fast-forward from a forced update past a shallow boundary, from an old tip not stored, and a day of clock skew', async () => {
@@ -836,11 +908,11 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     expect(fetchBodies().join('')).not.toContain('filter');
   });
 
-  it('ends a negotiation 256 haves in vain after the last new ACK, resending what is common once a round', async () => {
+  it('ends a negotiation 256 haves in vain after the last new ACK, resending what is common once a round; never before an ACK', async () => {
     const { dir, ids } = server('invain', 1);
-    // 300 branches of a commit each, dated between main's two commits, which the server will forget: the
-    // skipping negotiator sends every tip (through a line of 300 commits it would skip). One git fast-import.
-    const stream = Array.from({ length: 300 }, (_, i) => {
+    // 271 branches of a commit each, dated between main's two commits, which the server will forget: the
+    // skipping negotiator sends every tip (through a line of 271 commits it would skip). One git fast-import.
+    const stream = Array.from({ length: 271 }, (_, i) => {
       const message = `old ${i}\n`;
       const content = `${i}\n`;
       return `commit refs/heads/old/${i}\ncommitter A <a@example.com> ${clock + 1 + i} +0000\ndata ${message.length}\n${message}M 644 inline old.txt\ndata ${content.length}\n${content}\n`;
@@ -867,14 +939,33 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     const result = await engine.repo(repoId).fetch();
     expect(kinds(result)).toEqual(['forced refs/remotes/origin/main']);
     const rounds = fetchBodies().map(requestLines);
-    // The first round: main's tip, ACKed (a new common commit), and 15 old ones; then 32 + 64 + 128 + 61 more
-    // in vain, 285 >= 256 with the fifth, which says done. The tip is sent again in each, once.
+    // The first round: main's tip, ACKed (a new common commit), and 15 old ones; then 32 + 64 + 128 + 32 more
+    // in vain, exactly 256 (MAX_IN_VAIN) with the fifth, which says done. The tip is sent again in each, once.
     expect(rounds.map((r) => r.includes('done'))).toEqual([false, false, false, false, true]);
-    expect(rounds.map((r) => r.filter((l) => l.startsWith('have ')).length)).toEqual([16, 33, 65, 129, 62]);
+    expect(rounds.map((r) => r.filter((l) => l.startsWith('have ')).length)).toEqual([16, 33, 65, 129, 33]);
     expect(rounds[0]).toContain(`have ${tip}`);
     for (const r of rounds.slice(1)) {
       expect(r.filter((l) => l === `have ${tip}` || l === `have ${ids[0]}`)).toEqual([`have ${tip}`]);
     }
+
+    // A server that now holds none of this repo's commits ACKs nothing: the haves are not in vain until it
+    // ACKs one (as git's seen_ack), so all 274 are sent (the 271, main's two and the last tip) and done
+    // only when none is left.
+    git(dir, ['tag', '-d', 'v1']);
+    git(dir, ['checkout', '-q', '--orphan', 'again']);
+    commit(dir, 'again.txt');
+    git(dir, ['branch', '-f', 'main', 'again']);
+    git(dir, ['checkout', '-q', 'main']);
+    git(dir, ['branch', '-D', 'again']);
+    git(dir, ['reflog', 'expire', '--expire=now', '--all']);
+    git(dir, ['gc', '-q', '--prune=now']);
+    served.requests.length = 0;
+    expect(kinds(await engine.repo(repoId).fetch())).toEqual(['forced refs/remotes/origin/main']);
+    const unacked = fetchBodies().map(requestLines);
+    expect(unacked.map((r) => r.includes('done'))).toEqual([false, false, false, false, false, true]);
+    expect(unacked.map((r) => r.filter((l) => l.startsWith('have ')).length)).toEqual([
+      16, 32, 64, 128, 34, 0,
+    ]);
   });
 
   it('grows the haves of each round as git does: doubled up to 16384, then by a tenth', () => {
