@@ -1632,6 +1632,14 @@ export default {
       mutants: 'paths.some',
       reason: 'paths is undefined only when all is true, and then inside is true and the test is not reached',
     },
+    // blame.ts (issue 26, session 10, mutblame10)
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (known) return known; (sameOrigin)',
+      mutants: 'false',
+      reason:
+        "an origin exists only for a path its commit has, of the blamed file's kind (sameOrigin checks it, renames pair only like kinds), so the tree read finds that entry and origin() returns the same object",
+    },
   ],
   equivalentMutants: [
     {
