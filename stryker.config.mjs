@@ -1640,6 +1640,13 @@ export default {
       reason:
         "an origin exists only for a path its commit has, of the blamed file's kind (sameOrigin checks it, renames pair only like kinds), so the tree read finds that entry and origin() returns the same object",
     },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'parents.length !== 1 (passDownRun)',
+      mutants: 'false',
+      reason:
+        "a merge the filter says kept the path has its first parent's blob, which passBlame gives every line to as well (pass_whole_blame); a root commit added the path, so its filter never says kept",
+    },
   ],
   equivalentMutants: [
     {
