@@ -1632,6 +1632,21 @@ export default {
       mutants: 'paths.some',
       reason: 'paths is undefined only when all is true, and then inside is true and the test is not reached',
     },
+    // blame.ts (issue 26, session 10, mutblame10)
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'if (known) return known; (sameOrigin)',
+      mutants: 'false',
+      reason:
+        "an origin exists only for a path its commit has, of the blamed file's kind (sameOrigin checks it, renames pair only like kinds), so the tree read finds that entry and origin() returns the same object",
+    },
+    {
+      file: 'workers/ops/read/blame.ts',
+      code: 'parents.length !== 1 (passDownRun)',
+      mutants: 'false',
+      reason:
+        "a merge the filter says kept the path has its first parent's blob, which passBlame gives every line to as well (pass_whole_blame); a root commit added the path, so its filter never says kept",
+    },
   ],
   equivalentMutants: [
     {

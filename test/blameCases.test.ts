@@ -298,7 +298,9 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       await commit('none: n');
       await merge('none', () => put('none/n.js', `${body('n', 5)}merged line\n`));
 
-      // skew: p is dated after both its children, so the walk takes it before c2 gives it lines.
+      // skew: p is dated after both its children, so the walk takes it before c2 gives it lines: c1's
+      // line 2, which the merge does not keep, is c2's and so p's, after p passed its other lines on (for
+      // f.js, which p left alone, in one run of passDownRun down to pp).
       const base = clock + 600;
       clock = base + 3000;
       await put('skew/f.js', body('sf', 8));
@@ -314,10 +316,16 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       );
       await commit('skew: c2', base + 100);
       await run(['switch', '-q', 'main']);
-      await put('skew/f.js', body('sf', 8).replace('sf line 1', 'sf line one'));
+      await put(
+        'skew/f.js',
+        body('sf', 8).replace('sf line 1', 'sf line one').replace('sf line 2', 'sf line two'),
+      );
       await put(
         'skew/h.js',
-        body('sh', 8).replace('sh line 4', 'sh line four').replace('sh line 1', 'sh line one'),
+        body('sh', 8)
+          .replace('sh line 4', 'sh line four')
+          .replace('sh line 1', 'sh line one')
+          .replace('sh line 2', 'sh line two'),
       );
       await commit('skew: c1', base + 500);
       await merge(
