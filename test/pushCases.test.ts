@@ -869,6 +869,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
   });
 
   it('reads only the commits down to the merge base and a slop of 5, never the root', async () => {
+    const [p6] = (await readCommit({ fs: fsOf(), gitdir: GITDIR, oid: T.p7 })).commit.parent;
     const read = new Set<string>();
     const spy = vi.spyOn(git, 'readCommit');
     spy.mockImplementation(async (args) => {
@@ -885,8 +886,10 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
     // The tip, then 5 commits of the remote's only, newest first (c3, s1, c2, c1, r), and what they queued
     // (p7, x): never p6 and below, nor p0 but through the tag.
+    // In queue order alone (not by date), the remote's side would be walked down to p5.
     expect(read.has(T.p7)).toBe(true);
     expect(read.has(T.x)).toBe(true);
+    expect(read.has(p6)).toBe(false);
     expect(read.has(T.p0)).toBe(false);
   });
 
