@@ -1647,6 +1647,32 @@ export default {
       reason:
         "a merge the filter says kept the path has its first parent's blob, which passBlame gives every line to as well (pass_whole_blame); a root commit added the path, so its filter never says kept",
     },
+    // push.ts (issue 26, session 10, mutpush10)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: '() => false (isStored, no loose object)',
+      mutants: '() => undefined',
+      reason: 'isStored is read only by an if: undefined is as falsy there as false',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: "() => '' (setRemoteTracking, no packed-refs)",
+      mutants: '"Stryker was here!"',
+      reason:
+        'parsePackedRefs skips a line that is neither a ref nor a peeled id: that text holds no refs, as empty',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (!read.has(oid)) (newCommitsOf, load)',
+      mutants: 'true',
+      reason: 'reading a commit again stores the same fields (or null again): it costs a read only',
+    },
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: 'if (!isRemote) walked.push(oid);',
+      mutants: 'true',
+      reason: "the remote's commits walked are dropped by walked.filter(!remote.has) before the list is used",
+    },
   ],
   equivalentMutants: [
     {
@@ -2082,6 +2108,13 @@ export default {
       code: '() => null',
       reason:
         'the missing MERGE_HEAD and the missing index: undefined is as falsy as null where each is tested (!head, bytes ?)',
+    },
+    // push.ts (issue 26, session 10, mutpush10)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: "{ // Past a shallow clone's boundary: the walk stops there. read.set(oid, null); }",
+      reason:
+        'a commit past a shallow boundary left unset reads as undefined, as falsy as null to `if (!commit)`, and each later load fails again the same way',
     },
   ],
 };

@@ -4,12 +4,13 @@
 // them. git is the oracle: the bare repository's refs and `git fsck` after the push, the pack sent read by
 // `git index-pack`, its objects compared with `git rev-list --objects`. The clone-and-push paths against the
 // fixtures are in push.test.ts.
-import { cp, mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type GitServer, startGitServer } from '../server/gitServer.ts';
-import { type PushProgress, push } from '../workers/ops/sync/push.ts';
+import { openRepo } from '../workers/ops/common/repoAccess.ts';
+import { objectsToSend, type PushProgress, push } from '../workers/ops/sync/push.ts';
 import { GITDIR } from '../workers/store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../workers/wire/pktLine.ts';
 import { testEngine } from './support/engine.ts';
@@ -175,14 +176,15 @@ const enc = new TextEncoder();
 
 /**
  * A commit made with isomorphic-git's writers, no working tree: `files` maps paths to new contents, or null
- * to delete them, or to `{ oid }` to name a blob without storing it, applied to the first parent's tree. Sets `branch` to it when given.
+ * to delete them, or to `{ oid }` to name a blob without storing it (`{ oid, gitlink: true }`: a submodule's
+ * commit), applied to the first parent's tree. Sets `branch` to it when given. In the clone, or in `repo`.
  */
 async function commit(
   parents: string[],
-  files: Record<string, string | null | { oid: string }>,
-  opts: { time?: number; branch?: string; message?: string } = {},
+  files: Record<string, string | null | { oid: string; gitlink?: true }>,
+  opts: { time?: number; branch?: string; message?: string; repo?: string } = {},
 ): Promise<string> {
-  const fs = fsOf();
+  const fs = ctx.store.repoFs.open(opts.repo ?? repoId);
   const gitdir = GITDIR;
   const setEntry = (tree: string | null, parts: string[], entry: TreeEntry | null) =>
     setTreeEntry(fs, gitdir, tree, parts, entry);
@@ -190,7 +192,11 @@ async function commit(
   for (const [path, text] of Object.entries(files)) {
     const oid =
       typeof text === 'string' ? await git.writeBlob({ fs, gitdir, blob: enc.encode(text) }) : text?.oid;
-    const entry: TreeEntry | null = oid ? { mode: '100644', path, oid, type: 'blob' } : null;
+    const entry: TreeEntry | null = !oid
+      ? null
+      : typeof text === 'object' && text?.gitlink
+        ? { mode: '160000', path, oid, type: 'commit' }
+        : { mode: '100644', path, oid, type: 'blob' };
     tree = await setEntry(tree, path.split('/'), entry);
   }
   tree ??= await git.writeTree({ fs, gitdir, tree: [] });
@@ -257,6 +263,17 @@ async function oracle(
 const trackingRef = (branch: string) =>
   git.resolveRef({ fs: fsOf(), gitdir: GITDIR, ref: `refs/remotes/origin/${branch}` });
 
+/** Runs `run` with the clone's registry record changed, then puts the record back. */
+async function withRecord(change: Record<string, unknown>, run: () => Promise<void>) {
+  const before = (await ctx.store.registry.get(repoId))!;
+  await ctx.store.registry.update(repoId, (r) => ({ ...r, ...change }));
+  try {
+    await run();
+  } finally {
+    await ctx.store.registry.update(repoId, () => before);
+  }
+}
+
 describe('push to git receive-pack', () => {
   it('fast-forwards main, sending what rev-list says the remote lacks, and moves origin/main', async () => {
     const tip = await commit([T.c3], { 'dir/sub/c.txt': 'c changed\n', 'e.txt': 'e\n' }, { branch: 'main' });
@@ -321,6 +338,11 @@ describe('push to git receive-pack', () => {
     });
     expect(posted()).toBeUndefined();
     expect(await trackingRef('main')).toBe(T.c3);
+    // A clone with no packed-refs (all its refs loose) gets one holding the remote-tracking ref alone.
+    await fsOf().promises.unlink(`${GITDIR}/packed-refs`);
+    expect((await push(ctx, repoId)).upToDate).toBe(true);
+    expect(await trackingRef('main')).toBe(T.c3);
+    await expect(trackingRef('side')).rejects.toThrow();
   });
 
   it('creates a branch under another name from a commit no remote ref names', async () => {
@@ -338,25 +360,30 @@ describe('push to git receive-pack', () => {
     expect(posted()!.path).toBe(`${current}/git-receive-pack`);
   });
 
-  it('keeps the other remote-tracking refs of packed-refs when it moves one', async () => {
+  it('keeps the other remote-tracking refs of packed-refs when it moves one, and drops a loose one', async () => {
     const before = await trackingRef('side');
-    await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
+    // A loose origin/main (isomorphic-git writes refs loose) would hide the moved packed value.
+    await git.writeRef({
+      fs: fsOf(),
+      gitdir: GITDIR,
+      ref: 'refs/remotes/origin/main',
+      value: T.c1,
+      force: true,
+    });
+    const tip = await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
     await push(ctx, repoId);
     expect(await trackingRef('side')).toBe(before);
+    expect(await trackingRef('main')).toBe(tip);
+    // Byte for byte what `git clone` of the remote writes now: each ref once, in order, the tag peeled.
+    const cloned = join(tmp(), `${current}-clone`);
+    await gitCli(['clone', '-q', '--no-checkout', bare(), cloned]);
+    expect(await fsOf().promises.readFile(`${GITDIR}/packed-refs`, 'utf8')).toBe(
+      await readFile(join(cloned, '.git', 'packed-refs'), 'utf8'),
+    );
   });
 });
 
 describe('how it reaches the server', () => {
-  async function withRecord(change: Record<string, unknown>, run: () => Promise<void>) {
-    const before = (await ctx.store.registry.get(repoId))!;
-    await ctx.store.registry.update(repoId, (r) => ({ ...r, ...change }));
-    try {
-      await run();
-    } finally {
-      await ctx.store.registry.update(repoId, () => before);
-    }
-  }
-
   it("goes through the repository's CORS proxy", async () => {
     const tip = await commit([T.c3], { 'x.txt': 'x\n' }, { branch: 'main' });
     await withRecord({ corsProxy: PROXY }, async () => {
@@ -406,6 +433,18 @@ describe('refused before sending', () => {
     expect(missing.code).toBe('REF_NOT_FOUND');
     expect(missing.message).toBe('There is no local branch "nope" to push.');
     expect(requests).toEqual([]);
+  });
+
+  it('refuses a new tree deeper than maxTreeDepth, naming its folder, and leaves the remote alone', async () => {
+    // The remote's dir/sub sits 2 folders deep: within the limit, as the boundary's tree is read too.
+    await commit([T.c3], { 'd1/d2/d3/f.txt': 'f\n' }, { branch: 'main' });
+    let err: Error | undefined;
+    await withRecord({ treeLimits: { maxTreeDepth: 2 } }, async () => {
+      err = await failure(push(ctx, repoId));
+    });
+    expect(err).toMatchObject({ name: 'HostileTreeError', path: 'd1/d2/d3', check: 'TREE_TOO_DEEP' });
+    expect(posted()).toBeUndefined();
+    expect(await revParse('main')).toBe(T.c3);
   });
 
   it('says "fetch first" when the remote tip is a commit this clone lacks', async () => {
@@ -830,6 +869,7 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
   });
 
   it('reads only the commits down to the merge base and a slop of 5, never the root', async () => {
+    const [p6] = (await readCommit({ fs: fsOf(), gitdir: GITDIR, oid: T.p7 })).commit.parent;
     const read = new Set<string>();
     const spy = vi.spyOn(git, 'readCommit');
     spy.mockImplementation(async (args) => {
@@ -846,8 +886,10 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
     // The tip, then 5 commits of the remote's only, newest first (c3, s1, c2, c1, r), and what they queued
     // (p7, x): never p6 and below, nor p0 but through the tag.
+    // In queue order alone (not by date), the remote's side would be walked down to p5.
     expect(read.has(T.p7)).toBe(true);
     expect(read.has(T.x)).toBe(true);
+    expect(read.has(p6)).toBe(false);
     expect(read.has(T.p0)).toBe(false);
   });
 
@@ -858,6 +900,55 @@ describe('the push walk (docs/decisions/push-walk.md): what the remote lacks, by
     const result = await push(ctx, repoId);
     expect(await revParse('main')).toBe(tip);
     expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
+    expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
+  });
+
+  it("never sends a submodule's commit, even one this clone stores, as rev-list leaves it out", async () => {
+    // The gitlink names a commit made here that the remote lacks: git sends only the tree naming it.
+    const sub = await commit([], { 's.txt': 's\n' });
+    const tip = await commit([T.c3], { mod: { oid: sub, gitlink: true } }, { branch: 'main' });
+    const result = await push(ctx, repoId);
+    expect(await revParse('main')).toBe(tip);
+    await bareGit(['fsck', '--strict', '--no-progress']);
+    const want = await oracle(tip, tips());
+    expect(await sentObjects()).toEqual(want.oids);
+    expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 0 });
+    // The same list from the exported walk itself, asked without hooks.
+    const listed = await objectsToSend(ctx, await openRepo(ctx, repoId), tip, tips());
+    expect([...listed.oids].sort()).toEqual(want.oids);
+  });
+
+  it('pushes from a shallow clone: the walk stops where its history does', async () => {
+    // At depth 1 the remote tips' parents are missing here: the walk reads them as nothing and goes on.
+    const { repoId: shallow } = await engine.clone({
+      url: `${server.url}/origin.git`,
+      depth: 1,
+      singleBranch: true,
+      ref: 'main',
+      tags: false,
+    });
+    const tip = await commit([T.c3], { 'z.txt': 'z\n' }, { branch: 'main', repo: shallow });
+    const result = await push(ctx, shallow, { branch: 'main' });
+    expect(await revParse('main')).toBe(tip);
+    await bareGit(['fsck', '--strict', '--no-progress']);
+    expect(await sentObjects()).toEqual((await oracle(tip, tips())).oids);
+    expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
+  });
+
+  it('keeps ties in the order queued, as git does: a remote tip as old as r, advertised after it, waits', async () => {
+    // q (on c3, dated as r) is the remote's branch tie, after skew: queued behind r, so the 5 commits of slop
+    // still reach r, which marks x (as in the case above). Queued before r, q would spend the last one.
+    const q = await commit([T.c3], {}, { time: 1_700_000_900, message: 'tie' });
+    const { object } = await git.readObject({ fs: fsOf(), gitdir: GITDIR, oid: q, format: 'content' });
+    await gitCli(['hash-object', '-t', 'commit', '-w', '--stdin'], {
+      cwd: bare(),
+      input: Buffer.from(object as Uint8Array).toString('utf8'),
+    });
+    await bareGit(['update-ref', 'refs/heads/tie', q]);
+    const tip = await commit([T.x], { 'l.txt': 'l\n' }, { branch: 'main', time: 1_700_006_000 });
+    const result = await push(ctx, repoId);
+    expect(await revParse('main')).toBe(tip);
+    expect(await sentObjects()).toEqual((await oracle(tip, [...tips(), q])).oids);
     expect(result.sent).toMatchObject({ commits: 1, trees: 1, blobs: 1 });
   });
 
