@@ -12,6 +12,7 @@ import { exportDir } from '../../../test/support/exportGitDir.ts';
 import { git, gitBuffer, offlineGit } from '../../../test/support/git.ts';
 import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoChecks.ts';
 import { memoryStorage } from '../../storage/memory.ts';
+import type { RepoEvent } from '../../store/repoEvents.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
@@ -474,6 +475,97 @@ describe('ensureBlobs: what it asks and stores', () => {
     for (const p of packs)
       expect(stored.some((s) => Buffer.compare(s, Buffer.from(p.pack)) === 0)).toBe(true);
   });
+
+  it("the call's timeline measures each pack's indexing and storing", async () => {
+    const measured: string[] = [];
+    const steps = {
+      step: <T>(_name: string, work: () => Promise<T>) => work(),
+      measure: (name: string) => {
+        measured.push(name);
+      },
+      clear: () => {},
+    };
+    await ensureBlobs(ctx, repoId, take(1), { steps });
+    expect(measured).toEqual(expect.arrayContaining(['pack-index', 'pack-store']));
+  });
+
+  it('an answer of a pack already stored writes, counts and schedules nothing', async () => {
+    const merging = () => ctx.maintenance.running.has(repoId) || ctx.maintenance.scheduled.size > 0;
+    await maintenanceIdle(ctx, repoId);
+    const [a, b] = take(2);
+    await ensureBlobs(ctx, repoId, [a], { deferMaintenance: true });
+    const before = await snapshot();
+    const recordBefore = await ctx.store.registry.get(repoId);
+    // git pack-objects makes the same pack of the same blob: its checksum is one the repo holds.
+    answerBlobs = () => packAnswer([a]);
+    try {
+      const err = await failure(ensureBlobs(ctx, repoId, [b]));
+      expect(err).toMatchObject({ code: 'MISSING_OBJECT', oid: b, notOnServer: true });
+      expect(merging()).toBe(false);
+      expect((await ctx.store.registry.get(repoId))?.bytesFetched).toBe(recordBefore?.bytesFetched);
+      expect(await snapshot()).toEqual(before);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('progress counts the objects of a pack once they are in, before the request ends', async () => {
+    const wanted = take(2);
+    // The rest of the answer comes once progress has counted every object; a progress that never does is
+    // a stall, and the call fails.
+    const stalling = {
+      ...ctx,
+      settings: {
+        ...ctx.settings,
+        retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1, stallTimeoutMs: 2000 },
+      },
+    };
+    const trailer = gate();
+    answerBlobs = async (w, signal) => {
+      const pack = await packOf(w);
+      const band1 = (bytes: Uint8Array) => encodePktLine(concatBytes([Uint8Array.of(1), bytes]));
+      // Every object in one pkt-line, the pack's checksum in the next: the objects are in, the request is
+      // not over.
+      return streamed(
+        concatBytes([encodePktLine('packfile\n'), band1(pack.subarray(0, -20))]),
+        trailer.opened.then(() => concatBytes([band1(pack.subarray(-20)), FLUSH_PKT])),
+        signal,
+      );
+    };
+    try {
+      const events: BlobFetchProgress[] = [];
+      await ensureBlobs(stalling, repoId, wanted, {
+        onProgress: (p) => {
+          events.push({ ...p });
+          if (p.objects === wanted.length) trailer.open();
+        },
+      });
+      const last = events.at(-1);
+      expect(last).toMatchObject({ objects: 2, requests: 1 });
+      expect(events.some((e) => e.objects === 2 && e.bytes > 0 && e.bytes < (last?.bytes ?? 0))).toBe(true);
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('holds the repo\'s lock as "fetching blobs", as other tabs hear it', async () => {
+    await maintenanceIdle(ctx, repoId);
+    const heard: string[] = [];
+    const idle = gate();
+    const channel = new BroadcastChannel(ctx.store.names.eventsChannel);
+    channel.onmessage = (e: MessageEvent<RepoEvent>) => {
+      if (e.data.repoId !== repoId) return;
+      if (e.data.type === 'busy') heard.push(e.data.what);
+      if (e.data.type === 'idle') idle.open();
+    };
+    try {
+      await ensureBlobs(ctx, repoId, take(1), { deferMaintenance: true });
+      await idle.opened;
+      expect(heard).toEqual(['fetching blobs']);
+    } finally {
+      channel.close();
+    }
+  });
 });
 
 describe('ensureBlobs: what the server leaves out or refuses', () => {
@@ -594,6 +686,39 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     try {
       const err = await failure(ensureBlobs(ctx, repoId, wanted, { batching: { size: 1, concurrency: 2 } }));
       expect(err).toMatchObject({ oid: wanted[0], notOnServer: true, others: 1 });
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('a request that failed for blobs another answer brought: the error names the blob still missing', async () => {
+    const [a, b] = take(2);
+    // The answer for b brings a instead; the request for a fails.
+    const s = withAnswer((w) =>
+      w[0] === a ? ok(concatBytes([encodePktLine('ERR out of memory\n'), FLUSH_PKT])) : packAnswer([a]),
+    );
+    try {
+      const err = await failure(ensureBlobs(ctx, repoId, [a, b], { batching: { size: 1, concurrency: 2 } }));
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'MISSING_OBJECT', oid: b, notOnServer: true, others: 0 });
+      expect(err.message).toContain('the server answered without it');
+      expect(err.message).toContain('removed from the remote repository');
+      expect(await held([a, b])).toEqual([a]);
+    } finally {
+      s.restore();
+    }
+  });
+
+  it('an answer without a pack, for blobs another answer brought: nothing missing, each request counted', async () => {
+    const [a, b] = take(2);
+    const s = withAnswer((w) =>
+      w[0] === a ? packAnswer([a, b]) : ok(concatBytes([encodePktLine('packfile\n'), FLUSH_PKT])),
+    );
+    try {
+      const result = await ensureBlobs(ctx, repoId, [a, b], { batching: { size: 1, concurrency: 2 } });
+      expect(result).toMatchObject({ fetched: 2, requests: 2 });
+      expect(result.objects.map((o) => o.oid).sort()).toEqual([a, b].sort());
+      expect(await held([a, b])).toEqual([a, b]);
     } finally {
       s.restore();
     }
@@ -840,6 +965,19 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
       s.restore();
       await limited.engine.close();
     }
+  });
+
+  it("a limit of the engine's on the pack is its own error too, naming the setting", async () => {
+    const [a] = take(1);
+    const small = {
+      ...ctx,
+      settings: { ...ctx.settings, limits: { ...ctx.settings.limits, maxObjectSize: 4 } },
+    };
+    const err = await failure(ensureBlobs(small, repoId, [a]));
+    expect(err).not.toBeInstanceOf(MissingObjectError);
+    expect(err).toMatchObject({ code: 'PACK_OBJECT_TOO_LARGE', limit: 'maxObjectSize' });
+    expect(err.message).toContain('(maxObjectSize)');
+    expect(await held([a])).toEqual([]);
   });
 
   it('offline: nothing asked, the error says so', async () => {
@@ -1194,5 +1332,56 @@ describe('ensureBlobs: cancelled, and shared between calls', () => {
     } finally {
       answerBlobs = (w) => packAnswer(w);
     }
+  });
+
+  it('a request cancelled and another that failed: the error is the failure, not the cancel', async () => {
+    const [mine, theirs] = take(2);
+    const theirsAsked = gate();
+    const mineAsked = gate();
+    const fail = gate();
+    const never = gate<Uint8Array | null>();
+    answerBlobs = async (w, signal) => {
+      if (w[0] === theirs) {
+        theirsAsked.open();
+        await fail.opened;
+        return new Response('no', { status: 418 });
+      }
+      const bytes = packfileSection(await packOf(w));
+      mineAsked.open();
+      return streamed(bytes.subarray(0, 40), never.opened, signal);
+    };
+    try {
+      const other = ensureBlobs(ctx, repoId, [theirs]);
+      await theirsAsked.opened;
+      // Its own request first (cancelled below), then the one it joined (failed).
+      const call = ensureBlobs(ctx, repoId, [mine, theirs]);
+      await mineAsked.opened;
+      fail.open();
+      expect(await failure(other)).toMatchObject({ code: 'MISSING_OBJECT', oid: theirs });
+      await cancelBlobFetches(ctx, repoId);
+      const err = await failure(call);
+      expect(err).toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ code: 'MISSING_OBJECT', oid: theirs, others: 1, advice: '' });
+      expect(err.message).toContain('HTTP 418');
+      expect(err.message).not.toContain('cancelled');
+    } finally {
+      answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('cancelled once its pack is indexed: nothing of it stored', async () => {
+    const wanted = take(2);
+    const before = await snapshot();
+    const steps = {
+      step: <T>(_name: string, work: () => Promise<T>) => work(),
+      measure: (name: string) => {
+        if (name === 'pack-index') void cancelBlobFetches(ctx, repoId);
+      },
+      clear: () => {},
+    };
+    const err = await failure(ensureBlobs(ctx, repoId, wanted, { steps }));
+    expect(err).toMatchObject({ code: 'MISSING_OBJECT', oid: wanted[0], others: 1 });
+    expect(err.message).toContain('the request fetching it was cancelled');
+    expect(await snapshot()).toEqual(before);
   });
 });
