@@ -1872,25 +1872,6 @@ export default {
     },
     {
       file: 'workers/pack/deltaResolver.ts',
-      code: 'held > this.deltaBaseCacheLimit && k < stack.length - 1',
-      reason:
-        'held decides only which bases the walk drops; a dropped base (even the current one) is rebuilt from its chain to the same bytes',
-    },
-    { file: 'workers/pack/deltaResolver.ts', code: 'held -= top.data.length;', reason: 'held: as above' },
-    { file: 'workers/pack/deltaResolver.ts', code: 'held += base.length;', reason: 'held: as above' },
-    { file: 'workers/pack/deltaResolver.ts', code: 'held -= base.length;', reason: 'held: as above' },
-    { file: 'workers/pack/deltaResolver.ts', code: 'held += result.length;', reason: 'held: as above' },
-    {
-      file: 'workers/pack/deltaResolver.ts',
-      code: `{
-              held -= f.data.length;
-              pool.give(f.data);
-              f.data = null;
-            }`,
-      reason: 'a base not dropped stays held: memory only',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
       code: `if ((++walked & 63) === 0) {
           if (performance.now() - lastYield > YIELD_INTERVAL_MS) {
             await yieldToEventLoop();

@@ -406,6 +406,12 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     expect((await errorOf(pack, dropping)).code).toBe('PACK_INFLATE_BUDGET');
     const rebuilt = { ...dropping, limits: { ...limits, inflateFloor: inflated + v1.length } };
     expectSameAsGit(await ingest(pack, 65536, rebuilt), oracle);
+    // v1 and v2 are held together at most: a cache of exactly that drops nothing, as git's prune_base_data
+    // keeps what is not over the limit; a byte less drops v1.
+    const held = v1.length + v2.length;
+    expectSameAsGit(await ingest(pack, 65536, { limits, deltaBaseCacheLimit: held }), oracle);
+    const under = await errorOf(pack, { limits, deltaBaseCacheLimit: held - 1 });
+    expect(under.code).toBe('PACK_INFLATE_BUDGET');
   });
 
   it('stops resolving at the next delta once aborted', async () => {
