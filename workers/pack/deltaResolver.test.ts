@@ -341,6 +341,79 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     for (const options of CACHES) expectSameAsGit(await ingest(pack, 65536, options), oracle);
   });
 
+  it('charges a delta resolved on arrival to the inflate budget once: the walk after the last byte skips it', async () => {
+    // 1 KiB ring (objects up to 256 bytes). r1 and its child r1a resolve on arrival; 1,000 bytes of other
+    // blobs then push r out of the ring, so r's second child r2 waits for the walk, which must apply neither
+    // r1 nor r1a again: the pack passes a budget of exactly what it inflates to, as with the ring off.
+    const r = text(20, 'root').subarray(0, 200);
+    const r1 = edit(r, 3, 'early ');
+    const r1a = edit(r1, 7, 'below ');
+    const r2 = edit(r, 9, 'late ');
+    const fillers = Array.from({ length: 5 }, (_, k) => blob(text(20, `push ${k}`).subarray(0, 200)));
+    const entries: PackEntry[] = [
+      blob(r),
+      { ofsDelta: 0, delta: deltaBetween(r, r1) },
+      { ofsDelta: 1, delta: deltaBetween(r1, r1a) },
+      ...fillers,
+      { ofsDelta: 0, delta: deltaBetween(r, r2) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'charged');
+    // What the pack inflates to, each entry and delta result once.
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of [r1, r1a, r2]) inflated += result.length;
+    expect(pack.length).toBeLessThan(inflated);
+    for (const arrivalCacheBytes of [0, 1024]) {
+      const limits = { arrivalCacheBytes, inflateRatio: 1, inflateFloor: inflated };
+      const events: PackProgress[] = [];
+      const result = await ingest(pack, 65536, { limits, onProgress: (p) => events.push(p) });
+      expectSameAsGit(result, oracle);
+      // With the ring, r1 and r1a resolved on arrival, r2 after the last byte.
+      expect(events.filter((e) => e.phase === 'resolving').map((e) => e.resolved)).toEqual(
+        arrivalCacheBytes ? [2, 3] : [0, 1, 2, 3],
+      );
+      const over = await errorOf(pack, { limits: { ...limits, inflateFloor: inflated - 1 } });
+      expect(over.code).toBe('PACK_INFLATE_BUDGET');
+    }
+  });
+
+  it('drops a base past deltaBaseCacheLimit and charges its rebuilding to the inflate budget', async () => {
+    // v0 ← v1 ← v2 ← v3 and v1 ← x2, all after the last byte. With a 1-byte cache, v1 is dropped while v2's
+    // subtree is walked and rebuilt from v0 for x2: that work counts, so the budget of what the pack inflates
+    // to, which it passes with git's 96 MiB cache, refuses it; one rebuild of v1 more passes.
+    const v0 = text(20, 'cached');
+    const v1 = edit(v0, 5, 'one ');
+    const v2 = edit(v1, 50, 'two ');
+    const v3 = edit(v2, 90, 'three ');
+    const x2 = edit(v1, 120, 'other ');
+    const entries: PackEntry[] = [
+      blob(v0),
+      { ofsDelta: 0, delta: deltaBetween(v0, v1) },
+      { ofsDelta: 1, delta: deltaBetween(v1, v2) },
+      { ofsDelta: 1, delta: deltaBetween(v1, x2) },
+      { ofsDelta: 2, delta: deltaBetween(v2, v3) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'rebuilt');
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of [v1, v2, x2, v3]) inflated += result.length;
+    expect(pack.length).toBeLessThan(inflated);
+    const limits = { arrivalCacheBytes: 0, inflateRatio: 1, inflateFloor: inflated };
+    expectSameAsGit(await ingest(pack, 65536, { limits }), oracle);
+    const dropping = { limits, deltaBaseCacheLimit: 1 };
+    expect((await errorOf(pack, dropping)).code).toBe('PACK_INFLATE_BUDGET');
+    const rebuilt = { ...dropping, limits: { ...limits, inflateFloor: inflated + v1.length } };
+    expectSameAsGit(await ingest(pack, 65536, rebuilt), oracle);
+    // v1 and v2 are held together at most: a cache of exactly that drops nothing, as git's prune_base_data
+    // keeps what is not over the limit; a byte less drops v1.
+    const held = v1.length + v2.length;
+    expectSameAsGit(await ingest(pack, 65536, { limits, deltaBaseCacheLimit: held }), oracle);
+    const under = await errorOf(pack, { limits, deltaBaseCacheLimit: held - 1 });
+    expect(under.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
   it('stops resolving at the next delta once aborted', async () => {
     const base = text(10, 'q');
     const entries: PackEntry[] = [blob(base)];
