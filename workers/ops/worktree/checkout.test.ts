@@ -27,12 +27,16 @@ import type { CrashPoint } from '../../store/crashPoints.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { maintenanceIdle, scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutHooks, type CheckoutProgress, checkout } from './checkout.ts';
 
 let root: string;
 let src: string;
 /** Blob requests get a pack without the blobs (a server that lost them) while this is set. */
 let emptyBlobAnswers = false;
+/** While set, blob requests wait until the next blob request arrives (two requests in flight at once). */
+let pairBlobRequests = false;
+let releaseHeldRequest: (() => void) | null = null;
 const served = uploadPackFetch((name) => join(root, name));
 const EMPTY_PACK = execFileSync('git', ['pack-objects', '--stdout', '-q'], { input: '' });
 /** The engine's storage: its locks are every tab's, so a test can hold a repo's lock as another tab does. */
@@ -41,6 +45,12 @@ const { engine, ctx } = testEngine({
   storage,
   fetch: async (input, init) => {
     const body = init?.body ? Buffer.from(init.body as Uint8Array).toString('latin1') : '';
+    if (pairBlobRequests && body.includes('command=fetch') && !body.includes('filter')) {
+      if (releaseHeldRequest) {
+        releaseHeldRequest();
+        releaseHeldRequest = null;
+      } else await new Promise<void>((go) => (releaseHeldRequest = go));
+    }
     if (emptyBlobAnswers && body.includes('command=fetch') && !body.includes('filter')) {
       const section = concatBytes([
         encodePktLine('packfile\n'),
@@ -516,21 +526,55 @@ describe('the first checkout, blob by blob', () => {
     const sizes = [...blobs].map((oid) => Number(gitIn(src, ['cat-file', '-s', oid])));
     // One blob a request: what waits to be staged is then one blob, so the cap alone chooses.
     const phases: string[] = [];
+    let firstWriting: { files: number } | undefined;
     const result = await checkout(
       ctx,
       repoId,
       'HEAD',
       {},
-      { hookedBytes: 2, batching: { size: 1 }, onProgress: (p) => phases.push(p.phase) },
+      {
+        hookedBytes: 2,
+        batching: { size: 1 },
+        onProgress: (p) => {
+          phases.push(p.phase);
+          if (p.phase === 'writing-files') firstWriting ??= p;
+        },
+      },
     );
     expect(result.requests).toBe(sizes.length);
-    // Files are staged as blobs arrive, but counted only once every blob is here: one bar, then the other.
+    // Files are staged as blobs arrive, but counted only once every blob is here: one bar, then the other;
+    // by then every file is staged, from its pack in memory, none read from storage again.
     expect(phases.indexOf('writing-files')).toBeGreaterThan(phases.lastIndexOf('fetching-blobs'));
+    expect(firstWriting?.files).toBe(entries.length);
     const fromPacks = performance.getEntriesByName(
       `${ctx.settings.timelinePrefix}checkout:pack-files-staged`,
     );
     expect(sizes.filter((s) => s === 2).length).toBeGreaterThan(0);
     expect(fromPacks.length).toBe(sizes.filter((s) => s > 2).length);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
+describe('the first checkout while a file view fetches', () => {
+  it("a blob both want comes from the view's request; the blob only the view wants is not written; as git", async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const main = treeOf(ids.main);
+    const shared = (main.get('a.txt') ?? '').split(' ')[1];
+    const viewOnly = (treeOf(ids.other).get('new/sub/n.txt') ?? '').split(' ')[1];
+    const from = served.requests.length;
+    pairBlobRequests = true;
+    try {
+      // The view's request waits for the checkout's: the checkout waits for the view's batch for the blob
+      // they share, and is told of each object of it.
+      const view = ensureBlobs(ctx, repoId, [shared, viewOnly]);
+      await checkout(ctx, repoId, 'HEAD');
+      await view;
+    } finally {
+      pairBlobRequests = false;
+    }
+    const asked = blobRequests(from);
+    expect(asked.find((r) => r.includes(viewOnly))?.sort()).toEqual([shared, viewOnly].sort());
+    expect(asked.flat().filter((oid) => oid === shared)).toHaveLength(1);
     await expectLikeGit(repoId, ids.main, 'main');
   });
 });
