@@ -850,6 +850,27 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
     await expectNothing();
   });
 
+  it('cancelled while blobs arrive, some files staged: ABORTED, and their contents deleted', async () => {
+    const controller = new AbortController();
+    const err = await failure(
+      checkout(
+        ctx,
+        repoId,
+        'HEAD',
+        {},
+        {
+          signal: controller.signal,
+          batching: { size: 1, concurrency: 1 },
+          onProgress: (p) => {
+            if (p.phase === 'fetching-blobs' && p.objects >= 3) controller.abort();
+          },
+        },
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    await expectNothing();
+  });
+
   it('cancelled once every file is staged, before they are named: ABORTED', async () => {
     const controller = new AbortController();
     const err = await failure(
