@@ -1667,6 +1667,61 @@ export default {
       mutants: 'true',
       reason: "the remote's commits walked are dropped by walked.filter(!remote.has) before the list is used",
     },
+    // checkout.ts / newWorktree.ts (issue 26, session 10, mutco10)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'if (err instanceof HostileTreeError) return new Map(); (previousFiles)',
+      mutants: 'true',
+      reason:
+        "listFiles of HEAD's commit throws nothing else: a blob:none clone holds all its trees, and strict: false names no PATH_NOT_FOUND",
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'if (!paths) return; (write)',
+      mutants: 'false',
+      reason:
+        "onPack calls it only for an id byOid has, with no await between, and the loop after the fetch walks byOid's own keys, each once",
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'if (signal?.aborted) throw abortedError(); (place)',
+      mutants: 'false',
+      reason:
+        'a cancel is also checked before each stored blob is written, by ensureBlobs, and by checkout before anything is named: only the staging after it goes on, and what it staged is dropped all the same',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "type !== 'blob' || writeError !== null (onObject)",
+      mutants: "false for type !== 'blob'; false for writeError !== null",
+      reason:
+        "byOid holds only files' blob ids, and an id hashes its object's type, so no other object has one; after a write error every queued work is skipped (chain) and the error thrown: only a copy is made",
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "o.type === 'blob' && byOid.has(o.oid) (onPack); object.type === 'blob' && byOid.has(object.oid)",
+      mutants: "true for o.type === 'blob'; true, || and true for object.type === 'blob' in the loop",
+      reason:
+        'byOid holds only blob ids, and write() skips an id byOid no longer holds: only the reads of the pack differ',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'report(true); (the first, after the fetch)',
+      mutants: 'false',
+      reason: 'no report ran while fetching, so lastReport is 0 and the interval holds nothing back',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: '(!force && now - lastReport < PROGRESS_INTERVAL_MS) (report)',
+      mutants: '< as <=; now - lastReport < PROGRESS_INTERVAL_MS as true',
+      reason:
+        'the rate of the counts only: <= differs at exactly 50 ms, and true leaves the forced first and last counts, which a machine reading each file under 50 ms also sends',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: '() => false (hasNoWorktree, stat failed)',
+      mutants: '() => undefined',
+      reason: 'undefined is as falsy as false where index is tested',
+    },
   ],
   equivalentMutants: [
     {
@@ -2090,6 +2145,29 @@ export default {
       code: "{ // Past a shallow clone's boundary: the walk stops there. read.set(oid, null); }",
       reason:
         'a commit past a shallow boundary left unset reads as undefined, as falsy as null to `if (!commit)`, and each later load fails again the same way',
+    },
+    // checkout.ts / newWorktree.ts (issue 26, session 10, mutco10)
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'hooks.steps?.measure',
+      reason: 'checkout, its one caller, always passes steps',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: '{ policy: { maxBatchBytes: NEW_WORKTREE_BATCH_BYTES } }',
+      reason:
+        "memory only: a request's byte cap that the tests' few KB of blobs never reach; what it trades is the measured table above NEW_WORKTREE_BATCH_BYTES",
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: '() => [] as string[]',
+      reason: "readdir('/') never fails: the root always exists",
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'deferMaintenance: true',
+      reason:
+        "ensureBlobs' own merge would start once its fetch ends: the first checkout waits for it before naming anything, or under the API's lock the merge waits for the lock; it never writes into the batch, and the checkout sets one off after anyway",
     },
   ],
 };

@@ -23,21 +23,34 @@ import {
   type WorktreeEntry,
 } from '../../../test/support/worktree.ts';
 import { memoryStorage } from '../../storage/memory.ts';
+import type { CrashPoint } from '../../store/crashPoints.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
-import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import { maintenanceIdle, scheduleRepack } from '../maintenance/packMaintenance.ts';
+import { ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutHooks, type CheckoutProgress, checkout } from './checkout.ts';
 
 let root: string;
 let src: string;
 /** Blob requests get a pack without the blobs (a server that lost them) while this is set. */
 let emptyBlobAnswers = false;
+/** While set, blob requests wait until the next blob request arrives (two requests in flight at once). */
+let pairBlobRequests = false;
+let releaseHeldRequest: (() => void) | null = null;
 const served = uploadPackFetch((name) => join(root, name));
 const EMPTY_PACK = execFileSync('git', ['pack-objects', '--stdout', '-q'], { input: '' });
+/** The engine's storage: its locks are every tab's, so a test can hold a repo's lock as another tab does. */
+const storage = memoryStorage();
 const { engine, ctx } = testEngine({
-  storage: memoryStorage(),
+  storage,
   fetch: async (input, init) => {
     const body = init?.body ? Buffer.from(init.body as Uint8Array).toString('latin1') : '';
+    if (pairBlobRequests && body.includes('command=fetch') && !body.includes('filter')) {
+      if (releaseHeldRequest) {
+        releaseHeldRequest();
+        releaseHeldRequest = null;
+      } else await new Promise<void>((go) => (releaseHeldRequest = go));
+    }
     if (emptyBlobAnswers && body.includes('command=fetch') && !body.includes('filter')) {
       const section = concatBytes([
         encodePktLine('packfile\n'),
@@ -227,6 +240,32 @@ function checkoutSteps(): string[] {
     .sort();
 }
 
+/** Runs `run` with `hook` called at each crash point the engine passes (crashPoints.ts), where it stands. */
+async function withCrashHook<T>(hook: (point: CrashPoint) => void, run: () => Promise<T>): Promise<T> {
+  ctx.store.crash.setHook(hook);
+  try {
+    return await run();
+  } finally {
+    ctx.store.crash.setHook(undefined);
+  }
+}
+
+/** Contents the repo's storage holds that no file or folder of its tree names (startup repair's "unnamed"). */
+async function unnamedContents(repoId: string): Promise<number[]> {
+  const fs = ctx.store.repoFs.open(repoId).promises;
+  const named = new Set<number>();
+  const walk = async (dir: string): Promise<void> => {
+    for (const name of await fs.readdir(dir)) {
+      const path = `${dir === '/' ? '' : dir}/${name}`;
+      const stat = await fs.lstat(path);
+      named.add(stat.ino);
+      if (stat.isDirectory()) await walk(path);
+    }
+  };
+  await walk('/');
+  return [...(await ctx.store.repoFs.backend(repoId).storedInodes())].filter((ino) => !named.has(ino));
+}
+
 describe('switching between branches, tags and commits', () => {
   let repoId: string;
 
@@ -243,6 +282,21 @@ describe('switching between branches, tags and commits', () => {
     expect(result.blobsFetched).toBe(new Set([...tree.values()].map((e) => e.split(' ')[1])).size - 1);
     expect(events.at(-1)).toEqual({ phase: 'writing-files', files: tree.size, totalFiles: tree.size });
     expect(checkoutSteps()).toEqual(['commit', 'fetch-and-write-files', 'list-files', 'total']);
+    // The index holds each entry's stat as lightning-fs has it (git reads them: ls-files --debug), so a
+    // status compares stats and reads no file.
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const debug = gitIn(await exported(repoId), ['ls-files', '--debug']).split(/\n(?! )/);
+    expect(debug.length).toBe(tree.size);
+    for (const entry of debug) {
+      const [path, ...fields] = entry.split('\n');
+      const stat = await fs.lstat(`/${path}`);
+      const [mtime, ino, size] = ['mtime', 'ino', 'size'].map(
+        (f) => fields.join(' ').match(new RegExp(`\\b${f}: (\\d+)`))?.[1],
+      );
+      expect([path, mtime, ino, size].map(String)).toEqual(
+        [path, Math.floor(stat.mtimeMs / 1000), stat.ino, stat.size].map(String),
+      );
+    }
     await expectLikeGit(repoId, ids.main, 'main');
   });
 
@@ -471,14 +525,166 @@ describe('the first checkout, blob by blob', () => {
     const blobs = new Set(entries.map((e) => e.split(' ')[1]));
     const sizes = [...blobs].map((oid) => Number(gitIn(src, ['cat-file', '-s', oid])));
     // One blob a request: what waits to be staged is then one blob, so the cap alone chooses.
-    const result = await checkout(ctx, repoId, 'HEAD', {}, { hookedBytes: 2, batching: { size: 1 } });
+    const phases: string[] = [];
+    let firstWriting: { files: number } | undefined;
+    const result = await checkout(
+      ctx,
+      repoId,
+      'HEAD',
+      {},
+      {
+        hookedBytes: 2,
+        batching: { size: 1 },
+        onProgress: (p) => {
+          phases.push(p.phase);
+          if (p.phase === 'writing-files') firstWriting ??= p;
+        },
+      },
+    );
     expect(result.requests).toBe(sizes.length);
+    // Files are staged as blobs arrive, but counted only once every blob is here: one bar, then the other;
+    // by then every file is staged, from its pack in memory, none read from storage again.
+    expect(phases.indexOf('writing-files')).toBeGreaterThan(phases.lastIndexOf('fetching-blobs'));
+    expect(firstWriting?.files).toBe(entries.length);
     const fromPacks = performance.getEntriesByName(
       `${ctx.settings.timelinePrefix}checkout:pack-files-staged`,
     );
     expect(sizes.filter((s) => s === 2).length).toBeGreaterThan(0);
     expect(fromPacks.length).toBe(sizes.filter((s) => s > 2).length);
     await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
+describe('the first checkout while a file view fetches', () => {
+  it("a blob both want comes from the view's request; the blob only the view wants is not written; as git", async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const main = treeOf(ids.main);
+    const shared = (main.get('a.txt') ?? '').split(' ')[1];
+    const viewOnly = (treeOf(ids.other).get('new/sub/n.txt') ?? '').split(' ')[1];
+    const from = served.requests.length;
+    pairBlobRequests = true;
+    try {
+      // The view's request waits for the checkout's: the checkout waits for the view's batch for the blob
+      // they share, and is told of each object of it.
+      const view = ensureBlobs(ctx, repoId, [shared, viewOnly]);
+      await checkout(ctx, repoId, 'HEAD');
+      await view;
+    } finally {
+      pairBlobRequests = false;
+    }
+    const asked = blobRequests(from);
+    expect(asked.find((r) => r.includes(viewOnly))?.sort()).toEqual([shared, viewOnly].sort());
+    expect(asked.flat().filter((oid) => oid === shared)).toHaveLength(1);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
+describe('the first checkout and pack merges', () => {
+  it('of a tag: HEAD detached as git leaves it; a merge held back by another tab is waited for before anything is named, and its own packs set one off', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    await maintenanceIdle(ctx, repoId);
+    let otherTabHolds = false;
+    let heldAtOnce = false;
+    /** Another tab takes the repo's lock (the locks are the storage's) and lets it go a moment later. */
+    const otherTabHoldsAWhile = () => {
+      void storage.locks.request(ctx.store.locks.lockName(repoId), {}, async () => {
+        otherTabHolds = true;
+        await new Promise((done) => setTimeout(done, 100));
+        otherTabHolds = false;
+      });
+      heldAtOnce = otherTabHolds;
+    };
+    const seen: Partial<Record<CrashPoint, boolean>> = {};
+    const result = await withCrashHook(
+      (point) => {
+        // Files named only once the held-back merge ran; after them, a merge for the packs just fetched.
+        if (point === 'checkout:blobs-stored') seen[point] = otherTabHolds;
+        if (point === 'checkout:files-committed') seen[point] = ctx.maintenance.running.has(repoId);
+      },
+      () =>
+        checkout(
+          ctx,
+          repoId,
+          'v1',
+          {},
+          {
+            onProgress: (p) => {
+              if (p.phase !== 'writing-files' || p.files < p.totalFiles || heldAtOnce) return;
+              // Every blob stored and every file staged: another tab takes the lock, and a lazy fetch's
+              // merge set off now waits for that tab to let it go.
+              otherTabHoldsAWhile();
+              scheduleRepack(ctx, repoId);
+            },
+          },
+        ),
+    );
+    expect(heldAtOnce).toBe(true);
+    expect(seen).toEqual({ 'checkout:blobs-stored': false, 'checkout:files-committed': true });
+    expect(result).toMatchObject({ commit: ids.v1, branch: null });
+    expect(result.blobsFetched).toBeGreaterThan(0);
+    await expectLikeGit(repoId, ids.v1, null);
+  });
+
+  it("under the repo's lock (the API's checkout), a merge set off meanwhile waits for that lock, not the checkout for it", async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    await maintenanceIdle(ctx, repoId);
+    let setOff = false;
+    await engine.repo(repoId).checkout(
+      { ref: 'HEAD' },
+      {
+        onProgress: (p) => {
+          if (p.phase !== 'fetching-blobs' || setOff) return;
+          // As a file view's lazy fetch does while the checkout fetches: the merge is deferred.
+          setOff = true;
+          scheduleRepack(ctx, repoId);
+        },
+      },
+    );
+    expect(setOff).toBe(true);
+    await expectLikeGit(repoId, ids.main, 'main');
+    // A checkout that waited for that merge would wait for ever: this deadline, not the suite's, says so.
+  }, 30_000);
+});
+
+describe('what hasNoWorktree finds beside .git', () => {
+  it('an untracked file before the first checkout: checked out around it, as onto a working tree', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const fs = ctx.store.repoFs.open(repoId);
+    await fs.promises.writeFile('/notes.txt', 'mine\n', 'utf8');
+    await checkout(ctx, repoId, 'HEAD');
+    // Not staged ahead into nothing: isomorphic-git's checkout, which looks at what is there.
+    expect(checkoutSteps()).toContain('write-files');
+    const oracle = await gitsCheckout(ids.main);
+    const ours = await readLightningWorktree(fs);
+    expect(ours.filter((e) => e.path !== 'notes.txt')).toEqual(oracle.tree);
+    expect(await fs.promises.readFile('/notes.txt', 'utf8')).toBe('mine\n');
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['ls-files', '--stage'])).toBe(oracle.stage);
+    expect(gitIn(dir, ['status', '--porcelain'])).toBe('?? notes.txt');
+  });
+
+  it('every file deleted after a checkout: the switch writes what it changes and leaves the rest deleted, as git', async () => {
+    const repoId = await clonedAndCheckedOut();
+    const copy = gitCopy(ids.main);
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    const removeAll = async (dir: string): Promise<void> => {
+      for (const name of await fs.readdir(dir)) {
+        const path = `${dir === '/' ? '' : dir}/${name}`;
+        if (path === GITDIR) continue;
+        if ((await fs.lstat(path)).isDirectory()) {
+          await removeAll(path);
+          await fs.rmdir(path);
+        } else await fs.unlink(path);
+      }
+    };
+    await removeAll('/');
+    sh(`cd ${copy} && ls -A | grep -vx .git | xargs rm -rf`);
+    await checkout(ctx, repoId, 'other');
+    gitIn(copy, ['checkout', '-q', 'other']);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const dir = await exported(repoId);
+    expect(gitIn(dir, ['status', '--porcelain'])).toBe(gitIn(copy, ['status', '--porcelain']));
+    expect(gitIn(dir, ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
   });
 });
 
@@ -620,12 +826,16 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
 
   beforeAll(async () => {
     ({ repoId } = await engine.clone({ url: `${served.base}/src` }));
+    // Each file's contents stored as soon as it is staged, so that a failure finds them stored to delete.
+    ctx.store.repoFs.backend(repoId).stageBytes = 1;
   });
 
   async function expectNothing(): Promise<void> {
     expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual([]);
     const fs = ctx.store.repoFs.open(repoId).promises;
     await expect(fs.stat(`${GITDIR}/index`)).rejects.toThrow();
+    // The files' contents staged ahead are deleted with them, not left for startup repair.
+    expect(await unnamedContents(repoId)).toEqual([]);
   }
 
   it('a blob the server does not send: MissingObjectError naming a file that wants it', async () => {
@@ -637,6 +847,27 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
     } finally {
       emptyBlobAnswers = false;
     }
+    await expectNothing();
+  });
+
+  it('cancelled while blobs arrive, some files staged: ABORTED, and their contents deleted', async () => {
+    const controller = new AbortController();
+    const err = await failure(
+      checkout(
+        ctx,
+        repoId,
+        'HEAD',
+        {},
+        {
+          signal: controller.signal,
+          batching: { size: 1, concurrency: 1 },
+          onProgress: (p) => {
+            if (p.phase === 'fetching-blobs' && p.objects >= 3) controller.abort();
+          },
+        },
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
     await expectNothing();
   });
 
@@ -660,9 +891,37 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
     await expectNothing();
   });
 
-  it('then succeeds', async () => {
-    await checkout(ctx, repoId, 'HEAD');
+  it('then succeeds with the blobs the failures fetched: no request, and no pack merge set off', async () => {
+    const from = served.requests.length;
+    let merging: boolean | undefined;
+    const writing: { files: number; totalFiles: number; at: number }[] = [];
+    const result = await withCrashHook(
+      (point) => {
+        if (point === 'checkout:files-committed') merging = ctx.maintenance.running.has(repoId);
+      },
+      () =>
+        checkout(
+          ctx,
+          repoId,
+          'HEAD',
+          {},
+          {
+            onProgress: (p) => {
+              if (p.phase === 'writing-files') writing.push({ ...p, at: performance.now() });
+            },
+          },
+        ),
+    );
+    expect([result.blobsFetched, served.requests.length - from, merging]).toEqual([0, 0, false]);
     await expectLikeGit(repoId, ids.main, 'main');
+    // Each file read from the stored packs is counted, at most every PROGRESS_INTERVAL_MS (50) until all
+    // are; the staging ends on every file (the gitlink aside), before the checkout's own last count.
+    const files = [...treeOf(ids.main).values()].filter((e) => !e.startsWith('160000')).length;
+    expect(writing.at(-2)).toMatchObject({ files, totalFiles: files });
+    const partial = writing.filter((w) => w.files < w.totalFiles);
+    for (let i = 1; i < partial.length; i++) {
+      expect(partial[i].at - partial[i - 1].at).toBeGreaterThan(45);
+    }
   });
 });
 
@@ -729,5 +988,95 @@ describe('sparse checkouts and onBranch', () => {
       'd/x.txt',
       'd/y.txt',
     ]);
+  });
+});
+
+describe('a commit with a tree git refuses outside the paths checked out', () => {
+  // Its own server repo, made by plumbing: main has good/ and bad/, bad/ holding a folder named .git
+  // (fsck's HAS_DOTGIT), which git's sparse checkout of good/ never reads; fine (main's child) has neither
+  // bad/ nor anything refused.
+  let bare: string;
+  const commits = { refused: '', fine: '' };
+
+  beforeAll(() => {
+    bare = join(root, 'refused-outside-paths.git');
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+    gitIn(bare, ['config', 'uploadpack.allowFilter', 'true']);
+    const blob = (text: string) => gitIn(bare, ['hash-object', '-w', '--stdin'], text);
+    const tree = (entries: string[]) => gitIn(bare, ['mktree'], `${entries.join('\n')}\n`);
+    const planted = tree([`100644 blob ${blob('[core]\n\tbare = true\n')}\tconfig`]);
+    const bad = tree([`040000 tree ${planted}\t.git`]);
+    // A link alone in its folder: the first checkout makes the folder for it.
+    const deeper = tree([`120000 blob ${blob('../g.txt')}\tlink`]);
+    const good = tree([`100644 blob ${blob('g\n')}\tg.txt`, `040000 tree ${deeper}\tdeeper`]);
+    const top = tree([`040000 tree ${bad}\tbad`, `040000 tree ${good}\tgood`]);
+    commits.refused = gitIn(bare, ['commit-tree', '-m', 'bad/.git', top]);
+    const fineGood = tree([`100644 blob ${blob('g, fine\n')}\tg.txt`]);
+    const fine = tree([`040000 tree ${fineGood}\tgood`, `100644 blob ${blob('n\n')}\tn.txt`]);
+    commits.fine = gitIn(bare, ['commit-tree', '-p', commits.refused, '-m', 'fine', fine]);
+    gitIn(bare, ['update-ref', 'refs/heads/main', commits.refused]);
+    gitIn(bare, ['update-ref', 'refs/heads/fine', commits.fine]);
+  });
+
+  it('a first checkout of good/ alone, as git checks it out; then a switch away from it, as git switches', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/refused-outside-paths.git` });
+    const copy = join(root, `git-${copies++}`);
+    gitIn(root, ['clone', '-q', '--no-checkout', bare, copy]);
+    const fs = ctx.store.repoFs.open(repoId);
+    const asGit = async () => {
+      expect(await readLightningWorktree(fs)).toEqual(await readDiskWorktree(copy));
+      expect(gitIn(await exported(repoId), ['ls-files', '--stage'])).toBe(
+        gitIn(copy, ['ls-files', '--stage']),
+      );
+    };
+
+    const sparse = await checkout(ctx, repoId, 'HEAD', { paths: ['good'] });
+    gitIn(copy, ['checkout', commits.refused, '--', 'good']);
+    expect(sparse).toMatchObject({ commit: commits.refused, branch: 'main', filesWritten: 2 });
+    await asGit();
+    // HEAD names the refused commit: what it had checked out is looked up in its tree, refused or not.
+    const switched = await checkout(ctx, repoId, 'fine');
+    gitIn(copy, ['checkout', '-q', 'fine']);
+    expect(switched).toMatchObject({ commit: commits.fine, branch: 'fine' });
+    await asGit();
+  });
+});
+
+describe('symlinks whose targets no file system holds, fetched by the first checkout', () => {
+  it('HOSTILE_TREE naming the first link staged; the staging stops there, and nothing is kept', async () => {
+    // Its own server repo: two links of 4,096 bytes (maxSymlinkTargetBytes is PATH_MAX's 4,095), one blob
+    // each, and a file.
+    const bare = join(root, 'long-link-targets.git');
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', bare]);
+    gitIn(bare, ['config', 'uploadpack.allowFilter', 'true']);
+    const blob = (text: string) => gitIn(bare, ['hash-object', '-w', '--stdin'], text);
+    const links = new Map([
+      [blob('a'.repeat(4096)), 'a-link'],
+      [blob('b'.repeat(4096)), 'b-link'],
+    ]);
+    const entries = [...links].map(([oid, path]) => `120000 blob ${oid}\t${path}`);
+    const tree = gitIn(bare, ['mktree'], `${[...entries, `100644 blob ${blob('f\n')}\tfile`].join('\n')}\n`);
+    gitIn(bare, ['update-ref', 'refs/heads/main', gitIn(bare, ['commit-tree', '-m', 'long links', tree])]);
+
+    const { repoId } = await engine.clone({ url: `${served.base}/long-link-targets.git` });
+    ctx.store.repoFs.backend(repoId).stageBytes = 1;
+    const from = served.requests.length;
+    // One blob a request, one after the other: each link is staged (and refused) as its pack arrives.
+    const err = (await failure(
+      checkout(ctx, repoId, 'HEAD', {}, { batching: { size: 1, concurrency: 1 } }),
+    )) as Error & { code: string; path: string; check: string };
+    const first = links.get(
+      blobRequests(from)
+        .flat()
+        .find((oid) => links.has(oid)) ?? '',
+    );
+    expect([err.name, err.code, err.check, err.path]).toEqual([
+      'HostileTreeError',
+      'HOSTILE_TREE',
+      'SYMLINK_TOO_LONG',
+      first,
+    ]);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual([]);
+    expect(await unnamedContents(repoId)).toEqual([]);
   });
 });
