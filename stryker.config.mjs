@@ -1632,6 +1632,34 @@ export default {
       mutants: 'paths.some',
       reason: 'paths is undefined only when all is true, and then inside is true and the test is not reached',
     },
+    // pull.ts (issue 26, session 10, mutpull10)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'needed.length > 0 (startConflictedMerge, before ensureBlobs)',
+      mutants: 'true; >= 0',
+      reason: 'ensureBlobs of no blob returns before it asks anything (as on line 131)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted() (countCommits)',
+      mutants: 'false',
+      reason:
+        'the early stop: without it the walk goes on to the roots and counts the same commits (dates only decide when to stop)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (!t || o?.oid === t.oid) return []; (blobsToTake)',
+      mutants: 'o?.oid === t.oid as false',
+      reason:
+        'a name the same on both sides: its folder holds nothing new, and its file is ours, stored by the checkout, which ensureBlobs does not ask for',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'x.mode !== MODE_TREE_PADDED (isFile)',
+      mutants: 'true',
+      reason:
+        "a tree reaches it only as a merge's base (ours' and theirs' folders descend first), and a blob:none clone holds every tree: ensureBlobs asks nothing for it",
+    },
   ],
   equivalentMutants: [
     {
@@ -2067,6 +2095,13 @@ export default {
       code: '() => null',
       reason:
         'the missing MERGE_HEAD and the missing index: undefined is as falsy as null where each is tested (!head, bytes ?)',
+    },
+    // pull.ts (issue 26, session 10, mutpull10)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: '() => null',
+      reason:
+        "a commit not held (countCommits' enqueue) and a missing upstream: undefined is as falsy as null where each is tested (if (c), !theirs)",
     },
   ],
 };
