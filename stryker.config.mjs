@@ -1722,6 +1722,34 @@ export default {
       mutants: '() => undefined',
       reason: 'undefined is as falsy as false where index is tested',
     },
+    // pull.ts (issue 26, session 10, mutpull10)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'needed.length > 0 (startConflictedMerge, before ensureBlobs)',
+      mutants: 'true; >= 0',
+      reason: 'ensureBlobs of no blob returns before it asks anything (as on line 131)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted() (countCommits)',
+      mutants: 'false',
+      reason:
+        'the early stop: without it the walk goes on to the roots and counts the same commits (dates only decide when to stop)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (!t || o?.oid === t.oid) return []; (blobsToTake)',
+      mutants: 'o?.oid === t.oid as false',
+      reason:
+        'a name the same on both sides: its folder holds nothing new, and its file is ours, stored by the checkout, which ensureBlobs does not ask for',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'x.mode !== MODE_TREE_PADDED (isFile)',
+      mutants: 'true',
+      reason:
+        "a tree reaches it only as a merge's base (ours' and theirs' folders descend first), and a blob:none clone holds every tree: ensureBlobs asks nothing for it",
+    },
   ],
   equivalentMutants: [
     {
@@ -2168,6 +2196,13 @@ export default {
       code: 'deferMaintenance: true',
       reason:
         "ensureBlobs' own merge would start once its fetch ends: the first checkout waits for it before naming anything, or under the API's lock the merge waits for the lock; it never writes into the batch, and the checkout sets one off after anyway",
+    },
+    // pull.ts (issue 26, session 10, mutpull10)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: '() => null',
+      reason:
+        "a commit not held (countCommits' enqueue) and a missing upstream: undefined is as falsy as null where each is tested (if (c), !theirs)",
     },
   ],
 };

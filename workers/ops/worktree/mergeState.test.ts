@@ -3,10 +3,12 @@
 // writes (version 2); git writes version 3 once an entry has extended flags (`git add -N`).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { datedGitEnv } from '../../../test/support/datedGit.ts';
 import { git } from '../../../test/support/git.ts';
 import { useTmpDir } from '../../../test/support/tmpDir.ts';
+import { sha1 } from '../../pack/objectHash.ts';
+import { OperationError } from '../common/errors.ts';
 import { indexUnmergedPaths } from './mergeState.ts';
 
 const tmp = useTmpDir('merge-state');
@@ -41,10 +43,34 @@ const unmergedByGit = async (dir: string) => [
   ),
 ];
 
+/** `bytes` with its trailing SHA-1 made again, as a writer that got the rest wrong would make it. */
+const resummed = (bytes: Uint8Array) => {
+  const out = bytes.slice();
+  out.set(sha1(out.subarray(0, out.length - 20)), out.length - 20);
+  return out;
+};
+
+/** What indexUnmergedPaths threw on `bytes`, or what it returned. */
+const readOf = (bytes: Uint8Array) => {
+  try {
+    return indexUnmergedPaths(bytes);
+  } catch (err) {
+    expect(err).toBeInstanceOf(OperationError);
+    return `${(err as OperationError).code}: ${(err as Error).message}`;
+  }
+};
+
 describe('indexUnmergedPaths', () => {
-  it("names the conflicted paths of git's own index, version 2 and version 3 with extended flags", async () => {
-    const dir = join(tmp(), 'repo');
+  let dir: string;
+  /** The index git wrote as the merge stopped (version 2; after the entries, a TREE extension and the SHA-1). */
+  let stopped: Uint8Array;
+  beforeAll(async () => {
+    dir = join(tmp(), 'repo');
     await conflictedByGit(dir);
+    stopped = new Uint8Array(readFileSync(join(dir, '.git', 'index')));
+  });
+
+  it("names the conflicted paths of git's own index, version 2 and version 3 with extended flags", async () => {
     const expected = await unmergedByGit(dir);
     expect(expected).toEqual(['b.txt', 'dir/long-name-conflict.txt']);
     const index = join(dir, '.git', 'index');
@@ -61,5 +87,55 @@ describe('indexUnmergedPaths', () => {
     expect(readFileSync(index).includes('REUC')).toBe(true);
     expect(await unmergedByGit(dir)).toEqual(['dir/long-name-conflict.txt']);
     expect(indexUnmergedPaths(new Uint8Array(readFileSync(index)))).toEqual(['dir/long-name-conflict.txt']);
+  });
+
+  it('refuses an index cut short, or with a wrong entry count, with a typed error, as git does', () => {
+    const damaged = (why: string) =>
+      `INTERNAL: The index file (.git/index) is damaged: ${why}. git refuses it too.`;
+    const view = () => new DataView(stopped.buffer, stopped.byteOffset, stopped.byteLength);
+    const count = view().getUint32(8);
+    // b.txt's three stages, c.txt, the long name's three stages: 7 entries, then a TREE extension, the SHA-1.
+    expect(count).toBe(7);
+    expect(readOf(stopped)).toEqual(['b.txt', 'dir/long-name-conflict.txt']);
+    // Cut inside the header, at the end of it, inside an entry's fixed part, inside a name, before the SHA-1.
+    expect(readOf(stopped.subarray(0, 0))).toBe(damaged('it has no index header'));
+    expect(readOf(stopped.subarray(0, 31))).toBe(damaged('it has no index header'));
+    for (const cut of [32, 12 + 40, 12 + 72 + 64, stopped.length - 20, stopped.length - 1]) {
+      expect(readOf(stopped.subarray(0, cut)), `cut at ${cut}`).toBe(
+        damaged('its checksum does not match (cut short?)'),
+      );
+    }
+    // The same cuts with a checksum that matches: each entry is checked in turn.
+    const withCount = (n: number, bytes = stopped) => {
+      const out = bytes.slice();
+      new DataView(out.buffer).setUint32(8, n);
+      return resummed(out);
+    };
+    expect(readOf(withCount(8))).toBe(damaged('entry 8 of 8 is past its end'));
+    expect(readOf(withCount(0xffffffff))).toBe(damaged('entry 8 of 4294967295 is past its end'));
+    // One entry less: the paths of the first six (the last stage of the long name is still among them).
+    expect(readOf(withCount(6))).toEqual(['b.txt', 'dir/long-name-conflict.txt']);
+    expect(readOf(withCount(3))).toEqual(['b.txt']);
+    expect(readOf(withCount(0))).toEqual([]);
+    // The last entry's padding cut, the checksum made again: its name runs into the extension after it.
+    const tree = Buffer.from(stopped).indexOf('TREE');
+    const cutName = resummed(Uint8Array.of(...stopped.subarray(0, tree - 8), ...stopped.subarray(tree)));
+    expect(readOf(cutName)).toBe(damaged('entry 7 of 7 has no name of the length it gives'));
+    // An eighth entry's fixed part, zeros, where the TREE extension was: it ends where its name should start.
+    const fixedOnly = withCount(8, Uint8Array.of(...stopped.subarray(0, tree), ...new Uint8Array(62 + 20)));
+    expect(readOf(fixedOnly)).toBe(damaged('entry 8 of 8 has no name of the length it gives'));
+    // A first entry whose length field says one byte more than its name.
+    const longer = stopped.slice();
+    new DataView(longer.buffer).setUint16(12 + 60, view().getUint16(12 + 60) + 1);
+    expect(readOf(resummed(longer))).toBe(damaged('entry 1 of 7 has no name of the length it gives'));
+    // Versions this does not read (4 compresses paths): refused, not misread.
+    for (const version of [1, 4]) {
+      const other = stopped.slice();
+      new DataView(other.buffer).setUint32(4, version);
+      expect(readOf(resummed(other))).toBe(damaged(`version ${version} is not read here`));
+    }
+    const notIndex = stopped.slice();
+    notIndex[0] = 0x45;
+    expect(readOf(resummed(notIndex))).toBe(damaged('it has no index header'));
   });
 });

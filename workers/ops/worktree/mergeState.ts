@@ -5,6 +5,7 @@
 // person resolves each file (edits it, stages it: stage 0), then commits (two parents) or aborts.
 
 import git from 'isomorphic-git';
+import { sha1 } from '../../pack/objectHash.ts';
 import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
@@ -43,24 +44,39 @@ async function unmergedPaths(repo: RepoHandle): Promise<string[]> {
 
 /**
  * The paths of an index file (gitformat-index) that have an entry at stage 1, 2 or 3. Read from the bytes:
- * isomorphic-git's index cache would hand back another reader's view.
+ * isomorphic-git's index cache would hand back another reader's view. An index cut short or otherwise
+ * damaged is refused as git refuses it ("index file corrupt"): its trailing SHA-1 first, then each entry.
  */
 export function indexUnmergedPaths(bytes: Uint8Array): string[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const damaged = (why: string) =>
+    new OperationError('INTERNAL', `The index file (.git/index) is damaged: ${why}. git refuses it too.`);
+  const body = bytes.length - 20;
+  if (body < 12 || view.getUint32(0) !== 0x44495243 /* DIRC */) throw damaged('it has no index header');
+  if (!sha1(bytes.subarray(0, body)).every((b, k) => b === bytes[body + k])) {
+    throw damaged('its checksum does not match (cut short?)');
+  }
   const version = view.getUint32(4);
+  // Version 4 compresses paths against the one before; neither isomorphic-git nor git by default writes it.
+  if (version !== 2 && version !== 3) throw damaged(`version ${version} is not read here`);
   const count = view.getUint32(8);
   const out = new Set<string>();
   let at = 12;
-  for (let i = 0; i < count && at + 62 <= bytes.length; i++) {
+  for (let i = 0; i < count; i++) {
+    if (at + 62 > body) throw damaged(`entry ${i + 1} of ${count} is past its end`);
     const flags = view.getUint16(at + 60);
-    const extended = version >= 3 && (flags & 0x4000) !== 0;
+    // git reads the second flags word wherever this bit is set (read-cache.c), whatever the version says.
+    const extended = (flags & 0x4000) !== 0;
     const nameStart = at + 62 + (extended ? 2 : 0);
-    let nameEnd = nameStart;
-    while (nameEnd < bytes.length && bytes[nameEnd] !== 0) nameEnd++;
+    const nameEnd = bytes.subarray(0, body).indexOf(0, nameStart);
+    // The flags hold the name's length (0xfff for 4,095 bytes or more; -1 when no NUL ends it): an entry
+    // count too large reads an extension or the checksum as an entry, whose bytes do not agree.
+    if ((flags & 0xfff) !== Math.min(nameEnd - nameStart, 0xfff)) {
+      throw damaged(`entry ${i + 1} of ${count} has no name of the length it gives`);
+    }
     if ((flags >> 12) & 3) out.add(new TextDecoder().decode(bytes.subarray(nameStart, nameEnd)));
     // Entries are padded with 1-8 NULs to a multiple of 8 bytes (version 2 and 3).
-    const length = nameEnd - at;
-    at += Math.ceil((length + 1) / 8) * 8;
+    at += Math.ceil((nameEnd - at + 1) / 8) * 8;
   }
   return [...out].sort();
 }

@@ -7,7 +7,15 @@
 // stat data that differs), the conflict stages, and the count of commits that arrived. Pull over HTTP in the
 // browser, with a conflict resolved in the editor: e2e/push.spec.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import git from 'isomorphic-git';
@@ -99,20 +107,32 @@ const START = {
 let cases = 0;
 
 /**
- * A remote `name` with START committed on main; the engine's clone of it (checked out unless `checkout` is
- * false) and git's (`cli`); `up`, a clone where the remote's next commits are made and pushed.
+ * A remote `name` with START (and `links`, path to target) committed on main; the engine's clone of it
+ * (checked out unless `checkout` is false) and git's (`cli`); `up`, a clone where the remote's next commits
+ * are made and pushed.
  */
-async function remote(opts: { checkout?: boolean; start?: Record<string, string> } = {}) {
+async function remote(
+  opts: {
+    checkout?: boolean;
+    start?: Record<string, string>;
+    links?: Record<string, string>;
+    limits?: { maxTreeDepth: number };
+  } = {},
+) {
   const name = `r${cases++}.git`;
   const work = join(root, `${name}-work`);
   execFileSync('git', ['init', '-q', '-b', 'main', work]);
+  for (const [path, target] of Object.entries(opts.links ?? {})) {
+    symlinkSync(target, join(work, path));
+    gitAt(work, ['add', path]);
+  }
   const first = commitFiles(work, opts.start ?? START, 'start');
   const bare = join(root, name);
   execFileSync('git', ['clone', '-q', '--bare', work, bare]);
   gitAt(bare, ['config', 'uploadpack.allowFilter', 'true']);
   gitAt(bare, ['config', 'uploadpack.allowAnySHA1InWant', 'true']);
   const url = `${served.base}/${name}`;
-  const { repoId } = await engine.clone({ url });
+  const { repoId } = await engine.clone({ url, limits: opts.limits });
   if (opts.checkout !== false) await engine.repo(repoId).checkout({ ref: 'HEAD' });
   const cli = join(root, `${name}-cli`);
   execFileSync('git', ['clone', '-q', bare, cli]);
@@ -137,6 +157,12 @@ async function remote(opts: { checkout?: boolean; start?: Record<string, string>
       return tip;
     },
     work: (args: string[]) => gitAt(work, args),
+    /** Points the link `path` of the remote's next commit at `target`. */
+    relink(path: string, target: string) {
+      unlinkSync(join(work, path));
+      symlinkSync(target, join(work, path));
+      gitAt(work, ['add', path]);
+    },
     /** The same commit made here (isomorphic-git, as the editor makes them) and in git's clone. */
     async local(files: Record<string, string | null>, message: string, time?: number): Promise<string> {
       const when = time ?? ++clock;
@@ -578,6 +604,72 @@ describe('after a conflicted pull', () => {
     expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
     expect(inDir(dir, ['status', '--porcelain'])).toBe('');
     expect((await failure(engine.repo(r.repoId).abortMerge())).code).toBe('NO_MERGE');
+  });
+});
+
+describe('a conflicted pull with links and submodules', () => {
+  it('takes their link as git does and fetches no blob for their submodule; abort puts the link back', async () => {
+    const r = await remote({ links: { link: 'a.txt' } });
+    const ours = await r.local(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 ours') },
+      'ours',
+    );
+    const before = await readLightningWorktree(r.fs());
+    expect(before).toContainEqual({ path: 'link', kind: 'symlink', target: 'a.txt' });
+    // Theirs points the link elsewhere and adds a submodule (a commit of another repository) beside the conflict.
+    r.relink('link', 'e.txt');
+    const module = 'e'.repeat(40);
+    r.work(['update-index', '--add', '--cacheinfo', `160000,${module},mod`]);
+    const theirs = r.pushed(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 theirs') },
+      'theirs',
+    );
+    const since = served.requests.length;
+    const result = await r.pull();
+    expect(result).toMatchObject({
+      status: 'conflict',
+      merging: true,
+      conflicts: ['dir/sub/c.txt'],
+      to: ours,
+    });
+    expect(blobRequestsSince(since).flat()).not.toContain(module);
+    expect(r.gitPull().ok).toBe(false);
+    expect(inDir(r.cli, ['rev-parse', 'MERGE_HEAD'])).toBe(theirs);
+    // git also stages their gitlink (mod); the conflicted merge stages only files (left open, issue 26 report).
+    const dir = await r.exported();
+    const files = (d: string) => inDir(d, ['ls-files', '--stage']).replace(/\n160000 .*\tmod$/m, '');
+    expect(files(dir)).toBe(files(r.cli));
+    expect(inDir(r.cli, ['ls-files', '--stage', 'mod'])).toBe(`160000 ${module} 0\tmod`);
+    expect(await readLightningWorktree(r.fs())).toContainEqual({
+      path: 'link',
+      kind: 'symlink',
+      target: 'e.txt',
+    });
+    await engine.repo(r.repoId).abortMerge();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+  });
+});
+
+describe('a conflicted pull of a tree too deep', () => {
+  it('refuses their folder past maxTreeDepth (HOSTILE_TREE, named) before the conflicted merge writes', async () => {
+    const r = await remote({ limits: { maxTreeDepth: 3 } });
+    const ours = await r.local(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 ours') },
+      'ours',
+    );
+    // Only theirs has deep/: the merge's three-way read does not walk it, the conflicted merge's does.
+    r.pushed(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 theirs'), 'deep/a/b/c/f.txt': 'f\n' },
+      'theirs',
+    );
+    const before = await readLightningWorktree(r.fs());
+    const err = await failure(r.pull());
+    expect(err).toMatchObject({ code: 'HOSTILE_TREE', path: 'deep/a/b/c', check: 'TREE_TOO_DEEP' });
+    expect(await r.head()).toBe(ours);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await engine.repo(r.repoId).status()).toMatchObject({ merging: null });
   });
 });
 
