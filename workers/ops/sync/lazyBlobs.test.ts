@@ -148,7 +148,7 @@ beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'blobless-lazyfast-'));
   src = join(scratch, 'src');
   await git(['init', '-q', '-b', 'main', src]);
-  for (let i = 0; i < 124; i++) {
+  for (let i = 0; i < 200; i++) {
     await writeFile(join(src, `f${String(i).padStart(3, '0')}.txt`), `file ${i}\n${'x'.repeat(i * 37)}\n`);
   }
   await git(['add', '.'], { cwd: src });
