@@ -777,6 +777,35 @@ describe('fetchRepo: what it reads of the local repo (mutfetch9b)', () => {
     expect(haveLines(request)).toEqual([`have ${ids[1]}`]);
   });
 
+  it('wants no commit a ref here names: a commit made here and pushed, held loose, arrives with no fetch', async () => {
+    const { dir, repoId, ids } = await cloned('lead11-pushed');
+    const next = commit(dir, 'k.txt');
+    // The commit, its tree and its blob stored here loose, and main naming it, as a local commit pushed leaves them.
+    const fs = ctx.store.repoFs.open(repoId).promises;
+    for (const oid of [
+      next,
+      git(dir, ['rev-parse', `${next}^{tree}`]),
+      git(dir, ['rev-parse', `${next}:k.txt`]),
+    ]) {
+      const type = git(dir, ['cat-file', '-t', oid]);
+      const raw = execFileSync('git', ['cat-file', type, oid], { cwd: dir });
+      await fs.mkdir(`${GITDIR}/objects/${oid.slice(0, 2)}`).catch(() => undefined);
+      const loose = deflateSync(Buffer.concat([Buffer.from(`${type} ${raw.length}\0`), raw]));
+      await fs.writeFile(`${GITDIR}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`, loose);
+    }
+    await writeStored(repoId, 'refs/heads/main', `${next}\n`);
+    ctx.repos.forget(repoId);
+    served.requests.length = 0;
+    const result = await engine.repo(repoId).fetch();
+    expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+    expect(result.updated[0]).toMatchObject({ old: ids[1], new: next });
+    expect(result).toMatchObject({ newCommits: 0, negotiation: { rounds: 0 } });
+    expect(fetchBodies()).toEqual([]);
+    expect(await readStored(repoId, 'packed-refs')).toContain(`${next} refs/remotes/origin/main\n`);
+    const exported = join(await exportAsDotGit(ctx, repoId, root), '.git');
+    git(exported, ['fsck', '--connectivity-only', '--no-progress']);
+  });
+
   it('completes a thin pack from stored trees, and a base blob a filter left out is fetched first', async () => {
     const s = server('thin');
     // Trees big enough that git sends the changed ones as deltas against those the client has.

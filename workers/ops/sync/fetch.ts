@@ -239,9 +239,13 @@ export async function fetchRepo(
     deepenRelative = false;
   }
 
-  // git wants every ref it lacks; when deepening, every tip, since the history below them changes too.
+  // git wants every ref it lacks; when deepening, every tip, since the history below them changes too. What a
+  // ref here already names is held whole (refs move only in all-or-nothing writes): a commit made here and
+  // pushed is loose, in no pack, and no want, as git's quickfetch finds it stored and connected.
+  const named = new Set([...(await readLocalRefs(repo)).values()].map((r) => r.oid));
+  const held = (oid: string) => packSet.has(oid) || named.has(oid);
   const wants = [
-    ...new Set(planned.map((p) => p.remote.oid).filter((oid) => deepen !== undefined || !packSet.has(oid))),
+    ...new Set(planned.map((p) => p.remote.oid).filter((oid) => deepen !== undefined || !held(oid))),
   ];
 
   let filter: string | null = config.filter;

@@ -6,6 +6,7 @@
 
 import git from 'isomorphic-git';
 import { sha1 } from '../../pack/objectHash.ts';
+import { MODE_GITLINK } from '../../pack/treeCheck.ts';
 import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
@@ -118,7 +119,12 @@ export async function writeConflictedMerge(
   for (const change of await theirChanges(repo, opts.base, opts.ours, opts.theirs)) {
     if (!change.onlyTheirs || unmerged.has(change.path)) continue;
     await setIndexEntry(repo, change.path, change.theirs);
-    if (!change.theirs) await fs.promises.unlink(`/${change.path}`).catch(() => undefined);
+    if (!change.theirs) await removeWorkingEntry(repo, change.path);
+    // isomorphic-git's merge writes files only; git checks a submodule out as an empty folder.
+    else if (change.theirs.mode === GITLINK) {
+      await removeWorkingEntry(repo, change.path);
+      await mkdirp(fs.promises, `/${change.path}`);
+    }
   }
   await fs.promises.writeFile(`${GITDIR}/MERGE_HEAD`, `${opts.theirs}\n`, 'utf8');
   await fs.promises.writeFile(`${GITDIR}/MERGE_MSG`, `${opts.message}\n`, 'utf8');
@@ -132,6 +138,9 @@ export async function clearMergeState(repo: RepoHandle): Promise<void> {
     await repo.fs.promises.unlink(`${GITDIR}/${name}`).catch(() => undefined);
   }
 }
+
+/** A submodule's mode, as the walk and the index give it (a number). */
+const GITLINK = Number.parseInt(MODE_GITLINK, 8);
 
 interface Side {
   oid: string;
@@ -169,8 +178,9 @@ async function theirChanges(
       const [ib, io, it] = [await id(b), await id(o), await id(t)];
       // Theirs unchanged, or the same on both sides: nothing of theirs to take here.
       if (it === ib || it === io) return null;
+      // A blob or a submodule's gitlink (type commit): both are entries of the index.
       const side = async (e: typeof b): Promise<Side | null> =>
-        e && (await e.type()) === 'blob' ? { oid: await e.oid(), mode: await e.mode() } : null;
+        e && (await e.type()) !== 'tree' ? { oid: await e.oid(), mode: await e.mode() } : null;
       const [sb, so, st] = [await side(b), await side(o), await side(t)];
       // A folder on some side: its files are walked below it.
       if (!sb && !so && !st) return undefined;
@@ -196,11 +206,15 @@ export async function abortMergeState(repo: RepoHandle): Promise<void> {
   const ours = new Map(changes.map((c) => [c.path, c.ours]));
   for (const p of paths) if (!ours.has(p)) ours.set(p, await entryAt(repo, head, p));
   for (const [path, side] of ours) {
-    if (side) {
+    if (side?.mode === GITLINK) {
+      await removeWorkingEntry(repo, path);
+      await mkdirp(fs.promises, `/${path}`);
+    } else if (side) {
       const { blob } = await git.readBlob({ fs, gitdir, cache, oid: side.oid });
+      await removeWorkingEntry(repo, path);
       await writeWorkingFile(repo, path, blob, side.mode);
     } else {
-      await fs.promises.unlink(`/${path}`).catch(() => undefined);
+      await removeWorkingEntry(repo, path);
       // A file the merge added goes, with the folders it made (git merge --abort leaves none).
       await removeEmptyParents(repo, path);
     }
@@ -233,6 +247,12 @@ async function entryAt(repo: RepoHandle, commit: string, path: string): Promise<
   } catch {
     return null;
   }
+}
+
+/** A file, link or submodule's empty folder at `path`, gone (nothing there is fine). */
+async function removeWorkingEntry(repo: RepoHandle, path: string): Promise<void> {
+  const fs = repo.fs.promises;
+  await fs.unlink(`/${path}`).catch(() => fs.rmdir(`/${path}`).catch(() => undefined));
 }
 
 async function writeWorkingFile(

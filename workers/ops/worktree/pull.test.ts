@@ -635,20 +635,52 @@ describe('a conflicted pull with links and submodules', () => {
     expect(blobRequestsSince(since).flat()).not.toContain(module);
     expect(r.gitPull().ok).toBe(false);
     expect(inDir(r.cli, ['rev-parse', 'MERGE_HEAD'])).toBe(theirs);
-    // git also stages their gitlink (mod); the conflicted merge stages only files (left open, issue 26 report).
+    // Their gitlink is staged and checked out as an empty folder, as git does.
     const dir = await r.exported();
-    const files = (d: string) => inDir(d, ['ls-files', '--stage']).replace(/\n160000 .*\tmod$/m, '');
-    expect(files(dir)).toBe(files(r.cli));
-    expect(inDir(r.cli, ['ls-files', '--stage', 'mod'])).toBe(`160000 ${module} 0\tmod`);
-    expect(await readLightningWorktree(r.fs())).toContainEqual({
-      path: 'link',
-      kind: 'symlink',
-      target: 'e.txt',
-    });
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    expect(inDir(dir, ['ls-files', '--stage', 'mod'])).toBe(`160000 ${module} 0\tmod`);
+    const merging = await readLightningWorktree(r.fs());
+    expect(merging).toContainEqual({ path: 'link', kind: 'symlink', target: 'e.txt' });
+    expect(merging).toContainEqual({ path: 'mod', kind: 'dir' });
+    expect((await readDiskWorktree(r.cli)).filter((e) => e.path === 'mod')).toEqual([
+      { path: 'mod', kind: 'dir' },
+    ]);
     await engine.repo(r.repoId).abortMerge();
     inDir(r.cli, ['merge', '--abort']);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
     expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+  });
+});
+
+describe('a conflicted pull that removes a submodule', () => {
+  it('unstages it and removes its empty folder as git does; abort brings both back', async () => {
+    const r = await remote();
+    const module = 'f'.repeat(40);
+    r.work(['update-index', '--add', '--cacheinfo', `160000,${module},lead11-mod`]);
+    r.pushed({ 'e.txt': 'e\n' }, 'a submodule');
+    expect((await r.pull()).status).toBe('fast-forward');
+    expect(r.gitPull().ok).toBe(true);
+    const ours = await r.local(
+      { 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 ours') },
+      'ours',
+    );
+    const before = await readLightningWorktree(r.fs());
+    expect(before).toContainEqual({ path: 'lead11-mod', kind: 'dir' });
+    r.work(['rm', '-q', '--cached', 'lead11-mod']);
+    r.pushed({ 'dir/sub/c.txt': lines(6, ' c').replace('line 1 c', 'line 1 theirs') }, 'theirs');
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, to: ours });
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    const gone = (w: { path: string }[]) => w.filter((e) => e.path === 'lead11-mod');
+    expect(gone(await readLightningWorktree(r.fs()))).toEqual(gone(await readDiskWorktree(r.cli)));
+    expect(gone(await readDiskWorktree(r.cli))).toEqual([]);
+    await engine.repo(r.repoId).abortMerge();
+    inDir(r.cli, ['merge', '--abort']);
+    expect(await readLightningWorktree(r.fs())).toEqual(before);
+    expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+    const after = await r.exported();
+    expect(inDir(after, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
   });
 });
 
