@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArrivalRing } from './arrivalRing.ts';
+import { ArrivalRing, RING_START_BYTES } from './arrivalRing.ts';
 import { TABLE_RESERVE_OBJECTS } from './growableBuffers.ts';
 
 describe('ArrivalRing', () => {
@@ -36,6 +36,74 @@ describe('ArrivalRing', () => {
     // Recent bases are found often, and older ones were asked for too (found is not everything).
     expect(found).toBeGreaterThan(3_000);
     expect(found).toBeLessThan(19_000);
+  });
+});
+
+describe('ArrivalRing grows before its first lap', () => {
+  const bufferOf = (ring: ArrivalRing) => (ring as unknown as { bytes: Uint8Array }).bytes;
+
+  it('starts at RING_START_BYTES and doubles only as bytes arrive, up to its size', () => {
+    const S = RING_START_BYTES;
+    const ring = new ArrivalRing(8 * S);
+    const fill = (length: number, value: number) => new Uint8Array(length).fill(value);
+    const place = (i: number, length: number) => {
+      ring.beginEntry();
+      ring.place(i, length).set(fill(length, i + 1));
+    };
+    expect(bufferOf(ring).length).toBe(S);
+    expect(ring.maxObject).toBe(2 * S);
+    place(0, 1000);
+    expect(bufferOf(ring).length).toBe(S);
+    // More than double when one object needs it; the bytes placed before stay where they were.
+    place(1, 2 * S);
+    expect(bufferOf(ring).length).toBe(2 * S + 1000);
+    expect(ring.get(0, 1000)).toEqual(fill(1000, 1));
+    place(2, S);
+    expect(bufferOf(ring).length).toBe(4 * S + 2000);
+    // Never past its size.
+    place(3, 2 * S);
+    expect(bufferOf(ring).length).toBe(8 * S);
+    expect(ring.get(1, 2 * S)).toEqual(fill(2 * S, 2));
+    place(4, 2 * S);
+    expect(ring.get(0, 1000)).toEqual(fill(1000, 1));
+    // At its size it laps as a ring allocated whole: the tail too short is skipped, entries 0 and 1 overwritten.
+    place(5, 2 * S);
+    expect(bufferOf(ring).length).toBe(8 * S);
+    expect(ring.get(0, 1000)).toBeNull();
+    expect(ring.get(1, 2 * S)).toBeNull();
+    expect(ring.get(3, 2 * S)).toEqual(fill(2 * S, 4));
+    expect(ring.get(5, 2 * S)).toEqual(fill(2 * S, 6));
+  });
+
+  it('a ring no larger than RING_START_BYTES is allocated whole', () => {
+    expect(bufferOf(new ArrivalRing(1024)).length).toBe(1024);
+  });
+
+  it('gives back what a ring allocated whole gives back, entry by entry, while it grows and laps', () => {
+    const size = RING_START_BYTES * 4;
+    const grown = new ArrivalRing(size);
+    // The reference: already at full size, so it never grows.
+    const whole = new ArrivalRing(size);
+    (whole as unknown as { bytes: Uint8Array }).bytes = new Uint8Array(size);
+    let seed = 11;
+    const random = (n: number) => {
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return (seed >>> 0) % n;
+    };
+    for (let i = 0; i < 400; i++) {
+      for (const ring of [grown, whole]) ring.beginEntry();
+      const j = Math.max(0, i - 1 - random(30));
+      const length = 1 + random(size / 4);
+      const [a, b] = [grown.get(j, 64), whole.get(j, 64)];
+      expect(a === null).toBe(b === null);
+      if (a && b) expect(a).toEqual(b);
+      expect(grown.isOld(j)).toBe(whole.isOld(j));
+      const bytes = Uint8Array.from({ length }, () => random(256));
+      for (const ring of [grown, whole]) ring.place(i, length).set(bytes);
+    }
+    expect(bufferOf(grown).length).toBe(size);
   });
 });
 
