@@ -925,6 +925,52 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
   });
 });
 
+describe('a first checkout failing as its files are named (lead11)', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    ({ repoId } = await engine.clone({ url: `${served.base}/src` }));
+  });
+
+  const failAt =
+    (point: CrashPoint, also: () => void = () => undefined) =>
+    (at: CrashPoint) => {
+      if (at !== point) return;
+      also();
+      throw new Error('lead11: the write failed');
+    };
+
+  async function expectNothing(): Promise<void> {
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual([]);
+    await expect(ctx.store.repoFs.open(repoId).promises.stat(`${GITDIR}/index`)).rejects.toThrow();
+  }
+
+  it('without a signal: that error as it is, and no working tree', async () => {
+    const err = await failure(
+      withCrashHook(failAt('checkout:files-written'), () => checkout(ctx, repoId, 'HEAD')),
+    );
+    expect([err.code, err.message]).toEqual([undefined, 'lead11: the write failed']);
+    await expectNothing();
+  });
+
+  it('cancelled as the write fails: ABORTED, the cancel named rather than the write', async () => {
+    const controller = new AbortController();
+    const err = await failure(
+      withCrashHook(
+        failAt('checkout:files-written', () => controller.abort()),
+        () => checkout(ctx, repoId, 'HEAD', {}, { signal: controller.signal }),
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    await expectNothing();
+  });
+
+  it('then succeeds', async () => {
+    await checkout(ctx, repoId, 'HEAD');
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+});
+
 describe('sparse checkouts and onBranch', () => {
   let repoId: string;
 
