@@ -1750,6 +1750,20 @@ export default {
       reason:
         "a tree reaches it only as a merge's base (ours' and theirs' folders descend first), and a blob:none clone holds every tree: ensureBlobs asks nothing for it",
     },
+    // checkout.ts (issue 26, session 11, lead11)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'err instanceof MissingObjectError (blobFetchFailed)',
+      mutants: 'true',
+      reason: 'another error has no oid: no file matches undefined, and it is returned as it is',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: '[...files].find(([, f]) => f.oid === err.oid)?.[0]; path ? err.withPath(path) : err (blobFetchFailed)',
+      mutants: 'path as true, ?.[0] as [0]',
+      reason:
+        'the checkout asks only for blobs its files name, and a MissingObjectError names one it asked for: a file always matches',
+    },
   ],
   equivalentMutants: [
     {
@@ -2203,6 +2217,13 @@ export default {
       code: '() => null',
       reason:
         "a commit not held (countCommits' enqueue) and a missing upstream: undefined is as falsy as null where each is tested (if (c), !theirs)",
+    },
+    // checkout.ts (issue 26, session 11, lead11)
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'if (intoNothing) forgetLoadedPacks(repo);',
+      reason:
+        'memory only: it lets go of the packs isomorphic-git parsed; any read after parses again what it needs, so every result is the same',
     },
   ],
 };

@@ -36,6 +36,8 @@ let src: string;
 let emptyBlobAnswers = false;
 /** While set, blob requests wait until the next blob request arrives (two requests in flight at once). */
 let pairBlobRequests = false;
+/** While set, each blob request also wants this blob, as a server sending more than was asked would. */
+let extraWant: string | null = null;
 let releaseHeldRequest: (() => void) | null = null;
 const served = uploadPackFetch((name) => join(root, name));
 const EMPTY_PACK = execFileSync('git', ['pack-objects', '--stdout', '-q'], { input: '' });
@@ -60,6 +62,12 @@ const { engine, ctx } = testEngine({
       return new Response(section as BodyInit, {
         headers: { 'Content-Type': 'application/x-git-upload-pack-result' },
       });
+    }
+    if (extraWant && body.includes('command=fetch') && !body.includes('filter')) {
+      const at = body.indexOf('want ') - 4;
+      const more = Buffer.from(encodePktLine(`want ${extraWant}\n`)).toString('latin1');
+      const edited = Buffer.from(body.slice(0, at) + more + body.slice(at), 'latin1');
+      return served.fetch(input, { ...init, body: new Uint8Array(edited) });
     }
     return served.fetch(input, init);
   },
@@ -922,6 +930,71 @@ describe('a first checkout that fails or is cancelled leaves no working tree', (
     for (let i = 1; i < partial.length; i++) {
       expect(partial[i].at - partial[i - 1].at).toBeGreaterThan(45);
     }
+  });
+});
+
+describe('a first checkout failing as its files are named (lead11)', () => {
+  let repoId: string;
+
+  beforeAll(async () => {
+    ({ repoId } = await engine.clone({ url: `${served.base}/src` }));
+  });
+
+  const failAt =
+    (point: CrashPoint, also: () => void = () => undefined) =>
+    (at: CrashPoint) => {
+      if (at !== point) return;
+      also();
+      throw new Error('lead11: the write failed');
+    };
+
+  async function expectNothing(): Promise<void> {
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual([]);
+    await expect(ctx.store.repoFs.open(repoId).promises.stat(`${GITDIR}/index`)).rejects.toThrow();
+  }
+
+  it('without a signal: that error as it is, and no working tree', async () => {
+    const err = await failure(
+      withCrashHook(failAt('checkout:files-written'), () => checkout(ctx, repoId, 'HEAD')),
+    );
+    expect([err.code, err.message]).toEqual([undefined, 'lead11: the write failed']);
+    await expectNothing();
+  });
+
+  it('cancelled as the write fails: ABORTED, the cancel named rather than the write', async () => {
+    const controller = new AbortController();
+    const err = await failure(
+      withCrashHook(
+        failAt('checkout:files-written', () => controller.abort()),
+        () => checkout(ctx, repoId, 'HEAD', {}, { signal: controller.signal }),
+      ),
+    );
+    expect(err.code).toBe('ABORTED');
+    await expectNothing();
+  });
+
+  it('then succeeds', async () => {
+    await checkout(ctx, repoId, 'HEAD');
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('a blob the server sent unasked, in the answer to its request: stored, and no file written from it', async () => {
+    const { repoId: fresh } = await engine.clone({ url: `${served.base}/src` });
+    const main = new Set([...treeOf(ids.main).values()].map((e) => e.split(' ')[1]));
+    const other = [...treeOf(ids.other).values()].find(
+      (e) => e.startsWith('100') && !main.has(e.split(' ')[1]),
+    );
+    const unasked = (other ?? '').split(' ')[1];
+    expect(unasked).toMatch(/^[0-9a-f]{40}$/);
+    extraWant = unasked;
+    try {
+      await checkout(ctx, fresh, 'HEAD');
+    } finally {
+      extraWant = null;
+    }
+    await expectLikeGit(fresh, ids.main, 'main');
+    const dir = await exported(fresh);
+    expect(gitIn(dir, ['cat-file', '-t', unasked])).toBe('blob');
   });
 });
 
