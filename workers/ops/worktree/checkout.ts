@@ -44,7 +44,7 @@ import {
   placeNewWorktree,
   writeNewWorktree,
 } from './newWorktree.ts';
-import { clearTypeChanges } from './typeChanges.ts';
+import { clearTypeChanges, removeAll } from './typeChanges.ts';
 
 /** The working tree's root in the repo's file system; the git directory is `/.git` inside it. */
 export const WORKTREE_DIR = '/';
@@ -551,9 +551,12 @@ async function applyCheckout(
       await run({ force: true, filepaths: conflicts, noUpdateHead: true });
       await run();
     } catch (again) {
-      // Only what force cannot fix is left: a folder where a file goes, or the other way round.
+      // What isomorphic-git's force cannot fix is left: an untracked file where a folder goes, or an untracked
+      // folder where a file goes. git checkout -f removes them ("even if there are untracked files in the way").
       const left = conflictPaths(again);
-      throw left ? new WorktreeDirtyError(left) : again;
+      if (!left) throw again;
+      for (const path of left) await removeAll(worktreeFs.promises, `/${path}`);
+      await run();
     }
   }
   if (force) {

@@ -99,7 +99,7 @@ async function indexModes(
 }
 
 /** Removes a file, link or folder with everything in it, never following a link. */
-async function removeAll(fs: PromiseFs, path: string): Promise<void> {
+export async function removeAll(fs: PromiseFs, path: string): Promise<void> {
   let isDir: boolean;
   try {
     isDir = (await fs.lstat(path)).isDirectory();
