@@ -338,7 +338,11 @@ async function writeCheckout(
     const writeStarted = performance.now();
     await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
       const worktreeFs = watchedFs(repo.fs.promises, changes, signal);
-      await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force);
+      await clearTypeChanges(repo, worktreeFs, WORKTREE_DIR, files, paths, !!opts.force).catch(
+        async (err: unknown) => {
+          throw err instanceof WorktreeDirtyError ? await withOtherConflicts(repo, target, paths, err) : err;
+        },
+      );
       await steps.step('write-files', () =>
         applyCheckout(repo, worktreeFs, target, paths, !!opts.force, hooks),
       );
@@ -601,6 +605,36 @@ async function removeEmptyDirs(
       dir = parentOf(dir);
     }
   }
+}
+
+/**
+ * A refused change of kind, with the local changes the rest of the switch would overwrite: git names every
+ * path in the way at once. A dry run of isomorphic-git's checkout (nothing written) lists the others.
+ */
+async function withOtherConflicts(
+  repo: RepoHandle,
+  target: Target,
+  paths: string[] | undefined,
+  refused: WorktreeDirtyError,
+): Promise<WorktreeDirtyError> {
+  const others = await git
+    .checkout({
+      fs: repo.fs,
+      dir: WORKTREE_DIR,
+      gitdir: repo.gitdir,
+      cache: repo.cache,
+      ref: target.commit,
+      filepaths: paths && paths.length > 0 ? paths : undefined,
+      dryRun: true,
+      noUpdateHead: true,
+      track: false,
+    })
+    .then(
+      () => [],
+      (err: unknown) => conflictPaths(err) ?? [],
+    );
+  const all = [...new Set([...refused.paths, ...others])].sort();
+  return all.length === refused.paths.length ? refused : new WorktreeDirtyError(all);
 }
 
 function conflictPaths(err: unknown): string[] | null {
