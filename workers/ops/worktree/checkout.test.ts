@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportCheckout } from '../../../test/support/cloneOracle.ts';
 import { requestLines } from '../../../test/support/craftedServer.ts';
 import { datedGitEnv } from '../../../test/support/datedGit.ts';
@@ -38,6 +38,8 @@ let emptyBlobAnswers = false;
 let pairBlobRequests = false;
 /** While set, each blob request also wants this blob, as a server sending more than was asked would. */
 let extraWant: string | null = null;
+/** While set, blob requests leave out `ofs-delta`: git then sends each delta as a REF_DELTA, naming its base. */
+let refDeltas = false;
 let releaseHeldRequest: (() => void) | null = null;
 const served = uploadPackFetch((name) => join(root, name));
 const EMPTY_PACK = execFileSync('git', ['pack-objects', '--stdout', '-q'], { input: '' });
@@ -62,6 +64,12 @@ const { engine, ctx } = testEngine({
       return new Response(section as BodyInit, {
         headers: { 'Content-Type': 'application/x-git-upload-pack-result' },
       });
+    }
+    if (refDeltas && body.includes('command=fetch') && !body.includes('filter')) {
+      const ofs = Buffer.from(encodePktLine('ofs-delta\n')).toString('latin1');
+      expect(body).toContain(ofs);
+      const edited = Buffer.from(body.replace(ofs, ''), 'latin1');
+      return served.fetch(input, { ...init, body: new Uint8Array(edited) });
     }
     if (extraWant && body.includes('command=fetch') && !body.includes('filter')) {
       const at = body.indexOf('want ') - 4;
@@ -246,6 +254,11 @@ function checkoutSteps(): string[] {
     .map((e) => e.name.slice(prefix.length))
     .filter((name) => OWN_STEPS.includes(name))
     .sort();
+}
+
+/** How many times the latest checkout read files from a pack it had stored (its timeline's steps). */
+function packStagings(): number {
+  return performance.getEntriesByName(`${ctx.settings.timelinePrefix}checkout:pack-files-staged`).length;
 }
 
 /** Runs `run` with `hook` called at each crash point the engine passes (crashPoints.ts), where it stands. */
@@ -573,11 +586,97 @@ describe('the first checkout, blob by blob', () => {
     // by then every file is staged, from its pack in memory, none read from storage again.
     expect(phases.indexOf('writing-files')).toBeGreaterThan(phases.lastIndexOf('fetching-blobs'));
     expect(firstWriting?.files).toBe(entries.length);
-    const fromPacks = performance.getEntriesByName(
-      `${ctx.settings.timelinePrefix}checkout:pack-files-staged`,
-    );
     expect(sizes.filter((s) => s === 2).length).toBeGreaterThan(0);
-    expect(fromPacks.length).toBe(sizes.filter((s) => s > 2).length);
+    expect(packStagings()).toBe(sizes.filter((s) => s > 2).length);
+    await expectLikeGit(repoId, ids.main, 'main');
+  });
+
+  it('stages from a pack of many blobs those over hookedBytes, once, the rest as they arrive', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const blobs = new Set(
+      [...treeOf(ids.main).values()].filter((e) => !e.startsWith('160000')).map((e) => e.split(' ')[1]),
+    );
+    const largest = Math.max(...[...blobs].map((oid) => Number(gitIn(src, ['cat-file', '-s', oid]))));
+    // One request, one pack: the largest blob passes the cap and is left to the pack's read; the others
+    // are staged as they arrive while the queue has room.
+    const result = await checkout(ctx, repoId, 'HEAD', {}, { hookedBytes: largest - 1 });
+    expect(result.requests).toBe(1);
+    expect(packStagings()).toBe(1);
+    await expectLikeGit(repoId, ids.main, 'main');
+    // Each file staged once: a second staging of one would leave contents no file names.
+    expect(await unnamedContents(repoId)).toEqual([]);
+  });
+
+  it('stages blobs sent as REF_DELTA from their pack, their bases found by id; as git', async () => {
+    const name = 'lead12-deltas';
+    const dir = join(root, name);
+    execFileSync('git', ['init', '-q', '-b', 'main', dir]);
+    gitIn(dir, ['config', 'uploadpack.allowFilter', 'true']);
+    // Two files alike but for one line: git sends one as a delta of the other.
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i} of a file git will deltify\n`).join('');
+    writeFileSync(join(dir, 'base.txt'), lines);
+    writeFileSync(join(dir, 'near.txt'), `${lines}one more line\n`);
+    gitIn(dir, ['add', '.']);
+    gitIn(dir, ['commit', '-q', '-m', 'deltas']);
+    const head = gitIn(dir, ['rev-parse', 'HEAD']);
+    const { repoId } = await engine.clone({ url: `${served.base}/${name}` });
+    refDeltas = true;
+    try {
+      // Nothing hooked: every file is read from the stored pack.
+      expect(await checkout(ctx, repoId, 'HEAD', {}, { hookedBytes: 0 })).toMatchObject({ blobsFetched: 2 });
+    } finally {
+      refDeltas = false;
+    }
+    expect(packStagings()).toBe(1);
+    const copy = join(root, `${name}-git`);
+    gitIn(root, ['clone', '-q', dir, copy]);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(await readDiskWorktree(copy));
+    const ours = await exported(repoId);
+    expect(gitIn(ours, ['ls-files', '--stage'])).toBe(gitIn(copy, ['ls-files', '--stage']));
+    expect(headIn(ours)).toEqual({ branch: 'main', oid: head });
+    // The pack stored holds the delta as git sent it: a REF_DELTA (verify-pack names its base by id).
+    const idx = gitIn(ours, ['rev-parse', '--git-path', 'objects/pack']);
+    const packs = execFileSync('sh', ['-c', 'ls *.idx'], { cwd: join(ours, idx) }).toString().trim().split('\n');
+    const verified = packs.map((p) => gitIn(join(ours, idx), ['verify-pack', '-v', p])).join('\n');
+    expect(verified).toMatch(/^[0-9a-f]{40} blob +\d+ \d+ \d+ 1 [0-9a-f]{40}$/m);
+  });
+
+  it('counts files read from stored packs at most every 50 ms, each count after the last', async () => {
+    const { repoId } = await engine.clone({ url: `${served.base}/src` });
+    const blobs = [...treeOf(ids.main).values()].filter((e) => !e.startsWith('160000'));
+    await ensureBlobs(ctx, repoId, [...new Set(blobs.map((e) => e.split(' ')[1]))]);
+    // newWorktree.ts's clock moves 10 ms each time it is read, so the counts fall where the interval says;
+    // the rest of the engine keeps the real one (its locks and flushes wait on it).
+    let now = 0;
+    const real = performance.now.bind(performance);
+    const clock = vi
+      .spyOn(performance, 'now')
+      .mockImplementation(() => (new Error().stack?.includes('newWorktree.ts') ? (now += 10) : real()));
+    const counts: { files: number; totalFiles: number; at: number }[] = [];
+    try {
+      await checkout(
+        ctx,
+        repoId,
+        'HEAD',
+        {},
+        {
+          onProgress: (p) => {
+            if (p.phase === 'writing-files') counts.push({ ...p, at: now });
+          },
+        },
+      );
+    } finally {
+      clock.mockRestore();
+    }
+    // The first count (nothing yet) and the last ones (every file) are told whatever the clock says;
+    // between them, each count comes 50 ms or more after the one before.
+    const files = blobs.length;
+    expect(counts[0]).toMatchObject({ files: 0, totalFiles: files });
+    const between = counts.slice(1).filter((c) => c.files < files);
+    expect(between.length).toBeGreaterThan(0);
+    const told = [counts[0], ...between];
+    for (let i = 1; i < told.length; i++) expect(told[i].at - told[i - 1].at).toBeGreaterThanOrEqual(50);
+    expect(counts.at(-2)).toMatchObject({ files, totalFiles: files });
     await expectLikeGit(repoId, ids.main, 'main');
   });
 });
