@@ -6,7 +6,6 @@
 
 import git from 'isomorphic-git';
 import { sha1 } from '../../pack/objectHash.ts';
-import { MODE_GITLINK } from '../../pack/treeCheck.ts';
 import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
@@ -139,8 +138,8 @@ export async function clearMergeState(repo: RepoHandle): Promise<void> {
   }
 }
 
-/** A submodule's mode, as the walk and the index give it (a number). */
-const GITLINK = Number.parseInt(MODE_GITLINK, 8);
+/** A submodule's mode (MODE_GITLINK) as the walk and the index give it: a number, written as a literal. */
+const GITLINK = 0o160000;
 
 interface Side {
   oid: string;
