@@ -64,6 +64,21 @@ describe('pack index v2', () => {
     for (const o of objects) expect(index.find(o.oid)).toBe(o.offset);
   });
 
+  it('writes offset 0 as it writes any other, as git reads it back', () => {
+    // No object starts inside the pack's 12-byte header, but the .idx format and git's pack-write.c put
+    // no floor on an offset, and git show-index reads one back; whether an offset names an object is the
+    // pack parser's to know. The writer refuses only numbers its 4- and 8-byte fields cannot hold.
+    const objects = [
+      { oid: sha1Hex(new Uint8Array([5])), offset: 0, crc32: 7 },
+      { oid: sha1Hex(new Uint8Array([6])), offset: 11, crc32: 8 },
+    ];
+    const idx = writePackIndexV2(objects, 'ab'.repeat(20));
+    const shown = small.git(['show-index'], { input: idx }).toString().trim().split('\n');
+    const offsets = new Map(shown.map((line) => [line.split(' ')[1], Number(line.split(' ')[0])]));
+    expect(offsets).toEqual(new Map(objects.map((o) => [o.oid, o.offset])));
+    expect(parsePackIndexV2(idx).find(objects[0].oid)).toBe(0);
+  });
+
   it('refuses damaged indexes', () => {
     const code = (idx: Uint8Array, options?: { verifyChecksum?: boolean }) => {
       try {
