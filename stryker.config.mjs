@@ -1271,19 +1271,6 @@ export default {
     },
     {
       file: 'workers/pack/deltaResolver.ts',
-      code: 'if (top.data) { held -= top.data.length; pool.give(top.data); } (resolveFrom, the pop)',
-      mutants: 'false; {}',
-      reason: 'a base popped without giving its buffer to the pool: memory only',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
-      code: 'top.ofsNext === top.ofsEnd && top.refNext === top.refEnd (lastChild)',
-      mutants: 'false',
-      reason:
-        'the parent is then popped once its children are done, and its buffer given back then: memory only',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
       code: 'deltaScratch.length < deltaSize',
       mutants: 'deltaScratch.length <= deltaSize',
       reason: 'a new scratch for a delta of exactly its size: memory only',
@@ -2095,15 +2082,6 @@ export default {
       code: 'n - 1',
       reason:
         "childLists' backward loops: from n + 1 they first read two rows past the tables (capacity is at most n), undefined, which neither counts",
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
-      code: `if (!top.data) {
-          top.data = base;
-          held += base.length;
-        }`,
-      reason:
-        'keeping a rebuilt base or not changes only how often it is rebuilt, from the same chain to the same bytes',
     },
     {
       file: 'workers/pack/deltaResolver.ts',
