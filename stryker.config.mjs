@@ -1271,19 +1271,6 @@ export default {
     },
     {
       file: 'workers/pack/deltaResolver.ts',
-      code: 'if (top.data) { held -= top.data.length; pool.give(top.data); } (resolveFrom, the pop)',
-      mutants: 'false; {}',
-      reason: 'a base popped without giving its buffer to the pool: memory only',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
-      code: 'top.ofsNext === top.ofsEnd && top.refNext === top.refEnd (lastChild)',
-      mutants: 'false',
-      reason:
-        'the parent is then popped once its children are done, and its buffer given back then: memory only',
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
       code: 'deltaScratch.length < deltaSize',
       mutants: 'deltaScratch.length <= deltaSize',
       reason: 'a new scratch for a delta of exactly its size: memory only',
@@ -1764,6 +1751,14 @@ export default {
       reason:
         'the checkout asks only for blobs its files name, and a MissingObjectError names one it asked for: a file always matches',
     },
+    // workers/pack/packReader.ts (issue 26, session 12, mutpack12)
+    {
+      file: 'workers/pack/packReader.ts',
+      code: 'this.inflater.outPos !== entry.size (inflate)',
+      mutants: 'false',
+      reason:
+        'the inflater returns INFLATE_DONE only from its trailer, which throws first for a stream that ends short of the declared size (out holds exactly that size, so no window)',
+    },
   ],
   equivalentMutants: [
     {
@@ -2095,15 +2090,6 @@ export default {
       code: 'n - 1',
       reason:
         "childLists' backward loops: from n + 1 they first read two rows past the tables (capacity is at most n), undefined, which neither counts",
-    },
-    {
-      file: 'workers/pack/deltaResolver.ts',
-      code: `if (!top.data) {
-          top.data = base;
-          held += base.length;
-        }`,
-      reason:
-        'keeping a rebuilt base or not changes only how often it is rebuilt, from the same chain to the same bytes',
     },
     {
       file: 'workers/pack/deltaResolver.ts',

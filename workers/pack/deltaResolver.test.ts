@@ -414,6 +414,154 @@ describe('DeltaResolver: delta trees, as git index-pack resolves them', () => {
     expect(under.code).toBe('PACK_INFLATE_BUDGET');
   });
 
+  it('drops the oldest bases only until what it holds is within the cache limit', async () => {
+    // r0 ← a ← b ← c ← c1, b ← b2, a ← a2, all after the last byte. When c is pushed, a, b and c are held;
+    // a cache of b and c drops a alone (rebuilt for a2, which the budget charges), and b stays for b2.
+    const r0 = text(20, 'oldest');
+    const a = edit(r0, 5, 'a ');
+    const b = edit(a, 40, 'b ');
+    const c = edit(b, 80, 'c ');
+    const results = [a, b, c, edit(c, 120, 'c1 '), edit(b, 160, 'b2 '), edit(a, 200, 'a2 ')];
+    const entries: PackEntry[] = [
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(r0, a) },
+      { ofsDelta: 1, delta: deltaBetween(a, b) },
+      { ofsDelta: 2, delta: deltaBetween(b, c) },
+      { ofsDelta: 3, delta: deltaBetween(c, results[3]) },
+      { ofsDelta: 2, delta: deltaBetween(b, results[4]) },
+      { ofsDelta: 1, delta: deltaBetween(a, results[5]) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'oldest');
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of results) inflated += result.length;
+    const limits = { arrivalCacheBytes: 0, inflateRatio: 1, inflateFloor: inflated + a.length };
+    const options = { limits, deltaBaseCacheLimit: b.length + c.length };
+    expectSameAsGit(await ingest(pack, 65536, options), oracle);
+    const over = await errorOf(pack, {
+      ...options,
+      limits: { ...limits, inflateFloor: inflated + a.length - 1 },
+    });
+    expect(over.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
+  it('counts a base popped after its skipped children as no longer held', async () => {
+    // 1 KiB ring (objects up to 256 bytes). r0 ← r, whose children are x, w and v. On arrival: r, x, y (294
+    // bytes, not kept), z and w (416 bytes, not kept) resolve; y' and w' cannot (their bases were not kept),
+    // nor v (fillers pushed r out). The walk skips z, so x is popped holding its bytes, after its children:
+    // with a cache of exactly r and w, w is pushed without dropping r, and v needs no rebuild of r (which
+    // the budget would charge).
+    const r0 = text(20, 'ring root').subarray(0, 100);
+    const r = edit(r0, 5, 'r ');
+    const x = edit(r, 10, 'x ');
+    const y = edit(x, 20, 'y '.repeat(95));
+    const z = edit(x, 30, 'z ');
+    const w = edit(r, 40, 'w '.repeat(157));
+    const v = edit(r, 50, 'v ');
+    const below = (base: Uint8Array, tag: string) => edit(base, 60, tag);
+    const results = [r, x, y, below(y, "y' "), z, w, below(w, "w' "), v];
+    // y and w are past what the ring keeps; r, x and y fit in a cache of r and w.
+    expect([x.length, y.length, w.length]).toEqual([104, 294, 416]);
+    const fillers = Array.from({ length: 5 }, (_, k) => blob(text(20, `push ${k}`).subarray(0, 200)));
+    const entries: PackEntry[] = [
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(r0, r) },
+      { ofsDelta: 1, delta: deltaBetween(r, x) },
+      { ofsDelta: 2, delta: deltaBetween(x, y) },
+      { ofsDelta: 3, delta: deltaBetween(y, results[3]) },
+      { ofsDelta: 2, delta: deltaBetween(x, z) },
+      { ofsDelta: 1, delta: deltaBetween(r, w) },
+      { ofsDelta: 6, delta: deltaBetween(w, results[6]) },
+      ...fillers,
+      { ofsDelta: 1, delta: deltaBetween(r, v) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'skipped');
+    // Each entry inflated once, the five results made on arrival, and every result but z's again in the walk.
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of [r, x, y, z, w]) inflated += result.length;
+    for (const result of results) if (result !== z) inflated += result.length;
+    const limits = { arrivalCacheBytes: 1024, inflateRatio: 1, inflateFloor: inflated };
+    const events: PackProgress[] = [];
+    const options = { limits, deltaBaseCacheLimit: r.length + w.length };
+    expectSameAsGit(await ingest(pack, 65536, { ...options, onProgress: (p) => events.push(p) }), oracle);
+    expect(events.filter((e) => e.phase === 'resolving').map((e) => e.resolved)).toEqual([5, 6, 7, 8]);
+    const over = await errorOf(pack, { ...options, limits: { ...limits, inflateFloor: inflated - 1 } });
+    expect(over.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
+  it('lets go of a base when its last child is taken, before walking that child', async () => {
+    // r0 ← p, whose children are q (← c ← c1) and p2, all after the last byte; the cache holds p and c. q
+    // is let go when c, its only child, is taken, so pushing c drops nothing, and p2 needs no rebuild of p.
+    const r0 = text(20, 'let go');
+    const p = edit(r0, 5, 'p ');
+    const q = edit(p, 30, 'q ');
+    const c = edit(q, 60, 'c longer ');
+    const results = [p, q, c, edit(c, 90, 'c1 '), edit(p, 120, 'p2 ')];
+    const entries: PackEntry[] = [
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(r0, p) },
+      { ofsDelta: 1, delta: deltaBetween(p, q) },
+      { ofsDelta: 2, delta: deltaBetween(q, c) },
+      { ofsDelta: 3, delta: deltaBetween(c, results[3]) },
+      { ofsDelta: 1, delta: deltaBetween(p, results[4]) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'let-go');
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of results) inflated += result.length;
+    const limits = { arrivalCacheBytes: 0, inflateRatio: 1, inflateFloor: inflated };
+    const options = { limits, deltaBaseCacheLimit: p.length + c.length };
+    expectSameAsGit(await ingest(pack, 65536, options), oracle);
+    const over = await errorOf(pack, { ...options, limits: { ...limits, inflateFloor: inflated - 1 } });
+    expect(over.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
+  it('keeps a rebuilt base for its next children, and counts it held', async () => {
+    // r0 ← a, whose children are b (← b1), a2, a3 (← a3c) and a4, all after the last byte; the cache holds
+    // b exactly. Pushing b drops a; a2 rebuilds it and keeps it, so a3 needs no rebuild, but pushing a3 (held
+    // with a, over the cache) drops it again, and a4 rebuilds it: two rebuilds, each charged to the budget.
+    const r0 = text(20, 'rebuilt');
+    const a = edit(r0, 5, 'a ');
+    const b = edit(a, 30, 'b ');
+    const a3 = edit(a, 90, 'a3 long ');
+    const results = [
+      a,
+      b,
+      edit(b, 60, 'b1 '),
+      edit(a, 70, 'a2 '),
+      a3,
+      edit(a3, 110, 'a3c '),
+      edit(a, 130, 'a4 '),
+    ];
+    const entries: PackEntry[] = [
+      blob(r0),
+      { ofsDelta: 0, delta: deltaBetween(r0, a) },
+      { ofsDelta: 1, delta: deltaBetween(a, b) },
+      { ofsDelta: 2, delta: deltaBetween(b, results[2]) },
+      { ofsDelta: 1, delta: deltaBetween(a, results[3]) },
+      { ofsDelta: 1, delta: deltaBetween(a, a3) },
+      { ofsDelta: 5, delta: deltaBetween(a3, results[5]) },
+      { ofsDelta: 1, delta: deltaBetween(a, results[6]) },
+    ];
+    const pack = buildPack(entries);
+    const oracle = gitIndexPack(small.git, small.root, pack, 'kept');
+    let inflated = 0;
+    for (const e of entries) inflated += 'data' in e ? e.data.length : e.delta.length;
+    for (const result of results) inflated += result.length;
+    const limits = { arrivalCacheBytes: 0, inflateRatio: 1, inflateFloor: inflated + 2 * a.length };
+    const options = { limits, deltaBaseCacheLimit: b.length };
+    expectSameAsGit(await ingest(pack, 65536, options), oracle);
+    const over = await errorOf(pack, {
+      ...options,
+      limits: { ...limits, inflateFloor: limits.inflateFloor - 1 },
+    });
+    expect(over.code).toBe('PACK_INFLATE_BUDGET');
+  });
+
   it('stops resolving at the next delta once aborted', async () => {
     const base = text(10, 'q');
     const entries: PackEntry[] = [blob(base)];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { grow, ReceivedBytes, reservedTable } from './growableBuffers.ts';
+import { withTransferToFixedLength } from './testing/transferToFixedLength.ts';
 
 const bufferOf = (view: ArrayBufferView) => view.buffer as ArrayBuffer;
 const bytes = (length: number, from = 0) => Uint8Array.from({ length }, (_, i) => (from + i) & 0xff);
@@ -69,6 +70,22 @@ describe('ReceivedBytes', () => {
     expect(reserved.byteLength).toBe(0);
   });
 
+  it('fixes the bytes by detaching the reserved buffer where the platform has transferToFixedLength', () => {
+    withTransferToFixedLength(() => {
+      const received = new ReceivedBytes(4);
+      received.append(bytes(7));
+      const reserved = bufferOf(received.bytes);
+      const fixed = received.fix();
+      expect(fixed).toEqual(bytes(7));
+      expect(bufferOf(fixed).resizable).toBe(false);
+      expect(bufferOf(fixed).byteLength).toBe(7);
+      expect(received.bytes).toBe(fixed);
+      // Detached, not shrunk: the reserve is gone with the pages, and no view can be made on it.
+      expect(reserved.maxByteLength).toBe(0);
+      expect(() => new Uint8Array(reserved)).toThrow(TypeError);
+    });
+  });
+
   it('fixes a plain buffer by a copy only when it holds more than the bytes', () => {
     const exact = new ReceivedBytes(0);
     const plain = bytes(5);
@@ -106,5 +123,26 @@ describe('per-object tables', () => {
     expect([...past]).toEqual([1.5, 2.5, 0]);
     const plain = Int32Array.of(-1, 7);
     expect([...grow(plain, 4)]).toEqual([-1, 7, 0, 0]);
+  });
+});
+
+describe('the transferToFixedLength stand-in the tests above use on Node 20', () => {
+  it('copies into a fixed-length buffer of the new length and detaches the old, as ES2024 says', () => {
+    const native = 'transferToFixedLength' in ArrayBuffer.prototype;
+    withTransferToFixedLength(() => {
+      const transfer = (b: ArrayBuffer, n?: number) =>
+        (b as ArrayBuffer & { transferToFixedLength: (n?: number) => ArrayBuffer }).transferToFixedLength(n);
+      const source = new ArrayBuffer(4, { maxByteLength: 64 });
+      new Uint8Array(source).set([1, 2, 3, 4]);
+      const longer = transfer(source, 6);
+      expect([...new Uint8Array(longer)]).toEqual([1, 2, 3, 4, 0, 0]);
+      expect(longer.resizable).toBe(false);
+      expect([source.byteLength, source.maxByteLength]).toEqual([0, 0]);
+      expect(() => transfer(source)).toThrow(TypeError);
+      expect([...new Uint8Array(transfer(longer, 2.9))]).toEqual([1, 2]);
+      expect([...new Uint8Array(transfer(Uint8Array.of(5, 6).buffer))]).toEqual([5, 6]);
+      expect(() => transfer(new ArrayBuffer(1), -1)).toThrow(RangeError);
+    });
+    expect('transferToFixedLength' in ArrayBuffer.prototype).toBe(native);
   });
 });

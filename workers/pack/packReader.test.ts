@@ -175,12 +175,32 @@ describe('PackReader, rule by rule (hand-made packs)', () => {
     expect(failure(() => new PackReader(far, none).read(at)).message).toMatch(
       `the delta at ${at} has a broken base offset`,
     );
+    // A base offset of exactly 2^45 with a byte to follow is read on (2^52 + 128 still exact), and is then
+    // outside the pack; one more than 2^45 is refused before the next byte.
+    const bound = (last: number) => {
+      const pack = ofs.slice();
+      pack.set([0x86, 0xfe, 0xfe, 0xfe, 0xfe, 0xff, last, 0x00], at + 1);
+      return failure(() => new PackReader(pack, none).read(at)).message;
+    };
+    expect(bound(0x80)).toMatch(`the delta at ${at} points outside the pack`);
+    expect(bound(0x81)).toMatch(`the delta at ${at} has a broken base offset`);
     const { pack: ref, offsets: refOffsets } = packOf([
       { refDelta: 'ab'.repeat(20), delta: makeDelta(1, [{ copy: [0, 1] }]) },
     ]);
     const refCut = ref.slice(0, refOffsets[0] + 1 + 19 + 20);
     expect(failure(() => new PackReader(refCut, none).read(12)).message).toMatch(
       'the delta at 12 is cut short',
+    );
+    // The id whole, ending where the trailer starts: the header reads, and the data that is missing is the
+    // inflater's to find.
+    const { pack: based, offsets: basedAt } = packOf([
+      { type: 'blob', data: base },
+      { refDelta: objectId('blob', base), delta: makeDelta(12, [{ copy: [0, 1] }]) },
+    ]);
+    const idOnly = new Uint8Array(basedAt[1] + 1 + 20 + 20);
+    idOnly.set(based.subarray(0, basedAt[1] + 1 + 20));
+    expect(failure(() => new PackReader(idOnly, () => 12).read(basedAt[1])).message).toMatch(
+      'an entry does not inflate to its 4 bytes',
     );
   });
 

@@ -179,6 +179,19 @@ describe('parseReportStatus, rule by rule', () => {
     const parsed = await parseReportStatus(packetsOf(report('unpack ok', 'ng refs/heads/main')), false);
     expect(parsed.refs).toEqual([{ name: 'refs/heads/main', ok: false, reason: 'rejected' }]);
   });
+
+  it('splits an ng line at its first space even when the name before it is empty, as send-pack does', async () => {
+    // git's send-pack.c receive_status: `msg = strchr(refname, ' ')`, then `*msg++ = '\0'`: a space
+    // right after "ng " ends an empty name, and all after it is the reason, even an empty one.
+    const parsed = await parseReportStatus(
+      packetsOf(report('unpack ok', 'ng  hook declined', 'ng refs/heads/dev ')),
+      false,
+    );
+    expect(parsed.refs).toEqual([
+      { name: '', ok: false, reason: 'hook declined' },
+      { name: 'refs/heads/dev', ok: false, reason: '' },
+    ]);
+  });
 });
 
 describe('parseReportStatus', () => {
