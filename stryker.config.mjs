@@ -1759,6 +1759,35 @@ export default {
       reason:
         'the inflater returns INFLATE_DONE only from its trailer, which throws first for a stream that ends short of the declared size (out holds exactly that size, so no window)',
     },
+    // newWorktree.ts (issue 26, session 12, lead12)
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'if (!paths) return; (write)',
+      mutants: 'false',
+      reason:
+        'write is given only ids byOid holds (onPack checks byOid.has, the last loop walks its keys): paths is never undefined',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: 'if (signal?.aborted) throw abortedError(); (place)',
+      mutants: 'false, block emptied',
+      reason:
+        'a cancel is still seen by ensureBlobs, by throwIfAborted before each stored blob and by the caller before it names a file: only later',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "type !== 'blob' || writeError !== null (onObject)",
+      mutants: 'false, both',
+      reason:
+        'a blob request brings only blobs; once a write failed, what is hooked waits in a queue that skips its work, and the failure is thrown as before',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "object.type === 'blob' && byOid.has(object.oid) (onPack, the loop)",
+      mutants: 'true',
+      reason:
+        'write returns for an id byOid no longer holds, and a blob pack holds only blobs: only reads for nothing',
+    },
   ],
   equivalentMutants: [
     {
