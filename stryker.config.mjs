@@ -1788,6 +1788,14 @@ export default {
       reason:
         'write returns for an id byOid no longer holds, and a blob pack holds only blobs: only reads for nothing',
     },
+    // push.ts, lines 417-463 (issue 26, session 13, lead13)
+    {
+      file: 'workers/ops/sync/push.ts',
+      code: "() => ''",
+      mutants: '"Stryker was here!"',
+      reason:
+        'packed-refs missing: parsePackedRefs skips a line that is neither a ref nor a peeled id, so the text read as any non-ref line gives no refs, as empty text does',
+    },
   ],
   equivalentMutants: [
     {
