@@ -937,6 +937,116 @@ describe('countCommits against git rev-list', () => {
     );
   });
 
+  it('histories where the order of equal dates, the marks and SLOP decide the count', async () => {
+    // Found by running copies of this walk, each with one rule changed, on random histories until the copy
+    // counted otherwise; the rule each history needs is named above it. git's count is still the answer.
+    const cases: [Spec, string[]][] = [
+      // Marks pass on through commits already read; a commit left to count keeps the walk going.
+      [
+        [
+          ['c0', 2, []],
+          ['c1', 4, ['c0']],
+          ['c2', 4, ['c0']],
+          ['c3', 2, ['c1']],
+          ['c4', 0, ['c0']],
+          ['c5', 2, ['c4', 'c3']],
+          ['c6', 0, ['c5', 'c2']],
+          ['c7', 2, ['c3', 'c5']],
+          ['c8', 2, ['c7', 'c0']],
+          ['c9', 4, ['c8', 'c3']],
+          ['c10', 0, ['c6']],
+        ],
+        ['c5', 'c6', 'c10'],
+      ],
+      // SLOP is 5, not 4; from's parents are marked before the walk starts.
+      [
+        [
+          ['c0', 34, []],
+          ['c1', 34, ['c0']],
+          ['c2', 30, ['c0']],
+          ['c3', 18, ['c1', 'c0']],
+          ['c4', 14, ['c3', 'c0']],
+          ['c5', 2, ['c4']],
+          ['c6', -10, ['c0', 'c4']],
+          ['c7', -22, ['c6', 'c2']],
+          ['c8', -34, ['c7', 'c0']],
+          ['c9', -50, ['c3', 'c4']],
+          ['c10', -62, ['c8']],
+        ],
+        ['c1', 'c3', 'c8'],
+      ],
+      // A parent of a commit from reaches is from's itself, not only its parents.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 46, ['c0']],
+          ['c2', 38, ['c1', 'c0']],
+          ['c3', 22, ['c2']],
+          ['c4', 22, ['c3', 'c0']],
+          ['c5', 18, ['c4', 'c0']],
+          ['c6', 18, ['c0']],
+          ['c7', 10, ['c6', 'c4']],
+        ],
+        ['c5', 'c7'],
+      ],
+      // A commit left newer than the last counted keeps the walk going, and SLOP starts again.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 42, []],
+          ['c2', 38, ['c0']],
+          ['c3', 26, ['c1', 'c0']],
+          ['c4', 26, ['c3', 'c0']],
+          ['c5', 18, ['c4', 'c2']],
+          ['c6', 10, ['c4']],
+          ['c7', 2, ['c6', 'c5']],
+          ['c8', -2, ['c7', 'c0']],
+          ['c9', -10, ['c5']],
+          ['c10', -22, ['c0']],
+          ['c11', -26, ['c10', 'c8']],
+        ],
+        ['c1', 'c8', 'c11'],
+      ],
+      // Equal dates: the commit reached first is taken first, from before tip.
+      [
+        [
+          ['c0', 0, []],
+          ['c1', 4, ['c0']],
+          ['c2', 0, ['c1', 'c0']],
+          ['c3', 0, ['c0', 'c2']],
+          ['c4', 0, ['c3', 'c0']],
+          ['c5', 2, ['c0']],
+          ['c6', 2, ['c5', 'c4']],
+          ['c7', 0, ['c6']],
+          ['c8', 4, ['c7', 'c0']],
+          ['c9', 0, ['c8', 'c7']],
+        ],
+        ['c1', 'c2', 'c9'],
+      ],
+      // A commit left as new as the last counted keeps the walk going.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 46, ['c0']],
+          ['c2', 46, ['c1', 'c0']],
+          ['c3', 46, ['c0', 'c2']],
+          ['c4', 46, ['c0']],
+          ['c5', 46, ['c3', 'c0']],
+          ['c6', 46, ['c5', 'c4']],
+          ['c7', 38, ['c6']],
+          ['c8', 22, ['c0']],
+          ['c9', 10, ['c8', 'c1']],
+          ['c10', -2, ['c6']],
+          ['c11', -6, ['c10']],
+          ['c12', -18, ['c8']],
+          ['c13', -30, ['c9', 'c11']],
+        ],
+        ['c2', 'c13'],
+      ],
+    ];
+    for (const [spec, names] of cases) await everyPair(spec, { names });
+  });
+
   it('random histories, dates in and out of order', async () => {
     let seed = 26;
     const random = (n: number) => {
