@@ -1796,6 +1796,69 @@ export default {
       reason:
         'packed-refs missing: parsePackedRefs skips a line that is neither a ref nor a peeled id, so the text read as any non-ref line gives no refs, as empty text does',
     },
+    // pull.ts / mergeState.ts (issue 26, session 13, pull13)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (fromReaches.has(oid)) continue; (countCommits, markParents)',
+      mutants: 'false',
+      reason:
+        'a commit marked again marks again parents already marked: the same set, only more steps (history is acyclic)',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'noUpdateBranch: true (writeConflictedMerge)',
+      mutants: 'false',
+      reason:
+        "isomorphic-git moves the branch only when it commits or fast-forwards; this merge stops on conflicts, or its INTERNAL error undoes the caller's batch",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "author: { name: 'Blobless', email: 'blobless@localhost' } (writeConflictedMerge)",
+      mutants: 'both strings ""',
+      reason:
+        "only a merge commit would carry the author, and a conflicted merge makes none; '' passes isomorphic-git's check (assignDefined keeps it)",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f) (theirChanges)",
+      mutants: 'found, true, || for the last &&, !!f || typeof, both halves of the first && true',
+      reason:
+        "isomorphic-git's walk leaves out an undefined result and returns nothing for null (its folder unwalked): every element is a TheirChange",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: '!ours.has(p) (abortMergeState)',
+      mutants: 'true',
+      reason:
+        "isomorphic-git's merge marks a conflict only where each side is a blob or absent: entryAt gives the walk's {oid, mode}, or null, again",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: "tree.find(...)?.mode, mode ?? '100644' (entryAt)",
+      mutants: 'no ?., \'100644\' as ""',
+      reason:
+        'readBlob found the path in this commit, so its folder holds its entry: find never comes back empty',
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'e.oid === oid (entryAt, the find)',
+      mutants: 'true',
+      reason:
+        "a folder holds one entry of a name, and readBlob gave that entry's id: the name alone finds it",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'catch { return null; } (entryAt)',
+      mutants: 'block emptied (undefined)',
+      reason: "abortMergeState reads undefined as null: side?.mode, else if (side), setIndexEntry's side ?",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'the fs.unlink of the path before fs.symlink (writeWorkingFile)',
+      mutants: 'its template string emptied',
+      reason:
+        'its only caller (abortMergeState) removed the path just before: the unlink finds nothing either way',
+    },
   ],
   equivalentMutants: [
     {

@@ -1,7 +1,19 @@
 // indexUnmergedPaths against git's own index files: a merge git stopped on conflicts, read from the bytes git
 // wrote, named as `git ls-files -u` names them. The pull tests (pull.test.ts) read only indexes isomorphic-git
 // writes (version 2); git writes version 3 once an entry has extended flags (`git add -N`).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+
+import * as nodeFs from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { datedGitEnv } from '../../../test/support/datedGit.ts';
@@ -9,7 +21,8 @@ import { git } from '../../../test/support/git.ts';
 import { useTmpDir } from '../../../test/support/tmpDir.ts';
 import { sha1 } from '../../pack/objectHash.ts';
 import { OperationError } from '../common/errors.ts';
-import { indexUnmergedPaths } from './mergeState.ts';
+import type { RepoHandle } from '../common/repoAccess.ts';
+import { abortMergeState, indexUnmergedPaths, readMergeState } from './mergeState.ts';
 
 const tmp = useTmpDir('merge-state');
 
@@ -39,6 +52,7 @@ const unmergedByGit = async (dir: string) => [
     (await git(['-C', dir, 'ls-files', '-u']))
       .trim()
       .split('\n')
+      .filter(Boolean)
       .map((l) => l.split('\t')[1]),
   ),
 ];
@@ -137,5 +151,118 @@ describe('indexUnmergedPaths', () => {
     const notIndex = stopped.slice();
     notIndex[0] = 0x45;
     expect(readOf(resummed(notIndex))).toBe(damaged('it has no index header'));
+  });
+});
+
+/**
+ * The git repository in `dir` as a RepoHandle: its work tree at the root of the file system the engine's code
+ * sees (the worktree at `/`, the git directory at `/.git`), as on the engine's own storage.
+ */
+function repoAt(dir: string): RepoHandle {
+  const p = nodeFs.promises as unknown as Record<
+    string,
+    (path: string, ...rest: unknown[]) => Promise<unknown>
+  >;
+  const names = [
+    'readFile',
+    'writeFile',
+    'unlink',
+    'readdir',
+    'mkdir',
+    'rmdir',
+    'stat',
+    'lstat',
+    'readlink',
+    'chmod',
+  ];
+  const promises: Record<string, unknown> = Object.fromEntries(
+    names.map((n) => [n, async (path: string, ...rest: unknown[]) => p[n](join(dir, path), ...rest)]),
+  );
+  // A link's target is its content, not a path of this file system. (Each returns a promise even when called
+  // with nothing: isomorphic-git calls readFile() so to tell a promise API from callbacks.)
+  promises.symlink = (target: string, path: string) => nodeFs.promises.symlink(target, join(dir, path));
+  return { fs: { promises }, gitdir: '/.git', cache: {} } as unknown as RepoHandle;
+}
+
+/** What git sees of `dir`'s files: each path, its mode bits or link target, its content. */
+function filesOf(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const name of nodeFs.readdirSync(join(dir, rel)).sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      if (path === '.git') continue;
+      const st = lstatSync(join(dir, path));
+      if (st.isDirectory()) walk(path);
+      else if (st.isSymbolicLink()) out.push(`${path} -> ${readlinkSync(join(dir, path))}`);
+      else out.push(`${path} ${st.mode & 0o111 ? 'x' : '-'} ${readFileSync(join(dir, path), 'utf8')}`);
+    }
+  };
+  walk('');
+  return out;
+}
+
+describe('abortMergeState where the merge has no base', () => {
+  // git merge --allow-unrelated-histories: both sides added each file. A pull refuses such a merge, so no merge
+  // base is found for the abort and every conflicted file is read back from HEAD's tree alone.
+  it("puts back HEAD's files, links and modes, in the index and the work tree, as git merge --abort does", async () => {
+    const dir = join(tmp(), 'unrelated');
+    let t = 1_800_000_000;
+    const g = (args: string[]) => git(args, { cwd: dir, env: datedGitEnv(++t) as Record<string, string> });
+    mkdirSync(join(dir, 'dir', 'sub'), { recursive: true });
+    await g(['init', '-q', '-b', 'main']);
+    // a.sh and b.txt hold the same bytes: b.txt's mode is found by its name, not by its id.
+    writeFileSync(join(dir, 'a.sh'), 'same\n');
+    chmodSync(join(dir, 'a.sh'), 0o755);
+    writeFileSync(join(dir, 'b.txt'), 'same\n');
+    writeFileSync(join(dir, 'dir', 'sub', 'x.sh'), 'x ours\n');
+    chmodSync(join(dir, 'dir', 'sub', 'x.sh'), 0o755);
+    writeFileSync(join(dir, 'z.sh'), 'z ours\n');
+    chmodSync(join(dir, 'z.sh'), 0o755);
+    symlinkSync('a.sh', join(dir, 'link'));
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'ours']);
+    await g(['checkout', '-q', '--orphan', 'other']);
+    await g(['rm', '-rqf', '.']);
+    mkdirSync(join(dir, 'dir', 'sub'), { recursive: true });
+    for (const path of ['b.txt', 'dir/sub/x.sh', 'z.sh']) writeFileSync(join(dir, path), `${path} theirs\n`);
+    symlinkSync('b.txt', join(dir, 'link'));
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'theirs']);
+    await g(['checkout', '-q', 'main']);
+    await g(['merge', '-q', '--allow-unrelated-histories', 'other']).catch(() => undefined);
+    expect(await unmergedByGit(dir)).toEqual(['b.txt', 'dir/sub/x.sh', 'link', 'z.sh']);
+    // The conflicted file's folder removed meanwhile: the abort makes it again, as git's does.
+    rmSync(join(dir, 'dir'), { recursive: true });
+    const twin = join(tmp(), 'unrelated-git');
+    cpSync(dir, twin, { recursive: true, verbatimSymlinks: true });
+
+    const repo = repoAt(dir);
+    expect((await readMergeState(repo))?.conflicts).toEqual(['b.txt', 'dir/sub/x.sh', 'link', 'z.sh']);
+    await abortMergeState(repo);
+    await git(['merge', '--abort'], { cwd: twin });
+    for (const args of [
+      ['ls-files', '--stage'],
+      ['status', '--porcelain=v2', '--untracked-files=all'],
+    ]) {
+      expect(await git(args, { cwd: dir }), args.join(' ')).toBe(await git(args, { cwd: twin }));
+    }
+    expect(filesOf(dir)).toEqual(filesOf(twin));
+    expect(filesOf(dir)).toContain('dir/sub/x.sh x x ours\n');
+    expect(await readMergeState(repo)).toBeNull();
+    // Nothing left to abort: git refuses too ("There is no merge to abort").
+    const again = await abortMergeState(repo).catch((err: unknown) => err);
+    expect(again).toBeInstanceOf(OperationError);
+    expect(`${(again as OperationError).code}: ${(again as Error).message}`).toBe(
+      'NO_MERGE: No merge is in progress.',
+    );
+    expect(await git(['merge', '--abort'], { cwd: twin }).catch(() => 'refused')).toBe('refused');
+  });
+
+  it('with no index file, names no conflict, as git ls-files -u does', async () => {
+    const dir = join(tmp(), 'no-index');
+    await conflictedByGit(dir);
+    rmSync(join(dir, '.git', 'index'));
+    expect(await unmergedByGit(dir)).toEqual([]);
+    expect(await readMergeState(repoAt(dir))).toMatchObject({ conflicts: [] });
   });
 });

@@ -7,6 +7,7 @@
 // stat data that differs), the conflict stages, and the count of commits that arrived. Pull over HTTP in the
 // browser, with a conflict resolved in the editor: e2e/push.spec.ts.
 import { execFileSync } from 'node:child_process';
+import * as nodeFs from 'node:fs';
 import {
   mkdirSync,
   mkdtempSync,
@@ -30,7 +31,8 @@ import { readDiskWorktree, readLightningWorktree } from '../../../test/support/w
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
-import { type PullProgress, pull } from './pull.ts';
+import type { RepoHandle } from '../common/repoAccess.ts';
+import { countCommits, type PullProgress, pull } from './pull.ts';
 
 let root: string;
 const served = uploadPackFetch((name) => join(root, name));
@@ -812,5 +814,255 @@ describe('pull of a criss-cross history (two merge bases)', () => {
     expect(await r.head()).toBe(mSide);
     expect(await readLightningWorktree(r.fs())).toEqual(before);
     expect(r.gitPull().ok).toBe(true);
+  });
+});
+
+describe('countCommits against git rev-list', () => {
+  /** Commits made with `git commit-tree` (one empty tree): name, seconds after a fixed date, parents' names. */
+  type Spec = [name: string, time: number, parents: string[]][];
+  /**
+   * A repository of `spec`'s commits. `shallow` names commits made a shallow boundary as a shallow clone
+   * makes one: listed in .git/shallow, and their parents (which nothing else may reach) not held.
+   */
+  function history(spec: Spec, shallow: string[] = []) {
+    const dir = mkdtempSync(join(root, 'count-'));
+    execFileSync('git', ['init', '-q', dir]);
+    const tree = gitAt(dir, ['write-tree']);
+    const oid = new Map<string, string>();
+    for (const [name, time, parents] of spec) {
+      const args = ['commit-tree', tree, '-m', name, ...parents.flatMap((p) => ['-p', oid.get(p)!])];
+      oid.set(name, gitAt(dir, args, 1_800_000_000 + time));
+    }
+    writeFileSync(join(dir, '.git', 'shallow'), shallow.map((n) => `${oid.get(n)}\n`).join(''));
+    for (const [name, , parents] of spec) {
+      if (!shallow.includes(name)) continue;
+      for (const p of parents)
+        rmSync(join(dir, '.git', 'objects', oid.get(p)!.slice(0, 2), oid.get(p)!.slice(2)));
+    }
+    // isomorphic-git reads the loose objects git wrote; nothing else of a RepoHandle is used.
+    const repo = { fs: nodeFs, gitdir: join(dir, '.git'), cache: {} } as unknown as RepoHandle;
+    return { dir, oid, repo };
+  }
+
+  /** For every ordered pair of `names` (all of `spec`'s by default): countCommits and git's count. */
+  async function everyPair(spec: Spec, o: { names?: string[]; shallow?: string[] } = {}) {
+    const { dir, oid, repo } = history(spec, o.shallow);
+    const names = o.names ?? spec.map(([n]) => n);
+    const ours: string[] = [];
+    const gits: string[] = [];
+    for (const from of names) {
+      for (const tip of names) {
+        if (from === tip) continue;
+        const [f, t] = [oid.get(from)!, oid.get(tip)!];
+        const byGit = execFileSync('git', ['-C', dir, 'rev-list', '--count', `${f}..${t}`])
+          .toString()
+          .trim();
+        gits.push(`${from}..${tip} ${byGit}`);
+        ours.push(`${from}..${tip} ${await countCommits(repo, t, f)}`);
+      }
+    }
+    expect(ours).toEqual(gits);
+    return gits;
+  }
+
+  it('a parent dated after its child, on the side already had', async () => {
+    // P is F's: git counts T alone for F..T, though P was taken (newest first) before F was.
+    const counts = await everyPair([
+      ['P', 200, []],
+      ['F', 100, ['P']],
+      ['T', 300, ['P']],
+    ]);
+    expect(counts).toContain('F..T 1');
+  });
+
+  it('a fast-forward whose tip reaches, by another line, a commit the old tip reaches with its clock behind', async () => {
+    const counts = await everyPair([
+      ['P', 200, []],
+      ['Q', 50, ['P']],
+      ['F', 100, ['Q']],
+      ['X', 250, ['P']],
+      ['T', 300, ['X', 'F']],
+    ]);
+    expect(counts).toContain('F..T 2');
+  });
+
+  it('every commit of the same date: merges, a diamond, a side only one has', async () => {
+    await everyPair([
+      ['A', 10, []],
+      ['B', 10, ['A']],
+      ['C', 10, ['A']],
+      ['D', 10, ['B', 'C']],
+      ['E', 10, ['C']],
+      ['F', 10, ['D', 'E']],
+      ['G', 10, ['B']],
+    ]);
+  });
+
+  it('clocks that go backwards on both lines, and a branch worked on earlier merged in', async () => {
+    await everyPair([
+      ['A', 100, []],
+      ['B', 90, ['A']],
+      ['C', 80, ['B']],
+      ['D', 200, ['A']],
+      ['E', 60, ['D']],
+      ['F', 70, ['C', 'E']],
+      ['G', 20, ['A']],
+      ['H', 30, ['G']],
+      ['M', 300, ['F', 'H']],
+      ['N', 95, ['B']],
+    ]);
+  });
+
+  it('a skew longer than SLOP: git stops early and counts a commit the old tip reaches; so does this', async () => {
+    // F's line runs 6 commits back in time to P, which T reached first: git walks 5 past the last counted.
+    const spec: Spec = [['P', 200, []]];
+    for (let i = 1; i <= 7; i++) spec.push([`Q${i}`, 60 - i, [i === 1 ? 'P' : `Q${i - 1}`]]);
+    spec.push(['F', 100, ['Q7']], ['X', 250, ['P']], ['T', 300, ['X', 'F']]);
+    const counts = await everyPair(spec, { names: ['F', 'T', 'Q7', 'Q3', 'X', 'P'] });
+    // Not the 2 commits T has and F has not: git's own answer.
+    expect(counts).toContain('F..T 3');
+  });
+
+  it('stops at a shallow boundary, as git does', async () => {
+    await everyPair(
+      [
+        ['A', 10, []],
+        ['B', 20, ['A']],
+        ['C', 30, ['B']],
+        ['D', 40, ['C']],
+        ['E', 35, ['C']],
+        ['M', 50, ['D', 'E']],
+      ],
+      { names: ['C', 'D', 'E', 'M'], shallow: ['C'] },
+    );
+  });
+
+  it('histories where the order of equal dates, the marks and SLOP decide the count', async () => {
+    // Found by running copies of this walk, each with one rule changed, on random histories until the copy
+    // counted otherwise; the rule each history needs is named above it. git's count is still the answer.
+    const cases: [Spec, string[]][] = [
+      // Marks pass on through commits already read; a commit left to count keeps the walk going.
+      [
+        [
+          ['c0', 2, []],
+          ['c1', 4, ['c0']],
+          ['c2', 4, ['c0']],
+          ['c3', 2, ['c1']],
+          ['c4', 0, ['c0']],
+          ['c5', 2, ['c4', 'c3']],
+          ['c6', 0, ['c5', 'c2']],
+          ['c7', 2, ['c3', 'c5']],
+          ['c8', 2, ['c7', 'c0']],
+          ['c9', 4, ['c8', 'c3']],
+          ['c10', 0, ['c6']],
+        ],
+        ['c5', 'c6', 'c10'],
+      ],
+      // SLOP is 5, not 4; from's parents are marked before the walk starts.
+      [
+        [
+          ['c0', 34, []],
+          ['c1', 34, ['c0']],
+          ['c2', 30, ['c0']],
+          ['c3', 18, ['c1', 'c0']],
+          ['c4', 14, ['c3', 'c0']],
+          ['c5', 2, ['c4']],
+          ['c6', -10, ['c0', 'c4']],
+          ['c7', -22, ['c6', 'c2']],
+          ['c8', -34, ['c7', 'c0']],
+          ['c9', -50, ['c3', 'c4']],
+          ['c10', -62, ['c8']],
+        ],
+        ['c1', 'c3', 'c8'],
+      ],
+      // A parent of a commit from reaches is from's itself, not only its parents.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 46, ['c0']],
+          ['c2', 38, ['c1', 'c0']],
+          ['c3', 22, ['c2']],
+          ['c4', 22, ['c3', 'c0']],
+          ['c5', 18, ['c4', 'c0']],
+          ['c6', 18, ['c0']],
+          ['c7', 10, ['c6', 'c4']],
+        ],
+        ['c5', 'c7'],
+      ],
+      // A commit left newer than the last counted keeps the walk going, and SLOP starts again.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 42, []],
+          ['c2', 38, ['c0']],
+          ['c3', 26, ['c1', 'c0']],
+          ['c4', 26, ['c3', 'c0']],
+          ['c5', 18, ['c4', 'c2']],
+          ['c6', 10, ['c4']],
+          ['c7', 2, ['c6', 'c5']],
+          ['c8', -2, ['c7', 'c0']],
+          ['c9', -10, ['c5']],
+          ['c10', -22, ['c0']],
+          ['c11', -26, ['c10', 'c8']],
+        ],
+        ['c1', 'c8', 'c11'],
+      ],
+      // Equal dates: the commit reached first is taken first, from before tip.
+      [
+        [
+          ['c0', 0, []],
+          ['c1', 4, ['c0']],
+          ['c2', 0, ['c1', 'c0']],
+          ['c3', 0, ['c0', 'c2']],
+          ['c4', 0, ['c3', 'c0']],
+          ['c5', 2, ['c0']],
+          ['c6', 2, ['c5', 'c4']],
+          ['c7', 0, ['c6']],
+          ['c8', 4, ['c7', 'c0']],
+          ['c9', 0, ['c8', 'c7']],
+        ],
+        ['c1', 'c2', 'c9'],
+      ],
+      // A commit left as new as the last counted keeps the walk going.
+      [
+        [
+          ['c0', 50, []],
+          ['c1', 46, ['c0']],
+          ['c2', 46, ['c1', 'c0']],
+          ['c3', 46, ['c0', 'c2']],
+          ['c4', 46, ['c0']],
+          ['c5', 46, ['c3', 'c0']],
+          ['c6', 46, ['c5', 'c4']],
+          ['c7', 38, ['c6']],
+          ['c8', 22, ['c0']],
+          ['c9', 10, ['c8', 'c1']],
+          ['c10', -2, ['c6']],
+          ['c11', -6, ['c10']],
+          ['c12', -18, ['c8']],
+          ['c13', -30, ['c9', 'c11']],
+        ],
+        ['c2', 'c13'],
+      ],
+    ];
+    for (const [spec, names] of cases) await everyPair(spec, { names });
+  });
+
+  it('random histories, dates in and out of order', async () => {
+    let seed = 26;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let round = 0; round < 3; round++) {
+      const spec: Spec = [];
+      for (let i = 0; i < 9; i++) {
+        const parents = i === 0 || random(8) === 0 ? [] : [`c${random(i)}`];
+        if (i > 1 && random(3) === 0) parents.push(`c${random(i)}`);
+        // Round 0: dates mostly in order, with ties; then any order.
+        const time = round < 1 ? i * 2 + random(3) - 1 : random(12);
+        spec.push([`c${i}`, 100 + time, [...new Set(parents)]]);
+      }
+      await everyPair(spec);
+    }
   });
 });

@@ -301,49 +301,78 @@ function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: str
 }
 
 /**
- * Commits reachable from `tip` and not from `from` (`git rev-list --count from..tip`). Both are walked at
- * once, newest first (ties to `from`'s side), until only commits `from` reaches are left to visit and they
- * are older than every counted one: the way revision.c limits a walk. Dates decide only when to stop, so a
- * merge of commits dated before `from` (a branch worked on earlier, a clock behind) still counts them.
+ * How many commits past the last one still to count the walk goes on through commits `from` reaches, for one
+ * of them to reach back (a clock behind) to a commit taken as counted: revision.c's SLOP.
  */
-async function countCommits(repo: RepoHandle, tip: string, from: string): Promise<number> {
-  type Entry = { oid: string; time: number; parents: string[]; ours: boolean };
-  const queue: Entry[] = [];
-  const enqueue = async (oid: string, ours: boolean) => {
+const SLOP = 5;
+
+/**
+ * The commits `git rev-list --count from..tip` counts: revision.c's limit_list, step for step, so that a
+ * clock gone wrong counts what git counts. Commits are taken newest first (the same date: in the order they
+ * were reached); a commit `from` reaches marks its parents, and theirs again where they were read, as
+ * `from`'s; the walk stops once every commit left is `from`'s and SLOP of them in turn were older than the
+ * last one counted. A merge of commits dated before `from` (a branch worked on earlier) still counts them;
+ * a commit this repo does not hold (past a shallow boundary) ends its line. Exported for its tests.
+ */
+export async function countCommits(repo: RepoHandle, tip: string, from: string): Promise<number> {
+  type Commit = { oid: string; time: number; parents: string[] };
+  /** Every commit read (git's SEEN): each enters the list once. */
+  const seen = new Map<string, Commit>();
+  /** git's UNINTERESTING: reachable from `from`; may name commits not read yet. */
+  const fromReaches = new Set<string>();
+  /** Still to visit, newest first. */
+  const list: Commit[] = [];
+  const read = async (oid: string): Promise<Commit | null> => {
+    const known = seen.get(oid);
+    if (known) return known;
     const c = await git
       .readCommit({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })
       .catch(() => null);
-    // A commit this repo does not hold (past a shallow boundary) ends that line of the walk.
-    if (c) queue.push({ oid, time: c.commit.committer.timestamp, parents: c.commit.parent, ours });
+    if (!c) return null;
+    const commit = { oid, time: c.commit.committer.timestamp, parents: c.commit.parent };
+    seen.set(oid, commit);
+    // commit_list_insert_by_date: after every commit of the same date or newer.
+    let at = 0;
+    while (at < list.length && list[at].time >= commit.time) at++;
+    list.splice(at, 0, commit);
+    return commit;
   };
-  const newest = (): Entry => {
-    let best = 0;
-    for (let i = 1; i < queue.length; i++) {
-      const [a, b] = [queue[i], queue[best]];
-      if (a.time > b.time || (a.time === b.time && a.ours && !b.ours)) best = i;
+  /** mark_parents_uninteresting: through the commits read, their parents are `from`'s too. */
+  const markParents = (commit: Commit) => {
+    const pending = [...commit.parents];
+    for (let oid = pending.pop(); oid !== undefined; oid = pending.pop()) {
+      if (fromReaches.has(oid)) continue;
+      fromReaches.add(oid);
+      pending.push(...(seen.get(oid)?.parents ?? []));
     }
-    return queue.splice(best, 1)[0];
   };
-  /** From `from`. */
-  const ours = new Set<string>();
-  /** From `tip`, with their dates; some may turn out to be `from`'s too. */
-  const theirs = new Map<string, number>();
-  const oldestCounted = () => {
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const [oid, time] of theirs) if (!ours.has(oid)) oldest = Math.min(oldest, time);
-    return oldest;
-  };
-  await enqueue(from, true);
-  await enqueue(tip, false);
-  while (queue.length > 0) {
-    if (queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted()) break;
-    const next = newest();
-    if (ours.has(next.oid) || (!next.ours && theirs.has(next.oid))) continue;
-    if (next.ours) ours.add(next.oid);
-    else theirs.set(next.oid, next.time);
-    for (const parent of next.parents) await enqueue(parent, next.ours);
+  // Both ends are read before from's parents are marked, as setup_revisions parses them.
+  const start = await read(from);
+  await read(tip);
+  fromReaches.add(from);
+  if (start) markParents(start);
+  /** The commits taken as counted, in order; some may turn out to be `from`'s. */
+  const counted: string[] = [];
+  /** The date of the last commit counted. */
+  let date = Number.POSITIVE_INFINITY;
+  let slop = SLOP;
+  while (list.length > 0) {
+    const commit = list.shift()!;
+    if (!fromReaches.has(commit.oid)) {
+      for (const parent of commit.parents) await read(parent);
+      date = commit.time;
+      counted.push(commit.oid);
+      continue;
+    }
+    for (const parent of commit.parents) {
+      fromReaches.add(parent);
+      const p = await read(parent);
+      if (p) markParents(p);
+    }
+    // still_interesting: go on while a commit to count is left, or one left is newer than the last counted.
+    if (list.length === 0) break;
+    if (date <= list[0].time || list.some((c) => !fromReaches.has(c.oid))) slop = SLOP;
+    else if (--slop === 0) break;
   }
-  let count = 0;
-  for (const oid of theirs.keys()) if (!ours.has(oid)) count++;
-  return count;
+  return counted.filter((oid) => !fromReaches.has(oid)).length;
 }
