@@ -229,6 +229,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     'link/c',
     'link/d',
     'order/f.js',
+    'dup/f.js',
+    'twice/f.js',
     'plain/empty.js',
     'plain/tail.txt',
   ];
@@ -371,6 +373,41 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       await put('order/f.js', body('o', 4));
       await commit('order: f');
       await merge('order', async () => {});
+
+      // dup: the first parent renamed f.js to x.js, the other has f.js, both with the blob of an edit each
+      // side made alike; the merge keeps f.js with a line more. The first parent's rename, found in the
+      // second pass, still goes before the other parent's same blob (pass_blame's j < i): s1's edit, not s2's.
+      await put('dup/f.js', body('d', 8));
+      await commit('dup: base');
+      await run(['switch', '-q', '-c', 'dup']);
+      await put('dup/f.js', body('d', 8).replace('d line 3', 'd line three'));
+      await commit('dup: s2 edits line 3');
+      await run(['switch', '-q', 'main']);
+      await put('dup/f.js', body('d', 8).replace('d line 3', 'd line three'));
+      await commit('dup: s1 edits line 3 alike');
+      await run(['mv', 'dup/f.js', 'dup/x.js']);
+      await commit('dup: rename f.js to x.js');
+      await merge('dup', async () => {
+        await run(['rm', '-q', 'dup/x.js']);
+        await put('dup/f.js', `${body('d', 8).replace('d line 3', 'd line three')}merged line\n`);
+      });
+
+      // twice: p, dated after its children, keeps line 4 from c1 and, once c2 is walked, line 6 from c2:
+      // two passes of one commit, with reports between them when time has passed.
+      const t0 = clock + 600;
+      clock = t0 + 3000;
+      await put('twice/f.js', body('t', 8));
+      await commit('twice: pp', t0);
+      const tp = body('t', 8).replace('t line 4', 't line four').replace('t line 6', 't line six');
+      await put('twice/f.js', tp);
+      await commit('twice: p, dated late', t0 + 1000);
+      await run(['switch', '-q', '-c', 'twice']);
+      await put('twice/f.js', tp.replace('t line 8', 't line eight'));
+      await commit('twice: c2', t0 + 100);
+      await run(['switch', '-q', 'main']);
+      await put('twice/f.js', tp.replace('t line six', 't line six in c1'));
+      await commit('twice: c1', t0 + 500);
+      await merge('twice', () => put('twice/f.js', `${tp.replace('t line 8', 't line eight')}merged\n`), t0 + 2000);
 
       // plain: a file emptied, one without a final line feed, and a submodule, which blame refuses.
       await put('plain/empty.js', body('e', 3));
