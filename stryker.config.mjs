@@ -387,12 +387,6 @@ export default {
       reason:
         'ensureBlobs asks only for blobs not stored; with singleFollow only pairs into o.path are paired, and an added one has no old side',
     },
-    {
-      file: 'workers/ops/read/blame.ts',
-      code: 'if (missing.length) await fetch(missing)',
-      mutants: 'true',
-      reason: 'ensureBlobs of no blob sends no request',
-    },
     // The rest of the pack (issue 26, session 5): inflate (not run yet), objectHash, warmUp, deflate, errors,
     // releaseBuffer, showName, timeSlice, treeWalk; and packReader's rerun.
     {

@@ -572,7 +572,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   });
 
   it('holds found lines for the last report while less than BLAME_REPORT_MS has passed', async () => {
-    // Every version was fetched with the file's own content: no request comes to send them out earlier.
+    // Every version was fetched with the file's own content: no request comes to send them out earlier,
+    // nor a fetch of nothing where pp's parent, which lacks the file, is searched for a rename to it.
     expect(await twiceReports(0)).toHaveLength(1);
   });
 
