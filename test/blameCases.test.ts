@@ -7,11 +7,11 @@
 // memory, and the scratch history is built once per machine (cachedScratchRepo), so a mutant costs seconds.
 import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { BlameProgress } from '../workers/engine/index.ts';
 import { COMMIT_GRAPH_CHAIN, layerPath } from '../workers/ops/common/commitGraphAccess.ts';
 import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
-import { BLAME_FIRST_GENERATION } from '../workers/ops/read/blame.ts';
+import { BLAME_FIRST_GENERATION, BLAME_REPORT_MS } from '../workers/ops/read/blame.ts';
 import { memoryStorage } from '../workers/storage/memory.ts';
 import { testEngine } from './support/engine.ts';
 import { gitBlame, gitBytes, runGit } from './support/gitHistory.ts';
@@ -215,8 +215,9 @@ describe('blame of chosen files of blame.git against git blame --porcelain', () 
  * the file (renamed there from a file its base also held, or never there), a parent dated after its child
  * (walked before a child that gives it more lines), a file that becomes a symlink and one that stops being
  * one (also as the same blob), and a merge where a file of the first parent and a renamed one of the other
- * are the same blob; a commit outside the commit-graph; and a file of more versions than a page of its
- * history, whose blobs come in generations that double.
+ * are the same blob, or a renamed one of the first and a file of the other; a commit that keeps lines
+ * twice, its progress reports under a clock the test moves; a commit outside the commit-graph; and a file
+ * of more versions than a page of its history, whose blobs come in generations that double.
  */
 describe('blame of merges, dates and kinds blame.git lacks, against git blame --porcelain', () => {
   const FILES = [
@@ -229,6 +230,8 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
     'link/c',
     'link/d',
     'order/f.js',
+    'dup/f.js',
+    'twice/f.js',
     'plain/empty.js',
     'plain/tail.txt',
   ];
@@ -372,6 +375,45 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
       await commit('order: f');
       await merge('order', async () => {});
 
+      // dup: the first parent renamed f.js to x.js, the other has f.js, both with the blob of an edit each
+      // side made alike; the merge keeps f.js with a line more. The first parent's rename, found in the
+      // second pass, still goes before the other parent's same blob (pass_blame's j < i): s1's edit, not s2's.
+      await put('dup/f.js', body('d', 8));
+      await commit('dup: base');
+      await run(['switch', '-q', '-c', 'dup']);
+      await put('dup/f.js', body('d', 8).replace('d line 3', 'd line three'));
+      await commit('dup: s2 edits line 3');
+      await run(['switch', '-q', 'main']);
+      await put('dup/f.js', body('d', 8).replace('d line 3', 'd line three'));
+      await commit('dup: s1 edits line 3 alike');
+      await run(['mv', 'dup/f.js', 'dup/x.js']);
+      await commit('dup: rename f.js to x.js');
+      await merge('dup', async () => {
+        await run(['rm', '-q', 'dup/x.js']);
+        await put('dup/f.js', `${body('d', 8).replace('d line 3', 'd line three')}merged line\n`);
+      });
+
+      // twice: p, dated after its children, keeps line 4 from c1 and, once c2 is walked, line 6 from c2:
+      // two passes of one commit, with reports between them when time has passed.
+      const t0 = clock + 600;
+      clock = t0 + 3000;
+      await put('twice/f.js', body('t', 8));
+      await commit('twice: pp', t0);
+      const tp = body('t', 8).replace('t line 4', 't line four').replace('t line 6', 't line six');
+      await put('twice/f.js', tp);
+      await commit('twice: p, dated late', t0 + 1000);
+      await run(['switch', '-q', '-c', 'twice']);
+      await put('twice/f.js', tp.replace('t line 8', 't line eight'));
+      await commit('twice: c2', t0 + 100);
+      await run(['switch', '-q', 'main']);
+      await put('twice/f.js', tp.replace('t line six', 't line six in c1'));
+      await commit('twice: c1', t0 + 500);
+      await merge(
+        'twice',
+        () => put('twice/f.js', `${tp.replace('t line 8', 't line eight')}merged\n`),
+        t0 + 2000,
+      );
+
       // plain: a file emptied, one without a final line feed, and a submodule, which blame refuses.
       await put('plain/empty.js', body('e', 3));
       await put('plain/tail.txt', 'one\ntwo');
@@ -479,6 +521,60 @@ describe('blame of merges, dates and kinds blame.git lacks, against git blame --
   it('from the Bloom filters of the commit-graph', async () => {
     expect(await ctx.store.repoFs.open(id).promises.stat(COMMIT_GRAPH_CHAIN)).toBeTruthy();
     for (const path of FILES) await scratchEqualsGit(path);
+  });
+
+  /**
+   * Blames twice/f.js with performance.now() held at a clock only the listener moves, by `step` after each
+   * report: whether a report goes out depends on the clock, not on how fast this machine is.
+   */
+  async function twiceReports(step: number) {
+    let now = 1_000_000;
+    const reports: BlameProgress[] = [];
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      const result = await engine.repo(id).blame(
+        { ref: 'main', path: 'twice/f.js' },
+        {
+          onProgress: (p) => {
+            reports.push(structuredClone(p));
+            now += step;
+          },
+        },
+      );
+      const ours = result.lines.map((l) => `${l.commit} ${l.origLine} ${l.origPath}`);
+      expect(ours).toEqual(await gitBlame(scratchBare, 'main', 'twice/f.js'));
+      // Each commit is named once, in the first report with its lines, though p keeps lines twice.
+      const named = new Set<string>();
+      for (const r of reports) {
+        for (const oid of Object.keys(r.commits ?? {})) {
+          expect(named.has(oid)).toBe(false);
+          named.add(oid);
+        }
+        for (const f of r.found ?? []) expect(named.has(f.commit)).toBe(true);
+      }
+      return reports.filter((r) => r.found).map((r) => [...new Set(r.found!.map((f) => f.commit))]);
+    } finally {
+      clock.mockRestore();
+    }
+  }
+
+  it('reports the lines a commit keeps as soon as BLAME_REPORT_MS have passed since the last report', async () => {
+    // git blame --incremental tells each commit's lines as the walk gives them: the same steps.
+    const steps: string[][] = [];
+    for (const line of (await gitBytes(scratchBare, ['blame', '--incremental', 'main', '--', 'twice/f.js']))
+      .toString()
+      .split('\n')) {
+      const oid = /^([0-9a-f]{40}) /.exec(line)?.[1];
+      if (oid && steps.at(-1)?.[0] !== oid) steps.push([oid]);
+    }
+    expect(steps).toHaveLength(5);
+    expect(await twiceReports(BLAME_REPORT_MS)).toEqual(steps);
+  });
+
+  it('holds found lines for the last report while less than BLAME_REPORT_MS has passed', async () => {
+    // Every version was fetched with the file's own content: no request comes to send them out earlier,
+    // nor a fetch of nothing where pp's parent, which lacks the file, is searched for a rename to it.
+    expect(await twiceReports(0)).toHaveLength(1);
   });
 
   it('refuses a submodule with PATH_NOT_FOUND', async () => {
