@@ -197,6 +197,14 @@ describe('fetchRepo against git upload-pack', () => {
       .filter((r) => r.body.includes('command=ls-refs'))
       .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
     expect(followPrefixes[0]).toEqual(['ref-prefix refs/heads/']);
+    // The listing that confirms the followed tags says who asks, as the fetch does: git sends its agent
+    // with every command to a server that advertises one (GIT_TRACE_PACKET=1 git fetch).
+    const agentOf = (body: string) => requestLines(body).filter((l) => l.startsWith('agent='));
+    const fetchAgent = agentOf(fetchBodies()[0] ?? '');
+    expect(fetchAgent).toHaveLength(1);
+    expect(followPrefixes[1]).toEqual(['ref-prefix refs/tags/v2']);
+    const confirming = served.requests.filter((r) => r.body.includes('command=ls-refs'))[1];
+    expect(agentOf(confirming?.body ?? '')).toEqual(fetchAgent);
     expect(request).not.toContain('no-progress');
     expect(request).toEqual(
       expect.arrayContaining([
