@@ -536,13 +536,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     const boundary = await readStored(repoId, 'shallow');
     commit(dir, 's.txt');
     served.requests.length = 0;
-    const result = await scripted(
-      {
-        advertisement: (lines) =>
-          lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
-      },
-      () => engine.repo(repoId).fetch({ deepen: 1 }),
-    );
+    const noShallow = {
+      advertisement: (lines: (string | null)[]) =>
+        lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
+    };
+    const result = await scripted(noShallow, () => engine.repo(repoId).fetch({ deepen: 1 }));
     expect(result.warnings).toEqual([
       'The server does not support shallow fetches; fetched without changing the depth.',
     ]);
@@ -550,6 +548,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     const request = fetchBodies().join('');
     expect(request).toContain('shallow ');
     expect(request).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe(boundary);
+    // Asked for no depth, that server lacks nothing the fetch needs: no warning, as git fetch gives none.
+    commit(dir, 's2.txt');
+    const plain = await scripted(noShallow, () => engine.repo(repoId).fetch());
+    expect(plain).toMatchObject({ newCommits: 1, shallow: true, warnings: [] });
     expect(await readStored(repoId, 'shallow')).toBe(boundary);
   });
 
