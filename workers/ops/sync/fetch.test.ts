@@ -592,6 +592,35 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
   });
 
+  it('stores of a listing only the branches named or mapped, and no tag with tags none, as git fetch does', async () => {
+    // gitprotocol-v2 ls-refs: ref-prefix "is purely for optimization; a server MAY show refs not matching the
+    // prefix if it chooses, and clients should filter the result themselves". git's own is a prefix match.
+    const { dir, repoId, cli } = await twin('unasked');
+    git(dir, ['branch', 'feature']);
+    git(dir, ['branch', 'feature2']);
+    const c = commit(dir, 'x.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c]);
+    git(dir, ['notes', 'add', '-m', 'a note', c]);
+    const named = await engine.repo(repoId).fetch({ refs: ['feature'], tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin', 'feature']);
+    expect(kinds(named)).toEqual(['new refs/remotes/origin/feature']);
+    await expectGitsRefs(repoId, cli, 'refs/heads/feature lists feature2');
+    // A server that ignores ref-prefix: every ref it has, tags and notes too.
+    const format = '%(objectname) %(refname)%(if)%(*objectname)%(then) peeled:%(*objectname)%(end)';
+    const everything = {
+      lsRefs: () => [
+        ...git(dir, ['for-each-ref', `--format=${format}`])
+          .split('\n')
+          .map((l) => `${l}\n`),
+        null,
+      ],
+    };
+    const all = await scripted(everything, () => engine.repo(repoId).fetch({ tags: 'none' }));
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(all)).toEqual(['fast-forward refs/remotes/origin/main', 'new refs/remotes/origin/feature2']);
+    await expectGitsRefs(repoId, cli, 'every ref listed');
+  });
+
   it('lists every tag exactly when the last listing is TAG_LIST_MAX_AGE_MS old, not a millisecond before', async () => {
     const { dir, repoId, ids } = await cloned('boundary');
     git(dir, ['tag', 'light', ids[1]]);
