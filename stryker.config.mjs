@@ -1848,6 +1848,21 @@ export default {
       reason:
         'its only caller (abortMergeState) removed the path just before: the unlink finds nothing either way',
     },
+    // fetch.ts 146-320 (issue 26, session 13, fetch13)
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'opts.deepen > 0 (in opts.deepen && opts.deepen > 0)',
+      mutants: 'opts.deepen >= 0',
+      reason:
+        'reached only when opts.deepen is truthy, so never 0 (nor NaN): >= 0 and > 0 agree on every such number',
+    },
+    {
+      file: 'workers/ops/sync/fetch.ts',
+      code: 'opts.depth > 0 (in opts.depth && opts.depth > 0)',
+      mutants: 'opts.depth >= 0',
+      reason:
+        'reached only when opts.depth is truthy, so never 0 (nor NaN): >= 0 and > 0 agree on every such number',
+    },
   ],
   equivalentMutants: [
     {

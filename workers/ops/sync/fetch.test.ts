@@ -197,6 +197,14 @@ describe('fetchRepo against git upload-pack', () => {
       .filter((r) => r.body.includes('command=ls-refs'))
       .map((r) => requestLines(r.body).filter((l) => l.startsWith('ref-prefix')));
     expect(followPrefixes[0]).toEqual(['ref-prefix refs/heads/']);
+    // The listing that confirms the followed tags says who asks, as the fetch does: git sends its agent
+    // with every command to a server that advertises one (GIT_TRACE_PACKET=1 git fetch).
+    const agentOf = (body: string) => requestLines(body).filter((l) => l.startsWith('agent='));
+    const fetchAgent = agentOf(fetchBodies()[0] ?? '');
+    expect(fetchAgent).toHaveLength(1);
+    expect(followPrefixes[1]).toEqual(['ref-prefix refs/tags/v2']);
+    const confirming = served.requests.filter((r) => r.body.includes('command=ls-refs'))[1];
+    expect(agentOf(confirming?.body ?? '')).toEqual(fetchAgent);
     expect(request).not.toContain('no-progress');
     expect(request).toEqual(
       expect.arrayContaining([
@@ -528,13 +536,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     const boundary = await readStored(repoId, 'shallow');
     commit(dir, 's.txt');
     served.requests.length = 0;
-    const result = await scripted(
-      {
-        advertisement: (lines) =>
-          lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
-      },
-      () => engine.repo(repoId).fetch({ deepen: 1 }),
-    );
+    const noShallow = {
+      advertisement: (lines: (string | null)[]) =>
+        lines.map((l) => (l?.startsWith('fetch=') ? 'fetch=wait-for-done filter\n' : l)),
+    };
+    const result = await scripted(noShallow, () => engine.repo(repoId).fetch({ deepen: 1 }));
     expect(result.warnings).toEqual([
       'The server does not support shallow fetches; fetched without changing the depth.',
     ]);
@@ -542,6 +548,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     const request = fetchBodies().join('');
     expect(request).toContain('shallow ');
     expect(request).not.toContain('deepen');
+    expect(await readStored(repoId, 'shallow')).toBe(boundary);
+    // Asked for no depth, that server lacks nothing the fetch needs: no warning, as git fetch gives none.
+    commit(dir, 's2.txt');
+    const plain = await scripted(noShallow, () => engine.repo(repoId).fetch());
+    expect(plain).toMatchObject({ newCommits: 1, shallow: true, warnings: [] });
     expect(await readStored(repoId, 'shallow')).toBe(boundary);
   });
 
@@ -579,6 +590,35 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     expect(err.message).toBe('The remote has no branch empty.');
     const result = await scripted(withUnborn, () => engine.repo(repoId).fetch());
     expect(kinds(result)).toEqual(['fast-forward refs/remotes/origin/main']);
+  });
+
+  it('stores of a listing only the branches named or mapped, and no tag with tags none, as git fetch does', async () => {
+    // gitprotocol-v2 ls-refs: ref-prefix "is purely for optimization; a server MAY show refs not matching the
+    // prefix if it chooses, and clients should filter the result themselves". git's own is a prefix match.
+    const { dir, repoId, cli } = await twin('unasked');
+    git(dir, ['branch', 'feature']);
+    git(dir, ['branch', 'feature2']);
+    const c = commit(dir, 'x.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 2', 'v2', c]);
+    git(dir, ['notes', 'add', '-m', 'a note', c]);
+    const named = await engine.repo(repoId).fetch({ refs: ['feature'], tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin', 'feature']);
+    expect(kinds(named)).toEqual(['new refs/remotes/origin/feature']);
+    await expectGitsRefs(repoId, cli, 'refs/heads/feature lists feature2');
+    // A server that ignores ref-prefix: every ref it has, tags and notes too.
+    const format = '%(objectname) %(refname)%(if)%(*objectname)%(then) peeled:%(*objectname)%(end)';
+    const everything = {
+      lsRefs: () => [
+        ...git(dir, ['for-each-ref', `--format=${format}`])
+          .split('\n')
+          .map((l) => `${l}\n`),
+        null,
+      ],
+    };
+    const all = await scripted(everything, () => engine.repo(repoId).fetch({ tags: 'none' }));
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(all)).toEqual(['fast-forward refs/remotes/origin/main', 'new refs/remotes/origin/feature2']);
+    await expectGitsRefs(repoId, cli, 'every ref listed');
   });
 
   it('lists every tag exactly when the last listing is TAG_LIST_MAX_AGE_MS old, not a millisecond before', async () => {
