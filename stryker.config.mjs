@@ -1707,13 +1707,6 @@ export default {
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: 'queue.every((e) => e.ours) && Math.max(...queue.map((e) => e.time)) < oldestCounted() (countCommits)',
-      mutants: 'false',
-      reason:
-        'the early stop: without it the walk goes on to the roots and counts the same commits (dates only decide when to stop)',
-    },
-    {
-      file: 'workers/ops/worktree/pull.ts',
       code: 'if (!t || o?.oid === t.oid) return []; (blobsToTake)',
       mutants: 'o?.oid === t.oid as false',
       reason:
