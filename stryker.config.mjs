@@ -1856,6 +1856,34 @@ export default {
       reason:
         'reached only when opts.depth is truthy, so never 0 (nor NaN): >= 0 and > 0 agree on every such number',
     },
+    // lazyBlobs.ts, lines 361-519 (issue 26, session 13, lead13)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "{ once: true } (the call's abort listener)",
+      mutants: 'false; {}',
+      reason: 'an AbortSignal fires abort once, and the finally removes the listener whatever happened',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "if (onAbort) signal?.removeEventListener('abort', onAbort) (finally)",
+      mutants: "true; '' for 'abort'",
+      reason:
+        "the Promise executor sets onAbort before anything else runs, so it is always set; a listener left on the caller's signal resolves a promise nobody awaits any more: memory only",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'if (onPack) for (const batch of waitedFor) batch.packListeners.delete(onPack) (finally)',
+      mutants: 'true',
+      reason:
+        'without onPack nothing was added, and deleting undefined from a set that never holds it does nothing',
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: 'Math.min(size, count - i * size) (batchSizes, a fixed size)',
+      mutants: 'count + i * size; i / size',
+      reason:
+        "the number of batches is Math.ceil(count / size) either way, and each takes fresh.slice(start, start + size): the last slice stops at the list's end, so a size past it gives the same batch",
+    },
   ],
   equivalentMutants: [
     {
