@@ -1884,6 +1884,21 @@ export default {
       reason:
         "the number of batches is Math.ceil(count / size) either way, and each takes fresh.slice(start, start + size): the last slice stops at the list's end, so a size past it gives the same batch",
     },
+    // pull.ts, lines 301-378: countCommits as limit_list (issue 26, session 14, lead14)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (fromReaches.has(oid)) continue; (markParents)',
+      mutants: 'false',
+      reason:
+        "commits form no cycle, so the walk still ends, and adding an oid the set holds changes nothing: the skip only spares re-walking parents already marked (git's own check, for its cost)",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'seen.get(oid)?.parents ?? [] (markParents)',
+      mutants: '["Stryker was here"]',
+      reason:
+        "for a commit not read yet it marks a string no commit has as from's: nothing ever reads or counts it",
+    },
   ],
   equivalentMutants: [
     {

@@ -937,6 +937,19 @@ describe('countCommits against git rev-list', () => {
     );
   });
 
+  it('an old tip this repository does not hold reaches nothing: every commit of the tip counts, as git counts the tip alone', async () => {
+    const { dir, oid, repo } = history([
+      ['A', 10, []],
+      ['B', 20, ['A']],
+      ['C', 30, ['B']],
+    ]);
+    const tip = oid.get('C')!;
+    const byGit = execFileSync('git', ['-C', dir, 'rev-list', '--count', tip]).toString().trim();
+    expect(byGit).toBe('3');
+    // An object id no commit of this history has: a branch whose objects are gone.
+    expect(await countCommits(repo, tip, 'e'.repeat(40))).toBe(Number(byGit));
+  });
+
   it('histories where the order of equal dates, the marks and SLOP decide the count', async () => {
     // Found by running copies of this walk, each with one rule changed, on random histories until the copy
     // counted otherwise; the rule each history needs is named above it. git's count is still the answer.
