@@ -638,7 +638,7 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     }
   });
 
-  it('an HTTP error: its message, no advice of the network', async () => {
+  it('an HTTP error: its message, no advice of the network, not asked again', async () => {
     const [a] = take(1);
     for (const [status, code, advice] of [
       [401, 'HTTP_UNAUTHORIZED', ''],
@@ -648,7 +648,10 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     ] as const) {
       const s = withAnswer(() => new Response('no', { status }));
       try {
+        asked.length = 0;
         const err = await failure(ensureBlobs(ctx, repoId, [a]));
+        // An answer, not a transfer that broke off: the same request would get the same answer.
+        expect(asked).toEqual([[a]]);
         expect(err).toBeInstanceOf(MissingObjectError);
         expect(err).toMatchObject({ oid: a, advice, notOnServer: false });
         expect((err as MissingObjectError & { cause: { code: string } }).cause.code).toBe(code);
