@@ -16,7 +16,7 @@ import type { RepoEvent } from '../../store/repoEvents.ts';
 import { GITDIR } from '../../store/repoFs.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
-import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import { maintenanceIdle, REPACK_THRESHOLD } from '../maintenance/packMaintenance.ts';
 import {
   type BlobFetchProgress,
   BlobFetchState,
@@ -363,6 +363,27 @@ describe('ensureBlobs: what it asks and stores', () => {
       expect(merging()).toBe(true);
     } finally {
       answerBlobs = (w) => packAnswer(w);
+    }
+  });
+
+  it('its packs are promisor packs to maintenance, as their .promisor files say to git: past the threshold, merged', async () => {
+    // An engine of its own: the shared repo's pack count depends on the tests before.
+    const own = testEngine({ storage: memoryStorage(), fetch });
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      const wanted = take(REPACK_THRESHOLD + 1);
+      await ensureBlobs(own.ctx, id, wanted, { batching: { size: 1 } });
+      await maintenanceIdle(own.ctx, id);
+      const dir = join(scratch, `export-${exports++}`);
+      await exportDir(own.ctx.store.repoFs.open(id), GITDIR, dir);
+      // The clone's pack and every lazy one, merged into one promisor pack holding every blob.
+      expect(await offlineGit(dir, ['count-objects', '-v'])).toMatch(/^packs: 1$/m);
+      const names = await readdir(join(dir, 'objects/pack'));
+      expect(names.filter((n) => n.endsWith('.promisor'))).toHaveLength(1);
+      const all = await offlineGit(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+      expect(wanted.filter((o) => !all.includes(o))).toEqual([]);
+    } finally {
+      await own.engine.close();
     }
   });
 
