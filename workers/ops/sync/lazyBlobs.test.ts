@@ -14,6 +14,7 @@ import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoCh
 import { memoryStorage } from '../../storage/memory.ts';
 import type { RepoEvent } from '../../store/repoEvents.ts';
 import { GITDIR } from '../../store/repoFs.ts';
+import type { Storage } from '../../store/storage.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
 import { maintenanceIdle, REPACK_THRESHOLD } from '../maintenance/packMaintenance.ts';
@@ -211,6 +212,28 @@ async function answerBytes(oids: string[]): Promise<number> {
 
 async function packNames(): Promise<string[]> {
   return (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.pack'));
+}
+
+/**
+ * A memory storage whose file-record writes go through `control.write` while it is set: it is handed the
+ * write (values taken at once, as IndexedDB takes them) and says when, or whether, it completes.
+ */
+function controlledStorage() {
+  const control: { write?: (store: () => Promise<void>) => Promise<void> } = {};
+  const inner = memoryStorage();
+  const storage: Storage = {
+    ...inner,
+    files: (name) => {
+      const records = inner.files(name);
+      return Object.assign(Object.create(records), {
+        write: (changes: Parameters<typeof records.write>[0]) => {
+          const store = () => records.write(changes);
+          return control.write ? control.write(store) : store();
+        },
+      });
+    },
+  };
+  return { storage, control };
 }
 
 describe('BlobFetchState', () => {
@@ -1002,6 +1025,29 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     expect(err).toMatchObject({ code: 'PACK_OBJECT_TOO_LARGE', limit: 'maxObjectSize' });
     expect(err.message).toContain('(maxObjectSize)');
     expect(await held([a])).toEqual([]);
+  });
+
+  it('a pack the storage refuses: its own error, not one of the network or the server; nothing stored', async () => {
+    const [a] = take(1);
+    const { storage, control } = controlledStorage();
+    const own = testEngine({ storage, fetch });
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      control.write = () =>
+        Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+      const err = await failure(ensureBlobs(own.ctx, id, [a]));
+      control.write = undefined;
+      expect(err).not.toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ name: 'StoreError', code: 'STORAGE_FULL' });
+      await maintenanceIdle(own.ctx, id);
+      const dir = join(scratch, `export-${exports++}`);
+      await exportDir(own.ctx.store.repoFs.open(id), GITDIR, dir);
+      const all = await offlineGit(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+      expect(all).not.toContain(a);
+    } finally {
+      control.write = undefined;
+      await own.engine.close();
+    }
   });
 
   it('offline: nothing asked, the error says so', async () => {
