@@ -520,6 +520,35 @@ describe('ensureBlobs: what it asks and stores', () => {
       expect(stored.some((s) => Buffer.compare(s, Buffer.from(p.pack)) === 0)).toBe(true);
   });
 
+  it("onPack's work starts while the storage still writes the pack, not after", async () => {
+    const [a] = take(1);
+    const { storage, control } = controlledStorage();
+    const own = testEngine({ storage, fetch });
+    const order: string[] = [];
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      const listened = gate();
+      // A write completes once onPack has begun, or after a wait that shows it did not begin meanwhile.
+      control.write = async (store) => {
+        const writing = store();
+        await Promise.race([listened.opened, new Promise((r) => setTimeout(r, 300))]);
+        await writing;
+        order.push('written');
+      };
+      await ensureBlobs(own.ctx, id, [a], {
+        onPack: () => {
+          order.push('onPack');
+          listened.open();
+        },
+      });
+      expect(order[0]).toBe('onPack');
+      expect(order).toContain('written');
+    } finally {
+      control.write = undefined;
+      await own.engine.close();
+    }
+  });
+
   it("the call's timeline measures each pack's indexing and storing", async () => {
     const measured: string[] = [];
     const steps = {
