@@ -1899,6 +1899,28 @@ export default {
       reason:
         "for a commit not read yet it marks a string no commit has as from's: nothing ever reads or counts it",
     },
+    // lazyBlobs.ts (issue 26, session 14, surv14b)
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "outcomes === 'aborted' (in: outcomes === 'aborted' || signal?.aborted)",
+      mutants: "false (what '' for 'aborted', listed in session 8, does too)",
+      reason:
+        "only the abort listener resolves 'aborted', and only once the signal fired; an AbortSignal stays aborted, so signal?.aborted alone is true then",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: "err instanceof OperationError && err.code === 'ABORTED' (isAbort)",
+      mutants: '||',
+      reason:
+        "isAbort sees only batches' errors, where either side alone is true just for runBatch's and cancel's abortedError() (session 9's entry), so either side is the whole test",
+    },
+    {
+      file: 'workers/ops/sync/lazyBlobs.ts',
+      code: '(err instanceof WireError || err instanceof PackError) && err.limit !== undefined (missingError)',
+      mutants: 'true for the first side',
+      reason:
+        "only WireError and PackError have a limit: any other error's is undefined, so the second side alone is false for it",
+    },
   ],
   equivalentMutants: [
     {

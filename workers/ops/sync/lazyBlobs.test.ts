@@ -14,9 +14,10 @@ import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoCh
 import { memoryStorage } from '../../storage/memory.ts';
 import type { RepoEvent } from '../../store/repoEvents.ts';
 import { GITDIR } from '../../store/repoFs.ts';
+import type { Storage } from '../../store/storage.ts';
 import { concatBytes, encodePktLine, FLUSH_PKT } from '../../wire/pktLine.ts';
 import { MissingObjectError } from '../common/errors.ts';
-import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
+import { maintenanceIdle, REPACK_THRESHOLD } from '../maintenance/packMaintenance.ts';
 import {
   type BlobFetchProgress,
   BlobFetchState,
@@ -213,6 +214,28 @@ async function packNames(): Promise<string[]> {
   return (await packFiles(ctx, repoId)).filter((f) => f.endsWith('.pack'));
 }
 
+/**
+ * A memory storage whose file-record writes go through `control.write` while it is set: it is handed the
+ * write (values taken at once, as IndexedDB takes them) and says when, or whether, it completes.
+ */
+function controlledStorage() {
+  const control: { write?: (store: () => Promise<void>) => Promise<void> } = {};
+  const inner = memoryStorage();
+  const storage: Storage = {
+    ...inner,
+    files: (name) => {
+      const records = inner.files(name);
+      return Object.assign(Object.create(records), {
+        write: (changes: Parameters<typeof records.write>[0]) => {
+          const store = () => records.write(changes);
+          return control.write ? control.write(store) : store();
+        },
+      });
+    },
+  };
+  return { storage, control };
+}
+
 describe('BlobFetchState', () => {
   it('learns only from fetches that brought blobs', () => {
     const state = new BlobFetchState();
@@ -366,6 +389,27 @@ describe('ensureBlobs: what it asks and stores', () => {
     }
   });
 
+  it('its packs are promisor packs to maintenance, as their .promisor files say to git: past the threshold, merged', async () => {
+    // An engine of its own: the shared repo's pack count depends on the tests before.
+    const own = testEngine({ storage: memoryStorage(), fetch });
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      const wanted = take(REPACK_THRESHOLD + 1);
+      await ensureBlobs(own.ctx, id, wanted, { batching: { size: 1 } });
+      await maintenanceIdle(own.ctx, id);
+      const dir = join(scratch, `export-${exports++}`);
+      await exportDir(own.ctx.store.repoFs.open(id), GITDIR, dir);
+      // The clone's pack and every lazy one, merged into one promisor pack holding every blob.
+      expect(await offlineGit(dir, ['count-objects', '-v'])).toMatch(/^packs: 1$/m);
+      const names = await readdir(join(dir, 'objects/pack'));
+      expect(names.filter((n) => n.endsWith('.promisor'))).toHaveLength(1);
+      const all = await offlineGit(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+      expect(wanted.filter((o) => !all.includes(o))).toEqual([]);
+    } finally {
+      await own.engine.close();
+    }
+  });
+
   it("goes through the call's proxy and credentials, else the repo's", async () => {
     sentTo.length = 0;
     await ensureBlobs(ctx, repoId, take(1), { connection: { corsProxy: 'https://proxy.example/' } });
@@ -474,6 +518,35 @@ describe('ensureBlobs: what it asks and stores', () => {
     );
     for (const p of packs)
       expect(stored.some((s) => Buffer.compare(s, Buffer.from(p.pack)) === 0)).toBe(true);
+  });
+
+  it("onPack's work starts while the storage still writes the pack, not after", async () => {
+    const [a] = take(1);
+    const { storage, control } = controlledStorage();
+    const own = testEngine({ storage, fetch });
+    const order: string[] = [];
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      const listened = gate();
+      // A write completes once onPack has begun, or after a wait that shows it did not begin meanwhile.
+      control.write = async (store) => {
+        const writing = store();
+        await Promise.race([listened.opened, new Promise((r) => setTimeout(r, 300))]);
+        await writing;
+        order.push('written');
+      };
+      await ensureBlobs(own.ctx, id, [a], {
+        onPack: () => {
+          order.push('onPack');
+          listened.open();
+        },
+      });
+      expect(order[0]).toBe('onPack');
+      expect(order).toContain('written');
+    } finally {
+      control.write = undefined;
+      await own.engine.close();
+    }
   });
 
   it("the call's timeline measures each pack's indexing and storing", async () => {
@@ -638,7 +711,7 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     }
   });
 
-  it('an HTTP error: its message, no advice of the network', async () => {
+  it('an HTTP error: its message, no advice of the network, not asked again', async () => {
     const [a] = take(1);
     for (const [status, code, advice] of [
       [401, 'HTTP_UNAUTHORIZED', ''],
@@ -648,7 +721,10 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     ] as const) {
       const s = withAnswer(() => new Response('no', { status }));
       try {
+        asked.length = 0;
         const err = await failure(ensureBlobs(ctx, repoId, [a]));
+        // An answer, not a transfer that broke off: the same request would get the same answer.
+        expect(asked).toEqual([[a]]);
         expect(err).toBeInstanceOf(MissingObjectError);
         expect(err).toMatchObject({ oid: a, advice, notOnServer: false });
         expect((err as MissingObjectError & { cause: { code: string } }).cause.code).toBe(code);
@@ -978,6 +1054,29 @@ describe('ensureBlobs: what the server leaves out or refuses', () => {
     expect(err).toMatchObject({ code: 'PACK_OBJECT_TOO_LARGE', limit: 'maxObjectSize' });
     expect(err.message).toContain('(maxObjectSize)');
     expect(await held([a])).toEqual([]);
+  });
+
+  it('a pack the storage refuses: its own error, not one of the network or the server; nothing stored', async () => {
+    const [a] = take(1);
+    const { storage, control } = controlledStorage();
+    const own = testEngine({ storage, fetch });
+    try {
+      const { repoId: id } = await own.engine.clone({ url: URL_BASE });
+      control.write = () =>
+        Promise.reject(new DOMException('The quota has been exceeded.', 'QuotaExceededError'));
+      const err = await failure(ensureBlobs(own.ctx, id, [a]));
+      control.write = undefined;
+      expect(err).not.toBeInstanceOf(MissingObjectError);
+      expect(err).toMatchObject({ name: 'StoreError', code: 'STORAGE_FULL' });
+      await maintenanceIdle(own.ctx, id);
+      const dir = join(scratch, `export-${exports++}`);
+      await exportDir(own.ctx.store.repoFs.open(id), GITDIR, dir);
+      const all = await offlineGit(dir, ['cat-file', '--batch-all-objects', '--batch-check=%(objectname)']);
+      expect(all).not.toContain(a);
+    } finally {
+      control.write = undefined;
+      await own.engine.close();
+    }
   });
 
   it('offline: nothing asked, the error says so', async () => {
