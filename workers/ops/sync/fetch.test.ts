@@ -15,7 +15,7 @@ import { requestLines } from '../../../test/support/craftedServer.ts';
 import { datedGitEnv } from '../../../test/support/datedGit.ts';
 import { testEngine } from '../../../test/support/engine.ts';
 import { looseRefNames, packedRefsAsGitWrites, showRefs } from '../../../test/support/refsOracle.ts';
-import { failure, packFiles } from '../../../test/support/repoChecks.ts';
+import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoChecks.ts';
 import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
@@ -347,14 +347,63 @@ describe('fetchRepo against git upload-pack', () => {
     const after = await engine.repo(repoId).fetch({ deepen: 3 });
     expect(after.newCommits).toBe(1);
     expect(fetchBodies().join('')).not.toContain('deepen');
-    // Unshallowing a complete repo, or a depth of 0, changes nothing either.
+    // Unshallowing a complete repo changes nothing either (git dies on it; the history fill's last step
+    // relies on it), nor does a deepen of 0 (git fetch --deepen=0 is no deepening).
     commit(dir, 'later2.txt');
     served.requests.length = 0;
     expect((await engine.repo(repoId).fetch({ unshallow: true })).newCommits).toBe(1);
     commit(dir, 'later3.txt');
-    expect((await engine.repo(repoId).fetch({ depth: 0, deepen: 0 })).newCommits).toBe(1);
+    expect((await engine.repo(repoId).fetch({ deepen: 0 })).newCommits).toBe(1);
     expect(fetchBodies().join('')).not.toContain('deepen');
     expect(await readStored(repoId, 'shallow')).toBe('');
+  });
+
+  it('refuses, before any request and storing nothing, the depths git fetch and git clone refuse', async () => {
+    const { dir, repoId, cli } = await twin('baddepth', 3, 1);
+    commit(dir, 'b.txt');
+    /** git's stderr when it refuses `args`, null when it does them. */
+    const gitRefuses = (cwd: string, args: string[]) => {
+      try {
+        execFileSync('git', args, { cwd, stdio: 'pipe' });
+        return null;
+      } catch (err) {
+        return String((err as { stderr: Buffer }).stderr);
+      }
+    };
+    const before = await snapshotGitDir(ctx, repoId);
+    const cases: [Parameters<ReturnType<typeof engine.repo>['fetch']>[0], string][] = [
+      [{ depth: 0 }, '--depth=0'],
+      [{ depth: -1 }, '--depth=-1'],
+      [{ depth: 1.5 }, '--depth=1.5'],
+      [{ deepen: -1 }, '--deepen=-1'],
+      [{ deepen: 1.5 }, '--deepen=1.5'],
+    ];
+    for (const [opts, flag] of cases) {
+      // git 2.39: "depth 0 is not a positive number", "transport: invalid depth option '1.5'", "negative
+      // depth in --deepen is not supported", "option `deepen' expects a numerical value".
+      expect(gitRefuses(cli, ['fetch', '-q', flag, 'origin']), flag).toMatch(/depth|deepen/);
+      served.requests.length = 0;
+      const err = await failure(engine.repo(repoId).fetch(opts));
+      expect(err.code, flag).toBe('INVALID_INPUT');
+      expect(err.message, flag).toContain(String(Object.values(opts ?? {})[0]));
+      expect(served.requests, flag).toEqual([]);
+    }
+    expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+
+    for (const flag of ['--depth=0', '--depth=-1', '--depth=1.5']) {
+      expect(
+        gitRefuses(root, ['clone', '-q', flag, `file://${dir}`, join(root, 'baddepth-never')]),
+        flag,
+      ).toMatch(/depth/);
+    }
+    const repos = (await ctx.store.registry.list()).length;
+    for (const depth of [0, -1, 1.5, Number.NaN]) {
+      served.requests.length = 0;
+      const err = await failure(engine.clone({ url: `${served.base}/baddepth`, depth }));
+      expect(err.code, `${depth}`).toBe('INVALID_INPUT');
+      expect(served.requests, `${depth}`).toEqual([]);
+    }
+    expect((await ctx.store.registry.list()).length).toBe(repos);
   });
 
   it('negotiates in rounds of doubling haves when the local history is long and unknown to the server', async () => {
@@ -526,11 +575,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     }
   }
 
-  it('a depth below 1, or a server without `shallow` in its fetch, changes no depth (a warning for the server)', async () => {
+  it('a server without `shallow` in its fetch changes no depth (a warning), and a deepen of 0 none', async () => {
     const { dir, repoId } = await cloned('noshallow', 3, 1);
-    // Below 1 is no depth: with nothing new, nothing is asked.
+    // A deepen of 0 is none: with nothing new, nothing is asked.
     served.requests.length = 0;
-    const none = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
+    const none = await engine.repo(repoId).fetch({ deepen: 0 });
     expect(none).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
     expect(fetchBodies()).toEqual([]);
     const boundary = await readStored(repoId, 'shallow');

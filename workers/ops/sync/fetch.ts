@@ -24,6 +24,7 @@ import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/r
 import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
+import { checkDeepen, checkDepth } from './depthOptions.ts';
 import { confirmPackedTags, tagsInPack } from './followedTags.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsAhead, lsRefsCall } from './lsRefsCall.ts';
@@ -58,9 +59,15 @@ export interface FetchOptions {
    * TAG_LIST_MAX_AGE_MS ago or more (RepoRecord.tagsListedAt).
    */
   tags?: FetchTags;
-  /** Make the history this many commits deep from the remote's tips (`git fetch --depth`). */
+  /**
+   * Make the history this many commits deep from the remote's tips (`git fetch --depth`): 1 or more, as git
+   * takes; 0, a negative or a fraction is INVALID_INPUT, before any request.
+   */
   depth?: number;
-  /** Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`). */
+  /**
+   * Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`); 0 is no
+   * deepening, as with git, and a negative or a fraction INVALID_INPUT.
+   */
   deepen?: number;
   /** Fetch the whole history of a shallow clone (`git fetch --unshallow`). */
   unshallow?: boolean;
@@ -152,6 +159,8 @@ export async function fetchRepo(
 ): Promise<FetchResult> {
   const { signal, onProgress } = hooks;
   const { store } = ctx;
+  checkDepth(opts.depth);
+  checkDeepen(opts.deepen);
   const repo = await openRepo(ctx, repoId);
   const { record } = repo;
   const client = connect(ctx, record.url, {
@@ -224,10 +233,10 @@ export async function fetchRepo(
   let deepen: number | undefined;
   let deepenRelative = false;
   if (opts.unshallow && isShallow) deepen = INFINITE_DEPTH;
-  else if (opts.deepen && opts.deepen > 0) {
+  else if (opts.deepen) {
     deepen = opts.deepen;
     deepenRelative = true;
-  } else if (opts.depth && opts.depth > 0) deepen = opts.depth;
+  } else if (opts.depth) deepen = opts.depth;
   if (deepen !== undefined && !fetchCaps.has('shallow')) {
     warnings.push('The server does not support shallow fetches; fetched without changing the depth.');
     deepen = undefined;
