@@ -477,6 +477,62 @@ describe('fetchRepo against git upload-pack', () => {
     ]);
   });
 
+  it('a fetch refspec of the config that covers tags updates them, whatever `tags` says, as git fetch does', async () => {
+    // `git config --add remote.origin.fetch '+refs/tags/*:refs/tags/*'`, as git users add to have every
+    // tag kept in step: git 2.39's `git fetch --no-tags` still brings the lightweight tag, the moved tag
+    // and the new one ("* [new tag] light -> light", "t [tag update] v1 -> v1"), as a plain `git fetch`.
+    const { dir, repoId, cli, ids } = await twin('tagspec', 2);
+    const isogit = (await import('isomorphic-git')).default;
+    const addRefspec = async (spec: string) => {
+      const { fs, gitdir } = await openRepo(ctx, repoId);
+      await isogit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: spec, append: true });
+      ctx.repos.forget(repoId);
+      git(cli, ['config', '--add', 'remote.origin.fetch', spec]);
+    };
+    await addRefspec('+refs/tags/*:refs/tags/*');
+    git(dir, ['tag', 'light', ids[0]]);
+    git(dir, ['tag', '-f', '-a', '-m', 'Release 1, again', 'v1', ids[1]]);
+    const c = commit(dir, 't.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 3', 'v3', c]);
+    const none = await engine.repo(repoId).fetch({ tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(none)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/tags/light',
+      'new refs/tags/v3',
+      'tag-moved refs/tags/v1',
+    ]);
+    await expectGitsRefs(repoId, cli, 'tags none');
+    // The default fetch (follow): a new lightweight tag on a commit held, which no pack brings, and an
+    // annotated one that is both followed and mapped: once.
+    git(dir, ['tag', 'light2', c]);
+    git(dir, ['tag', '-a', '-m', 'Release 4', 'v4', commit(dir, 'v4.txt')]);
+    const follow = await engine.repo(repoId).fetch();
+    git(cli, ['fetch', '-q', 'origin']);
+    expect(kinds(follow)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/tags/light2',
+      'new refs/tags/v4',
+    ]);
+    await expectGitsRefs(repoId, cli, 'follow');
+    // Every tag, mapped by the refspec and by --tags to the same name: once.
+    git(dir, ['tag', '-f', 'light', c]);
+    const all = await engine.repo(repoId).fetch({ tags: 'all' });
+    git(cli, ['fetch', '-q', '--tags', 'origin']);
+    expect(kinds(all)).toEqual(['tag-moved refs/tags/light']);
+    await expectGitsRefs(repoId, cli, 'all');
+    // A refspec naming one tag, to another name: that tag alone, with the commit it needs.
+    await addRefspec('+refs/tags/solo:refs/tags/kept/solo');
+    const d = commit(dir, 'solo.txt');
+    git(dir, ['tag', 'solo', d]);
+    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+    const solo = await engine.repo(repoId).fetch({ tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(solo)).toEqual(['new refs/tags/kept/solo', 'new refs/tags/solo']);
+    expect(solo.newCommits).toBe(1);
+    await expectGitsRefs(repoId, cli, 'one tag');
+  });
+
   it('tells each retry of a dropped request, and then fetches', async () => {
     const { dir, repoId } = await cloned('retry');
     commit(dir, 'x.txt');

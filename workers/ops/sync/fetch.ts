@@ -40,6 +40,9 @@ import { checkRemoteRefNames } from './remoteRefNames.ts';
  * - `all`: every tag the server has, new and moved ones (`git fetch --tags`); tags deleted on the server
  *   stay, as with git;
  * - `none`: no tag (`git fetch --no-tags`).
+ *
+ * Whichever, a tag that a fetch refspec of the repo's config names (`+refs/tags/*:refs/tags/*`) is fetched
+ * as any ref it names, as git does.
  */
 export type FetchTags = 'follow' | 'all' | 'none';
 
@@ -205,17 +208,23 @@ export async function fetchRepo(
   warnings.push(...listed.warnings);
   throwIfAborted(signal);
 
-  // What each remote ref becomes locally.
+  // What each remote ref becomes locally, each local ref once.
   const planned: { remote: RemoteRef & { oid: string }; local: string }[] = [];
+  const plannedLocal = new Set<string>();
+  const plan = (remote: RemoteRef & { oid: string }, local: string) => {
+    if (plannedLocal.has(local)) return;
+    plannedLocal.add(local);
+    planned.push({ remote, local });
+  };
   for (const ref of remoteRefs) {
     if (ref.oid === null) continue;
-    if (ref.name.startsWith('refs/tags/')) {
-      if (tags === 'all') planned.push({ remote: { ...ref, oid: ref.oid }, local: ref.name });
-      continue;
-    }
+    const remote = { ...ref, oid: ref.oid };
+    // `--tags` adds refs/tags/*:refs/tags/* to the refspecs (git-fetch(1)).
+    if (tags === 'all' && ref.name.startsWith('refs/tags/')) plan(remote, ref.name);
     if (opts.refs?.length && !branchPrefixes.includes(ref.name)) continue;
-    const local = mapRef(refspecs, ref.name);
-    if (local) planned.push({ remote: { ...ref, oid: ref.oid }, local });
+    // A tag too, when a refspec of the config names it (`+refs/tags/*:refs/tags/*`): git fetch updates those
+    // with any tag option, `--no-tags` included, which only stops the following of tags.
+    for (const local of mapRef(refspecs, ref.name)) plan(remote, local);
   }
   if (opts.refs?.length) {
     const missing = branchPrefixes.filter((p) => !planned.some((r) => r.remote.name === p));
@@ -293,7 +302,7 @@ export async function fetchRepo(
       const inPack = new Set(pack.objects.map((o) => o.oid));
       for (const ref of followed.refs) {
         const oid = ref.oid!;
-        if (inPack.has(oid) || packSet.has(oid)) planned.push({ remote: { ...ref, oid }, local: ref.name });
+        if (inPack.has(oid) || packSet.has(oid)) plan({ ...ref, oid }, ref.name);
       }
       throwIfAborted(signal);
     }
