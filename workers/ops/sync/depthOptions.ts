@@ -29,3 +29,23 @@ export function checkDeepen(deepen: number | undefined): void {
     `deepen ${deepen} is not a whole number of commits, 0 or more: it counts the commits to add below the shallow boundary.`,
   );
 }
+
+/**
+ * Throws INVALID_INPUT for a fetch's depth options as git fetch refuses them: each one checked as above,
+ * and no two of `depth`, `deepen` (but 0, which is none) and `unshallow` together ("options '--deepen' and
+ * '--depth' cannot be used together", and alike for `--unshallow`), since each sets the depth its own way.
+ */
+export function checkFetchDepth(opts: { depth?: number; deepen?: number; unshallow?: boolean }): void {
+  checkDepth(opts.depth);
+  checkDeepen(opts.deepen);
+  const given = [
+    opts.depth !== undefined ? 'depth' : null,
+    opts.deepen ? 'deepen' : null,
+    opts.unshallow ? 'unshallow' : null,
+  ].filter((o) => o !== null);
+  if (given.length < 2) return;
+  throw new OperationError(
+    'INVALID_INPUT',
+    `${given.join(' and ')} cannot be used together: each sets how deep the history goes; give one.`,
+  );
+}

@@ -377,18 +377,30 @@ describe('fetchRepo against git upload-pack', () => {
       [{ depth: 1.5 }, '--depth=1.5'],
       [{ deepen: -1 }, '--deepen=-1'],
       [{ deepen: 1.5 }, '--deepen=1.5'],
+      // "options '--deepen' and '--depth' cannot be used together", "options '--depth' and '--unshallow' …"
+      [{ depth: 1, deepen: 1 }, '--depth=1 --deepen=1'],
+      [{ depth: 2, unshallow: true }, '--depth=2 --unshallow'],
+      [{ deepen: 3, unshallow: true }, '--deepen=3 --unshallow'],
     ];
-    for (const [opts, flag] of cases) {
+    for (const [opts, flags] of cases) {
+      const flag = flags.split(' ');
       // git 2.39: "depth 0 is not a positive number", "transport: invalid depth option '1.5'", "negative
       // depth in --deepen is not supported", "option `deepen' expects a numerical value".
-      expect(gitRefuses(cli, ['fetch', '-q', flag, 'origin']), flag).toMatch(/depth|deepen/);
+      expect(gitRefuses(cli, ['fetch', '-q', ...flag, 'origin']), flags).toMatch(/depth|deepen/);
       served.requests.length = 0;
       const err = await failure(engine.repo(repoId).fetch(opts));
-      expect(err.code, flag).toBe('INVALID_INPUT');
-      expect(err.message, flag).toContain(String(Object.values(opts ?? {})[0]));
-      expect(served.requests, flag).toEqual([]);
+      expect(err.code, flags).toBe('INVALID_INPUT');
+      const named = Object.keys(opts ?? {});
+      expect(err.message, flags).toContain(
+        named.length > 1 ? `${named.join(' and ')} cannot` : `${named[0]} ${Object.values(opts ?? {})[0]} `,
+      );
+      expect(served.requests, flags).toEqual([]);
     }
     expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+    // A deepen of 0 is none, so it goes with a depth: git fetch --deepen=0 --depth=2 does it.
+    expect(gitRefuses(cli, ['fetch', '-q', '--deepen=0', '--depth=2', 'origin'])).toBeNull();
+    await engine.repo(repoId).fetch({ deepen: 0, depth: 2 });
+    expect(requestLines(fetchBodies().at(-1) ?? '')).toContain('deepen 2');
 
     for (const flag of ['--depth=0', '--depth=-1', '--depth=1.5']) {
       expect(

@@ -24,7 +24,7 @@ import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/r
 import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
-import { checkDeepen, checkDepth } from './depthOptions.ts';
+import { checkFetchDepth } from './depthOptions.ts';
 import { confirmPackedTags, tagsInPack } from './followedTags.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsAhead, lsRefsCall } from './lsRefsCall.ts';
@@ -72,7 +72,10 @@ export interface FetchOptions {
    * deepening, as with git, and a negative or a fraction INVALID_INPUT.
    */
   deepen?: number;
-  /** Fetch the whole history of a shallow clone (`git fetch --unshallow`). */
+  /**
+   * Fetch the whole history of a shallow clone (`git fetch --unshallow`); nothing more on a complete one. With
+   * `depth` or `deepen` (but 0) INVALID_INPUT, as git refuses them together.
+   */
   unshallow?: boolean;
 }
 
@@ -162,8 +165,7 @@ export async function fetchRepo(
 ): Promise<FetchResult> {
   const { signal, onProgress } = hooks;
   const { store } = ctx;
-  checkDepth(opts.depth);
-  checkDeepen(opts.deepen);
+  checkFetchDepth(opts);
   const repo = await openRepo(ctx, repoId);
   const { record } = repo;
   const client = connect(ctx, record.url, {
