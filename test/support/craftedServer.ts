@@ -50,6 +50,12 @@ export interface CraftedRepo {
   endless?: 'info/refs' | 'info/refs-again' | 'ls-refs' | 'fetch';
   /** Answer ls-refs with gzipBombedLsRefs(): a small gzip body that decodes to 65 MiB of ref lines. */
   gzipBomb?: boolean;
+  /**
+   * The answer, instead of `refs`, to an ls-refs that asks for tags by name only (each `ref-prefix` under
+   * `refs/tags/`, none the whole of it): the listing that confirms the tags a fetch's pack brought
+   * (followedTags.ts).
+   */
+  tagListing?: CraftedRef[];
 }
 
 let bomb: Buffer | undefined;
@@ -214,7 +220,13 @@ function answer(
   res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' });
   if (v2 && text.includes('command=ls-refs')) {
     if (repo.endless === 'ls-refs') return endlessRefLines(res, []);
-    res.end(concatBytes([...repo.refs.map((r) => encodePktLine(`${lsRefsLine(r)}\n`)), FLUSH_PKT]));
+    const prefixes = requestLines(text)
+      .filter((l) => l.startsWith('ref-prefix '))
+      .map((l) => l.slice('ref-prefix '.length));
+    const byTagName =
+      prefixes.length > 0 && prefixes.every((p) => p.startsWith('refs/tags/') && p !== 'refs/tags/');
+    const refs = (byTagName && repo.tagListing) || repo.refs;
+    res.end(concatBytes([...refs.map((r) => encodePktLine(`${lsRefsLine(r)}\n`)), FLUSH_PKT]));
     return;
   }
   if (v2 && text.includes('command=fetch')) {

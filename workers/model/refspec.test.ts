@@ -37,12 +37,17 @@ describe('refspecs', () => {
     expect(parseRefspec(` \t${DEFAULT_FETCH_REFSPEC} `)).toEqual(parseRefspec(DEFAULT_FETCH_REFSPEC));
   });
 
-  it('maps a remote ref through the first refspec that matches it', () => {
-    const specs = ['+refs/heads/main:refs/remotes/up/main', DEFAULT_FETCH_REFSPEC].map(
-      (s) => parseRefspec(s) as Refspec,
-    );
-    expect(mapRef(specs, 'refs/heads/main')).toBe('refs/remotes/up/main');
-    expect(mapRef(specs, 'refs/heads/topic/x')).toBe('refs/remotes/origin/topic/x');
-    expect(mapRef(specs, 'refs/tags/v1')).toBeNull();
+  it('maps a remote ref through every refspec that matches it, each local name once', () => {
+    // git 2.39, remote.origin.fetch the default and `+refs/heads/main:refs/remotes/mirror/main`: `git fetch`
+    // says "0735707..b7f2d6b main -> origin/main" and "* [new branch] main -> mirror/main".
+    const specs = [
+      '+refs/heads/main:refs/remotes/up/main',
+      DEFAULT_FETCH_REFSPEC,
+      'refs/heads/*:refs/remotes/origin/*',
+    ].map((s) => parseRefspec(s) as Refspec);
+    expect(mapRef(specs, 'refs/heads/main')).toEqual(['refs/remotes/up/main', 'refs/remotes/origin/main']);
+    expect(mapRef(specs, 'refs/heads/topic/x')).toEqual(['refs/remotes/origin/topic/x']);
+    expect(mapRef(specs, 'refs/heads/mainline')).toEqual(['refs/remotes/origin/mainline']);
+    expect(mapRef(specs, 'refs/tags/v1')).toEqual([]);
   });
 });

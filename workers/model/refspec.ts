@@ -35,11 +35,18 @@ export function formatRefspec(r: Refspec): string {
   return `${r.force ? '+' : ''}${r.srcPrefix}${star}:${r.dstPrefix}${star}`;
 }
 
-/** The local name the first refspec that matches the remote ref `name` gives it, or null if none does. */
-export function mapRef(refspecs: readonly Refspec[], name: string): string | null {
+/**
+ * The local names the remote ref `name` gets, one per refspec that matches it, in the refspecs' order and
+ * each once: git fetch updates every one (refspec.c, get_fetch_map per refspec), so a config with
+ * `+refs/heads/*:refs/remotes/origin/*` and `+refs/heads/main:refs/remotes/mirror/main` updates both.
+ */
+export function mapRef(refspecs: readonly Refspec[], name: string): string[] {
+  const locals: string[] = [];
   for (const r of refspecs) {
-    if (r.pattern && name.startsWith(r.srcPrefix)) return r.dstPrefix + name.slice(r.srcPrefix.length);
-    if (!r.pattern && name === r.srcPrefix) return r.dstPrefix;
+    let local: string | null = null;
+    if (r.pattern && name.startsWith(r.srcPrefix)) local = r.dstPrefix + name.slice(r.srcPrefix.length);
+    else if (name === r.srcPrefix) local = r.dstPrefix;
+    if (local !== null && !locals.includes(local)) locals.push(local);
   }
-  return null;
+  return locals;
 }

@@ -19,6 +19,7 @@ import type { MaintenanceContext } from '../maintenance/packMaintenance.ts';
 import { cloneLimits, treeLimitsGiven } from './cloneLimits.ts';
 import type { ClonedRef, CloneOptions, CloneProgress, CloneResult } from './cloneTypes.ts';
 import { cloneWithProtocolV1 } from './cloneV1.ts';
+import { checkDepth } from './depthOptions.ts';
 import { type LsRefsAhead, lsRefsAhead, lsRefsCall } from './lsRefsCall.ts';
 import { receivePack } from './receivePack.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
@@ -34,6 +35,7 @@ export async function clone(
 ): Promise<CloneResult> {
   const { signal, onProgress } = hooks;
   const { store } = ctx;
+  checkDepth(opts.depth);
   const limits = cloneLimits(ctx, opts);
   const connectTo = (corsProxy?: string) =>
     connect(ctx, opts.url, {
@@ -195,7 +197,7 @@ async function cloneInto(
     );
     filter = null;
   }
-  let depth = firstView ? 1 : opts.depth && opts.depth > 0 ? opts.depth : undefined;
+  let depth = firstView ? 1 : opts.depth;
   if (depth && !fetchCaps.has('shallow')) {
     warnings.push('The server does not support shallow clones; cloned the whole history instead.');
     depth = undefined;

@@ -18,7 +18,10 @@ export interface CloneOptions {
   ref?: string;
   /** `blob:none` unless told otherwise; null clones everything. */
   filter?: CloneFilter | null;
-  /** Commits of history to fetch from each ref (`git clone --depth`); all when absent or 0. */
+  /**
+   * Commits of history to fetch from each ref (`git clone --depth`), 1 or more; all when absent. 0, a
+   * negative or a fraction is INVALID_INPUT, before any request, as git clone refuses them.
+   */
   depth?: number;
   /** Only the branch `ref` names (or the remote's HEAD branch), as `git clone --single-branch`. Default false. */
   singleBranch?: boolean;

@@ -15,7 +15,7 @@ import { requestLines } from '../../../test/support/craftedServer.ts';
 import { datedGitEnv } from '../../../test/support/datedGit.ts';
 import { testEngine } from '../../../test/support/engine.ts';
 import { looseRefNames, packedRefsAsGitWrites, showRefs } from '../../../test/support/refsOracle.ts';
-import { failure, packFiles } from '../../../test/support/repoChecks.ts';
+import { failure, packFiles, snapshotGitDir } from '../../../test/support/repoChecks.ts';
 import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { memoryStorage } from '../../storage/memory.ts';
 import { GITDIR } from '../../store/repoFs.ts';
@@ -347,14 +347,75 @@ describe('fetchRepo against git upload-pack', () => {
     const after = await engine.repo(repoId).fetch({ deepen: 3 });
     expect(after.newCommits).toBe(1);
     expect(fetchBodies().join('')).not.toContain('deepen');
-    // Unshallowing a complete repo, or a depth of 0, changes nothing either.
+    // Unshallowing a complete repo changes nothing either (git dies on it; the history fill's last step
+    // relies on it), nor does a deepen of 0 (git fetch --deepen=0 is no deepening).
     commit(dir, 'later2.txt');
     served.requests.length = 0;
     expect((await engine.repo(repoId).fetch({ unshallow: true })).newCommits).toBe(1);
     commit(dir, 'later3.txt');
-    expect((await engine.repo(repoId).fetch({ depth: 0, deepen: 0 })).newCommits).toBe(1);
+    expect((await engine.repo(repoId).fetch({ deepen: 0 })).newCommits).toBe(1);
     expect(fetchBodies().join('')).not.toContain('deepen');
     expect(await readStored(repoId, 'shallow')).toBe('');
+  });
+
+  it('refuses, before any request and storing nothing, the depths git fetch and git clone refuse', async () => {
+    const { dir, repoId, cli } = await twin('baddepth', 3, 1);
+    commit(dir, 'b.txt');
+    /** git's stderr when it refuses `args`, null when it does them. */
+    const gitRefuses = (cwd: string, args: string[]) => {
+      try {
+        execFileSync('git', args, { cwd, stdio: 'pipe' });
+        return null;
+      } catch (err) {
+        return String((err as { stderr: Buffer }).stderr);
+      }
+    };
+    const before = await snapshotGitDir(ctx, repoId);
+    const cases: [Parameters<ReturnType<typeof engine.repo>['fetch']>[0], string][] = [
+      [{ depth: 0 }, '--depth=0'],
+      [{ depth: -1 }, '--depth=-1'],
+      [{ depth: 1.5 }, '--depth=1.5'],
+      [{ deepen: -1 }, '--deepen=-1'],
+      [{ deepen: 1.5 }, '--deepen=1.5'],
+      // "options '--deepen' and '--depth' cannot be used together", "options '--depth' and '--unshallow' …"
+      [{ depth: 1, deepen: 1 }, '--depth=1 --deepen=1'],
+      [{ depth: 2, unshallow: true }, '--depth=2 --unshallow'],
+      [{ deepen: 3, unshallow: true }, '--deepen=3 --unshallow'],
+    ];
+    for (const [opts, flags] of cases) {
+      const flag = flags.split(' ');
+      // git 2.39: "depth 0 is not a positive number", "transport: invalid depth option '1.5'", "negative
+      // depth in --deepen is not supported", "option `deepen' expects a numerical value".
+      expect(gitRefuses(cli, ['fetch', '-q', ...flag, 'origin']), flags).toMatch(/depth|deepen/);
+      served.requests.length = 0;
+      const err = await failure(engine.repo(repoId).fetch(opts));
+      expect(err.code, flags).toBe('INVALID_INPUT');
+      const named = Object.keys(opts ?? {});
+      expect(err.message, flags).toContain(
+        named.length > 1 ? `${named.join(' and ')} cannot` : `${named[0]} ${Object.values(opts ?? {})[0]} `,
+      );
+      expect(served.requests, flags).toEqual([]);
+    }
+    expect(await snapshotGitDir(ctx, repoId)).toEqual(before);
+    // A deepen of 0 is none, so it goes with a depth: git fetch --deepen=0 --depth=2 does it.
+    expect(gitRefuses(cli, ['fetch', '-q', '--deepen=0', '--depth=2', 'origin'])).toBeNull();
+    await engine.repo(repoId).fetch({ deepen: 0, depth: 2 });
+    expect(requestLines(fetchBodies().at(-1) ?? '')).toContain('deepen 2');
+
+    for (const flag of ['--depth=0', '--depth=-1', '--depth=1.5']) {
+      expect(
+        gitRefuses(root, ['clone', '-q', flag, `file://${dir}`, join(root, 'baddepth-never')]),
+        flag,
+      ).toMatch(/depth/);
+    }
+    const repos = (await ctx.store.registry.list()).length;
+    for (const depth of [0, -1, 1.5, Number.NaN]) {
+      served.requests.length = 0;
+      const err = await failure(engine.clone({ url: `${served.base}/baddepth`, depth }));
+      expect(err.code, `${depth}`).toBe('INVALID_INPUT');
+      expect(served.requests, `${depth}`).toEqual([]);
+    }
+    expect((await ctx.store.registry.list()).length).toBe(repos);
   });
 
   it('negotiates in rounds of doubling haves when the local history is long and unknown to the server', async () => {
@@ -426,6 +487,62 @@ describe('fetchRepo against git upload-pack', () => {
       'fast-forward refs/remotes/origin/main',
       'new refs/remotes/origin/feature',
     ]);
+  });
+
+  it('a fetch refspec of the config that covers tags updates them, whatever `tags` says, as git fetch does', async () => {
+    // `git config --add remote.origin.fetch '+refs/tags/*:refs/tags/*'`, as git users add to have every
+    // tag kept in step: git 2.39's `git fetch --no-tags` still brings the lightweight tag, the moved tag
+    // and the new one ("* [new tag] light -> light", "t [tag update] v1 -> v1"), as a plain `git fetch`.
+    const { dir, repoId, cli, ids } = await twin('tagspec', 2);
+    const isogit = (await import('isomorphic-git')).default;
+    const addRefspec = async (spec: string) => {
+      const { fs, gitdir } = await openRepo(ctx, repoId);
+      await isogit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: spec, append: true });
+      ctx.repos.forget(repoId);
+      git(cli, ['config', '--add', 'remote.origin.fetch', spec]);
+    };
+    await addRefspec('+refs/tags/*:refs/tags/*');
+    git(dir, ['tag', 'light', ids[0]]);
+    git(dir, ['tag', '-f', '-a', '-m', 'Release 1, again', 'v1', ids[1]]);
+    const c = commit(dir, 't.txt');
+    git(dir, ['tag', '-a', '-m', 'Release 3', 'v3', c]);
+    const none = await engine.repo(repoId).fetch({ tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(none)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/tags/light',
+      'new refs/tags/v3',
+      'tag-moved refs/tags/v1',
+    ]);
+    await expectGitsRefs(repoId, cli, 'tags none');
+    // The default fetch (follow): a new lightweight tag on a commit held, which no pack brings, and an
+    // annotated one that is both followed and mapped: once.
+    git(dir, ['tag', 'light2', c]);
+    git(dir, ['tag', '-a', '-m', 'Release 4', 'v4', commit(dir, 'v4.txt')]);
+    const follow = await engine.repo(repoId).fetch();
+    git(cli, ['fetch', '-q', 'origin']);
+    expect(kinds(follow)).toEqual([
+      'fast-forward refs/remotes/origin/main',
+      'new refs/tags/light2',
+      'new refs/tags/v4',
+    ]);
+    await expectGitsRefs(repoId, cli, 'follow');
+    // Every tag, mapped by the refspec and by --tags to the same name: once.
+    git(dir, ['tag', '-f', 'light', c]);
+    const all = await engine.repo(repoId).fetch({ tags: 'all' });
+    git(cli, ['fetch', '-q', '--tags', 'origin']);
+    expect(kinds(all)).toEqual(['tag-moved refs/tags/light']);
+    await expectGitsRefs(repoId, cli, 'all');
+    // A refspec naming one tag, to another name: that tag alone, with the commit it needs.
+    await addRefspec('+refs/tags/solo:refs/tags/kept/solo');
+    const d = commit(dir, 'solo.txt');
+    git(dir, ['tag', 'solo', d]);
+    git(dir, ['reset', '-q', '--hard', 'HEAD~1']);
+    const solo = await engine.repo(repoId).fetch({ tags: 'none' });
+    git(cli, ['fetch', '-q', '--no-tags', 'origin']);
+    expect(kinds(solo)).toEqual(['new refs/tags/kept/solo', 'new refs/tags/solo']);
+    expect(solo.newCommits).toBe(1);
+    await expectGitsRefs(repoId, cli, 'one tag');
   });
 
   it('tells each retry of a dropped request, and then fetches', async () => {
@@ -526,11 +643,11 @@ describe('fetchRepo against servers git cannot be made to be (git answers, scrip
     }
   }
 
-  it('a depth below 1, or a server without `shallow` in its fetch, changes no depth (a warning for the server)', async () => {
+  it('a server without `shallow` in its fetch changes no depth (a warning), and a deepen of 0 none', async () => {
     const { dir, repoId } = await cloned('noshallow', 3, 1);
-    // Below 1 is no depth: with nothing new, nothing is asked.
+    // A deepen of 0 is none: with nothing new, nothing is asked.
     served.requests.length = 0;
-    const none = await engine.repo(repoId).fetch({ depth: -1, deepen: -2 });
+    const none = await engine.repo(repoId).fetch({ deepen: 0 });
     expect(none).toMatchObject({ updated: [], shallow: true, negotiation: { rounds: 0, haves: 0 } });
     expect(fetchBodies()).toEqual([]);
     const boundary = await readStored(repoId, 'shallow');

@@ -24,6 +24,7 @@ import { openRepo, peelTags, type RepoHandle, shallowCommits } from '../common/r
 import { commitGraphAfterStore } from '../maintenance/commitGraphUpdate.ts';
 import { maintenanceIdle } from '../maintenance/packMaintenance.ts';
 import type { CloneProgress } from './cloneTypes.ts';
+import { checkFetchDepth } from './depthOptions.ts';
 import { confirmPackedTags, tagsInPack } from './followedTags.ts';
 import { type BlobContext, ensureBlobs } from './lazyBlobs.ts';
 import { lsRefsAhead, lsRefsCall } from './lsRefsCall.ts';
@@ -39,6 +40,9 @@ import { checkRemoteRefNames } from './remoteRefNames.ts';
  * - `all`: every tag the server has, new and moved ones (`git fetch --tags`); tags deleted on the server
  *   stay, as with git;
  * - `none`: no tag (`git fetch --no-tags`).
+ *
+ * Whichever, a tag that a fetch refspec of the repo's config names (`+refs/tags/*:refs/tags/*`) is fetched
+ * as any ref it names, as git does.
  */
 export type FetchTags = 'follow' | 'all' | 'none';
 
@@ -58,11 +62,20 @@ export interface FetchOptions {
    * TAG_LIST_MAX_AGE_MS ago or more (RepoRecord.tagsListedAt).
    */
   tags?: FetchTags;
-  /** Make the history this many commits deep from the remote's tips (`git fetch --depth`). */
+  /**
+   * Make the history this many commits deep from the remote's tips (`git fetch --depth`): 1 or more, as git
+   * takes; 0, a negative or a fraction is INVALID_INPUT, before any request.
+   */
   depth?: number;
-  /** Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`). */
+  /**
+   * Deepen a shallow clone by this many commits from its current boundary (`git fetch --deepen`); 0 is no
+   * deepening, as with git, and a negative or a fraction INVALID_INPUT.
+   */
   deepen?: number;
-  /** Fetch the whole history of a shallow clone (`git fetch --unshallow`). */
+  /**
+   * Fetch the whole history of a shallow clone (`git fetch --unshallow`); nothing more on a complete one. With
+   * `depth` or `deepen` (but 0) INVALID_INPUT, as git refuses them together.
+   */
   unshallow?: boolean;
 }
 
@@ -152,6 +165,7 @@ export async function fetchRepo(
 ): Promise<FetchResult> {
   const { signal, onProgress } = hooks;
   const { store } = ctx;
+  checkFetchDepth(opts);
   const repo = await openRepo(ctx, repoId);
   const { record } = repo;
   const client = connect(ctx, record.url, {
@@ -196,17 +210,23 @@ export async function fetchRepo(
   warnings.push(...listed.warnings);
   throwIfAborted(signal);
 
-  // What each remote ref becomes locally.
+  // What each remote ref becomes locally, each local ref once.
   const planned: { remote: RemoteRef & { oid: string }; local: string }[] = [];
+  const plannedLocal = new Set<string>();
+  const plan = (remote: RemoteRef & { oid: string }, local: string) => {
+    if (plannedLocal.has(local)) return;
+    plannedLocal.add(local);
+    planned.push({ remote, local });
+  };
   for (const ref of remoteRefs) {
     if (ref.oid === null) continue;
-    if (ref.name.startsWith('refs/tags/')) {
-      if (tags === 'all') planned.push({ remote: { ...ref, oid: ref.oid }, local: ref.name });
-      continue;
-    }
+    const remote = { ...ref, oid: ref.oid };
+    // `--tags` adds refs/tags/*:refs/tags/* to the refspecs (git-fetch(1)).
+    if (tags === 'all' && ref.name.startsWith('refs/tags/')) plan(remote, ref.name);
     if (opts.refs?.length && !branchPrefixes.includes(ref.name)) continue;
-    const local = mapRef(refspecs, ref.name);
-    if (local) planned.push({ remote: { ...ref, oid: ref.oid }, local });
+    // A tag too, when a refspec of the config names it (`+refs/tags/*:refs/tags/*`): git fetch updates those
+    // with any tag option, `--no-tags` included, which only stops the following of tags.
+    for (const local of mapRef(refspecs, ref.name)) plan(remote, local);
   }
   if (opts.refs?.length) {
     const missing = branchPrefixes.filter((p) => !planned.some((r) => r.remote.name === p));
@@ -224,10 +244,10 @@ export async function fetchRepo(
   let deepen: number | undefined;
   let deepenRelative = false;
   if (opts.unshallow && isShallow) deepen = INFINITE_DEPTH;
-  else if (opts.deepen && opts.deepen > 0) {
+  else if (opts.deepen) {
     deepen = opts.deepen;
     deepenRelative = true;
-  } else if (opts.depth && opts.depth > 0) deepen = opts.depth;
+  } else if (opts.depth) deepen = opts.depth;
   if (deepen !== undefined && !fetchCaps.has('shallow')) {
     warnings.push('The server does not support shallow fetches; fetched without changing the depth.');
     deepen = undefined;
@@ -284,7 +304,7 @@ export async function fetchRepo(
       const inPack = new Set(pack.objects.map((o) => o.oid));
       for (const ref of followed.refs) {
         const oid = ref.oid!;
-        if (inPack.has(oid) || packSet.has(oid)) planned.push({ remote: { ...ref, oid }, local: ref.name });
+        if (inPack.has(oid) || packSet.has(oid)) plan({ ...ref, oid }, ref.name);
       }
       throwIfAborted(signal);
     }
