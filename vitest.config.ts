@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const TEST_DIRS = ['src', 'workers', 'server', 'test', 'bench'];
+/** The packed package's tests, a step of `npm test` of their own (they need Chromium: `pretest:package`). */
+const PACKAGE_TEST = 'test/package.test.ts';
 
 /** What every test file runs with (vitest.mutate.config.ts too). */
 export function sharedTestOptions() {
@@ -44,7 +46,7 @@ export default defineConfig({
           ...sharedTestOptions(),
           name: 'parallel',
           include: TEST_DIRS.map((dir) => `${dir}/**/*.test.ts`),
-          exclude: [...configDefaults.exclude, ...counterReaders()],
+          exclude: [...configDefaults.exclude, PACKAGE_TEST, ...counterReaders()],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -56,6 +58,15 @@ export default defineConfig({
           include: counterReaders(),
           fileParallelism: false,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // `npm run test:package` (`--project package`); `npm run test:unit` names the two above.
+        test: {
+          ...sharedTestOptions(),
+          name: 'package',
+          include: [PACKAGE_TEST],
+          sequence: { groupOrder: 2 },
         },
       },
     ],
