@@ -17,17 +17,24 @@ export function sharedTestOptions() {
   };
 }
 
+/** What a file that must run with no other beside it says, under the comment's first lines. */
+const ALONE_MARK = '// Runs alone (vitest.config.ts)';
+
 /**
- * The files that read the one git server's per-repo byte counters (test/support/serverStats.ts, or the
- * endpoints themselves): found by their text, so that a new one never runs beside another file by mistake.
+ * The files that run one at a time: those that read the one git server's per-repo byte counters
+ * (test/support/serverStats.ts, or the endpoints themselves), found by their text so that a new one never
+ * runs beside another file by mistake, and those marked ALONE_MARK (wall-clock bounds on a worker's answers).
  */
-function counterReaders(): string[] {
+function aloneFiles(): string[] {
   const root = import.meta.dirname;
   return TEST_DIRS.flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.test.ts'))
       .map((file) => `${dir}/${file.split('\\').join('/')}`),
-  ).filter((file) => /serverStats|STATS_(RESET_)?PATH/.test(readFileSync(join(root, file), 'utf8')));
+  ).filter((file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    return /serverStats|STATS_(RESET_)?PATH/.test(text) || text.includes(ALONE_MARK);
+  });
 }
 
 export default defineConfig({
@@ -36,9 +43,10 @@ export default defineConfig({
     // project would run its own.
     globalSetup: ['test/globalSetup.ts'],
     /*
-     * Two groups, one after the other (groupOrder). The files that read the server's byte counters run one
-     * at a time, so that no other file's requests blur them; every other file runs two at a time, which on 2
-     * cores overlaps one file's CPU with another's waits (git, the server) even while a busy loop holds one.
+     * Two groups, one after the other (groupOrder). aloneFiles() run one at a time, so that no other file's
+     * requests blur the byte counters, nor its CPU stretch a bound on a wall clock; every other file runs two
+     * at a time, which on 2 cores overlaps one file's CPU with another's waits (git, the server) even while a
+     * busy loop holds one.
      */
     projects: [
       {
@@ -46,7 +54,7 @@ export default defineConfig({
           ...sharedTestOptions(),
           name: 'parallel',
           include: TEST_DIRS.map((dir) => `${dir}/**/*.test.ts`),
-          exclude: [...configDefaults.exclude, PACKAGE_TEST, ...counterReaders()],
+          exclude: [...configDefaults.exclude, PACKAGE_TEST, ...aloneFiles()],
           maxWorkers: 2,
           sequence: { groupOrder: 0 },
         },
@@ -54,8 +62,8 @@ export default defineConfig({
       {
         test: {
           ...sharedTestOptions(),
-          name: 'byte-counters',
-          include: counterReaders(),
+          name: 'alone',
+          include: aloneFiles(),
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },
