@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import base from './vitest.config.ts';
+import base, { sharedTestOptions } from './vitest.config.ts';
 
 /**
  * The tests `npm run mutate` runs against each mutant (stryker.config.mjs). The engine's pure layers are judged
@@ -14,7 +14,9 @@ const withGitServer = process.env.MUTATE_GIT_SERVER === '1';
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...sharedTestOptions(),
+    // One file at a time, as Stryker's runner always ran them (vitest.config.ts's projects are for `npm test`).
+    fileParallelism: false,
     // The pure layers' tests ask for neither the git server nor the fixtures (they run git themselves): without
     // the global setup a test runner starts in seconds, and Stryker restarts one after every mutant that timed
     // out. Tests that clone from the server may be named only with `MUTATE_GIT_SERVER=1`, which starts it.

@@ -8,6 +8,9 @@
 // are five times looser, which still fails the walks this replaced (80 s for the link, over 300 s for the
 // deep tree, and a worker deaf until then); the figures themselves are measured by
 // bench/pack/exhaustingRepos.bench.ts and kept in docs/ARCHITECTURE.md, "Hostile trees".
+//
+// Runs alone (vitest.config.ts): a file running beside it would take CPU these bounds leave to the
+// worker's answers (at load 10 on this machine, alone, a second call's answer took 5.9 and 7.2 s in two runs of five).
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { testEngine } from './support/engine.ts';
 import { snapshotGitDir } from './support/repoChecks.ts';

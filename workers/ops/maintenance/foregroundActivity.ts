@@ -15,6 +15,11 @@ export const FOREGROUND_MAX_WAIT_MS = 10_000;
 export class ForegroundActivity {
   private inFlight = 0;
   private lastActive = Number.NEGATIVE_INFINITY;
+  /**
+   * FOREGROUND_QUIET_MS in the app. Tests shorten it (test/support/engine.ts): at 500 ms every test that
+   * waited for a clone's background graph idled half a second or more after its last call, minutes a run.
+   */
+  quietMs = FOREGROUND_QUIET_MS;
 
   /** Counts `call` as foreground work while it runs (the engine wraps every operation the page asks for). */
   track<T>(call: () => T): T {
@@ -36,16 +41,16 @@ export class ForegroundActivity {
     return result;
   }
 
-  /** Whether a foreground call runs or ended less than FOREGROUND_QUIET_MS ago. */
+  /** Whether a foreground call runs or ended less than `quietMs` ago. */
   active(): boolean {
-    return this.inFlight > 0 || performance.now() - this.lastActive < FOREGROUND_QUIET_MS;
+    return this.inFlight > 0 || performance.now() - this.lastActive < this.quietMs;
   }
 
   /** Resolves once the engine is quiet, or after FOREGROUND_MAX_WAIT_MS. */
   async quiet(): Promise<void> {
     const until = performance.now() + FOREGROUND_MAX_WAIT_MS;
     while (this.active() && performance.now() < until) {
-      await new Promise((resolve) => setTimeout(resolve, FOREGROUND_QUIET_MS / 2));
+      await new Promise((resolve) => setTimeout(resolve, this.quietMs / 2));
     }
   }
 }
