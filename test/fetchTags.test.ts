@@ -7,7 +7,7 @@ import { testEngine } from './support/engine.ts';
 import { git } from './support/git.ts';
 import { looseRefNames, lsRemoteAsFetched, packedRefsAsGitWrites, showRefs } from './support/refsOracle.ts';
 import { startRelay } from './support/relay.ts';
-import { failure, packFiles, snapshotGitDir, trackingRefs } from './support/repoChecks.ts';
+import { failure, packFiles, settledGitDir, snapshotGitDir, trackingRefs } from './support/repoChecks.ts';
 import { commitOnServer, gitOnServer, type ServedCopies, serveCopies } from './support/servedCopies.ts';
 import { useTmpDir } from './support/tmpDir.ts';
 import { twinClones } from './support/twinClones.ts';
@@ -155,7 +155,7 @@ describe('fetch and tags', () => {
       const { repoId } = await engine.clone({ url: `${relay.url}/unfiltered.git` });
       const commit = await commitOnServer(bare, { branch: 'main', files: { 'n.txt': 'n\n' }, message: 'N' });
       await gitOnServer(bare, ['tag', '-a', '-m', 'Two', 'v2', commit]);
-      const before = await snapshotGitDir(ctx, repoId);
+      const before = await settledGitDir(ctx, repoId);
       const packs = await packFiles(ctx, repoId);
 
       const err = await failure(engine.repo(repoId).fetch());

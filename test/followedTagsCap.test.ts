@@ -11,7 +11,7 @@ import {
   tinyRepoPack,
 } from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
-import { failure, snapshotGitDir } from './support/repoChecks.ts';
+import { failure, settledGitDir, snapshotGitDir } from './support/repoChecks.ts';
 
 /** Small, so that the test reads little; the branch listing of the fetch (two refs) stays far under it. */
 const MAX_LS_REFS_BYTES = 64 * 1024;
@@ -74,7 +74,7 @@ describe('the listing that confirms followed tags', () => {
       { type: 'tag', data: tagObject },
     ]);
     repo.tagListing = oversizedTagListing();
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await settledGitDir(ctx, repoId);
     const record = await ctx.store.registry.get(repoId);
     server.requests.length = 0;
 

@@ -10,7 +10,7 @@ import {
   tinyRepoPack,
 } from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
-import { failure, snapshotGitDir } from './support/repoChecks.ts';
+import { failure, settledGitDir, snapshotGitDir } from './support/repoChecks.ts';
 
 const { engine, ctx } = testEngine();
 
@@ -179,7 +179,7 @@ describe('ref names from a hostile server', () => {
 
   it('a later fetch skips the same bad names with a warning and writes nothing outside refs', async () => {
     const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await settledGitDir(ctx, repoId);
     const result = await engine.repo(repoId).fetch();
     expect(result.updated).toEqual([]);
     expect(result.warnings.join('\n')).toMatch(/Skipped 4 remote refs whose names git would refuse/);
@@ -251,7 +251,7 @@ describe('caps against a hostile server', () => {
     'a fetch whose ls-refs answer %s stops at maxLsRefsBytes, and stores nothing',
     async (_, hostile) => {
       const { repoId } = await engine.clone({ url: urlOf('bad-branches.git') });
-      const before = await snapshotGitDir(ctx, repoId);
+      const before = await settledGitDir(ctx, repoId);
       Object.assign(repos['bad-branches.git'], hostile);
       try {
         const err = await failure(engine.repo(repoId).fetch());

@@ -3,10 +3,11 @@
 // (clone, read, delete) leaves the other's databases as they were, even for a repo of the same id.
 
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { maintenanceIdle } from '../workers/ops/maintenance/packMaintenance.ts';
 import { indexedDbStorage } from '../workers/storage/indexedDb.ts';
 import { testEngine } from './support/engine.ts';
 import { FakeLockManager } from './support/fakeLocks.ts';
-import { snapshotGitDir } from './support/repoChecks.ts';
+import { settledGitDir, snapshotGitDir } from './support/repoChecks.ts';
 
 const url = `${inject('gitServerUrl')}/basic.git`;
 // One IndexedDB and one lock space for both, as two engines of one origin have in a browser.
@@ -46,7 +47,7 @@ describe('two engines with different namespaces', () => {
     const [{ id: idA }] = await a.engine.listRepos();
     const [{ id: idB }] = await b.engine.listRepos();
     const readme = await b.engine.repo(idB).readFile({ ref: 'HEAD', path: 'README.md' });
-    const snapshotB = await snapshotGitDir(b.ctx, idB);
+    const snapshotB = await settledGitDir(b.ctx, idB);
 
     await a.engine.repo(idA).readFile({ ref: 'HEAD', path: 'README.md' });
     const { repoId: second } = await a.engine.clone({ url });
@@ -69,6 +70,8 @@ describe('two engines with different namespaces', () => {
     const id = readA.repoId;
     expect(await databases()).toEqual(expect.arrayContaining([`ns-a-repo-${id}`, `ns-b-repo-${id}`]));
 
+    // A's own background steps end first: they would write beside the snapshot compared below.
+    await maintenanceIdle(a.ctx, id);
     // While A holds its write lock on the id, B writes its own repo of that id.
     let release!: () => void;
     const held = new Promise<void>((resolve) => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryStorage } from '../workers/storage/memory.ts';
 import { type CraftedRepo, startCraftedServer, tinyRepoPack } from './support/craftedServer.ts';
 import { testEngine } from './support/engine.ts';
-import { failure, snapshotGitDir } from './support/repoChecks.ts';
+import { failure, settledGitDir, snapshotGitDir } from './support/repoChecks.ts';
 
 // Not the default (64 KiB): an operation that received without the engine's limits would fail at that one.
 const MAX_PROGRESS_LINE = 10_000;
@@ -56,7 +56,7 @@ describe("an endless fetch answer ends every receive at the engine's limit", () 
 
   it('fetch, and nothing of the repo changes', async () => {
     const { repoId } = await engine.clone({ url: urlOf('fetch.git') });
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await settledGitDir(ctx, repoId);
     // A new commit on the remote, so that the fetch asks for a pack.
     repos['fetch.git'].refs = refsAt(second.commit);
     repos['fetch.git'].endless = 'fetch';
@@ -67,7 +67,7 @@ describe("an endless fetch answer ends every receive at the engine's limit", () 
   it('a lazy blob, and nothing of the repo changes', async () => {
     // The pack holds the commit and its tree, not the blob of a.txt: reading it fetches it.
     const { repoId } = await engine.clone({ url: urlOf('blobs.git') });
-    const before = await snapshotGitDir(ctx, repoId);
+    const before = await settledGitDir(ctx, repoId);
     repos['blobs.git'].endless = 'fetch';
     expectEngineLimit(await failure(engine.repo(repoId).readFile({ ref: 'HEAD', path: 'a.txt' })));
     expect(await snapshotGitDir(ctx, repoId)).toEqual(before);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EngineContext } from '../../workers/engine/engine.ts';
+import { maintenanceIdle } from '../../workers/ops/maintenance/packMaintenance.ts';
 import { GITDIR } from '../../workers/store/repoFs.ts';
 import { git } from './git.ts';
 
@@ -39,6 +40,17 @@ export async function snapshotGitDir(ctx: EngineContext, repoId: string): Promis
   };
   await walk(GITDIR);
   return out;
+}
+
+/**
+ * snapshotGitDir once the repo's background maintenance is done: the "before" of a comparison. A clone's or
+ * fetch's commit-graph step runs once the engine is quiet (20 ms in tests), so a snapshot taken right after
+ * one may be followed by the step's own writes, which are no part of what the test then checks. Do not call
+ * it while the test holds the repo's lock: a step waiting for that lock would wait for the test.
+ */
+export async function settledGitDir(ctx: EngineContext, repoId: string): Promise<Record<string, string>> {
+  await maintenanceIdle(ctx, repoId);
+  return snapshotGitDir(ctx, repoId);
 }
 
 /**
