@@ -445,6 +445,97 @@ describe('pull follows branch.<name>.merge', () => {
   });
 });
 
+/**
+ * A clone on `topic`, a branch started at the remote's commit F1 (it adds `path` as `x0`) and never checked
+ * out there: the blob of x.txt at F1 was never fetched, and F1 is the merge base of what both sides then
+ * commit (`ours`, here and in git's clone; `theirs`, on the remote's feature branch, which topic follows).
+ * isomorphic-git's merge reads the base's version of a file both sides changed, even where it then needs
+ * neither side's: a missing base there failed the pull with NotFoundError.
+ */
+async function unfetchedBase(
+  ours: Record<string, string>,
+  theirs: (r: Remote) => string,
+  path = 'x.txt',
+): Promise<{ r: Remote; ours: string; theirs: string; base: string }> {
+  const r = await remote();
+  const base = r.pushed({ [path]: 'x0\n' }, 'F1', { branch: 'feature' });
+  await engine.repo(r.repoId).fetch();
+  const fs = r.fs();
+  await git.branch({ fs, gitdir: GITDIR, ref: 'topic', object: base, checkout: true });
+  await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.remote', value: 'origin' });
+  await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.merge', value: 'refs/heads/feature' });
+  inDir(r.cli, ['fetch', '-q']);
+  inDir(r.cli, ['checkout', '-q', '-b', 'topic', base]);
+  inDir(r.cli, ['config', 'branch.topic.remote', 'origin']);
+  inDir(r.cli, ['config', 'branch.topic.merge', 'refs/heads/feature']);
+  const oursOid = await r.local(ours, 'ours');
+  return { r, ours: oursOid, theirs: theirs(r), base };
+}
+
+/** The merge both made on topic: its tree and parents, the working tree, the index, as git's. */
+async function expectMergedAsGit(r: Remote, ours: string, theirs: string): Promise<void> {
+  const dir = await r.exported();
+  const commitOf = (d: string) => inDir(d, ['log', '-1', '--format=%T %P%n%an <%ae> %ad%n%cn <%ce> %cd']);
+  expect(commitOf(dir)).toBe(commitOf(r.cli));
+  expect(inDir(dir, ['log', '-1', '--format=%P'])).toBe(`${ours} ${theirs}`);
+  expect(inDir(dir, ['symbolic-ref', 'HEAD'])).toBe('refs/heads/topic');
+  expect(await readLightningWorktree(r.fs())).toEqual(await readDiskWorktree(r.cli));
+  expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  expect(inDir(dir, ['status', '--porcelain'])).toBe('');
+}
+
+describe('pull merging where the base version was never fetched', () => {
+  it('both sides made the same change: merged as git merges it, the base blob fetched first', async () => {
+    const { r, ours, theirs, base } = await unfetchedBase({ 'x.txt': 'same\n', 'e.txt': 'ours\n' }, (r) =>
+      r.pushed({ 'x.txt': 'same\n', 'dir/b.txt': 'theirs\n' }, 'F2', { branch: 'feature' }),
+    );
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    const result = await r.pull({ author: ME });
+    expect(result).toMatchObject({ status: 'merged', branch: 'topic', from: ours, conflicts: [] });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+    // The merge asks for x.txt's base version alone: it reads neither side's, which are one blob (stored).
+    const [mergeBlobs] = blobRequestsSince(since);
+    expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', `${base}:x.txt`])]);
+  });
+
+  it('both sides made the same change in a folder, so both hold one tree there: the same, from inside it', async () => {
+    const path = 'deep/er/x.txt';
+    const { r, ours, theirs, base } = await unfetchedBase(
+      { [path]: 'same\n' },
+      (r) => r.pushed({ [path]: 'same\n', 'e.txt': 'theirs\n' }, 'F2', { branch: 'feature' }),
+      path,
+    );
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect(await r.pull({ author: ME })).toMatchObject({ status: 'merged', from: ours, conflicts: [] });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+    const [mergeBlobs] = blobRequestsSince(since);
+    expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', `${base}:${path}`])]);
+  });
+
+  it('one side changed the text, the other only the mode: merged as git merges it', async () => {
+    const { r, ours, theirs, base } = await unfetchedBase({ 'x.txt': 'x1\n' }, (r) => {
+      r.work(['update-index', '--chmod=+x', 'x.txt']);
+      return r.pushed({}, 'F2: x.txt executable', { branch: 'feature' });
+    });
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    const result = await r.pull({ author: ME });
+    expect(result).toMatchObject({ status: 'merged', branch: 'topic', from: ours, conflicts: [] });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+    expect(inDir(r.cli, ['ls-files', '--stage', 'x.txt'])).toMatch(/^100755 /);
+    const [mergeBlobs] = blobRequestsSince(since);
+    expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', `${base}:x.txt`])]);
+  });
+});
+
 /** A clone whose commit and the remote's both change the first line of dir/sub/c.txt; the rest merges cleanly. */
 async function conflicted() {
   const r = await remote();

@@ -291,12 +291,35 @@ function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<st
   });
 }
 
-/** The blobs a three-way merge reads: of every file that both sides changed, its three versions. */
+/**
+ * Whether an entry differs from the base's, as isomorphic-git's merge judges it (`modified`): in type, mode or
+ * object, or by being there on one side only; two folders never do (the walk compares what is in them).
+ */
+const changedFrom = (x: Side, base: Side): boolean => {
+  if (!x || !base) return x !== base;
+  if (x.mode === MODE_TREE_PADDED && base.mode === MODE_TREE_PADDED) return false;
+  return x.mode !== base.mode || x.oid !== base.oid;
+};
+
+/**
+ * The blobs a three-way merge reads, exactly those isomorphic-git's mergeTree reads (mergeBlobs): where both
+ * sides changed an entry and both hold a file there, the base's version whenever the base holds a file, even
+ * where it then takes one side whole (both made the same change, or one changed the mode alone); and both
+ * sides' versions when neither is the other's nor the base's, for the text merge.
+ */
 function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: string): Promise<string[]> {
   return blobsOfChanges(repo, [base, ours, theirs], ([b, o, t]) => {
-    if (o?.oid === t?.oid || o?.oid === b?.oid || t?.oid === b?.oid) return [];
-    if (o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED) return 'descend';
-    return [b, o, t].filter(isFile).map((x) => x.oid);
+    if (o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED) {
+      // Below a folder one side kept as the base's, or that only one side holds, no file changed on both.
+      const kept = (x: Side) => b?.mode === MODE_TREE_PADDED && x?.oid === b.oid;
+      const both = o?.mode === MODE_TREE_PADDED && t?.mode === MODE_TREE_PADDED;
+      return both && !kept(o) && !kept(t) ? 'descend' : [];
+    }
+    if (!changedFrom(o, b) || !changedFrom(t, b) || !isFile(o) || !isFile(t)) return [];
+    const baseBlob = isFile(b) ? b.oid : null;
+    const read = baseBlob ? [baseBlob] : [];
+    if (o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob) read.push(o.oid, t.oid);
+    return read;
   });
 }
 
