@@ -1,6 +1,7 @@
 // Two trees walked in step, in git's entry order, the way tree-diff.c does: what the commit view, rename
 // detection and the commit-graph's changed paths all read, from trees alone.
 
+import { comparePaths } from '../../model/pathOrder.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from './checkedTrees.ts';
@@ -141,23 +142,8 @@ export async function changedPaths(
  * A file and a folder of the same name are two entries, as in git: one deleted, the other added.
  */
 function compareEntries(a: Entry, b: Entry): number {
-  return compareCodePoints(
+  return comparePaths(
     a.mode === MODE_TREE ? `${a.name}/` : a.name,
     b.mode === MODE_TREE ? `${b.name}/` : b.name,
   );
-}
-
-/** UTF-8 byte order is code point order, which differs from JS's UTF-16 order only past U+FFFF. */
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let k = 0; k < n; k++) {
-    const x = a.charCodeAt(k);
-    const y = b.charCodeAt(k);
-    if (x === y) continue;
-    const xs = x >= 0xd800 && x <= 0xdfff;
-    const ys = y >= 0xd800 && y <= 0xdfff;
-    if (xs !== ys) return xs ? 1 : -1; // a surrogate stands for a code point above every BMP one
-    return x - y;
-  }
-  return a.length - b.length;
 }
