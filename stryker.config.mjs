@@ -1305,13 +1305,6 @@ export default {
       reason:
         "isomorphic-git's merge (abortOnConflict) throws filepaths only with a MergeConflictError, whose data it always sets",
     },
-    {
-      file: 'workers/ops/worktree/pull.ts',
-      code: '[...data.filepaths].sort()',
-      mutants: 'no sort',
-      reason:
-        "isomorphic-git names conflicts in git's byte order already ('dir-e.txt' before 'dir/b.txt' in pull.test.ts, checked with the sort removed)",
-    },
     // workers/ops/worktree/checkout.ts (session 8, mutco8)
     {
       file: 'workers/ops/worktree/checkout.ts',

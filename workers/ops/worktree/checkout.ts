@@ -7,6 +7,7 @@
 // as it was.
 
 import git from 'isomorphic-git';
+import { comparePaths } from '../../model/pathOrder.ts';
 import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED as MODE_TREE } from '../../pack/treeCheck.ts';
 import { GITDIR, type PromiseFs } from '../../store/repoFs.ts';
 import { assertSafeSymlinks, commitTree, linkTarget, walkCheckedTree } from '../common/checkedTrees.ts';
@@ -633,7 +634,7 @@ async function withOtherConflicts(
       () => [],
       (err: unknown) => conflictPaths(err) ?? [],
     );
-  const all = [...new Set([...refused.paths, ...others])].sort();
+  const all = [...new Set([...refused.paths, ...others])].sort(comparePaths);
   return all.length === refused.paths.length ? refused : new WorktreeDirtyError(all);
 }
 

@@ -5,6 +5,7 @@
 // person resolves each file (edits it, stages it: stage 0), then commits (two parents) or aborts.
 
 import git from 'isomorphic-git';
+import { comparePaths } from '../../model/pathOrder.ts';
 import { sha1 } from '../../pack/objectHash.ts';
 import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError } from '../common/errors.ts';
@@ -78,7 +79,8 @@ export function indexUnmergedPaths(bytes: Uint8Array): string[] {
     // Entries are padded with 1-8 NULs to a multiple of 8 bytes (version 2 and 3).
     at += Math.ceil((nameEnd - at + 1) / 8) * 8;
   }
-  return [...out].sort();
+  // In the index's own order, which is git's (read-cache.c compares names as bytes).
+  return [...out];
 }
 
 /**
@@ -109,7 +111,7 @@ export async function writeConflictedMerge(
   } catch (err) {
     const e = err as { code?: string; data?: { filepaths?: string[] } };
     if (e.code !== 'MergeConflictError') throw err;
-    conflicts = [...(e.data?.filepaths ?? [])].sort();
+    conflicts = [...(e.data?.filepaths ?? [])].sort(comparePaths);
   }
   if (conflicts.length === 0) {
     throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.');

@@ -622,6 +622,56 @@ describe('pull with conflicts', () => {
     expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
   });
 
+  it('names conflicts, and status lists paths, in git’s order: bytes, where JS sorts names past U+FFFF first', async () => {
+    // U+FF21 is EF BC A1 in UTF-8 and U+1F600 F0 9F 98 80: git puts the first first; JS's UTF-16 order (FF21
+    // against D83D) the second.
+    const [wide, emoji] = ['\u{ff21}.txt', '\u{1f600}.txt'];
+    const r = await remote({ start: { ...START, [wide]: 'w\n', [emoji]: 's\n' } });
+    await r.local({ [wide]: 'w ours\n', [emoji]: 's ours\n' }, 'ours');
+    r.pushed({ [wide]: 'w theirs\n', [emoji]: 's theirs\n', 'e.txt': 'e theirs\n' }, 'theirs');
+    const result = await r.pull();
+    expect(r.gitPull().ok).toBe(false);
+    const unmerged = inDir(r.cli, ['-c', 'core.quotePath=false', 'diff', '--name-only', '--diff-filter=U']);
+    expect(unmerged.split('\n')).toEqual([wide, emoji]);
+    expect(result).toMatchObject({ status: 'conflict', merging: true, conflicts: [wide, emoji] });
+    const porcelain = inDir(r.cli, ['-c', 'core.quotePath=false', 'status', '--porcelain']);
+    const gitOrder = porcelain.split('\n').map((line) => line.slice(3));
+    const ours = (await engine.repo(r.repoId).status()).entries.map((e) => e.path);
+    expect(ours).toEqual(gitOrder);
+    // With a local change in the way nothing starts, and the files that would conflict are named as git names them.
+    const again = await remote({ start: { ...START, [wide]: 'w\n', [emoji]: 's\n' } });
+    await again.local({ [wide]: 'w ours\n', [emoji]: 's ours\n' }, 'ours');
+    again.pushed({ [wide]: 'w theirs\n', [emoji]: 's theirs\n' }, 'theirs');
+    await engine.repo(again.repoId).writeWorktreeFile({ path: 'e.txt', content: 'not committed\n' });
+    expect(await again.pull()).toMatchObject({
+      status: 'conflict',
+      merging: false,
+      conflicts: [wide, emoji],
+    });
+  });
+
+  it('names conflicts in git’s order also where isomorphic-git’s merges of the files end in another order', async () => {
+    // isomorphic-git lists a conflict as its file's merge ends, and those run at once: a large file's may end
+    // last. Here its list comes reversed, for both merges a pull runs (the trial one and the conflicted one).
+    const merge = git.merge;
+    vi.spyOn(git, 'merge').mockImplementation(async (args) => {
+      try {
+        return await merge(args);
+      } catch (err) {
+        (err as { data?: { filepaths?: string[] } }).data?.filepaths?.reverse();
+        throw err;
+      }
+    });
+    const r = await remote();
+    await r.local({ 'a.txt': 'a ours\n', 'dir-e.txt': 'e ours\n', 'dir/b.txt': 'b ours\n' }, 'ours');
+    r.pushed({ 'a.txt': 'a theirs\n', 'dir-e.txt': 'e theirs\n', 'dir/b.txt': 'b theirs\n' }, 'theirs');
+    const conflicts = ['a.txt', 'dir-e.txt', 'dir/b.txt'];
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'e.txt', content: 'in the way\n' });
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: false, conflicts });
+    await engine.repo(r.repoId).writeWorktreeFile({ path: 'e.txt', content: 'e\n' });
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts });
+  });
+
   it('with local changes in the way, changes nothing and names the conflicting files', async () => {
     const { r, ours } = await conflicted();
     await engine.repo(r.repoId).writeWorktreeFile({ path: 'e.txt', content: 'not committed\n' });

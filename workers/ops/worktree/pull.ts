@@ -5,6 +5,7 @@
 // or aborts. With local changes in the way it changes nothing and names the files.
 
 import git from 'isomorphic-git';
+import { comparePaths } from '../../model/pathOrder.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
 import { MODE_GITLINK, MODE_TREE_PADDED } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
@@ -159,7 +160,8 @@ export async function pull(
       const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
       // git refuses to start a merge that would overwrite local changes; so does this.
       const local = (await status(ctx, repoId)).entries;
-      if (local.length > 0) return { ...conflict, conflicts: [...data.filepaths].sort(), merging: false };
+      if (local.length > 0)
+        return { ...conflict, conflicts: [...data.filepaths].sort(comparePaths), merging: false };
       const conflicts = await startConflictedMerge(ctx, repoId, {
         ours,
         theirs,

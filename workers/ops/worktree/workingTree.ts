@@ -5,6 +5,7 @@
 // and the index, so editing a blob:none clone fetches nothing beyond what its checkout fetched.
 
 import git from 'isomorphic-git';
+import { comparePaths } from '../../model/pathOrder.ts';
 import { GITDIR, mkdirp } from '../../store/repoFs.ts';
 import { OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -87,7 +88,7 @@ export async function status(
   for (const path of unmerged) entries.push({ path, staged: null, unstaged: 'deleted', conflict: true });
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-  return { branch, head: headOid, entries: entries.sort((a, b) => (a.path < b.path ? -1 : 1)), merging };
+  return { branch, head: headOid, entries: entries.sort((a, b) => comparePaths(a.path, b.path)), merging };
 }
 
 /**
