@@ -57,6 +57,9 @@ export const OPERATION_ERROR_CODES = Object.freeze([
   // A pull whose branch and upstream have more than one merge base (a criss-cross history): git merges
   // the bases first (its recursive/ort strategy); isomorphic-git's merge takes one base only.
   'MULTIPLE_MERGE_BASES',
+  // A pull whose sides changed a path in a way isomorphic-git's merge cannot merge (a file against a folder,
+  // a submodule both moved), where git merges or reports a conflict: the message names the paths.
+  'MERGE_NOT_SUPPORTED',
   // Not the input's fault: a bug, or a failure of a library below (its message says which).
   'INTERNAL',
 ] as const);

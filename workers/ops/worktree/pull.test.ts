@@ -25,7 +25,7 @@ import { exportCheckout } from '../../../test/support/cloneOracle.ts';
 import { crashAt } from '../../../test/support/crash.ts';
 import { testEngine } from '../../../test/support/engine.ts';
 import { showRefs } from '../../../test/support/refsOracle.ts';
-import { failure } from '../../../test/support/repoChecks.ts';
+import { failure, settledGitDir, snapshotGitDir } from '../../../test/support/repoChecks.ts';
 import { uploadPackFetch } from '../../../test/support/uploadPackFetch.ts';
 import { readDiskWorktree, readLightningWorktree } from '../../../test/support/worktree.ts';
 import { memoryStorage } from '../../storage/memory.ts';
@@ -920,6 +920,80 @@ describe('pull stopped mid-way', () => {
     const result = await r.pull();
     expect(result.status).toBe('merged');
     expect(await r.head()).toBe(result.to);
+  });
+});
+
+describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
+  /**
+   * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED
+   * naming `paths`: no blob fetched, the git directory and the working tree as they were; git's own pull of
+   * the same stops on a conflict, or merges.
+   */
+  async function expectRefused(r: Remote, paths: string, gits: 'conflict' | 'merged'): Promise<void> {
+    await engine.repo(r.repoId).fetch();
+    const before = await settledGitDir(ctx, r.repoId);
+    const files = await readLightningWorktree(r.fs());
+    const since = served.requests.length;
+    const err = await failure(r.pull());
+    expect(err).toBeInstanceOf(OperationError);
+    expect(err.code).toBe('MERGE_NOT_SUPPORTED');
+    expect(err.message).toBe(
+      `main and origin/main both changed ${paths} in a way Blobless cannot merge (a file on one side where the other has a folder, or a submodule both changed): merge them with git (git pull), push the merge, then pull again.`,
+    );
+    expect(blobRequestsSince(since)).toEqual([]);
+    expect(await snapshotGitDir(ctx, r.repoId)).toEqual(before);
+    expect(await readLightningWorktree(r.fs())).toEqual(files);
+    const git = r.gitPull();
+    expect(git.ok).toBe(gits === 'merged');
+    if (gits === 'conflict') expect(git.output).toContain('CONFLICT');
+  }
+
+  it('a file on our side where theirs adds a folder of that name', async () => {
+    const r = await remote();
+    await r.local({ thing: 'a file\n' }, 'ours');
+    r.pushed({ 'thing/x.txt': 'in a folder\n' }, 'theirs');
+    await expectRefused(r, 'thing', 'conflict');
+  });
+
+  it('deep in folders: we delete a folder, they make one of its files a folder (git merges it)', async () => {
+    const r = await remote();
+    await r.local({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'ours');
+    r.pushed({ 'dir/sub/d.txt': null, 'dir/sub/d.txt/y.txt': 'y\n', 'e.txt': 'e theirs\n' }, 'theirs');
+    await expectRefused(r, 'dir/sub/d.txt', 'merged');
+  });
+
+  it('a submodule both sides added, at different commits; and the list of paths is cut at five', async () => {
+    const r = await remote();
+    const fs = r.fs();
+    const when = ++clock;
+    const who = { ...ME, timestamp: when, timezoneOffset: 0 };
+    const names = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'mod'];
+    for (const name of names) {
+      await git.updateIndex({
+        fs,
+        dir: '/',
+        gitdir: GITDIR,
+        filepath: name,
+        oid: 'a'.repeat(40),
+        mode: 0o160000,
+        add: true,
+      });
+      inDir(r.cli, ['update-index', '--add', '--cacheinfo', `160000,${'a'.repeat(40)},${name}`]);
+    }
+    const ours = await git.commit({
+      fs,
+      dir: '/',
+      gitdir: GITDIR,
+      message: 'ours',
+      author: who,
+      committer: who,
+    });
+    await fs.promises.flush();
+    expect(commitFiles(r.cli, {}, 'ours', when)).toBe(ours);
+    for (const name of names)
+      r.work(['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},${name}`]);
+    r.pushed({}, 'theirs');
+    await expectRefused(r, 'm1, m2, m3, m4, m5 and 2 more', 'conflict');
   });
 });
 

@@ -128,6 +128,8 @@ export async function pull(
 
   // Both moved: a merge. Only the files both sides changed need their blobs (base, ours, theirs).
   onProgress?.({ phase: 'merging' });
+  const refused = await mergeRefusals(repo, bases[0], ours, theirs);
+  if (refused.length > 0) throw mergeNotSupported(branch, upstreamBranch, refused);
   const needed = await blobsForMerge(repo, bases[0], ours, theirs);
   if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
   throwIfAborted(signal);
@@ -155,6 +157,10 @@ export async function pull(
   } catch (err) {
     ctx.repos.forget(repoId);
     if (signal?.aborted) throw abortedError();
+    // mergeRefusals names every case known to throw it; should isomorphic-git throw it elsewhere, still typed.
+    if ((err as { code?: string }).code === 'MergeNotSupportedError') {
+      throw mergeNotSupported(branch, upstreamBranch, []);
+    }
     const data = (err as { code?: string; data?: { filepaths?: string[] } }).data;
     if ((err as { code?: string }).code === 'MergeConflictError' && data?.filepaths) {
       const conflict = { ...base, status: 'conflict' as const, to: ours, newCommits: 0, checkout: null };
@@ -221,6 +227,16 @@ async function startConflictedMerge(
   return conflicts;
 }
 
+/** The refusal of a merge isomorphic-git cannot make, naming the paths (the first five) where it cannot. */
+function mergeNotSupported(branch: string, upstream: string, paths: readonly string[]): OperationError {
+  const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
+  const what = paths.length > 0 ? `both changed ${shown}` : 'both changed a path';
+  return new OperationError(
+    'MERGE_NOT_SUPPORTED',
+    `${branch} and origin/${upstream} ${what} in a way Blobless cannot merge (a file on one side where the other has a folder, or a submodule both changed): merge them with git (git pull), push the merge, then pull again.`,
+  );
+}
+
 /**
  * Brings the working tree to `oid` on `branch`: a checkout of the commit (it refuses to overwrite local
  * changes) that moves the branch and HEAD in the same all-or-nothing batch as the files.
@@ -239,16 +255,16 @@ function moveBranch(
 type Side = { oid: string; mode: string } | undefined;
 
 /**
- * Walks the trees of `commits` side by side, a folder of each at a time, and collects the blobs `pick` takes:
- * for each name of any side's folder, `pick` gets that name's entry on every side and answers with the
- * blobs to take, or `descend` to walk into the sides where it is a folder. Folders wait on a stack, not in
+ * Walks the trees of `commits` side by side, a folder of each at a time, and collects what `pick` takes (blobs,
+ * or paths): for each name of any side's folder, `pick` gets that name's entry on every side and its path,
+ * and answers with the strings to take, or `descend` to walk into the sides where it is a folder. Folders wait on a stack, not in
  * recursion (a server chooses the depth), and are read through the tree checks every op uses: a hostile
  * tree stops the walk before anything is fetched.
  */
 async function blobsOfChanges(
   repo: RepoHandle,
   commits: readonly string[],
-  pick: (sides: Side[]) => readonly string[] | 'descend',
+  pick: (sides: Side[], path: string) => readonly string[] | 'descend',
 ): Promise<string[]> {
   const out = new Set<string>();
   const entries = async (tree: string | null, path: string, depth: number) => {
@@ -271,7 +287,7 @@ async function blobsOfChanges(
     const folders = await Promise.all(trees.map((t) => entries(t, path, depth)));
     for (const name of new Set(folders.flatMap((f) => [...f.keys()]))) {
       const sides = folders.map((f) => f.get(name));
-      const taken = pick(sides);
+      const taken = pick(sides, `${path}${name}`);
       if (taken === 'descend') {
         const trees = sides.map((x) => (x?.mode === MODE_TREE_PADDED ? x.oid : null));
         pending.push({ trees, path: `${path}${name}/`, depth: depth + 1 });
@@ -323,6 +339,37 @@ function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: str
     if (o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob) read.push(o.oid, t.oid);
     return read;
   });
+}
+
+/**
+ * The paths where isomorphic-git's merge throws its untyped MergeNotSupportedError: both sides changed the
+ * entry, and not as two files, a deletion of a file against a change to it, or one deletion by both: a file
+ * on one side where the other has a folder, a submodule both moved, a folder one side made a file of and the
+ * other deleted. git merges or reports each as a conflict; Blobless refuses before fetching or writing.
+ */
+async function mergeRefusals(
+  repo: RepoHandle,
+  base: string,
+  ours: string,
+  theirs: string,
+): Promise<string[]> {
+  const paths = await blobsOfChanges(repo, [base, ours, theirs], ([b, o, t], path) => {
+    const isTree = (x: Side) => x?.mode === MODE_TREE_PADDED;
+    if (isTree(o) || isTree(t)) {
+      // Below a folder only one side has, its entries differ from the base's on both sides only where the
+      // base had a folder there too (the other side's are then deletions).
+      const kept = (x: Side) => isTree(b) && x?.oid === b?.oid;
+      const below = (isTree(o) && isTree(t)) || isTree(b);
+      if (below && !kept(o) && !kept(t)) return 'descend';
+    }
+    if (!changedFrom(o, b) || !changedFrom(t, b)) return [];
+    if (isTree(o) && isTree(t)) return [];
+    if (isFile(o) && isFile(t)) return [];
+    if (isFile(b) && ((!o && isFile(t)) || (isFile(o) && !t))) return [];
+    if (b && !o && !t && (isFile(b) || isTree(b))) return [];
+    return [path];
+  });
+  return paths.sort(comparePaths);
 }
 
 /**
