@@ -923,6 +923,53 @@ describe('pull stopped mid-way', () => {
   });
 });
 
+describe('what a merge fetches first, and what it leaves to the checkout', () => {
+  it('a file only we changed: its base version is not fetched (the merge takes ours whole)', async () => {
+    const { r, ours, theirs } = await unfetchedBase({ 'x.txt': 'x ours\n' }, (r) =>
+      r.pushed({ 'e.txt': 'e theirs\n' }, 'F2', { branch: 'feature' }),
+    );
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect(await r.pull({ author: ME })).toMatchObject({ status: 'merged', from: ours });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+    // One request, the checkout's, for theirs of e.txt: x0 (x.txt's base version) is read by neither.
+    expect(blobRequestsSince(since)).toEqual([[inDir(r.cli, ['rev-parse', `${theirs}:e.txt`])]]);
+  });
+
+  it('both sides add a folder of one name, each with its own files: merged as git merges it', async () => {
+    const r = await remote();
+    await r.local({ 'new/ours.txt': 'o\n' }, 'ours');
+    r.pushed({ 'new/theirs.txt': 't\n' }, 'theirs');
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect((await r.pull({ author: ME })).status).toBe('merged');
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectAsGit(r, { sameCommit: false });
+  });
+
+  it('both add one file with different text: a conflict with no base, stages 2 and 3 as git’s', async () => {
+    const r = await remote();
+    await r.local({ 'new.txt': 'ours\n' }, 'ours');
+    r.pushed({ 'new.txt': 'theirs\n' }, 'theirs');
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['new.txt'] });
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+
+  it('we change a file of a folder they delete whole: a conflict, as git’s', async () => {
+    const r = await remote();
+    await r.local({ 'dir/sub/c.txt': 'c ours\n' }, 'ours');
+    r.pushed({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'theirs');
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['dir/sub/c.txt'] });
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+});
+
 describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
   /**
    * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED
