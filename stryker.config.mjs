@@ -1892,6 +1892,71 @@ export default {
       reason:
         "for a commit not read yet it marks a string no commit has as from's: nothing ever reads or counts it",
     },
+    // pull.ts: blobsForMerge, mergeRefusals, startConflictedMerge (issue 26, session 15, pull178 rerun)
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'await ensureWorktree(ctx, repoId, { signal }) (startConflictedMerge)',
+      mutants: '{}',
+      reason:
+        'status() ran ensureWorktree just before (the index exists, nothing is checked out here); an abort is then caught by ensureBlobs or the throwIfAborted after it: ABORTED either way, nothing written',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: "paths.length > 0 ? `both changed <shown>` : 'both changed a path' (mergeNotSupported)",
+      mutants: 'true; >= 0; the fallback text as ""',
+      reason:
+        'an empty list comes only from a MergeNotSupportedError mergeRefusals did not foresee, and each case mergeTree throws it in is foreseen (a test of each checks the message)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'x.mode === MODE_TREE_PADDED && base.mode === MODE_TREE_PADDED (changedFrom)',
+      mutants: 'false',
+      reason:
+        "two folders reach it only where the refusal walk's `isTree(o) && isTree(t)` answers next, or as a side that is the base's own folder (same oid and mode, so unchanged either way): a folder changed against the base's is walked into before",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED (blobsForMerge)',
+      mutants: '&&; either half false',
+      reason:
+        'where one side alone is a folder the file rule below takes nothing either (isFile of a folder is false), and it is then walked into nowhere',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: "kept / both / both && !kept(o) && !kept(t) (blobsForMerge's descent)",
+      mutants:
+        'any that walks into more folders: kept false or () => undefined, both true or ||, the test true or ||; x.oid',
+      reason:
+        'walks more folders only: the file rule takes a blob only where both sides changed a file, so a folder one side kept or lacks yields none, and a blob:none clone holds every tree (nothing more is fetched); x.oid is read only when both are folders',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob (blobsForMerge)',
+      mutants: 'true in any part; ||',
+      reason:
+        "a side's version read beyond mergeBlobs' is ours (stored: the working tree is ours) or theirs, which the merge then takes whole and the checkout after it fetches: the same blobs, one request sooner",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'isTree(b) && x?.oid === b?.oid (kept, mergeRefusals)',
+      mutants: '() => undefined; isTree(b) false; b.oid',
+      reason:
+        'walks into a folder one side kept, whose entries are then unchanged on that side, so none is refused; b.oid is read only when isTree(b)',
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'if (isTree(o) && isTree(t)) return [] (mergeRefusals)',
+      mutants: 'false; ["Stryker was here"]',
+      reason:
+        "two folders never get there: they are walked into (below is true) unless one is the base's own, whose changedFrom is false a line before",
+    },
+    {
+      file: 'workers/ops/worktree/pull.ts',
+      code: 'b && !o && !t && (...) (mergeRefusals, deleted by both)',
+      mutants: 'b as true',
+      reason:
+        'with neither side holding the name the base holds it (the walk meets only names some side holds), so b is never undefined there',
+    },
     // lazyBlobs.ts (issue 26, session 14, surv14b)
     {
       file: 'workers/ops/sync/lazyBlobs.ts',

@@ -970,6 +970,40 @@ describe('what a merge fetches first, and what it leaves to the checkout', () =>
   });
 });
 
+describe('pull merges what isomorphic-git can, as git does: no refusal', () => {
+  it('they make a file of a folder we left as it was', async () => {
+    const r = await remote();
+    await r.local({ 'e.txt': 'e ours\n' }, 'ours');
+    r.pushed({ 'dir/b.txt': null, 'dir/sub/c.txt': null, 'dir/sub/d.txt': null, dir: 'a file\n' }, 'theirs');
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect((await r.pull({ author: ME })).status).toBe('merged');
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectAsGit(r, { sameCommit: false });
+  });
+
+  it('both delete one file', async () => {
+    const r = await remote();
+    await r.local({ 'dir/b.txt': null, 'e.txt': 'e ours\n' }, 'ours');
+    r.pushed({ 'dir/b.txt': null, 'a.txt': 'theirs\n' }, 'theirs');
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect((await r.pull({ author: ME })).status).toBe('merged');
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectAsGit(r, { sameCommit: false });
+  });
+
+  it('we delete a file they change: a conflict, stages 1 and 3 as git’s', async () => {
+    const r = await remote();
+    await r.local({ 'e.txt': null }, 'ours');
+    r.pushed({ 'e.txt': 'e theirs\n' }, 'theirs');
+    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['e.txt'] });
+    expect(r.gitPull().ok).toBe(false);
+    const dir = await r.exported();
+    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+  });
+});
+
 describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
   /**
    * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED
@@ -995,11 +1029,35 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
     if (gits === 'conflict') expect(git.output).toContain('CONFLICT');
   }
 
-  it('a file on our side where theirs adds a folder of that name', async () => {
+  it('a file on our side where theirs adds a folder of that name, here and in folders both add', async () => {
     const r = await remote();
-    await r.local({ thing: 'a file\n' }, 'ours');
-    r.pushed({ 'thing/x.txt': 'in a folder\n' }, 'theirs');
-    await expectRefused(r, 'thing', 'conflict');
+    await r.local({ thing: 'a file\n', 'p/thing': 'p\n', 'q/thing': 'q\n' }, 'ours');
+    r.pushed({ 'thing/x.txt': 'x\n', 'p/thing/x.txt': 'x\n', 'q/thing/x.txt': 'x\n' }, 'theirs');
+    // In git's order, whatever order the walk met them in.
+    await expectRefused(r, 'p/thing, q/thing, thing', 'conflict');
+  });
+
+  it('they make a folder of a file we changed', async () => {
+    const r = await remote();
+    await r.local({ 'e.txt': 'e ours\n' }, 'ours');
+    r.pushed({ 'e.txt': null, 'e.txt/f.txt': 'f\n' }, 'theirs');
+    await expectRefused(r, 'e.txt', 'conflict');
+  });
+
+  it('we make a file of a folder they deleted', async () => {
+    const r = await remote();
+    await r.local({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'ours');
+    await r.fs().promises.rmdir('/dir/sub');
+    await r.local({ 'dir/sub': 'a file\n' }, 'ours 2');
+    r.pushed({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null, 'e.txt': 'e theirs\n' }, 'theirs');
+    await expectRefused(r, 'dir/sub', 'merged');
+  });
+
+  it('they make a file of a folder we deleted', async () => {
+    const r = await remote();
+    await r.local({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'ours');
+    r.pushed({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null, 'dir/sub': 'a file\n' }, 'theirs');
+    await expectRefused(r, 'dir/sub', 'merged');
   });
 
   it('deep in folders: we delete a folder, they make one of its files a folder (git merges it)', async () => {
@@ -1009,39 +1067,45 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
     await expectRefused(r, 'dir/sub/d.txt', 'merged');
   });
 
-  it('a submodule both sides added, at different commits; and the list of paths is cut at five', async () => {
-    const r = await remote();
-    const fs = r.fs();
-    const when = ++clock;
-    const who = { ...ME, timestamp: when, timezoneOffset: 0 };
-    const names = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'mod'];
-    for (const name of names) {
-      await git.updateIndex({
+  it.each([
+    [7, 'm1, m2, m3, m4, m5 and 2 more'],
+    [5, 'm1, m2, m3, m4, m5'],
+  ])(
+    'submodules both sides added, at different commits (%i: the list is cut at five)',
+    async (count, named) => {
+      const r = await remote();
+      const fs = r.fs();
+      const when = ++clock;
+      const who = { ...ME, timestamp: when, timezoneOffset: 0 };
+      const names = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].slice(0, count);
+      for (const name of names) {
+        await git.updateIndex({
+          fs,
+          dir: '/',
+          gitdir: GITDIR,
+          filepath: name,
+          oid: 'a'.repeat(40),
+          mode: 0o160000,
+          add: true,
+        });
+        inDir(r.cli, ['update-index', '--add', '--cacheinfo', `160000,${'a'.repeat(40)},${name}`]);
+      }
+      const ours = await git.commit({
         fs,
         dir: '/',
         gitdir: GITDIR,
-        filepath: name,
-        oid: 'a'.repeat(40),
-        mode: 0o160000,
-        add: true,
+        message: 'ours',
+        author: who,
+        committer: who,
       });
-      inDir(r.cli, ['update-index', '--add', '--cacheinfo', `160000,${'a'.repeat(40)},${name}`]);
-    }
-    const ours = await git.commit({
-      fs,
-      dir: '/',
-      gitdir: GITDIR,
-      message: 'ours',
-      author: who,
-      committer: who,
-    });
-    await fs.promises.flush();
-    expect(commitFiles(r.cli, {}, 'ours', when)).toBe(ours);
-    for (const name of names)
-      r.work(['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},${name}`]);
-    r.pushed({}, 'theirs');
-    await expectRefused(r, 'm1, m2, m3, m4, m5 and 2 more', 'conflict');
-  });
+      await fs.promises.flush();
+      expect(commitFiles(r.cli, {}, 'ours', when)).toBe(ours);
+      for (const name of names)
+        r.work(['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},${name}`]);
+      r.pushed({}, 'theirs');
+      await expectRefused(r, named, 'conflict');
+    },
+  );
 });
 
 describe('pull of a criss-cross history (two merge bases)', () => {
