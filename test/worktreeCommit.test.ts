@@ -195,6 +195,53 @@ describe('working tree status, staging and commit', () => {
   });
 });
 
+describe('status in git status --porcelain order', () => {
+  it('tracked changes by path as bytes, then the untracked ones, where JS would sort all the paths together', async () => {
+    const { repoId } = await engine.clone({ url: `${serverUrl}/basic.git` });
+    const repo = engine.repo(repoId);
+    // U+FF21 is EF BC A1 in UTF-8 and U+1F600 F0 9F 98 80: git puts the first first, JS's UTF-16 order the second.
+    const [wide, emoji] = ['\u{ff21}.txt', '\u{1f600}.txt'];
+    for (const path of [`${emoji}-staged`, `${wide}-staged`, 'a-staged.txt']) {
+      await repo.writeWorktreeFile({ path, content: `${path}\n` });
+    }
+    await repo.stage({ paths: [`${emoji}-staged`, `${wide}-staged`, 'a-staged.txt'] });
+    // Untracked names that sort before and among the tracked ones.
+    for (const path of [emoji, wide, 'a-new.txt', 'src/zz.txt'])
+      await repo.writeWorktreeFile({ path, content: 'u\n' });
+    await repo.writeWorktreeFile({ path: 'README.md', content: '# basic, edited\n' });
+    // A staged deletion whose file is back: git's "D " line among the tracked, its "??" among the untracked.
+    await repo.deleteWorktreeFile({ path: 'src/main.js' });
+    await repo.stage({ paths: ['src/main.js'] });
+    await repo.writeWorktreeFile({ path: 'src/main.js', content: 'back\n' });
+
+    const out = await gitCli(
+      ['-c', 'core.quotePath=false', 'status', '--porcelain', '--no-renames', '--untracked-files=all'],
+      { cwd: await exportRepo(repoId) },
+    );
+    const gitOrder = [
+      ...new Set(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.slice(3)),
+      ),
+    ];
+    const ours = (await repo.status()).entries.map((e) => e.path);
+    expect(ours).toEqual(gitOrder);
+    expect(ours).toEqual([
+      'README.md',
+      'a-staged.txt',
+      'src/main.js',
+      `${wide}-staged`,
+      `${emoji}-staged`,
+      'a-new.txt',
+      'src/zz.txt',
+      wide,
+      emoji,
+    ]);
+  });
+});
+
 describe('classify', () => {
   it('maps every statusMatrix row git status can produce', () => {
     expect(classify(1, 1, 1)).toEqual({ staged: null, unstaged: null });

@@ -18,7 +18,6 @@ import { removeEmptyParents } from './emptyParents.ts';
 import { abortMergeState, type MergeState, readMergeState } from './mergeState.ts';
 
 /** One changed path, as `git status --porcelain` shows it: the index against HEAD, the file against the index. */
-/** One changed path of status, as a line of `git status --short` says it. */
 export interface StatusEntry {
   /** The path from the repository's root. */
   path: string;
@@ -36,7 +35,10 @@ export interface WorktreeStatus {
   branch: string | null;
   /** The commit HEAD points at. */
   head: string;
-  /** The changed paths (unchanged ones are left out), in the index's path order. */
+  /**
+   * The changed paths (unchanged ones are left out) in `git status --porcelain`'s order: the paths the index
+   * knows (conflicts too), then the untracked ones, each part by path as git orders paths (comparePaths).
+   */
   entries: StatusEntry[];
   /** A merge left in progress by a conflicting pull, or null. */
   merging: MergeState | null;
@@ -88,7 +90,16 @@ export async function status(
   for (const path of unmerged) entries.push({ path, staged: null, unstaged: 'deleted', conflict: true });
   const branch = (await git.currentBranch({ fs, gitdir })) ?? null;
   const headOid = await git.resolveRef({ fs, gitdir, ref: 'HEAD' });
-  return { branch, head: headOid, entries: entries.sort((a, b) => comparePaths(a.path, b.path)), merging };
+  return { branch, head: headOid, entries: entries.sort(porcelainOrder), merging };
+}
+
+/**
+ * `git status --porcelain`'s order (wt-status.c): every path the index or HEAD has, by path, before the untracked
+ * ones, by path. A staged deletion whose file is back is both ("D " and "??"): it stands where its first line does.
+ */
+function porcelainOrder(a: StatusEntry, b: StatusEntry): number {
+  const untracked = (e: StatusEntry) => e.unstaged === 'untracked' && !e.staged;
+  return Number(untracked(a)) - Number(untracked(b)) || comparePaths(a.path, b.path);
 }
 
 /**
