@@ -172,7 +172,7 @@ export async function checkout(
     // Whatever pack isomorphic-git did load (for an object our reader left to it) is not read again:
     // blobs come from the packs as they arrive.
     forgetLoadedPacks(repo);
-    const result = await checkoutIntoNothing(ctx, steps, repo, target, files, hooks);
+    const result = await checkoutIntoNothing(ctx, steps, repo, target, files, hooks, opts.onBranch);
     steps.measure('total', started);
     return result;
   }
@@ -231,6 +231,7 @@ async function checkoutIntoNothing(
   target: Target,
   files: Map<string, TreeFile>,
   hooks: CheckoutHooks,
+  onBranch: string | undefined,
 ): Promise<CheckoutResult> {
   const repoId = repo.record.id;
   const { signal } = hooks;
@@ -252,7 +253,9 @@ async function checkoutIntoNothing(
     const commitStarted = performance.now();
     await ctx.store.repoFs.writeAllOrNothing(repoId, async () => {
       await placeNewWorktree(ctx, repo, files, written);
-      await setHead(repo, target);
+      // onBranch (pull's merge or fast-forward): the branch moves to the commit, as in the other path.
+      if (onBranch) await moveBranchHere(repo, onBranch, target.commit);
+      else await setHead(repo, target);
       await ctx.store.crash.at('checkout:files-written');
     });
     steps.measure('commit', commitStarted);

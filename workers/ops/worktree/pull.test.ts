@@ -1004,6 +1004,91 @@ describe('pull merges what isomorphic-git can, as git does: no refusal', () => {
   });
 });
 
+/**
+ * A clone never checked out, its branch `topic` at `mine`'s commit (x.txt changed by `ours` from F1's x0),
+ * merging `feature` (F1, then `theirs`): git's clone the same. No blob of x.txt is stored before the pull.
+ */
+async function neverCheckedOut(
+  ours: (r: Remote) => void,
+  theirs: (r: Remote) => void,
+  o: { base?: Record<string, string>; limits?: { maxTreeDepth: number } } = {},
+) {
+  const r = await remote({ checkout: false, limits: o.limits });
+  const base = r.pushed(o.base ?? { 'x.txt': 'x0\n' }, 'F1', { branch: 'feature' });
+  ours(r);
+  const oursOid = r.pushed({}, 'ours', { branch: 'mine' });
+  r.work(['reset', '-q', '--hard', base]);
+  theirs(r);
+  const theirsOid = r.pushed({}, 'theirs', { branch: 'feature' });
+  await engine.repo(r.repoId).fetch();
+  const fs = r.fs();
+  await git.writeRef({ fs, gitdir: GITDIR, ref: 'refs/heads/topic', value: oursOid });
+  await git.writeRef({
+    fs,
+    gitdir: GITDIR,
+    ref: 'HEAD',
+    value: 'refs/heads/topic',
+    symbolic: true,
+    force: true,
+  });
+  await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.remote', value: 'origin' });
+  await git.setConfig({ fs, gitdir: GITDIR, path: 'branch.topic.merge', value: 'refs/heads/feature' });
+  inDir(r.cli, ['fetch', '-q']);
+  inDir(r.cli, ['checkout', '-q', '-b', 'topic', 'origin/mine']);
+  inDir(r.cli, ['config', 'branch.topic.merge', 'refs/heads/feature']);
+  return { r, base, ours: oursOid, theirs: theirsOid };
+}
+
+describe('what a merge fetches first, where no version of the file is stored', () => {
+  const text = (label: string) => (r: Remote) => {
+    writeFileSync(join(`${r.bare}-work`, 'x.txt'), label);
+    r.work(['add', 'x.txt']);
+  };
+  const executable = (r: Remote) => r.work(['update-index', '--chmod=+x', 'x.txt']);
+
+  it.each([
+    [
+      'we changed the mode alone, they the text: the base alone (their text is what the merge takes)',
+      executable,
+      text('x1\n'),
+    ],
+    [
+      'we changed the text, they the mode alone: the base alone (our text is what the merge takes)',
+      text('x1\n'),
+      executable,
+    ],
+    ['both made the same change: the base alone (either side is the merge)', text('same\n'), text('same\n')],
+  ])('%s', async (_, ours, theirs) => {
+    const { r, base, ours: oursOid, theirs: theirsOid } = await neverCheckedOut(ours, theirs);
+    const since = served.requests.length;
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect(await r.pull({ author: ME })).toMatchObject({ status: 'merged', from: oursOid, conflicts: [] });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, oursOid, theirsOid);
+    // The merge reads the base's text alone; the merged x.txt is fetched by the checkout after it.
+    const [mergeBlobs] = blobRequestsSince(since);
+    expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', `${base}:x.txt`])]);
+  });
+
+  it('a folder they kept as the base’s is not walked: one too deep inside it, which we deleted, is never read', async () => {
+    // Past maxTreeDepth (3) in the base and theirs only: walking keep/ would refuse it (HOSTILE_TREE).
+    const { r, ours, theirs } = await neverCheckedOut(
+      (r) => {
+        r.work(['rm', '-q', '-r', 'keep/deep']);
+        commitFiles(`${r.bare}-work`, { 'keep/o.txt': 'o\n' }, 'ours, before the push');
+      },
+      (r) => commitFiles(`${r.bare}-work`, { 'e.txt': 'e theirs\n' }, 'theirs, before the push'),
+      { base: { 'keep/k.txt': 'k\n', 'keep/deep/a/b/c/f.txt': 'f\n' }, limits: { maxTreeDepth: 3 } },
+    );
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect(await r.pull({ author: ME })).toMatchObject({ status: 'merged', from: ours, conflicts: [] });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+  });
+});
+
 describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
   /**
    * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED
