@@ -1931,20 +1931,6 @@ export default {
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: 'o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob (blobsForMerge)',
-      mutants: 'true in any part; ||',
-      reason:
-        "a side's version read beyond mergeBlobs' is ours (stored: the working tree is ours) or theirs, which the merge then takes whole and the checkout after it fetches: the same blobs, one request sooner",
-    },
-    {
-      file: 'workers/ops/worktree/pull.ts',
-      code: 'isTree(b) && x?.oid === b?.oid (kept, mergeRefusals)',
-      mutants: '() => undefined; isTree(b) false; b.oid',
-      reason:
-        'walks into a folder one side kept, whose entries are then unchanged on that side, so none is refused; b.oid is read only when isTree(b)',
-    },
-    {
-      file: 'workers/ops/worktree/pull.ts',
       code: 'if (isTree(o) && isTree(t)) return [] (mergeRefusals)',
       mutants: 'false; ["Stryker was here"]',
       reason:
