@@ -1909,25 +1909,24 @@ export default {
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: 'x.mode === MODE_TREE_PADDED && base.mode === MODE_TREE_PADDED (changedFrom)',
+      code: 'isTree(x) && isTree(base) (changedFrom)',
       mutants: 'false',
       reason:
         "two folders reach it only where the refusal walk's `isTree(o) && isTree(t)` answers next, or as a side that is the base's own folder (same oid and mode, so unchanged either way): a folder changed against the base's is walked into before",
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: 'o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED (blobsForMerge)',
+      code: 'isTree(o) || isTree(t) (blobsForMerge)',
       mutants: '&&; either half false',
       reason:
         'where one side alone is a folder the file rule below takes nothing either (isFile of a folder is false), and it is then walked into nowhere',
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: "kept / both / both && !kept(o) && !kept(t) (blobsForMerge's descent)",
-      mutants:
-        'any that walks into more folders: kept false or () => undefined, both true or ||, the test true or ||; x.oid',
+      code: "both / both && !keptFolder(o, b) && !keptFolder(t, b) (blobsForMerge's descent)",
+      mutants: 'any that walks into more folders: both true or ||, the test true or ||',
       reason:
-        'walks more folders only: the file rule takes a blob only where both sides changed a file, so a folder one side kept or lacks yields none, and a blob:none clone holds every tree (nothing more is fetched); x.oid is read only when both are folders',
+        'walks more folders only: the file rule takes a blob only where both sides changed a file, so a folder one side kept or lacks yields none, and a blob:none clone holds every tree (nothing more is fetched)',
     },
     {
       file: 'workers/ops/worktree/pull.ts',

@@ -923,6 +923,23 @@ describe('pull stopped mid-way', () => {
   });
 });
 
+/** Both pull, at one time: the engine's merge is git's (expectAsGit). */
+async function expectMergesAsGit(r: Remote): Promise<void> {
+  const now = ++clock;
+  vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+  expect((await r.pull({ author: ME })).status).toBe('merged');
+  expect(r.gitPull(now).ok).toBe(true);
+  await expectAsGit(r, { sameCommit: false });
+}
+
+/** Both pull and stop on `conflicts`: the engine's index holds git's stages. */
+async function expectConflictsAsGit(r: Remote, conflicts: string[]): Promise<void> {
+  expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts });
+  expect(r.gitPull().ok).toBe(false);
+  const dir = await r.exported();
+  expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+}
+
 describe('what a merge fetches first, and what it leaves to the checkout', () => {
   it('a file only we changed: its base version is not fetched (the merge takes ours whole)', async () => {
     const { r, ours, theirs } = await unfetchedBase({ 'x.txt': 'x ours\n' }, (r) =>
@@ -942,31 +959,21 @@ describe('what a merge fetches first, and what it leaves to the checkout', () =>
     const r = await remote();
     await r.local({ 'new/ours.txt': 'o\n' }, 'ours');
     r.pushed({ 'new/theirs.txt': 't\n' }, 'theirs');
-    const now = ++clock;
-    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
-    expect((await r.pull({ author: ME })).status).toBe('merged');
-    expect(r.gitPull(now).ok).toBe(true);
-    await expectAsGit(r, { sameCommit: false });
+    await expectMergesAsGit(r);
   });
 
   it('both add one file with different text: a conflict with no base, stages 2 and 3 as git’s', async () => {
     const r = await remote();
     await r.local({ 'new.txt': 'ours\n' }, 'ours');
     r.pushed({ 'new.txt': 'theirs\n' }, 'theirs');
-    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['new.txt'] });
-    expect(r.gitPull().ok).toBe(false);
-    const dir = await r.exported();
-    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    await expectConflictsAsGit(r, ['new.txt']);
   });
 
   it('we change a file of a folder they delete whole: a conflict, as git’s', async () => {
     const r = await remote();
     await r.local({ 'dir/sub/c.txt': 'c ours\n' }, 'ours');
     r.pushed({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'theirs');
-    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['dir/sub/c.txt'] });
-    expect(r.gitPull().ok).toBe(false);
-    const dir = await r.exported();
-    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    await expectConflictsAsGit(r, ['dir/sub/c.txt']);
   });
 });
 
@@ -975,32 +982,21 @@ describe('pull merges what isomorphic-git can, as git does: no refusal', () => {
     const r = await remote();
     await r.local({ 'e.txt': 'e ours\n' }, 'ours');
     r.pushed({ 'dir/b.txt': null, 'dir/sub/c.txt': null, 'dir/sub/d.txt': null, dir: 'a file\n' }, 'theirs');
-    const now = ++clock;
-    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
-    expect((await r.pull({ author: ME })).status).toBe('merged');
-    expect(r.gitPull(now).ok).toBe(true);
-    await expectAsGit(r, { sameCommit: false });
+    await expectMergesAsGit(r);
   });
 
   it('both delete one file', async () => {
     const r = await remote();
     await r.local({ 'dir/b.txt': null, 'e.txt': 'e ours\n' }, 'ours');
     r.pushed({ 'dir/b.txt': null, 'a.txt': 'theirs\n' }, 'theirs');
-    const now = ++clock;
-    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
-    expect((await r.pull({ author: ME })).status).toBe('merged');
-    expect(r.gitPull(now).ok).toBe(true);
-    await expectAsGit(r, { sameCommit: false });
+    await expectMergesAsGit(r);
   });
 
   it('we delete a file they change: a conflict, stages 1 and 3 as git’s', async () => {
     const r = await remote();
     await r.local({ 'e.txt': null }, 'ours');
     r.pushed({ 'e.txt': 'e theirs\n' }, 'theirs');
-    expect(await r.pull()).toMatchObject({ status: 'conflict', merging: true, conflicts: ['e.txt'] });
-    expect(r.gitPull().ok).toBe(false);
-    const dir = await r.exported();
-    expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+    await expectConflictsAsGit(r, ['e.txt']);
   });
 });
 

@@ -254,12 +254,20 @@ function moveBranch(
 /** A tree entry as the walk below sees it; undefined where a side has no entry of that name. */
 type Side = { oid: string; mode: string } | undefined;
 
+const isFile = (x: Side): x is NonNullable<Side> =>
+  x !== undefined && x.mode !== MODE_TREE_PADDED && x.mode !== MODE_GITLINK;
+
+const isTree = (x: Side): boolean => x?.mode === MODE_TREE_PADDED;
+
+/** Whether `x` is the base's own folder: nothing below it changed on that side. */
+const keptFolder = (x: Side, base: Side): boolean => isTree(base) && x?.oid === base?.oid;
+
 /**
- * Walks the trees of `commits` side by side, a folder of each at a time, and collects what `pick` takes (blobs,
- * or paths): for each name of any side's folder, `pick` gets that name's entry on every side and its path,
- * and answers with the strings to take, or `descend` to walk into the sides where it is a folder. Folders wait on a stack, not in
- * recursion (a server chooses the depth), and are read through the tree checks every op uses: a hostile
- * tree stops the walk before anything is fetched.
+ * Walks the trees of `commits` side by side, a folder of each at a time, and collects what `pick` takes
+ * (blobs, or paths): for each name of any side's folder, `pick` gets that name's entry on every side and its
+ * path, and answers with the strings to take, or `descend` to walk into the sides where it is a folder.
+ * Folders wait on a stack, not in recursion (a server chooses the depth), and are read through the tree
+ * checks every op uses: a hostile tree stops the walk before anything is fetched.
  */
 async function blobsOfChanges(
   repo: RepoHandle,
@@ -297,14 +305,11 @@ async function blobsOfChanges(
   return [...out];
 }
 
-const isFile = (x: Side): x is NonNullable<Side> =>
-  x !== undefined && x.mode !== MODE_TREE_PADDED && x.mode !== MODE_GITLINK;
-
 /** The blobs of every file `theirs` has and `ours` has not in the same version: what merging writes. */
 function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<string[]> {
   return blobsOfChanges(repo, [ours, theirs], ([o, t]) => {
     if (!t || o?.oid === t.oid) return [];
-    if (t.mode === MODE_TREE_PADDED) return 'descend';
+    if (isTree(t)) return 'descend';
     return isFile(t) ? [t.oid] : [];
   });
 }
@@ -315,7 +320,7 @@ function blobsToTake(repo: RepoHandle, ours: string, theirs: string): Promise<st
  */
 const changedFrom = (x: Side, base: Side): boolean => {
   if (!x || !base) return x !== base;
-  if (x.mode === MODE_TREE_PADDED && base.mode === MODE_TREE_PADDED) return false;
+  if (isTree(x) && isTree(base)) return false;
   return x.mode !== base.mode || x.oid !== base.oid;
 };
 
@@ -327,11 +332,10 @@ const changedFrom = (x: Side, base: Side): boolean => {
  */
 function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: string): Promise<string[]> {
   return blobsOfChanges(repo, [base, ours, theirs], ([b, o, t]) => {
-    if (o?.mode === MODE_TREE_PADDED || t?.mode === MODE_TREE_PADDED) {
+    if (isTree(o) || isTree(t)) {
       // Below a folder one side kept as the base's, or that only one side holds, no file changed on both.
-      const kept = (x: Side) => b?.mode === MODE_TREE_PADDED && x?.oid === b.oid;
-      const both = o?.mode === MODE_TREE_PADDED && t?.mode === MODE_TREE_PADDED;
-      return both && !kept(o) && !kept(t) ? 'descend' : [];
+      const both = isTree(o) && isTree(t);
+      return both && !keptFolder(o, b) && !keptFolder(t, b) ? 'descend' : [];
     }
     if (!changedFrom(o, b) || !changedFrom(t, b) || !isFile(o) || !isFile(t)) return [];
     const baseBlob = isFile(b) ? b.oid : null;
@@ -354,13 +358,11 @@ async function mergeRefusals(
   theirs: string,
 ): Promise<string[]> {
   const paths = await blobsOfChanges(repo, [base, ours, theirs], ([b, o, t], path) => {
-    const isTree = (x: Side) => x?.mode === MODE_TREE_PADDED;
     if (isTree(o) || isTree(t)) {
       // Below a folder only one side has, its entries differ from the base's on both sides only where the
       // base had a folder there too (the other side's are then deletions).
-      const kept = (x: Side) => isTree(b) && x?.oid === b?.oid;
       const below = (isTree(o) && isTree(t)) || isTree(b);
-      if (below && !kept(o) && !kept(t)) return 'descend';
+      if (below && !keptFolder(o, b) && !keptFolder(t, b)) return 'descend';
     }
     if (!changedFrom(o, b) || !changedFrom(t, b)) return [];
     if (isTree(o) && isTree(t)) return [];
