@@ -58,7 +58,9 @@ export const OPERATION_ERROR_CODES = Object.freeze([
   // the bases first (its recursive/ort strategy); isomorphic-git's merge takes one base only.
   'MULTIPLE_MERGE_BASES',
   // A pull whose sides changed a path in a way isomorphic-git's merge cannot merge (a file against a folder,
-  // a submodule both moved), where git merges or reports a conflict: the message names the paths.
+  // a submodule both moved) or would merge wrongly (a link, binary content, text not UTF-8 or with lines
+  // ended by a CR alone, U+2028 or U+2029), where git merges or reports a conflict: the message names the
+  // paths and why.
   'MERGE_NOT_SUPPORTED',
   // Not the input's fault: a bug, or a failure of a library below (its message says which).
   'INTERNAL',

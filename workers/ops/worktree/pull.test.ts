@@ -77,7 +77,7 @@ function gitAt(cwd: string, args: string[], time?: number): string {
 /** Writes `files` (null deletes) in the work tree `dir` and commits them; returns the commit. */
 function commitFiles(
   dir: string,
-  files: Record<string, string | null>,
+  files: Record<string, string | Uint8Array | null>,
   message: string,
   time?: number,
 ): string {
@@ -149,7 +149,7 @@ async function remote(
     fs,
     /** A commit on the remote's `branch` (main), as someone else pushes it. */
     pushed(
-      files: Record<string, string | null>,
+      files: Record<string, string | Uint8Array | null>,
       message: string,
       o: { time?: number; branch?: string } = {},
     ) {
@@ -1007,7 +1007,7 @@ describe('pull merges what isomorphic-git can, as git does: no refusal', () => {
 async function neverCheckedOut(
   ours: (r: Remote) => void,
   theirs: (r: Remote) => void,
-  o: { base?: Record<string, string>; limits?: { maxTreeDepth: number } } = {},
+  o: { base?: Record<string, string | Uint8Array>; limits?: { maxTreeDepth: number } } = {},
 ) {
   const r = await remote({ checkout: false, limits: o.limits });
   const base = r.pushed(o.base ?? { 'x.txt': 'x0\n' }, 'F1', { branch: 'feature' });
@@ -1085,30 +1085,50 @@ describe('what a merge fetches first, where no version of the file is stored', (
   });
 });
 
-describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
-  /**
-   * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED
-   * naming `paths`: no blob fetched, the git directory and the working tree as they were; git's own pull of
-   * the same stops on a conflict, or merges.
-   */
-  async function expectRefused(r: Remote, paths: string, gits: 'conflict' | 'merged'): Promise<void> {
-    await engine.repo(r.repoId).fetch();
-    const before = await settledGitDir(ctx, r.repoId);
-    const files = await readLightningWorktree(r.fs());
-    const since = served.requests.length;
-    const err = await failure(r.pull());
-    expect(err).toBeInstanceOf(OperationError);
-    expect(err.code).toBe('MERGE_NOT_SUPPORTED');
-    expect(err.message).toBe(
-      `main and origin/main both changed ${paths} in a way Blobless cannot merge (a file on one side where the other has a folder, or a submodule both changed): merge them with git (git pull), push the merge, then pull again.`,
+/**
+ * Pulls `r` (its fetch made first, so that the pull's own changes nothing) expecting MERGE_NOT_SUPPORTED for
+ * `heads` naming `paths` and `why`: the git directory and the working tree as they were, blobs fetched only
+ * where the refusal needed their bytes (`blobsRead`); git's own pull of the same stops on a conflict, or
+ * merges. Returns what git's pull printed.
+ */
+async function expectMergeRefused(
+  r: Remote,
+  o: { heads: string; paths: string; why: string; gits: 'conflict' | 'merged'; blobsRead: boolean },
+): Promise<string> {
+  await engine.repo(r.repoId).fetch();
+  const before = await settledGitDir(ctx, r.repoId);
+  const files = await readLightningWorktree(r.fs());
+  const since = served.requests.length;
+  const err = await failure(r.pull());
+  expect(err).toBeInstanceOf(OperationError);
+  expect(err.code).toBe('MERGE_NOT_SUPPORTED');
+  expect(err.message).toBe(
+    `${o.heads} both changed ${o.paths} in a way Blobless cannot merge (${o.why}): merge them with git (git pull), push the merge, then pull again.`,
+  );
+  expect(blobRequestsSince(since).length > 0).toBe(o.blobsRead);
+  // Blobs fetched to read them are stored (a promisor pack); nothing else changed.
+  const kept = (s: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries(s).filter(([p]) => !o.blobsRead || !p.startsWith('/.git/objects/pack/')),
     );
-    expect(blobRequestsSince(since)).toEqual([]);
-    expect(await snapshotGitDir(ctx, r.repoId)).toEqual(before);
-    expect(await readLightningWorktree(r.fs())).toEqual(files);
-    const git = r.gitPull();
-    expect(git.ok).toBe(gits === 'merged');
-    if (gits === 'conflict') expect(git.output).toContain('CONFLICT');
-  }
+  expect(kept(await snapshotGitDir(ctx, r.repoId))).toEqual(kept(before));
+  expect(await readLightningWorktree(r.fs())).toEqual(files);
+  const git = r.gitPull();
+  expect(git.ok, git.output).toBe(o.gits === 'merged');
+  if (o.gits === 'conflict') expect(git.output).toContain('CONFLICT');
+  return git.output;
+}
+
+describe('pull refuses a merge isomorphic-git cannot make, where git merges or reports a conflict', () => {
+  /** A refusal of the shape of what both changed on main: nothing fetched. */
+  const expectRefused = (r: Remote, paths: string, gits: 'conflict' | 'merged') =>
+    expectMergeRefused(r, {
+      heads: 'main and origin/main',
+      paths,
+      why: 'a file on one side where the other has a folder, or a submodule both changed',
+      gits,
+      blobsRead: false,
+    });
 
   it('a file on our side where theirs adds a folder of that name, here and in folders both add', async () => {
     const r = await remote();
@@ -1187,6 +1207,80 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
       await expectRefused(r, named, 'conflict');
     },
   );
+});
+
+describe('pull where both changed a file that isomorphic-git’s text merge would damage', () => {
+  /** Writes `bytes` to the remote's next x.txt (and stages it). */
+  const bytesOf = (bytes: Uint8Array | string) => (r: Remote) => {
+    writeFileSync(join(`${r.bare}-work`, 'x.txt'), bytes);
+    r.work(['add', 'x.txt']);
+  };
+  /** Makes the remote's next x.txt a link to `target`. */
+  const linkTo = (target: string) => (r: Remote) => {
+    unlinkSync(join(`${r.bare}-work`, 'x.txt'));
+    symlinkSync(target, join(`${r.bare}-work`, 'x.txt'));
+    r.work(['add', 'x.txt']);
+  };
+  /** Twelve lines, line 6 holding `odd`; `first` and `last` change lines 1 and 12 (git merges both). */
+  const text = (odd: string, first = 'line 1', last = 'line 12') =>
+    Buffer.from(
+      `${first}\n${lines(12).split('\n').slice(1, 11).join('\n').replace('line 6', `li${odd}ne 6`)}\n${last}\n`,
+      'latin1',
+    );
+
+  /** A refusal of x.txt on topic, for `why`. */
+  const expectRefused = (r: Remote, why: string, o: { gits: 'conflict' | 'merged'; blobsRead: boolean }) =>
+    expectMergeRefused(r, { heads: 'topic and origin/feature', paths: 'x.txt', why, ...o });
+
+  it('binary on both sides, changed where a text merge would see no clash: refused (git stops, “Cannot merge binary files”)', async () => {
+    const { r } = await neverCheckedOut(
+      bytesOf(text('\0', 'line 1 ours')),
+      bytesOf(text('\0', 'line 1', 'line 12 theirs')),
+      { base: { 'x.txt': text('\0') } },
+    );
+    const gits = await expectRefused(r, 'binary content', { gits: 'conflict', blobsRead: true });
+    expect(gits).toContain('Cannot merge binary files');
+  });
+
+  it('text that is not UTF-8, changed on different lines: refused (git merges the bytes)', async () => {
+    const { r } = await neverCheckedOut(
+      bytesOf(text('\xe9', 'line 1 ours')),
+      bytesOf(text('\xe9', 'line 1', 'line 12 theirs')),
+      { base: { 'x.txt': text('\xe9') } },
+    );
+    await expectRefused(r, 'text that is not UTF-8', { gits: 'merged', blobsRead: true });
+  });
+
+  it.each([
+    ['a carriage return alone', '\r'],
+    ['U+2028', '\u2028'],
+    ['U+2029', '\u2029'],
+  ])('a line holding %s, the others changed on each side: refused (git merges the bytes)', async (_, odd) => {
+    const utf8 = (first: string, last: string) =>
+      Buffer.from(
+        text(odd === '\r' ? odd : '@', first, last)
+          .toString('latin1')
+          .replace('@', odd),
+        'utf8',
+      );
+    const { r } = await neverCheckedOut(
+      bytesOf(utf8('line 1 ours', 'line 12')),
+      bytesOf(utf8('line 1', 'line 12 theirs')),
+      { base: { 'x.txt': utf8('line 1', 'line 12') } },
+    );
+    await expectRefused(r, 'lines ended by a carriage return alone, U+2028 or U+2029', {
+      gits: 'merged',
+      blobsRead: true,
+    });
+  });
+
+  it.each([
+    ['both make it a link, to different targets', linkTo('ours-target'), linkTo('theirs-target')],
+    ['we make it a link, they change its text', linkTo('ours-target'), bytesOf('x theirs\n')],
+  ])('%s: refused before any blob is fetched (git stops on a conflict)', async (_, ours, theirs) => {
+    const { r } = await neverCheckedOut(ours, theirs);
+    await expectRefused(r, 'a symbolic link on one side', { gits: 'conflict', blobsRead: false });
+  });
 });
 
 describe('pull of a criss-cross history (two merge bases)', () => {

@@ -7,7 +7,7 @@
 import git from 'isomorphic-git';
 import { comparePaths } from '../../model/pathOrder.ts';
 import { TimeSlice } from '../../pack/timeSlice.ts';
-import { MODE_GITLINK, MODE_TREE_PADDED } from '../../pack/treeCheck.ts';
+import { MODE_GITLINK, MODE_SYMLINK, MODE_TREE_PADDED } from '../../pack/treeCheck.ts';
 import { readCheckedTree } from '../common/checkedTrees.ts';
 import { abortedError, OperationError, throwIfAborted } from '../common/errors.ts';
 import type { OperationHooks } from '../common/operationHooks.ts';
@@ -16,6 +16,7 @@ import { type FetchProgress, type FetchResult, fetchRepo } from '../sync/fetch.t
 import { type BlobContext, ensureBlobs } from '../sync/lazyBlobs.ts';
 import { type CheckoutProgress, type CheckoutResult, checkout } from './checkout.ts';
 import { writeConflictedMerge } from './mergeState.ts';
+import { type TextMergeHazard, textMergeHazard } from './textMergeHazard.ts';
 import { ensureWorktree, status } from './workingTree.ts';
 
 /** How pull merges. */
@@ -130,9 +131,11 @@ export async function pull(
   onProgress?.({ phase: 'merging' });
   const refused = await mergeRefusals(repo, bases[0], ours, theirs);
   if (refused.length > 0) throw mergeNotSupported(branch, upstreamBranch, refused);
-  const needed = await blobsForMerge(repo, bases[0], ours, theirs);
+  const { blobs: needed, texts } = await blobsForMerge(repo, bases[0], ours, theirs);
   if (needed.length > 0) await ensureBlobs(ctx, repoId, needed, { signal, onProgress });
   throwIfAborted(signal);
+  const damaged = await textMergeRefusals(repo, texts);
+  if (damaged.length > 0) throw mergeNotSupported(branch, upstreamBranch, damaged);
   const who = { ...(opts.author ?? ctx.settings.mergeAuthor), timestamp: Math.floor(Date.now() / 1000) };
   let mergeOid: string;
   try {
@@ -227,13 +230,43 @@ async function startConflictedMerge(
   return conflicts;
 }
 
-/** The refusal of a merge isomorphic-git cannot make, naming the paths (the first five) where it cannot. */
-function mergeNotSupported(branch: string, upstream: string, paths: readonly string[]): OperationError {
+/** Why a path both sides changed cannot be merged: its shape (files, folders, submodules), or its text. */
+type RefusalReason = 'shape' | 'link' | TextMergeHazard;
+
+/** A path both sides changed that isomorphic-git's merge would fail on, or merge wrongly. */
+interface Refusal {
+  path: string;
+  why: RefusalReason;
+}
+
+/** How the refusal's message says a reason. */
+function reasonText(why: RefusalReason): string {
+  switch (why) {
+    case 'shape':
+      return 'a file on one side where the other has a folder, or a submodule both changed';
+    case 'link':
+      return 'a symbolic link on one side';
+    case 'binary':
+      return 'binary content';
+    case 'encoding':
+      return 'text that is not UTF-8';
+    case 'line-ends':
+      return 'lines ended by a carriage return alone, U+2028 or U+2029';
+  }
+}
+
+/**
+ * The refusal of a merge isomorphic-git cannot make, or would make wrongly, naming the paths (the first five)
+ * and each reason among them.
+ */
+function mergeNotSupported(branch: string, upstream: string, refused: readonly Refusal[]): OperationError {
+  const paths = refused.map((r) => r.path);
   const shown = paths.slice(0, 5).join(', ') + (paths.length > 5 ? ` and ${paths.length - 5} more` : '');
   const what = paths.length > 0 ? `both changed ${shown}` : 'both changed a path';
+  const whys = refused.length > 0 ? [...new Set(refused.map((r) => r.why))] : ['shape' as const];
   return new OperationError(
     'MERGE_NOT_SUPPORTED',
-    `${branch} and origin/${upstream} ${what} in a way Blobless cannot merge (a file on one side where the other has a folder, or a submodule both changed): merge them with git (git pull), push the merge, then pull again.`,
+    `${branch} and origin/${upstream} ${what} in a way Blobless cannot merge (${whys.map(reasonText).join('; ')}): merge them with git (git pull), push the merge, then pull again.`,
   );
 }
 
@@ -259,6 +292,8 @@ const isFile = (x: Side): x is NonNullable<Side> =>
 
 const isTree = (x: Side): boolean => x?.mode === MODE_TREE_PADDED;
 
+const isLink = (x: Side): boolean => x?.mode === MODE_SYMLINK;
+
 /** Whether `x` is the base's own folder: nothing below it changed on that side. */
 const keptFolder = (x: Side, base: Side): boolean => isTree(base) && x?.oid === base?.oid;
 
@@ -269,12 +304,12 @@ const keptFolder = (x: Side, base: Side): boolean => isTree(base) && x?.oid === 
  * Folders wait on a stack, not in recursion (a server chooses the depth), and are read through the tree
  * checks every op uses: a hostile tree stops the walk before anything is fetched.
  */
-async function blobsOfChanges(
+async function blobsOfChanges<T>(
   repo: RepoHandle,
   commits: readonly string[],
-  pick: (sides: Side[], path: string) => readonly string[] | 'descend',
-): Promise<string[]> {
-  const out = new Set<string>();
+  pick: (sides: Side[], path: string) => readonly T[] | 'descend',
+): Promise<T[]> {
+  const out = new Set<T>();
   const entries = async (tree: string | null, path: string, depth: number) => {
     const map = new Map<string, Side>();
     if (tree) for (const e of await readCheckedTree(repo, tree, path, depth)) map.set(e.name, e);
@@ -299,7 +334,7 @@ async function blobsOfChanges(
       if (taken === 'descend') {
         const trees = sides.map((x) => (x?.mode === MODE_TREE_PADDED ? x.oid : null));
         pending.push({ trees, path: `${path}${name}/`, depth: depth + 1 });
-      } else for (const oid of taken) out.add(oid);
+      } else for (const item of taken) out.add(item);
     }
   }
   return [...out];
@@ -324,14 +359,27 @@ const changedFrom = (x: Side, base: Side): boolean => {
   return x.mode !== base.mode || x.oid !== base.oid;
 };
 
+/** A file both sides changed to different texts, each other's and the base's: what the text merge reads. */
+interface TextMerge {
+  path: string;
+  /** The blobs of the base (when it held a file there), ours and theirs. */
+  blobs: string[];
+}
+
 /**
  * The blobs a three-way merge reads, exactly those isomorphic-git's mergeTree reads (mergeBlobs): where both
  * sides changed an entry and both hold a file there, the base's version whenever the base holds a file, even
  * where it then takes one side whole (both made the same change, or one changed the mode alone); and both
- * sides' versions when neither is the other's nor the base's, for the text merge.
+ * sides' versions when neither is the other's nor the base's, for the text merge (`texts`).
  */
-function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: string): Promise<string[]> {
-  return blobsOfChanges(repo, [base, ours, theirs], ([b, o, t]) => {
+async function blobsForMerge(
+  repo: RepoHandle,
+  base: string,
+  ours: string,
+  theirs: string,
+): Promise<{ blobs: string[]; texts: TextMerge[] }> {
+  const texts: TextMerge[] = [];
+  const blobs = await blobsOfChanges(repo, [base, ours, theirs], ([b, o, t], path) => {
     if (isTree(o) || isTree(t)) {
       // Below a folder one side kept as the base's, or that only one side holds, no file changed on both.
       const both = isTree(o) && isTree(t);
@@ -340,24 +388,48 @@ function blobsForMerge(repo: RepoHandle, base: string, ours: string, theirs: str
     if (!changedFrom(o, b) || !changedFrom(t, b) || !isFile(o) || !isFile(t)) return [];
     const baseBlob = isFile(b) ? b.oid : null;
     const read = baseBlob ? [baseBlob] : [];
-    if (o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob) read.push(o.oid, t.oid);
+    if (o.oid !== t.oid && o.oid !== baseBlob && t.oid !== baseBlob) {
+      read.push(o.oid, t.oid);
+      texts.push({ path, blobs: read });
+    }
     return read;
   });
+  return { blobs, texts };
+}
+
+/**
+ * The files whose text merge would damage them (textMergeHazard), read from the store (blobsForMerge's
+ * blobs, fetched), in git's order. git stops on a conflict for binary ones and merges the rest by bytes.
+ */
+async function textMergeRefusals(repo: RepoHandle, texts: readonly TextMerge[]): Promise<Refusal[]> {
+  const out: Refusal[] = [];
+  for (const { path, blobs } of texts) {
+    const versions = await Promise.all(
+      blobs.map(
+        async (oid) =>
+          (await git.readBlob({ fs: repo.fs, gitdir: repo.gitdir, oid, cache: repo.cache })).blob,
+      ),
+    );
+    const why = textMergeHazard(versions);
+    if (why) out.push({ path, why });
+  }
+  return out.sort((a, b) => comparePaths(a.path, b.path));
 }
 
 /**
  * The paths where isomorphic-git's merge throws its untyped MergeNotSupportedError: both sides changed the
  * entry, and not as two files, a deletion of a file against a change to it, or one deletion by both: a file
  * on one side where the other has a folder, a submodule both moved, a folder one side made a file of and the
- * other deleted. git merges or reports each as a conflict; Blobless refuses before fetching or writing.
+ * other deleted. And where it merges wrongly: two files both changed, a link on either side, which it would
+ * merge as text (git stops on a conflict, keeping ours). Blobless refuses each before fetching or writing.
  */
 async function mergeRefusals(
   repo: RepoHandle,
   base: string,
   ours: string,
   theirs: string,
-): Promise<string[]> {
-  const paths = await blobsOfChanges(repo, [base, ours, theirs], ([b, o, t], path) => {
+): Promise<Refusal[]> {
+  const refused = await blobsOfChanges<Refusal>(repo, [base, ours, theirs], ([b, o, t], path) => {
     if (isTree(o) || isTree(t)) {
       // Below a folder only one side has, its entries differ from the base's on both sides only where the
       // base had a folder there too (the other side's are then deletions).
@@ -366,12 +438,15 @@ async function mergeRefusals(
     }
     if (!changedFrom(o, b) || !changedFrom(t, b)) return [];
     if (isTree(o) && isTree(t)) return [];
-    if (isFile(o) && isFile(t)) return [];
+    if (isFile(o) && isFile(t)) {
+      const same = o.oid === t.oid && o.mode === t.mode;
+      return !same && (isLink(o) || isLink(t)) ? [{ path, why: 'link' }] : [];
+    }
     if (isFile(b) && ((!o && isFile(t)) || (isFile(o) && !t))) return [];
     if (b && !o && !t && (isFile(b) || isTree(b))) return [];
-    return [path];
+    return [{ path, why: 'shape' }];
   });
-  return paths.sort(comparePaths);
+  return refused.sort((a, b) => comparePaths(a.path, b.path));
 }
 
 /**
