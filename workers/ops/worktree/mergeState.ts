@@ -45,10 +45,45 @@ async function unmergedPaths(repo: RepoHandle): Promise<string[]> {
 
 /**
  * The paths of an index file (gitformat-index) that have an entry at stage 1, 2 or 3. Read from the bytes:
- * isomorphic-git's index cache would hand back another reader's view. An index cut short or otherwise
- * damaged is refused as git refuses it ("index file corrupt"): its trailing SHA-1 first, then each entry.
+ * isomorphic-git's index cache would hand back another reader's view.
  */
 export function indexUnmergedPaths(bytes: Uint8Array): string[] {
+  const out = new Set<string>();
+  for (const e of indexEntries(bytes)) if (e.stage) out.add(e.path);
+  // In the index's own order, which is git's (read-cache.c compares names as bytes).
+  return [...out];
+}
+
+/**
+ * The index file with the mode of each entry `modeOf` gives one for set to it, and its checksum made again.
+ * isomorphic-git writes every conflict stage, and a file merged clean beside a conflict, as 100644.
+ */
+export function withEntryModes(
+  bytes: Uint8Array,
+  modeOf: (path: string, stage: number) => number | undefined,
+): Uint8Array {
+  const out = bytes.slice();
+  const view = new DataView(out.buffer);
+  for (const e of indexEntries(bytes)) {
+    const mode = modeOf(e.path, e.stage);
+    if (mode !== undefined) view.setUint32(e.modeAt, mode);
+  }
+  out.set(sha1(out.subarray(0, out.length - 20)), out.length - 20);
+  return out;
+}
+
+/** One entry of an index file: its path, its stage, and where its 32-bit mode is in the file. */
+interface IndexEntry {
+  path: string;
+  stage: number;
+  modeAt: number;
+}
+
+/**
+ * The entries of an index file (gitformat-index), in its order. An index cut short or otherwise damaged is
+ * refused as git refuses it ("index file corrupt"): its trailing SHA-1 first, then each entry.
+ */
+function indexEntries(bytes: Uint8Array): IndexEntry[] {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const damaged = (why: string) =>
     new OperationError('INTERNAL', `The index file (.git/index) is damaged: ${why}. git refuses it too.`);
@@ -61,7 +96,7 @@ export function indexUnmergedPaths(bytes: Uint8Array): string[] {
   // Version 4 compresses paths against the one before; neither isomorphic-git nor git by default writes it.
   if (version !== 2 && version !== 3) throw damaged(`version ${version} is not read here`);
   const count = view.getUint32(8);
-  const out = new Set<string>();
+  const out: IndexEntry[] = [];
   let at = 12;
   for (let i = 0; i < count; i++) {
     if (at + 62 > body) throw damaged(`entry ${i + 1} of ${count} is past its end`);
@@ -75,12 +110,13 @@ export function indexUnmergedPaths(bytes: Uint8Array): string[] {
     if ((flags & 0xfff) !== Math.min(nameEnd - nameStart, 0xfff)) {
       throw damaged(`entry ${i + 1} of ${count} has no name of the length it gives`);
     }
-    if ((flags >> 12) & 3) out.add(new TextDecoder().decode(bytes.subarray(nameStart, nameEnd)));
+    const path = new TextDecoder().decode(bytes.subarray(nameStart, nameEnd));
+    // ctime, mtime (8 bytes each), dev and ino come before the mode.
+    out.push({ path, stage: (flags >> 12) & 3, modeAt: at + 24 });
     // Entries are padded with 1-8 NULs to a multiple of 8 bytes (version 2 and 3).
     at += Math.ceil((nameEnd - at + 1) / 8) * 8;
   }
-  // In the index's own order, which is git's (read-cache.c compares names as bytes).
-  return [...out];
+  return out;
 }
 
 /**
@@ -117,7 +153,8 @@ export async function writeConflictedMerge(
     throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.');
   }
   const unmerged = new Set(conflicts);
-  for (const change of await theirChanges(repo, opts.base, opts.ours, opts.theirs)) {
+  const changes = await theirChanges(repo, opts.base, opts.ours, opts.theirs);
+  for (const change of changes) {
     if (!change.onlyTheirs || unmerged.has(change.path)) continue;
     await setIndexEntry(repo, change.path, change.theirs);
     if (!change.theirs) await removeWorkingEntry(repo, change.path);
@@ -127,10 +164,37 @@ export async function writeConflictedMerge(
       await mkdirp(fs.promises, `/${change.path}`);
     }
   }
+  await setMergedModes(repo, changes, unmerged);
   await fs.promises.writeFile(`${GITDIR}/MERGE_HEAD`, `${opts.theirs}\n`, 'utf8');
   await fs.promises.writeFile(`${GITDIR}/MERGE_MSG`, `${opts.message}\n`, 'utf8');
   await fs.promises.writeFile(`${GITDIR}/ORIG_HEAD`, `${opts.ours}\n`, 'utf8');
   return conflicts;
+}
+
+/**
+ * Gives the index entries isomorphic-git's merge wrote for files both sides changed the modes git gives them:
+ * each conflict stage its side's mode, and a file merged clean the mode the merge chose (theirs where ours
+ * kept the base's, else ours). Written last, on the bytes: no isomorphic-git call reads the index after it.
+ */
+async function setMergedModes(
+  repo: RepoHandle,
+  changes: readonly TheirChange[],
+  unmerged: ReadonlySet<string>,
+): Promise<void> {
+  const stages = new Map<string, (number | undefined)[]>();
+  for (const { path, base, ours, theirs, onlyTheirs } of changes) {
+    if (unmerged.has(path)) stages.set(path, [undefined, base?.mode, ours?.mode, theirs?.mode]);
+    else if (!onlyTheirs && ours && theirs) {
+      stages.set(path, [ours.mode === base?.mode ? theirs.mode : ours.mode]);
+    }
+  }
+  if (stages.size === 0) return;
+  const file = `${GITDIR}/index`;
+  const bytes = (await repo.fs.promises.readFile(file)) as Uint8Array;
+  await repo.fs.promises.writeFile(
+    file,
+    withEntryModes(bytes, (path, stage) => stages.get(path)?.[stage]),
+  );
 }
 
 /** Removes the merge's files: after its commit, or with the index and files reset by an abort. */
@@ -151,6 +215,7 @@ interface Side {
 /** A file `theirs` changed (from the base) to something ours does not have. */
 interface TheirChange {
   path: string;
+  base: Side | null;
   ours: Side | null;
   theirs: Side | null;
   /** Ours is the base's: a clean merge takes theirs. */
@@ -175,7 +240,8 @@ async function theirChanges(
     trees: [git.TREE({ ref: base }), git.TREE({ ref: ours }), git.TREE({ ref: theirs })],
     map: async (path, [b, o, t]) => {
       if (path === '.') return undefined;
-      const id = async (e: typeof b) => (e ? await e.oid() : null);
+      // A mode alone changes an entry too (a file made executable).
+      const id = async (e: typeof b) => (e ? `${await e.mode()} ${await e.oid()}` : null);
       const [ib, io, it] = [await id(b), await id(o), await id(t)];
       // Theirs unchanged, or the same on both sides: nothing of theirs to take here.
       if (it === ib || it === io) return null;
@@ -185,7 +251,7 @@ async function theirChanges(
       const [sb, so, st] = [await side(b), await side(o), await side(t)];
       // A folder on some side: its files are walked below it.
       if (!sb && !so && !st) return undefined;
-      return { path, ours: so, theirs: st, onlyTheirs: io === ib } satisfies TheirChange;
+      return { path, base: sb, ours: so, theirs: st, onlyTheirs: io === ib } satisfies TheirChange;
     },
   })) as (TheirChange | undefined)[];
   return found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f);

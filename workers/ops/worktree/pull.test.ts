@@ -9,6 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import * as nodeFs from 'node:fs';
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -1280,6 +1281,53 @@ describe('pull where both changed a file that isomorphic-git’s text merge woul
   ])('%s: refused before any blob is fetched (git stops on a conflict)', async (_, ours, theirs) => {
     const { r } = await neverCheckedOut(ours, theirs);
     await expectRefused(r, 'a symbolic link on one side', { gits: 'conflict', blobsRead: false });
+  });
+});
+
+describe('a conflicted pull keeps each file’s mode, as git does', () => {
+  it('stages 1-3 of an executable both changed, 1 and 3 of one we deleted; clean merges’ modes; abort restores', async () => {
+    const sh = { 'x.sh': 'x\n', 'y.sh': lines(12), 'z.sh': 'z\n', 'v.sh': 'v\n', 'w.sh': 'w\n' };
+    const r = await remote({ start: { ...START, ...sh } });
+    const work = `${r.bare}-work`;
+    for (const f of ['x.sh', 'y.sh', 'z.sh']) chmodSync(join(work, f), 0o755);
+    r.work(['add', '.']);
+    r.pushed({}, 'executables');
+    expect((await r.pull()).status).toBe('fast-forward');
+    expect(r.gitPull().ok).toBe(true);
+    const ours = {
+      'x.sh': 'x ours\n',
+      'y.sh': lines(12).replace('line 1\n', 'line 1 ours\n'),
+      'z.sh': null,
+      'v.sh': 'v ours\n',
+    };
+    await r.local(ours, 'ours');
+    // Theirs makes v.sh (which we changed) and w.sh executable, changing nothing else in them.
+    for (const f of ['v.sh', 'w.sh']) chmodSync(join(work, f), 0o755);
+    r.work(['add', 'v.sh', 'w.sh']);
+    const theirs = {
+      'x.sh': 'x theirs\n',
+      'y.sh': lines(12).replace('line 12\n', 'line 12 theirs\n'),
+      'z.sh': 'z theirs\n',
+    };
+    r.pushed(theirs, 'theirs');
+    await expectConflictsAsGit(r, ['x.sh', 'z.sh']);
+    const executables = (w: { path: string; kind: string }[]) =>
+      w.filter((e) => e.path.endsWith('.sh')).map((e) => `${e.path} ${e.kind}`);
+    const expectAsGitsFiles = async () => {
+      const dir = await r.exported();
+      expect(inDir(dir, ['ls-files', '--stage'])).toBe(inDir(r.cli, ['ls-files', '--stage']));
+      expect(inDir(dir, ['status', '--porcelain'])).toBe(inDir(r.cli, ['status', '--porcelain']));
+      expect(executables(await readLightningWorktree(r.fs()))).toEqual(
+        executables(await readDiskWorktree(r.cli)),
+      );
+    };
+    await expectAsGitsFiles();
+    expect(inDir(await r.exported(), ['ls-files', '--stage', 'v.sh', 'w.sh', 'y.sh'])).toMatch(
+      /^100755 \S+ 0\tv\.sh\n100755 \S+ 0\tw\.sh\n100755 \S+ 0\ty\.sh$/,
+    );
+    await engine.repo(r.repoId).abortMerge();
+    inDir(r.cli, ['merge', '--abort']);
+    await expectAsGitsFiles();
   });
 });
 
