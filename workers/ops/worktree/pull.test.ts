@@ -178,8 +178,27 @@ async function remote(
         }
         if (text === null) await fs().promises.unlink(`/${path}`);
       }
+      return this.commitStaged(message, files, when);
+    },
+    /**
+     * Commits what the engine's index holds (isomorphic-git) and the same commit in git's clone, where
+     * `files` are written first (null deletes).
+     */
+    async commitStaged(
+      message: string,
+      files: Record<string, string | null>,
+      time?: number,
+    ): Promise<string> {
+      const when = time ?? ++clock;
       const who = { ...ME, timestamp: when, timezoneOffset: 0 };
-      const ours = await git.commit({ fs: fs(), dir, gitdir: GITDIR, message, author: who, committer: who });
+      const ours = await git.commit({
+        fs: fs(),
+        dir: '/',
+        gitdir: GITDIR,
+        message,
+        author: who,
+        committer: who,
+      });
       await fs().promises.flush();
       expect(commitFiles(cli, files, message, when)).toBe(ours);
       return ours;
@@ -1001,6 +1020,12 @@ describe('pull merges what isomorphic-git can, as git does: no refusal', () => {
   });
 });
 
+/** Writes `text` to `path` of the remote's next commit (and stages it). */
+function bytesOfPath(r: Remote, path: string, text: Uint8Array | string): void {
+  writeFileSync(join(`${r.bare}-work`, path), text);
+  r.work(['add', path]);
+}
+
 /**
  * A clone never checked out, its branch `topic` at `mine`'s commit (x.txt changed by `ours` from F1's x0),
  * merging `feature` (F1, then `theirs`): git's clone the same. No blob of x.txt is stored before the pull.
@@ -1066,6 +1091,17 @@ describe('what a merge fetches first, where no version of the file is stored', (
     // The merge reads the base's text alone; the merged x.txt is fetched by the checkout after it.
     const [mergeBlobs] = blobRequestsSince(since);
     expect(mergeBlobs).toEqual([inDir(r.cli, ['rev-parse', `${base}:x.txt`])]);
+  });
+
+  it('both make a file of one folder, with different texts: its texts fetched, a conflict as git’s', async () => {
+    const folderToFile = (label: string) => (r: Remote) => {
+      r.work(['rm', '-q', '-r', 'p']);
+      bytesOfPath(r, 'p', `${label}\n`);
+    };
+    const { r } = await neverCheckedOut(folderToFile('ours'), folderToFile('theirs'), {
+      base: { 'p/a.txt': 'a\n', 'p/b.txt': 'b\n' },
+    });
+    await expectConflictsAsGit(r, ['p']);
   });
 
   it('a folder they kept as the base’s is not walked: one too deep inside it, which we deleted, is never read', async () => {
@@ -1162,6 +1198,29 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
     await expectRefused(r, 'dir/sub', 'merged');
   });
 
+  it('we make a folder of a file they changed', async () => {
+    const r = await remote();
+    await r.local({ 'e.txt': null }, 'ours');
+    await r.local({ 'e.txt/f.txt': 'f\n' }, 'ours 2');
+    r.pushed({ 'e.txt': 'e theirs\n' }, 'theirs');
+    await expectRefused(r, 'e.txt', 'conflict');
+  });
+
+  it('a submodule both sides delete (isomorphic-git takes a deletion by both of files and folders only)', async () => {
+    const r = await remote();
+    r.work(['update-index', '--add', '--cacheinfo', `160000,${'a'.repeat(40)},mod`]);
+    r.pushed({}, 'a submodule');
+    expect((await r.pull()).status).toBe('fast-forward');
+    expect(r.gitPull().ok).toBe(true);
+    const fs = r.fs();
+    await git.remove({ fs, dir: '/', gitdir: GITDIR, filepath: 'mod' });
+    await fs.promises.rmdir('/mod');
+    await r.commitStaged('ours', { mod: null });
+    r.work(['update-index', '--force-remove', 'mod']);
+    r.pushed({ 'e.txt': 'e theirs\n' }, 'theirs');
+    await expectRefused(r, 'mod', 'merged');
+  });
+
   it('deep in folders: we delete a folder, they make one of its files a folder (git merges it)', async () => {
     const r = await remote();
     await r.local({ 'dir/sub/c.txt': null, 'dir/sub/d.txt': null }, 'ours');
@@ -1177,8 +1236,6 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
     async (count, named) => {
       const r = await remote();
       const fs = r.fs();
-      const when = ++clock;
-      const who = { ...ME, timestamp: when, timezoneOffset: 0 };
       const names = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'].slice(0, count);
       for (const name of names) {
         await git.updateIndex({
@@ -1192,16 +1249,7 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
         });
         inDir(r.cli, ['update-index', '--add', '--cacheinfo', `160000,${'a'.repeat(40)},${name}`]);
       }
-      const ours = await git.commit({
-        fs,
-        dir: '/',
-        gitdir: GITDIR,
-        message: 'ours',
-        author: who,
-        committer: who,
-      });
-      await fs.promises.flush();
-      expect(commitFiles(r.cli, {}, 'ours', when)).toBe(ours);
+      await r.commitStaged('ours', {});
       for (const name of names)
         r.work(['update-index', '--add', '--cacheinfo', `160000,${'b'.repeat(40)},${name}`]);
       r.pushed({}, 'theirs');
@@ -1212,10 +1260,7 @@ describe('pull refuses a merge isomorphic-git cannot make, where git merges or r
 
 describe('pull where both changed a file that isomorphic-git’s text merge would damage', () => {
   /** Writes `bytes` to the remote's next x.txt (and stages it). */
-  const bytesOf = (bytes: Uint8Array | string) => (r: Remote) => {
-    writeFileSync(join(`${r.bare}-work`, 'x.txt'), bytes);
-    r.work(['add', 'x.txt']);
-  };
+  const bytesOf = (bytes: Uint8Array | string) => (r: Remote) => bytesOfPath(r, 'x.txt', bytes);
   /** Makes the remote's next x.txt a link to `target`. */
   const linkTo = (target: string) => (r: Remote) => {
     unlinkSync(join(`${r.bare}-work`, 'x.txt'));
