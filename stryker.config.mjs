@@ -2346,20 +2346,8 @@ export default {
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
-      code: "if (conflicts.length === 0) { throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.'); }",
-      reason:
-        'pull calls it only after the same merge of the same commits, with abortOnConflict, threw MergeConflictError',
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
       code: 'e.data?.filepaths ?? []',
       reason: "isomorphic-git's MergeConflictError always sets data.filepaths",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
-      code: 'base ? await theirChanges(repo, base, head, state.head) : []',
-      reason:
-        'a merge in progress was started from HEAD and MERGE_HEAD with their base (pull refuses unrelated histories before)',
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
