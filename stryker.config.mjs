@@ -1795,13 +1795,6 @@ export default {
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
-      code: "found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f) (theirChanges)",
-      mutants: 'found, true, || for the last &&, !!f || typeof, both halves of the first && true',
-      reason:
-        "isomorphic-git's walk leaves out an undefined result and returns nothing for null (its folder unwalked): every element is a TheirChange",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
       code: '!ours.has(p) (abortMergeState)',
       mutants: 'true',
       reason:
