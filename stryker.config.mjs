@@ -1781,17 +1781,10 @@ export default {
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
-      code: 'noUpdateBranch: true (writeConflictedMerge)',
-      mutants: 'false',
-      reason:
-        "isomorphic-git moves the branch only when it commits or fast-forwards; this merge stops on conflicts, or its INTERNAL error undoes the caller's batch",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
       code: "author: { name: 'Blobless', email: 'blobless@localhost' } (writeConflictedMerge)",
       mutants: 'both strings ""',
       reason:
-        "only a merge commit would carry the author, and a conflicted merge makes none; '' passes isomorphic-git's check (assignDefined keeps it)",
+        "only a merge commit carries the author: a conflicted merge makes none, and one that did not stop is refused (INTERNAL) with its commit named by nothing; '' passes isomorphic-git's check (assignDefined keeps it)",
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
