@@ -1781,24 +1781,10 @@ export default {
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
-      code: 'noUpdateBranch: true (writeConflictedMerge)',
-      mutants: 'false',
-      reason:
-        "isomorphic-git moves the branch only when it commits or fast-forwards; this merge stops on conflicts, or its INTERNAL error undoes the caller's batch",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
       code: "author: { name: 'Blobless', email: 'blobless@localhost' } (writeConflictedMerge)",
       mutants: 'both strings ""',
       reason:
-        "only a merge commit would carry the author, and a conflicted merge makes none; '' passes isomorphic-git's check (assignDefined keeps it)",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
-      code: "found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f) (theirChanges)",
-      mutants: 'found, true, || for the last &&, !!f || typeof, both halves of the first && true',
-      reason:
-        "isomorphic-git's walk leaves out an undefined result and returns nothing for null (its folder unwalked): every element is a TheirChange",
+        "only a merge commit carries the author: a conflicted merge makes none, and one that did not stop is refused (INTERNAL) with its commit named by nothing; '' passes isomorphic-git's check (assignDefined keeps it)",
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
@@ -2346,20 +2332,8 @@ export default {
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',
-      code: "if (conflicts.length === 0) { throw new OperationError('INTERNAL', 'The merge was expected to stop on conflicts, and did not.'); }",
-      reason:
-        'pull calls it only after the same merge of the same commits, with abortOnConflict, threw MergeConflictError',
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
       code: 'e.data?.filepaths ?? []',
       reason: "isomorphic-git's MergeConflictError always sets data.filepaths",
-    },
-    {
-      file: 'workers/ops/worktree/mergeState.ts',
-      code: 'base ? await theirChanges(repo, base, head, state.head) : []',
-      reason:
-        'a merge in progress was started from HEAD and MERGE_HEAD with their base (pull refuses unrelated histories before)',
     },
     {
       file: 'workers/ops/worktree/mergeState.ts',

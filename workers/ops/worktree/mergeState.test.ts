@@ -22,7 +22,7 @@ import { useTmpDir } from '../../../test/support/tmpDir.ts';
 import { sha1 } from '../../pack/objectHash.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
-import { abortMergeState, indexUnmergedPaths, readMergeState } from './mergeState.ts';
+import { abortMergeState, indexUnmergedPaths, readMergeState, writeConflictedMerge } from './mergeState.ts';
 
 const tmp = useTmpDir('merge-state');
 
@@ -184,7 +184,10 @@ function repoAt(dir: string): RepoHandle {
   return { fs: { promises }, gitdir: '/.git', cache: {} } as unknown as RepoHandle;
 }
 
-/** What git sees of `dir`'s files: each path, its mode bits or link target, its content. */
+/**
+ * What `dir`'s work tree holds: each file's path, its mode bits or link target, its content; and each folder
+ * with no file below it (git checks a submodule out as one), named with a `/`.
+ */
 function filesOf(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
@@ -192,8 +195,11 @@ function filesOf(dir: string): string[] {
       const path = rel ? `${rel}/${name}` : name;
       if (path === '.git') continue;
       const st = lstatSync(join(dir, path));
-      if (st.isDirectory()) walk(path);
-      else if (st.isSymbolicLink()) out.push(`${path} -> ${readlinkSync(join(dir, path))}`);
+      if (st.isDirectory()) {
+        const before = out.length;
+        walk(path);
+        if (out.length === before) out.push(`${path}/`);
+      } else if (st.isSymbolicLink()) out.push(`${path} -> ${readlinkSync(join(dir, path))}`);
       else out.push(`${path} ${st.mode & 0o111 ? 'x' : '-'} ${readFileSync(join(dir, path), 'utf8')}`);
     }
   };
@@ -264,5 +270,111 @@ describe('abortMergeState where the merge has no base', () => {
     rmSync(join(dir, '.git', 'index'));
     expect(await unmergedByGit(dir)).toEqual([]);
     expect(await readMergeState(repoAt(dir))).toMatchObject({ conflicts: [] });
+  });
+});
+
+/** `git` in `dir` as one author, each command a second after the last. */
+const datedGitIn = (dir: string) => {
+  let t = 1_800_000_000;
+  return (args: string[]) => git(args, { cwd: dir, env: datedGitEnv(++t) as Record<string, string> });
+};
+
+describe('abortMergeState of a merge that added their submodule', () => {
+  it("removes the submodule's empty folder git made, and the folder above it, as git merge --abort does", async () => {
+    const dir = join(tmp(), 'their-submodule');
+    mkdirSync(dir, { recursive: true });
+    const g = datedGitIn(dir);
+    await g(['init', '-q', '-b', 'main']);
+    writeFileSync(join(dir, 'b.txt'), 'b\n');
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'base']);
+    const base = (await g(['rev-parse', 'HEAD'])).trim();
+    await g(['checkout', '-q', '-b', 'side']);
+    // A gitlink staged as `git submodule add` stages one (any commit id will do: it is never read).
+    await g(['update-index', '--add', '--cacheinfo', `160000,${base},lib/mod`]);
+    writeFileSync(join(dir, 'b.txt'), 'b side\n');
+    // Not `commit -a`: it would stage the gitlink's missing folder as a deletion.
+    await g(['add', 'b.txt']);
+    await g(['commit', '-q', '-m', 'side']);
+    await g(['checkout', '-q', 'main']);
+    writeFileSync(join(dir, 'b.txt'), 'b main\n');
+    await g(['commit', '-q', '-am', 'main']);
+    await g(['merge', '-q', 'side']).catch(() => undefined);
+    expect(await unmergedByGit(dir)).toEqual(['b.txt']);
+    // The submodule's folder: a path the file system will not unlink.
+    expect(filesOf(dir)).toContain('lib/mod/');
+    const twin = join(tmp(), 'their-submodule-git');
+    cpSync(dir, twin, { recursive: true, verbatimSymlinks: true });
+
+    await abortMergeState(repoAt(dir));
+    await git(['merge', '--abort'], { cwd: twin });
+    for (const args of [
+      ['ls-files', '--stage'],
+      ['status', '--porcelain=v2', '--untracked-files=all'],
+    ]) {
+      expect(await git(args, { cwd: dir }), args.join(' ')).toBe(await git(args, { cwd: twin }));
+    }
+    expect(filesOf(dir)).toEqual(filesOf(twin));
+    expect(filesOf(dir)).toEqual(['b.txt - b main\n']);
+  });
+});
+
+describe('writeConflictedMerge', () => {
+  /** A repository at `main` with `side` to merge: each changed b.txt (`both`) or only its own file. */
+  async function sides(name: string, both: boolean) {
+    const dir = join(tmp(), name);
+    mkdirSync(dir, { recursive: true });
+    const g = datedGitIn(dir);
+    await g(['init', '-q', '-b', 'main']);
+    writeFileSync(join(dir, 'b.txt'), 'b\n');
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'base']);
+    const base = (await g(['rev-parse', 'HEAD'])).trim();
+    await g(['checkout', '-q', '-b', 'side']);
+    writeFileSync(join(dir, both ? 'b.txt' : 's.txt'), 'side\n');
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'side']);
+    await g(['checkout', '-q', 'main']);
+    writeFileSync(join(dir, both ? 'b.txt' : 'm.txt'), 'main\n');
+    await g(['add', '.']);
+    await g(['commit', '-q', '-m', 'main']);
+    const [ours, theirs] = (await g(['rev-parse', 'main', 'side'])).trim().split('\n');
+    const twin = join(tmp(), `${name}-git`);
+    cpSync(dir, twin, { recursive: true });
+    const opts = {
+      ours,
+      theirs,
+      base,
+      oursRef: 'refs/heads/main',
+      theirsRef: 'refs/heads/side',
+      message: 'm',
+    };
+    /** What writeConflictedMerge threw, as its type, code and message. */
+    const refusal = () =>
+      writeConflictedMerge(repoAt(dir), opts).then(
+        (conflicts) => `returned ${conflicts.join(', ')}`,
+        (err: { code?: string; message?: string }) =>
+          `${err instanceof OperationError ? 'OperationError' : 'other'} ${err.code}: ${err.message}`,
+      );
+    return { dir, twin, ours, theirs, refusal };
+  }
+
+  it('refuses a merge that does not stop on conflicts (git merges it): no merge left in progress', async () => {
+    const { dir, twin, ours, refusal } = await sides('clean-merge', false);
+    await git(['merge', '-q', '--no-edit', 'side'], { cwd: twin });
+    expect(await refusal()).toBe(
+      'OperationError INTERNAL: The merge was expected to stop on conflicts, and did not.',
+    );
+    expect(nodeFs.existsSync(join(dir, '.git', 'MERGE_HEAD'))).toBe(false);
+    expect((await git(['rev-parse', 'main'], { cwd: dir })).trim()).toBe(ours);
+  });
+
+  it("a merge that fails otherwise throws that failure, as git's fails: here a blob it reads is not stored", async () => {
+    const { dir, twin, theirs, refusal } = await sides('blob-missing', true);
+    const blob = (await git(['rev-parse', `${theirs}:b.txt`], { cwd: dir })).trim();
+    for (const d of [dir, twin]) rmSync(join(d, '.git', 'objects', blob.slice(0, 2), blob.slice(2)));
+    expect(await git(['merge', '-q', 'side'], { cwd: twin }).catch(() => 'refused')).toBe('refused');
+    expect(await refusal()).toMatch(new RegExp(`^other NotFoundError: .*${blob}`));
+    expect(nodeFs.existsSync(join(dir, '.git', 'MERGE_HEAD'))).toBe(false);
   });
 });

@@ -233,7 +233,9 @@ async function theirChanges(
   theirs: string,
 ): Promise<TheirChange[]> {
   const { fs, gitdir, cache } = repo;
-  const found = (await git.walk({
+  // The walk's default reduce flattens what map returned below each folder, leaving out the undefined of
+  // folders and walking nothing under a null: what comes back is a TheirChange per file.
+  return (await git.walk({
     fs,
     gitdir,
     cache,
@@ -253,8 +255,7 @@ async function theirChanges(
       if (!sb && !so && !st) return undefined;
       return { path, base: sb, ours: so, theirs: st, onlyTheirs: io === ib } satisfies TheirChange;
     },
-  })) as (TheirChange | undefined)[];
-  return found.filter((f): f is TheirChange => !!f && typeof f === 'object' && 'onlyTheirs' in f);
+  })) as TheirChange[];
 }
 
 /**
