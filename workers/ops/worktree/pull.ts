@@ -299,8 +299,8 @@ const keptFolder = (x: Side, base: Side): boolean => isTree(base) && x?.oid === 
 
 /**
  * Walks the trees of `commits` side by side, a folder of each at a time, and collects what `pick` takes
- * (blobs, or paths): for each name of any side's folder, `pick` gets that name's entry on every side and its
- * path, and answers with the strings to take, or `descend` to walk into the sides where it is a folder.
+ * (blobs, or refusals): for each name of any side's folder, `pick` gets that name's entry on every side and
+ * its path, and answers with the items to take, or `descend` to walk into the sides where it is a folder.
  * Folders wait on a stack, not in recursion (a server chooses the depth), and are read through the tree
  * checks every op uses: a hostile tree stops the walk before anything is fetched.
  */
