@@ -1888,8 +1888,8 @@ export default {
     },
     {
       file: 'workers/ops/worktree/pull.ts',
-      code: "paths.length > 0 ? `both changed <shown>` : 'both changed a path' (mergeNotSupported)",
-      mutants: 'true; >= 0; the fallback text as ""',
+      code: "paths.length > 0 ? `both changed <shown>` : 'both changed a path', and refused.length > 0 ? [...whys] : ['shape'] (mergeNotSupported)",
+      mutants: 'each: true; >= 0; the fallback ("" for the text, [] for the reasons)',
       reason:
         'an empty list comes only from a MergeNotSupportedError mergeRefusals did not foresee, and each case mergeTree throws it in is foreseen (a test of each checks the message)',
     },

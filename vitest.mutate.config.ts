@@ -62,6 +62,8 @@ export default defineConfig({
         : []),
       // git's own conflicted index files, read by mergeState.ts: git alone, no server.
       'workers/ops/worktree/mergeState.test.ts',
+      // Bytes alone.
+      'workers/ops/worktree/textMergeHazard.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },

@@ -1320,9 +1320,37 @@ describe('pull where both changed a file that isomorphic-git’s text merge woul
     });
   });
 
+  it('two binary files, one in a folder: named in git’s order, not the walk’s (files before folders)', async () => {
+    const binary = (label: string) => (r: Remote) => {
+      bytesOfPath(r, 'a/x.bin', text('\0', label));
+      bytesOfPath(r, 'z.bin', text('\0', label));
+    };
+    const { r } = await neverCheckedOut(binary('ours'), binary('theirs'), {
+      base: { 'a/x.bin': text('\0'), 'z.bin': text('\0') },
+    });
+    await expectMergeRefused(r, {
+      heads: 'topic and origin/feature',
+      paths: 'a/x.bin, z.bin',
+      why: 'binary content',
+      gits: 'conflict',
+      blobsRead: true,
+    });
+  });
+
+  it('both make it the same link: merged as git merges it (one side’s link, no text merge)', async () => {
+    const { r, ours, theirs } = await neverCheckedOut(linkTo('same-target'), linkTo('same-target'));
+    const now = ++clock;
+    vi.spyOn(Date, 'now').mockReturnValue(now * 1000);
+    expect(await r.pull({ author: ME })).toMatchObject({ status: 'merged', from: ours });
+    expect(r.gitPull(now).ok).toBe(true);
+    await expectMergedAsGit(r, ours, theirs);
+  });
+
   it.each([
     ['both make it a link, to different targets', linkTo('ours-target'), linkTo('theirs-target')],
     ['we make it a link, they change its text', linkTo('ours-target'), bytesOf('x theirs\n')],
+    // One blob on both sides: a link to "abc" against a file holding "abc".
+    ['we make it a link, they a file of the same bytes', linkTo('abc'), bytesOf('abc')],
   ])('%s: refused before any blob is fetched (git stops on a conflict)', async (_, ours, theirs) => {
     const { r } = await neverCheckedOut(ours, theirs);
     await expectRefused(r, 'a symbolic link on one side', { gits: 'conflict', blobsRead: false });

@@ -14,13 +14,16 @@ const ODD_LINE_END = /\r(?!\n)|[\u2028\u2029]/;
 export function textMergeHazard(versions: readonly Uint8Array[]): TextMergeHazard | null {
   if (versions.some(isBinary)) return 'binary';
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const texts: string[] = [];
+  // Encoding wins over line ends in any version, so every version is decoded before line ends decide.
+  let oddLineEnds = false;
   for (const bytes of versions) {
+    let text: string;
     try {
-      texts.push(decoder.decode(bytes));
+      text = decoder.decode(bytes);
     } catch {
       return 'encoding';
     }
+    oddLineEnds ||= ODD_LINE_END.test(text);
   }
-  return texts.some((t) => ODD_LINE_END.test(t)) ? 'line-ends' : null;
+  return oddLineEnds ? 'line-ends' : null;
 }
