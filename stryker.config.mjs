@@ -1771,6 +1771,21 @@ export default {
       reason:
         'packed-refs missing: parsePackedRefs skips a line that is neither a ref nor a peeled id, so the text read as any non-ref line gives no refs, as empty text does',
     },
+    // mergeState.ts (issue 26, session 16: the modes a conflicted merge writes)
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: '!onlyTheirs && ours && theirs (setMergedModes, a change merged clean)',
+      mutants: '!onlyTheirs || ours',
+      reason:
+        "it adds only changes of theirs alone, whose mode by the rule is theirs', the mode setIndexEntry already wrote; a change of both with no ours is always a conflict",
+    },
+    {
+      file: 'workers/ops/worktree/mergeState.ts',
+      code: 'ours.mode === base?.mode (setMergedModes)',
+      mutants: 'base.mode',
+      reason:
+        'a file both changed that merged clean has a base: added on both sides with different bytes is a conflict (no base text to merge from)',
+    },
     // pull.ts / mergeState.ts (issue 26, session 13, pull13)
     {
       file: 'workers/ops/worktree/pull.ts',

@@ -22,7 +22,13 @@ import { useTmpDir } from '../../../test/support/tmpDir.ts';
 import { sha1 } from '../../pack/objectHash.ts';
 import { OperationError } from '../common/errors.ts';
 import type { RepoHandle } from '../common/repoAccess.ts';
-import { abortMergeState, indexUnmergedPaths, readMergeState, writeConflictedMerge } from './mergeState.ts';
+import {
+  abortMergeState,
+  indexUnmergedPaths,
+  readMergeState,
+  withEntryModes,
+  writeConflictedMerge,
+} from './mergeState.ts';
 
 const tmp = useTmpDir('merge-state');
 
@@ -206,6 +212,49 @@ function filesOf(dir: string): string[] {
   walk('');
   return out;
 }
+
+describe('withEntryModes', () => {
+  it("sets the modes asked for in git's own index, which git then reads; the bytes given are left alone", async () => {
+    const dir = join(tmp(), 'modes');
+    await git(['init', '-q', dir]);
+    const blob = (await git(['-C', dir, 'hash-object', '-w', '--stdin'], { input: 'x\n' })).trim();
+    // Stages as a conflict leaves them, written by git alone: no cache of trees.
+    const lines = [`100644 ${blob} 0\ta.txt`, ...[1, 2, 3].map((k) => `100644 ${blob} ${k}\tc.txt`)];
+    await git(['-C', dir, 'update-index', '--index-info'], { input: `${lines.join('\n')}\n` });
+    const index = join(dir, '.git', 'index');
+    const bytes = new Uint8Array(readFileSync(index));
+    const before = bytes.slice();
+    const staged = async (modes: Uint8Array) => {
+      writeFileSync(index, modes);
+      return (await git(['-C', dir, 'ls-files', '--stage'])).trim().split('\n');
+    };
+    const some = withEntryModes(bytes, (path, stage) =>
+      path === 'c.txt' && stage > 1 ? 0o100755 : undefined,
+    );
+    expect(bytes).toEqual(before);
+    expect(await staged(some)).toEqual([
+      `100644 ${blob} 0\ta.txt`,
+      `100644 ${blob} 1\tc.txt`,
+      `100755 ${blob} 2\tc.txt`,
+      `100755 ${blob} 3\tc.txt`,
+    ]);
+    const all = withEntryModes(bytes, () => 0o120000);
+    expect(await staged(all)).toEqual(lines.map((l) => l.replace('100644', '120000')));
+  });
+
+  it('refuses an index with extensions (a cache of trees it would leave stale): INTERNAL, nothing returned', async () => {
+    const dir = join(tmp(), 'stopped');
+    await conflictedByGit(dir);
+    const bytes = new Uint8Array(readFileSync(join(dir, '.git', 'index')));
+    expect(Buffer.from(bytes).includes('TREE')).toBe(true);
+    expect(() => withEntryModes(bytes, () => 0o100755)).toThrow(
+      new OperationError(
+        'INTERNAL',
+        'The index has extensions after its entries, which Blobless does not rewrite.',
+      ),
+    );
+  });
+});
 
 describe('abortMergeState where the merge has no base', () => {
   // git merge --allow-unrelated-histories: both sides added each file. A pull refuses such a merge, so no merge

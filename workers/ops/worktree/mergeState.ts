@@ -49,22 +49,30 @@ async function unmergedPaths(repo: RepoHandle): Promise<string[]> {
  */
 export function indexUnmergedPaths(bytes: Uint8Array): string[] {
   const out = new Set<string>();
-  for (const e of indexEntries(bytes)) if (e.stage) out.add(e.path);
+  for (const e of indexEntries(bytes).entries) if (e.stage) out.add(e.path);
   // In the index's own order, which is git's (read-cache.c compares names as bytes).
   return [...out];
 }
 
 /**
  * The index file with the mode of each entry `modeOf` gives one for set to it, and its checksum made again.
- * isomorphic-git writes every conflict stage, and a file merged clean beside a conflict, as 100644.
+ * isomorphic-git writes every conflict stage, and a file merged clean beside a conflict, as 100644. Only for
+ * an index with no extensions, as isomorphic-git writes it: git's cache of trees would go stale.
  */
 export function withEntryModes(
   bytes: Uint8Array,
   modeOf: (path: string, stage: number) => number | undefined,
 ): Uint8Array {
+  const { entries, end } = indexEntries(bytes);
+  if (end !== bytes.length - 20) {
+    throw new OperationError(
+      'INTERNAL',
+      'The index has extensions after its entries, which Blobless does not rewrite.',
+    );
+  }
   const out = bytes.slice();
   const view = new DataView(out.buffer);
-  for (const e of indexEntries(bytes)) {
+  for (const e of entries) {
     const mode = modeOf(e.path, e.stage);
     if (mode !== undefined) view.setUint32(e.modeAt, mode);
   }
@@ -80,10 +88,11 @@ interface IndexEntry {
 }
 
 /**
- * The entries of an index file (gitformat-index), in its order. An index cut short or otherwise damaged is
- * refused as git refuses it ("index file corrupt"): its trailing SHA-1 first, then each entry.
+ * The entries of an index file (gitformat-index), in its order, and where they end (extensions, if any, then
+ * the checksum follow). An index cut short or otherwise damaged is refused as git refuses it ("index file
+ * corrupt"): its trailing SHA-1 first, then each entry.
  */
-function indexEntries(bytes: Uint8Array): IndexEntry[] {
+function indexEntries(bytes: Uint8Array): { entries: IndexEntry[]; end: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const damaged = (why: string) =>
     new OperationError('INTERNAL', `The index file (.git/index) is damaged: ${why}. git refuses it too.`);
@@ -116,7 +125,7 @@ function indexEntries(bytes: Uint8Array): IndexEntry[] {
     // Entries are padded with 1-8 NULs to a multiple of 8 bytes (version 2 and 3).
     at += Math.ceil((nameEnd - at + 1) / 8) * 8;
   }
-  return out;
+  return { entries: out, end: at };
 }
 
 /**
@@ -188,7 +197,7 @@ async function setMergedModes(
       stages.set(path, [ours.mode === base?.mode ? theirs.mode : ours.mode]);
     }
   }
-  if (stages.size === 0) return;
+  // Never empty: a merge that stopped has a conflict, and each conflict is a change of theirs.
   const file = `${GITDIR}/index`;
   const bytes = (await repo.fs.promises.readFile(file)) as Uint8Array;
   await repo.fs.promises.writeFile(

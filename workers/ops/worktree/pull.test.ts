@@ -1359,7 +1359,14 @@ describe('pull where both changed a file that isomorphic-git’s text merge woul
 
 describe('a conflicted pull keeps each file’s mode, as git does', () => {
   it('stages 1-3 of an executable both changed, 1 and 3 of one we deleted; clean merges’ modes; abort restores', async () => {
-    const sh = { 'x.sh': 'x\n', 'y.sh': lines(12), 'z.sh': 'z\n', 'v.sh': 'v\n', 'w.sh': 'w\n' };
+    const sh = {
+      'x.sh': 'x\n',
+      'y.sh': lines(12),
+      'z.sh': 'z\n',
+      'v.sh': 'v\n',
+      'w.sh': 'w\n',
+      'u.sh': lines(12),
+    };
     const r = await remote({ start: { ...START, ...sh } });
     const work = `${r.bare}-work`;
     for (const f of ['x.sh', 'y.sh', 'z.sh']) chmodSync(join(work, f), 0o755);
@@ -1367,11 +1374,15 @@ describe('a conflicted pull keeps each file’s mode, as git does', () => {
     r.pushed({}, 'executables');
     expect((await r.pull()).status).toBe('fast-forward');
     expect(r.gitPull().ok).toBe(true);
+    // We make u.sh executable and change its first line; they change its last.
+    await r.fs().promises.writeFile('/u.sh', lines(12), { mode: 0o777 });
+    chmodSync(join(r.cli, 'u.sh'), 0o755);
     const ours = {
       'x.sh': 'x ours\n',
       'y.sh': lines(12).replace('line 1\n', 'line 1 ours\n'),
       'z.sh': null,
       'v.sh': 'v ours\n',
+      'u.sh': lines(12).replace('line 1\n', 'line 1 ours\n'),
     };
     await r.local(ours, 'ours');
     // Theirs makes v.sh (which we changed) and w.sh executable, changing nothing else in them.
@@ -1381,6 +1392,7 @@ describe('a conflicted pull keeps each file’s mode, as git does', () => {
       'x.sh': 'x theirs\n',
       'y.sh': lines(12).replace('line 12\n', 'line 12 theirs\n'),
       'z.sh': 'z theirs\n',
+      'u.sh': lines(12).replace('line 12\n', 'line 12 theirs\n'),
     };
     r.pushed(theirs, 'theirs');
     await expectConflictsAsGit(r, ['x.sh', 'z.sh']);
@@ -1395,8 +1407,8 @@ describe('a conflicted pull keeps each file’s mode, as git does', () => {
       );
     };
     await expectAsGitsFiles();
-    expect(inDir(await r.exported(), ['ls-files', '--stage', 'v.sh', 'w.sh', 'y.sh'])).toMatch(
-      /^100755 \S+ 0\tv\.sh\n100755 \S+ 0\tw\.sh\n100755 \S+ 0\ty\.sh$/,
+    expect(inDir(await r.exported(), ['ls-files', '--stage', 'u.sh', 'v.sh', 'w.sh', 'y.sh'])).toMatch(
+      /^100755 \S+ 0\tu\.sh\n100755 \S+ 0\tv\.sh\n100755 \S+ 0\tw\.sh\n100755 \S+ 0\ty\.sh$/,
     );
     await engine.repo(r.repoId).abortMerge();
     inDir(r.cli, ['merge', '--abort']);
