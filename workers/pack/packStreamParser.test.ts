@@ -113,6 +113,20 @@ describe('PackStreamParser: what it accepts, against git index-pack', () => {
     }
   });
 
+  it('gives the arrival ring an entry of exactly wholeObjectLimit bytes: its delta resolves as it arrives', async () => {
+    const base = enc.encode('0123456789abcdef'.repeat(4));
+    const pack = buildPack([blob(base), { ofsDelta: 0, delta: makeDelta(base.length, [{ copy: [0, 10] }]) }]);
+    const resolving = async (wholeObjectLimit: number) => {
+      const events: PackProgress[] = [];
+      await ingest(pack, 65536, { wholeObjectLimit, onProgress: (p) => events.push(p) });
+      return events.filter((e) => e.phase === 'resolving').map((e) => e.resolved);
+    };
+    // Held whole, so the ring has it: resolved on arrival, one report at the total.
+    expect(await resolving(base.length)).toEqual([1]);
+    // One byte over: streamed, never in the ring, so resolved after the last byte (from 0).
+    expect(await resolving(base.length - 1)).toEqual([0, 1]);
+  });
+
   it('reports receiving progress every 64 KiB exactly, then once when the last entry is in', async () => {
     const pack = buildPack([blob(noise(100_000, 1)), blob(noise(100_000, 2)), blob(noise(100_000, 3))]);
     const events: PackProgress[] = [];
