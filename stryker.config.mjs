@@ -1950,6 +1950,21 @@ export default {
       reason:
         "only WireError and PackError have a limit: any other error's is undefined, so the second side alone is false for it",
     },
+    // session 16 audit (issue 26, audit16)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "detail.replace(/\\.$/, '') (corrupt)",
+      mutants: '/\\./',
+      reason:
+        "every detail corrupt() is given holds one full stop at most, as its last character: the first dot is the last",
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "'PACK_TRAILING_DATA' (checkEnd, last throw)",
+      mutants: '"" (no test reaches it)',
+      reason:
+        'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
+    },
   ],
   equivalentMutants: [
     {
