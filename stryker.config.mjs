@@ -1956,7 +1956,7 @@ export default {
       code: "detail.replace(/\\.$/, '') (corrupt)",
       mutants: '/\\./',
       reason:
-        "every detail corrupt() is given holds one full stop at most, as its last character: the first dot is the last",
+        'every detail corrupt() is given holds one full stop at most, as its last character: the first dot is the last',
     },
     {
       file: 'workers/pack/packStreamParser.ts',

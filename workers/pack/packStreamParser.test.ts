@@ -416,7 +416,9 @@ describe('PackStreamParser: the end of the stream', () => {
     }
     // Without that byte it is a consistent pack of fewer objects than its header says.
     const short = pack.subarray(0, pack.length - 1);
-    expect((await failureOf(short)).message).toMatch(/^The pack header declares 2 objects but the pack holds only 1\. /);
+    expect((await failureOf(short)).message).toMatch(
+      /^The pack header declares 2 objects but the pack holds only 1\. /,
+    );
   });
 
   it('reports an entry that failed near the end as damaged when no trailer explains it', async () => {
