@@ -1965,6 +1965,13 @@ export default {
       reason:
         'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
     },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "type !== 'blob' || writeError !== null (onObject)",
+      mutants: '&&',
+      reason:
+        "a blob request brings only blobs, so type !== 'blob' is false and the && with it too: the pair made false, listed above",
+    },
   ],
   equivalentMutants: [
     {
