@@ -1972,6 +1972,20 @@ export default {
       reason:
         "a blob request brings only blobs, so type !== 'blob' is false and the && with it too: the pair made false, listed above",
     },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'noUpdateHead: true (withOtherConflicts, the dry run)',
+      mutants: 'false',
+      reason:
+        'ref is target.commit, a commit id: isomorphic-git then only resolves it to itself, and a dry run returns before HEAD is written',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'track: false (withOtherConflicts, the dry run)',
+      mutants: 'true',
+      reason:
+        'ref is a 40-hex commit id, which GitRefManager.resolve returns as it is: track is read only for a ref not found',
+    },
   ],
   equivalentMutants: [
     {
