@@ -1965,6 +1965,42 @@ export default {
       reason:
         "only WireError and PackError have a limit: any other error's is undefined, so the second side alone is false for it",
     },
+    // session 16 audit (issue 26, audit16)
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "detail.replace(/\\.$/, '') (corrupt)",
+      mutants: '/\\./',
+      reason:
+        'every detail corrupt() is given holds one full stop at most, as its last character: the first dot is the last',
+    },
+    {
+      file: 'workers/pack/packStreamParser.ts',
+      code: "'PACK_TRAILING_DATA' (checkEnd, last throw)",
+      mutants: '"" (no test reaches it)',
+      reason:
+        'unreachable: checkTrailerEarly refuses bytes after a matching trailer on the push that brings them',
+    },
+    {
+      file: 'workers/ops/worktree/newWorktree.ts',
+      code: "type !== 'blob' || writeError !== null (onObject)",
+      mutants: '&&',
+      reason:
+        "a blob request brings only blobs, so type !== 'blob' is false and the && with it too: the pair made false, listed above",
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'noUpdateHead: true (withOtherConflicts, the dry run)',
+      mutants: 'false',
+      reason:
+        'ref is target.commit, a commit id: isomorphic-git then only resolves it to itself, and a dry run returns before HEAD is written',
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'track: false (withOtherConflicts, the dry run)',
+      mutants: 'true',
+      reason:
+        'ref is a 40-hex commit id, which GitRefManager.resolve returns as it is: track is read only for a ref not found',
+    },
   ],
   equivalentMutants: [
     {

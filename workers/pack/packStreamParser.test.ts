@@ -61,6 +61,18 @@ describe('PackStreamParser: what it accepts, against git index-pack', () => {
     }
   });
 
+  it('keeps every entry of a pack of more than 65,536 objects, past the room the header first reserves', async () => {
+    // The tables start with room for min(count, 2^16) entries; each entry past that grows them first.
+    const data = Array.from({ length: 2 ** 16 + 2 }, (_, i) => enc.encode(`${i}\n`));
+    const { pack, offsets } = buildPackAt(data.map(blob));
+    const result = await ingest(pack);
+    const byOffset = new Map(result.objects.map((o) => [o.offset, o.oid]));
+    expect(byOffset.size).toBe(data.length);
+    for (const i of [0, 2 ** 16 - 1, 2 ** 16, 2 ** 16 + 1]) {
+      expect(byOffset.get(offsets[i])).toBe(objectId('blob', data[i]));
+    }
+  });
+
   it('reads version 3 as version 2, and refuses every other version by its number', async () => {
     const v3 = buildPack([blob(enc.encode('three\n'))], { version: 3 });
     expect((await ingest(v3)).objects.map((o) => o.oid)).toEqual([objectId('blob', enc.encode('three\n'))]);
@@ -99,6 +111,20 @@ describe('PackStreamParser: what it accepts, against git index-pack', () => {
     for (const [wholeObjectLimit, chunk] of runs) {
       expectSameAsGit(await ingest(pack, chunk, { wholeObjectLimit }), oracle);
     }
+  });
+
+  it('gives the arrival ring an entry of exactly wholeObjectLimit bytes: its delta resolves as it arrives', async () => {
+    const base = enc.encode('0123456789abcdef'.repeat(4));
+    const pack = buildPack([blob(base), { ofsDelta: 0, delta: makeDelta(base.length, [{ copy: [0, 10] }]) }]);
+    const resolving = async (wholeObjectLimit: number) => {
+      const events: PackProgress[] = [];
+      await ingest(pack, 65536, { wholeObjectLimit, onProgress: (p) => events.push(p) });
+      return events.filter((e) => e.phase === 'resolving').map((e) => e.resolved);
+    };
+    // Held whole, so the ring has it: resolved on arrival, one report at the total.
+    expect(await resolving(base.length)).toEqual([1]);
+    // One byte over: streamed, never in the ring, so resolved after the last byte (from 0).
+    expect(await resolving(base.length - 1)).toEqual([0, 1]);
   });
 
   it('reports receiving progress every 64 KiB exactly, then once when the last entry is in', async () => {
@@ -356,6 +382,9 @@ describe('PackStreamParser: the end of the stream', () => {
     const cause = e?.cause as PackError;
     expect(cause).toBeInstanceOf(PackError);
     expect(e?.message).toContain(cause.detail.replace(/\.$/, ''));
+    // The inflater's sentence ends with its own full stop: it is taken off, not doubled or kept before ours.
+    expect(cause.detail).toMatch(/[^.]\.$/);
+    expect(e?.message).toContain(`damaged: ${cause.detail.slice(0, -1)}. The download`);
   });
 
   it('takes a trailer that parses as a damaged entry for the end of a pack short of its count', async () => {
@@ -370,6 +399,26 @@ describe('PackStreamParser: the end of the stream', () => {
       const failure = await failureOf(pack, chunk);
       expect(failure.message).toMatch(/^The pack header declares 2 objects but the pack holds only 1\. /);
     }
+  });
+
+  it('takes a short pack followed by one more byte for a stream cut inside the next object, not for a short pack', async () => {
+    // The trailer read as the next entry's header must wait for more: a REF_DELTA header byte (type 7, no
+    // continuation) then wants 20 bytes of base id, which the rest of the trailer and one byte give.
+    let pack: Uint8Array | undefined;
+    for (let k = 0; !pack; k++) {
+      const candidate = buildPack([blob(enc.encode(`content ${k}\n`))], { count: 2 });
+      if ((candidate[candidate.length - 20] & 0xf0) === 0x70) pack = withTail(candidate, [0]);
+    }
+    for (const chunk of [1, 65536]) {
+      const failure = await failureOf(pack, chunk);
+      expect(failure.code).toBe('PACK_TRUNCATED');
+      expect(failure.message).toMatch(/^The pack ended after \d+ bytes, inside object 2 of 2\. /);
+    }
+    // Without that byte it is a consistent pack of fewer objects than its header says.
+    const short = pack.subarray(0, pack.length - 1);
+    expect((await failureOf(short)).message).toMatch(
+      /^The pack header declares 2 objects but the pack holds only 1\. /,
+    );
   });
 
   it('reports an entry that failed near the end as damaged when no trailer explains it', async () => {

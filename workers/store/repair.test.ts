@@ -351,6 +351,21 @@ describe('repairStores', () => {
     await fsck(store);
   });
 
+  it('drops a .keep marker whose contents are missing from the tree and keeps its pack', async () => {
+    const storage = memoryStorage();
+    await seed(storage, { change: (fs) => fs.writeFile(packPath('keep'), 'kept by hand\n', 'utf8') });
+    await loseContents(storage, packPath('keep'));
+    const { store, report, fs } = await repair(storage);
+    expect(report).toEqual({
+      removed: [],
+      reported: [`r: ${packPath('keep')} was missing its contents and was removed from the file tree.`],
+    });
+    expect((await fs.readdir(`${GITDIR}/objects/pack`)).sort()).toEqual(
+      ['idx', 'pack', 'promisor'].map((ext) => packPath(ext).split('/').pop()).sort(),
+    );
+    await fsck(store);
+  });
+
   it('removes other files whose contents are missing, and says a working-tree file is checked out again', async () => {
     const storage = memoryStorage();
     await seed(storage);

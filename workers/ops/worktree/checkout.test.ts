@@ -523,6 +523,18 @@ describe('local changes, as git checkout treats them', () => {
     await checkout(ctx, repoId, 'other', { force: true });
     await expectLikeGit(repoId, ids.other, 'other');
   });
+
+  it('a change of kind refused alone: WORKTREE_DIRTY naming it as git does; nothing changes', async () => {
+    await checkout(ctx, repoId, 'main', { force: true });
+    copy = await localChanges(repoId, 'main', { f2d: 'edited f2d\n' });
+    const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+    // The dry run that looks for other conflicts finds none here.
+    const err = (await failure(checkout(ctx, repoId, 'other'))) as Error & { code: string; paths: string[] };
+    expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', gitRefusal(copy, 'other')]);
+    expect(err.paths).toEqual(['f2d']);
+    expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
+    expect(headIn(await exported(repoId))).toEqual({ branch: 'main', oid: ids.main });
+  });
 });
 
 describe('an untracked file where the target has a folder', () => {
