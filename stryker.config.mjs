@@ -2001,6 +2001,20 @@ export default {
       reason:
         'ref is a 40-hex commit id, which GitRefManager.resolve returns as it is: track is read only for a ref not found',
     },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'dryRun: true (withOtherConflicts)',
+      mutants: 'false',
+      reason:
+        "a real run in its place writes inside the checkout's writeAllOrNothing batch, and the refusal it builds is then thrown out of that batch, which undoes every write",
+    },
+    {
+      file: 'workers/ops/worktree/checkout.ts',
+      code: 'conflictPaths(err) ?? [] (withOtherConflicts, the dry run)',
+      mutants: '["Stryker was here"] for []',
+      reason:
+        "the dry run reads only what the refusal's walk has just read (the target's trees, the index, the files' stats), so no failure but a conflict list is known to reach it",
+    },
   ],
   equivalentMutants: [
     {

@@ -535,6 +535,24 @@ describe('local changes, as git checkout treats them', () => {
     expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
     expect(headIn(await exported(repoId))).toEqual({ branch: 'main', oid: ids.main });
   });
+
+  it.each([
+    ['the whole tree (".")', ['.'], ['a.txt', 'f2d']],
+    ['f2d alone: a change outside it is not in the way', ['f2d'], ['f2d']],
+  ])(
+    'a change of kind refused in a checkout of %s: the others named are those in its paths',
+    async (_, paths, named) => {
+      await checkout(ctx, repoId, 'main', { force: true });
+      await localChanges(repoId, 'main', { f2d: 'edited f2d\n', 'a.txt': 'edited a\n' });
+      const before = await readLightningWorktree(ctx.store.repoFs.open(repoId));
+      const err = (await failure(checkout(ctx, repoId, 'other', { paths }))) as Error & {
+        code: string;
+        paths: string[];
+      };
+      expect([err.code, err.paths]).toEqual(['WORKTREE_DIRTY', named]);
+      expect(await readLightningWorktree(ctx.store.repoFs.open(repoId))).toEqual(before);
+    },
+  );
 });
 
 describe('an untracked file where the target has a folder', () => {
@@ -953,6 +971,23 @@ describe('a checkout that fails or is cancelled leaves HEAD, index and files as 
       () => failure(checkout(ctx, repoId, 'other', {}, { signal: controller.signal })),
     );
     expect(err.code).toBe('ABORTED');
+    await expectMain();
+  });
+
+  it('forced over a local change, its forced pass failing to write: that failure as it is, nothing changed', async () => {
+    const fs = ctx.store.repoFs.open(repoId);
+    await fs.promises.writeFile('/a.txt', 'mine\n', 'utf8');
+    const before = await readLightningWorktree(fs);
+    // The first pass stops on a.txt (in the way); the pass that forces it fails to write it.
+    const err = await failingWrite(
+      () => undefined,
+      () => failure(checkout(ctx, repoId, 'other', { force: true })),
+    );
+    const errors = (err as unknown as { errors?: Error[] }).errors;
+    expect([err.name, errors?.map((e) => e.message)]).toEqual(['MultipleGitError', ['no space left']]);
+    expect(await readLightningWorktree(fs)).toEqual(before);
+    await fs.promises.writeFile('/a.txt', 'a, main\n', 'utf8');
+    await fs.promises.flush();
     await expectMain();
   });
 

@@ -637,8 +637,8 @@ async function withOtherConflicts(
       () => [],
       (err: unknown) => conflictPaths(err) ?? [],
     );
-  const all = [...new Set([...refused.paths, ...others])].sort(comparePaths);
-  return all.length === refused.paths.length ? refused : new WorktreeDirtyError(all);
+  // In git's order, as git names them (the refusal's own list is in the index's walk order).
+  return new WorktreeDirtyError([...new Set([...refused.paths, ...others])].sort(comparePaths));
 }
 
 function conflictPaths(err: unknown): string[] | null {

@@ -60,7 +60,8 @@ export async function clearTypeChanges(
           workdir !== 0 && !((workdir === 1 && stage === 1) || (workdir === 2 && stage === 2)),
       )
       .map(([path]) => path);
-    if (lost.length > 0) throw new WorktreeDirtyError(lost.sort());
+    // In the walk's order: the checkout adds the other paths in the way and names them all in git's.
+    if (lost.length > 0) throw new WorktreeDirtyError(lost);
   }
   for (const path of cleared) await removeAll(fs.promises, `${dir.replace(/\/$/, '')}/${path}`);
   await git.remove({ fs, dir, gitdir, cache, filepath: cleared });
