@@ -447,6 +447,18 @@ function rawKeys(name: string): Promise<IDBValidKey[]> {
   });
 }
 
+/** recordsUnderTest after a transaction that staged inode 10's contents ahead failed (the disk full then). */
+async function afterFailedStageAhead() {
+  const under = recordsUnderTest();
+  const { db, control } = under;
+  db.stageBytes = 1;
+  control.refuse = () => quotaError();
+  await db.stageAhead(10, new Uint8Array(200_000));
+  await db.storedInodes();
+  control.refuse = null;
+  return under;
+}
+
 /**
  * A database of file records on memory storage whose writes can be held back (`gate`) or refused (`refuse`),
  * and which counts them: what BatchedIdb does under a slow or full disk, without lightning-fs above it.
@@ -930,12 +942,7 @@ describe('BatchedIdb staging ahead of a hold', () => {
   });
 
   it('a hold naming contents whose transaction failed does not commit', async () => {
-    const { db, control } = recordsUnderTest();
-    db.stageBytes = 1;
-    control.refuse = () => quotaError();
-    await db.stageAhead(10, new Uint8Array(200_000));
-    await db.storedInodes();
-    control.refuse = null;
+    const { db, control } = await afterFailedStageAhead();
     db.hold();
     db.adoptStagedAhead([10]);
     await db.saveSuperblock(tree('names a file not stored'));
@@ -1226,12 +1233,7 @@ describe('BatchedIdb staging ahead, what each guard keeps out', () => {
   });
 
   it('a commit that names nothing staged ahead is stored although a transaction staged ahead failed', async () => {
-    const { db, control } = recordsUnderTest();
-    db.stageBytes = 1;
-    control.refuse = () => quotaError();
-    await db.stageAhead(10, new Uint8Array(200_000));
-    await db.storedInodes();
-    control.refuse = null;
+    const { db, control } = await afterFailedStageAhead();
     // Only a commit naming contents staged ahead depends on them (the hold's adopted ones); this one is
     // of other files, and the failure is still the stage-ahead callers' to hear.
     await db.writeFile(1, bytes('other'));

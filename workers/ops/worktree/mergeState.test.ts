@@ -328,16 +328,22 @@ const datedGitIn = (dir: string) => {
   return (args: string[]) => git(args, { cwd: dir, env: datedGitEnv(++t) as Record<string, string> });
 };
 
+/** A repository `name` on main with one commit, its `base`: b.txt holding "b". */
+async function baseRepo(name: string) {
+  const dir = join(tmp(), name);
+  mkdirSync(dir, { recursive: true });
+  const g = datedGitIn(dir);
+  await g(['init', '-q', '-b', 'main']);
+  writeFileSync(join(dir, 'b.txt'), 'b\n');
+  await g(['add', '.']);
+  await g(['commit', '-q', '-m', 'base']);
+  const base = (await g(['rev-parse', 'HEAD'])).trim();
+  return { dir, g, base };
+}
+
 describe('abortMergeState of a merge that added their submodule', () => {
   it("removes the submodule's empty folder git made, and the folder above it, as git merge --abort does", async () => {
-    const dir = join(tmp(), 'their-submodule');
-    mkdirSync(dir, { recursive: true });
-    const g = datedGitIn(dir);
-    await g(['init', '-q', '-b', 'main']);
-    writeFileSync(join(dir, 'b.txt'), 'b\n');
-    await g(['add', '.']);
-    await g(['commit', '-q', '-m', 'base']);
-    const base = (await g(['rev-parse', 'HEAD'])).trim();
+    const { dir, g, base } = await baseRepo('their-submodule');
     await g(['checkout', '-q', '-b', 'side']);
     // A gitlink staged as `git submodule add` stages one (any commit id will do: it is never read).
     await g(['update-index', '--add', '--cacheinfo', `160000,${base},lib/mod`]);
@@ -371,14 +377,7 @@ describe('abortMergeState of a merge that added their submodule', () => {
 describe('writeConflictedMerge', () => {
   /** A repository at `main` with `side` to merge: each changed b.txt (`both`) or only its own file. */
   async function sides(name: string, both: boolean) {
-    const dir = join(tmp(), name);
-    mkdirSync(dir, { recursive: true });
-    const g = datedGitIn(dir);
-    await g(['init', '-q', '-b', 'main']);
-    writeFileSync(join(dir, 'b.txt'), 'b\n');
-    await g(['add', '.']);
-    await g(['commit', '-q', '-m', 'base']);
-    const base = (await g(['rev-parse', 'HEAD'])).trim();
+    const { dir, g, base } = await baseRepo(name);
     await g(['checkout', '-q', '-b', 'side']);
     writeFileSync(join(dir, both ? 'b.txt' : 's.txt'), 'side\n');
     await g(['add', '.']);

@@ -439,8 +439,7 @@ async function mergeRefusals(
     if (!changedFrom(o, b) || !changedFrom(t, b)) return [];
     if (isTree(o) && isTree(t)) return [];
     if (isFile(o) && isFile(t)) {
-      const same = o.oid === t.oid && o.mode === t.mode;
-      return !same && (isLink(o) || isLink(t)) ? [{ path, why: 'link' }] : [];
+      return changedFrom(o, t) && (isLink(o) || isLink(t)) ? [{ path, why: 'link' }] : [];
     }
     if (isFile(b) && ((!o && isFile(t)) || (isFile(o) && !t))) return [];
     if (b && !o && !t && (isFile(b) || isTree(b))) return [];
