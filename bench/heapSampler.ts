@@ -2,6 +2,8 @@ import type { CDPSession, Page } from '@playwright/test';
 
 const MB = 1024 * 1024;
 const SAMPLE_TIMEOUT_MS = 2000;
+/** A profile of a long checkout is tens of MB of JSON: its Profiler.stop may take seconds to answer. */
+const COMMAND_TIMEOUT_MS = 60_000;
 
 /**
  * Samples the JS heap of a page's dedicated workers every `intervalMs` over the Chrome DevTools Protocol.
@@ -105,6 +107,17 @@ export class HeapSampler {
     return null;
   }
 
+  /**
+   * One DevTools command to the first worker whose script URL contains `urlPart`, its answer or undefined:
+   * how `--cpu-profile` starts and stops the git worker's profiler around an operation.
+   */
+  async command(urlPart: string, method: string, params?: object): Promise<unknown> {
+    for (const [sessionId, url] of this.workers) {
+      if (url.includes(urlPart)) return this.send(sessionId, method, params, COMMAND_TIMEOUT_MS);
+    }
+    return undefined;
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     for (const resolve of this.pending.values()) resolve(undefined);
@@ -114,9 +127,14 @@ export class HeapSampler {
 
   /**
    * One DevTools command to a worker. A worker terminated mid-command never answers, so an answer that
-   * takes longer than `SAMPLE_TIMEOUT_MS` counts as no sample.
+   * takes longer than `timeoutMs` counts as no sample.
    */
-  private send(sessionId: string, method: string, params?: object): Promise<unknown> {
+  private send(
+    sessionId: string,
+    method: string,
+    params?: object,
+    timeoutMs = SAMPLE_TIMEOUT_MS,
+  ): Promise<unknown> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const done = (result: unknown) => {
@@ -124,7 +142,7 @@ export class HeapSampler {
         this.pending.delete(id);
         resolve(result);
       };
-      const timer = setTimeout(() => done(undefined), SAMPLE_TIMEOUT_MS);
+      const timer = setTimeout(() => done(undefined), timeoutMs);
       this.pending.set(id, done);
       this.cdp
         .send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) })

@@ -5,11 +5,14 @@
  *
  *   npm run bench -- [--url URL]... [--sizes small,medium,large,real,tags] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
- *                    [--profile] [--skip blame,...] [--only history] [--merge]
+ *                    [--profile] [--cpu-profile DIR] [--skip blame,...] [--only history] [--merge]
+ *
+ * `--cpu-profile DIR` writes the git worker's CPU profile of each Blobless clone and checkout to DIR
+ * (`<repo>-<run>-blobless.clone.cpuprofile`, for DevTools or bench/cpuProfileSummary.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +25,7 @@ import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBuiltPage } f
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
 import { measureDeepLink } from './deepLink.ts';
 import { measureGitCli, measureGitHistory, pickFile } from './gitCli.ts';
+import type { HeapSampler } from './heapSampler.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
 import {
   fmtBytes,
@@ -86,6 +90,7 @@ function parseOptions() {
       out: { type: 'string', default: join(BENCH_DIR, 'results.json') },
       'skip-build': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      'cpu-profile': { type: 'string' },
       skip: { type: 'string' },
       only: { type: 'string' },
       merge: { type: 'boolean', default: false },
@@ -119,6 +124,7 @@ function parseOptions() {
     out: resolve(values.out),
     skipBuild: values['skip-build'],
     profile: values.profile,
+    cpuProfileDir: values['cpu-profile'] === undefined ? undefined : resolve(values['cpu-profile']),
     skip: new Set(parseSkip(values.skip)),
     only: parseOnly(values.only),
     merge: values.merge,
@@ -636,11 +642,13 @@ async function measureBlobless(
     let cloned: { repoId: string; ref: string } | undefined;
     // As a person: the URL field taken (the warm-up starts and ends), then the clone.
     await page.evaluate(() => window.bench.cloneFieldFocused());
-    cloneNoBlobs = await phase('cloneNoBlobs', async () => {
-      const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
-      cloned = t;
-      return t;
-    });
+    cloneNoBlobs = await phase('cloneNoBlobs', () =>
+      cpuProfiled(profile.heap, opts, phaseName('blobless', 'clone'), async () => {
+        const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
+        cloned = t;
+        return t;
+      }),
+    );
     const done = cloned;
     await profile.heap.sample();
     clonePeakHeapMB = profile.heap.peakMB('git.worker');
@@ -648,10 +656,12 @@ async function measureBlobless(
     profile.heap.reset();
     if (done && has('checkout', available.checkout)) {
       checkout = await phase('checkout', () =>
-        page.evaluate(([id, ref]) => window.bench.bloblessCheckout(id, ref), [
-          done.repoId,
-          done.ref,
-        ] as const),
+        cpuProfiled(profile.heap, opts, phaseName('blobless', 'checkout'), () =>
+          page.evaluate(([id, ref]) => window.bench.bloblessCheckout(id, ref), [
+            done.repoId,
+            done.ref,
+          ] as const),
+        ),
       );
     }
     if (opts.profile && profileSample && checkout.s !== null) {
@@ -760,6 +770,33 @@ async function measureBlobless(
     checkoutPeakHeapMB,
     longestMainTaskMs,
   };
+}
+
+/**
+ * `--cpu-profile DIR`: runs `operation` with the git worker's V8 profiler on and writes what it sampled to
+ * DIR as `<phase>.cpuprofile`. The profiler slows the worker: such a run's times are not the bench's.
+ */
+async function cpuProfiled<T>(
+  heap: HeapSampler,
+  opts: RunOptions,
+  name: string,
+  operation: () => Promise<T>,
+) {
+  if (!opts.cpuProfileDir) return operation();
+  await heap.command('git.worker', 'Profiler.enable');
+  await heap.command('git.worker', 'Profiler.setSamplingInterval', { interval: 100 });
+  await heap.command('git.worker', 'Profiler.start');
+  try {
+    return await operation();
+  } finally {
+    const answer = (await heap.command('git.worker', 'Profiler.stop')) as { profile?: unknown } | undefined;
+    if (answer?.profile) {
+      await mkdir(opts.cpuProfileDir, { recursive: true });
+      const file = join(opts.cpuProfileDir, `${name.replace(/[^\w.-]+/g, '-')}.cpuprofile`);
+      await writeFile(file, JSON.stringify(answer.profile));
+      log(`bench: wrote ${file}`);
+    }
+  }
 }
 
 /** `--profile`: the page's startup times and the worker's User Timing measures of the clone just run. */
