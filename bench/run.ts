@@ -8,7 +8,8 @@
  *                    [--profile] [--cpu-profile DIR] [--skip blame,...] [--only history] [--merge]
  *
  * `--cpu-profile DIR` writes the git worker's CPU profile of each Blobless clone and checkout to DIR
- * (`<repo>-<run>-blobless.clone.cpuprofile`, for DevTools or bench/cpuProfileSummary.ts).
+ * (`<repo>-<run>-blobless.clone.cpuprofile`, for DevTools or bench/cpuProfileSummary.ts), from a bench page
+ * built without minifying, so that functions keep their names.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -170,7 +171,12 @@ async function main() {
   try {
     if (!opts.skipBuild) {
       log('bench: building the bench page into .cache/bench-page');
-      await build({ configFile: join(BENCH_DIR, 'vite.config.ts'), logLevel: 'warn' });
+      await build({
+        configFile: join(BENCH_DIR, 'vite.config.ts'),
+        logLevel: 'warn',
+        // A profile names the functions it sampled only if the build kept their names.
+        ...(opts.cpuProfileDir ? { build: { minify: false } } : {}),
+      });
       if (!opts.skip.has('deepLink')) {
         log('bench: building the app into .cache/bench-app');
         await build({
