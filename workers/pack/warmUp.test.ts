@@ -1,9 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import { INFLATE_DONE, Inflater } from './inflate.ts';
 import { PackIngester } from './packIngester.ts';
 import { warmUpIngester, warmUpPack } from './warmUp.ts';
 
 describe('warming the ingester up', () => {
-  it('ingests a valid pack of trees and delta chains, with most deltas resolved as they arrive', async () => {
+  it('ingests a valid pack of trees, delta chains and text blobs, with most deltas resolved as they arrive', async () => {
     const pack = await warmUpPack();
     let first: { resolved: number; total: number } | undefined;
     const ingester = await PackIngester.create({
@@ -13,11 +14,46 @@ describe('warming the ingester up', () => {
     });
     ingester.push(pack);
     const result = await ingester.finish();
-    expect(result.counts).toEqual({ commit: 0, tree: 3000, blob: 0, tag: 0 });
-    // Each chain's objects differ: the delta results are not their bases.
-    expect(new Set(result.objects.map((o) => o.oid)).size).toBe(300);
-    expect(first!.total).toBe(2700);
-    expect(first!.resolved).toBe(2700);
+    expect(result.counts).toEqual({ commit: 0, tree: 1803, blob: 96, tag: 0 });
+    // Each chain's objects differ: the delta results are not their bases. Each blob differs too.
+    expect(new Set(result.objects.map((o) => o.oid)).size).toBe(333);
+    expect(first!.total).toBe(1623);
+    expect(first!.resolved).toBe(1623);
+  });
+
+  it("takes the inflater's and the parser's rarer branches: stored, fixed and dynamic blocks, far deltas", async () => {
+    // What a real pack has and trees alone do not; a branch the warm-up skips is compiled at the first clone.
+    const pack = await warmUpPack();
+    const blockTypes = new Set<number>();
+    let longestDistanceBytes = 0;
+    let largestObject = 0;
+    const inflater = new Inflater();
+    let p = 12;
+    while (p < pack.length - 20) {
+      let c = pack[p++];
+      const kind = (c >>> 4) & 7;
+      let size = c & 15;
+      for (let shift = 4; c & 0x80; shift += 7) {
+        c = pack[p++];
+        size += (c & 0x7f) * 2 ** shift;
+      }
+      if (kind === 6) {
+        let bytes = 1;
+        while (pack[p++] & 0x80) bytes++;
+        longestDistanceBytes = Math.max(longestDistanceBytes, bytes);
+      }
+      largestObject = Math.max(largestObject, size);
+      // The first block's type: bits 1-2 of the byte after the zlib header.
+      blockTypes.add((pack[p + 2] >>> 1) & 3);
+      inflater.start(pack, p, new Uint8Array(size), size);
+      expect(inflater.run(pack, pack.length)).toBe(INFLATE_DONE);
+      p = inflater.inputEnd;
+    }
+    expect(p).toBe(pack.length - 20);
+    expect([...blockTypes].sort()).toEqual([0, 1, 2]);
+    expect(longestDistanceBytes).toBeGreaterThanOrEqual(3);
+    // Past 16 KiB a stream has several blocks (zlib's default memLevel); past 64 KiB stored ones split too.
+    expect(largestObject).toBeGreaterThan(64 * 1024);
   });
 
   it('runs whole rounds, letting timers in between its pushes', async () => {
@@ -30,7 +66,7 @@ describe('warming the ingester up', () => {
     setTimeout(tick, 0);
     await warmUpIngester(1, new AbortController().signal);
     ticking = false;
-    // The pack is some 9 pushes of 64 KiB: a timer ran between them.
+    // The pack is some 16 yields' worth (64 KiB each): a timer ran between them.
     expect(ticks).toBeGreaterThan(3);
   });
 

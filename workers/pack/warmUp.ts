@@ -1,7 +1,7 @@
 // Warming the ingester before the first clone. A fresh browser profile runs the inflater, the delta code
 // and the hashing cold, a measurable part of a first clone (docs/decisions/warm-up.md, with its figures).
-// So when a clone is likely the worker ingests a synthetic pack of tree-like objects and delta chains, in
-// slices that an operation stops (`signal`), and V8 has compiled the hot paths by then.
+// So when a clone is likely the worker ingests a synthetic pack of tree-like objects, delta chains and
+// text, in slices that an operation stops (`signal`), and V8 has compiled the hot paths by then.
 
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
@@ -14,9 +14,53 @@ import { PackIngester } from './packIngester.ts';
  * slow per call) and repeated REPEAT times in the pack: the ingester does not mind the same object twice.
  */
 const SETS = 30;
-const REPEAT = 10;
+const REPEAT = 6;
 const CHAIN = 9;
 const ENTRIES = 40;
+/** The sizes of the warm-up's pushes, in turn: some 64 KiB, as before, and odd sizes between. */
+const PUSH_BYTES: readonly number[] = [64 * 1024, 1021, 64 * 1024, 9973, 64 * 1024, 333, 32771];
+/** How much the warm-up ingests between two yields to the calls waiting for the worker. */
+const YIELD_BYTES = 64 * 1024;
+
+/**
+ * Blobs of source-like text, each compressed once, all repeated TEXT_REPEAT times. Trees alone leave the
+ * inflater's paths for text cold (long matches, long codes, several blocks a stream): after a warm-up of
+ * trees only, the first ingest of small's 200 files took more than twice as long as the next one
+ * (docs/decisions/warm-up.md, 2026-12-05). Commits are text of that kind too.
+ */
+const TEXT_BLOBS = 27;
+const TEXT_REPEAT = 3;
+const WORDS: readonly string[] = [
+  'const',
+  'return',
+  'function',
+  'if',
+  'else',
+  'for',
+  'await',
+  'export',
+  'import',
+  'the',
+  'of',
+  'to',
+  'is',
+  'in',
+  'that',
+  'value',
+  'data',
+  'name',
+  'path',
+  'file',
+  'error',
+  'result',
+  'options',
+  'length',
+  'index',
+  'new',
+  'this',
+  'null',
+  'true',
+];
 
 function varint(n: number, out: number[]): void {
   while (n >= 0x80) {
@@ -48,6 +92,37 @@ function tree(set: number, next: () => number): Uint8Array {
   return Uint8Array.from(parts);
 }
 
+/**
+ * Lines of indented words, names and numbers, as source files and commit messages have them, with what
+ * makes a real stream take the inflater's rarer branches: rare characters (literal codes longer than the
+ * table's root) and lines repeated from far back (distances with many extra bits). A branch the warm-up never
+ * took has no type feedback, and the first stream that takes it throws the compiled loop away.
+ */
+function text(bytes: number, next: () => number): Uint8Array {
+  const lines: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    let line: string;
+    if (lines.length > 64 && next() % 8 === 0) {
+      line = lines[next() % (lines.length >>> 1)];
+    } else {
+      line = '  '.repeat(next() % 4);
+      const words = 3 + (next() % 9);
+      for (let w = 0; w < words; w++) {
+        const kind = next() % 20;
+        if (kind < 13) line += WORDS[next() % WORDS.length];
+        else if (kind < 17) line += `name${next() % 500}`;
+        else if (kind < 19) line += String(next() % 10000);
+        else line += String.fromCharCode(0x21 + (next() % 94), 0xa1 + (next() % 0x15e));
+        line += ' .,;(=:'[next() % 7];
+      }
+    }
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return new TextEncoder().encode(`${lines.join('\n')}\n`);
+}
+
 /** A delta on a base of `baseSize`: copy its first half, insert a new entry, copy the rest. */
 function delta(baseSize: number, insert: Uint8Array): Uint8Array {
   const half = baseSize >>> 1;
@@ -66,7 +141,10 @@ function delta(baseSize: number, insert: Uint8Array): Uint8Array {
   return Uint8Array.from(out);
 }
 
-/** The synthetic pack: SETS × REPEAT whole trees, each followed by a chain of CHAIN ofs-deltas. */
+/**
+ * The synthetic pack: SETS × REPEAT whole trees, each followed by a chain of CHAIN ofs-deltas, then
+ * TEXT_REPEAT times the blobs (text, short text, noise) and a delta on the first tree, far back.
+ */
 export async function warmUpPack(): Promise<Uint8Array> {
   let seed = 0x2545f491;
   const next = () => {
@@ -90,8 +168,25 @@ export async function warmUpPack(): Promise<Uint8Array> {
     }
     sets.push({ base: await deflate(base), baseSize: base.length, deltas });
   }
+  const blobs: { header: Uint8Array; data: Uint8Array }[] = [];
+  const blob = async (content: Uint8Array) =>
+    blobs.push({ header: entryHeader(3, content.length), data: await deflate(content) });
+  for (let b = 0; b < TEXT_BLOBS; b++) {
+    // 256 bytes to 64 KiB: past 16 KiB a stream has several blocks, each with its own codes.
+    await blob(text(256 << (b % 9), next));
+  }
+  // Short ones, which zlib codes with its fixed table, and noise, which it stores as is (in blocks of up
+  // to 64 KiB), as it does with binary files.
+  for (let b = 0; b < 3; b++) await blob(text(100 + (next() % 200), next));
+  for (const size of [1024, 80 * 1024]) await blob(Uint8Array.from({ length: size }, () => next() & 0xff));
+  // A delta on the pack's first tree, from after the text: its distance back takes three bytes.
+  const far = delta(
+    sets[0].baseSize,
+    Uint8Array.from({ length: 40 }, () => next() & 0x7f),
+  );
+  const farDelta = { header: entryHeader(6, far.length), data: await deflate(far) };
   const bytes: number[] = [0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2];
-  const count = SETS * REPEAT * (1 + CHAIN);
+  const count = SETS * REPEAT * (1 + CHAIN) + (blobs.length + 1) * TEXT_REPEAT;
   bytes.push(count >>> 24, (count >>> 16) & 0xff, (count >>> 8) & 0xff, count & 0xff);
   for (let r = 0; r < REPEAT; r++) {
     for (const set of sets) {
@@ -106,6 +201,16 @@ export async function warmUpPack(): Promise<Uint8Array> {
         previous = start;
       }
     }
+  }
+  for (let r = 0; r < TEXT_REPEAT; r++) {
+    for (const b of blobs) {
+      bytes.push(...b.header);
+      for (const byte of b.data) bytes.push(byte);
+    }
+    const start = bytes.length;
+    bytes.push(...farDelta.header);
+    ofsDistance(start - 12, bytes);
+    for (const byte of farDelta.data) bytes.push(byte);
   }
   const pack = new Uint8Array(bytes.length + 20);
   pack.set(bytes);
@@ -126,8 +231,16 @@ export async function warmUpIngester(rounds: number, signal?: AbortSignal): Prom
   const pack = await warmUpPack();
   for (let round = 0; round < rounds; round++) {
     const ingester = await PackIngester.create({ signal });
-    for (let at = 0; at < pack.length; at += 64 * 1024) {
-      ingester.push(pack.subarray(at, at + 64 * 1024));
+    // Pushes of uneven sizes, as the network delivers them: a stream then stops at every kind of place,
+    // mid-symbol too, and the inflater's resuming paths are compiled as well.
+    for (let at = 0, push = 0, sinceYield = 0; at < pack.length; push++) {
+      const size = PUSH_BYTES[push % PUSH_BYTES.length];
+      ingester.push(pack.subarray(at, at + size));
+      at += size;
+      sinceYield += size;
+      // Every 64 KiB, not every push: nested timers wait at least 4 ms each in a browser.
+      if (sinceYield < YIELD_BYTES && at < pack.length) continue;
+      sinceYield = 0;
       // A task, not scheduler.yield (the ingester's yieldToEventLoop): a yield's continuation runs ahead of
       // the calls waiting to be answered, and letting them in is the point here.
       await new Promise((resolve) => setTimeout(resolve, 0));
