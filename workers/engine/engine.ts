@@ -93,7 +93,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     logWalks: new LogWalks(),
     fileWalks: new FileHistoryWalks(),
   };
-  const warmUp = new IngesterWarmUp();
+  // Same origin, nothing sent to a git host: only the worker's network path is set up (ingesterWarmUp.ts).
+  const ownScript: string | undefined = (globalThis as { location?: { href: string } }).location?.href;
+  const warmUp = new IngesterWarmUp(
+    ownScript === undefined
+      ? undefined
+      : (signal) => (ctx.settings.fetch ?? fetch)(ownScript, { method: 'HEAD', signal }),
+  );
   let repairing: Promise<RepairReport> | undefined;
   const handles = new Map<string, Repo>();
 

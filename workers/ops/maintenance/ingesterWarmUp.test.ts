@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { IngesterWarmUp } from './ingesterWarmUp.ts';
+
+describe('the warm-up before a clone', () => {
+  it('makes its one request first, once, then ingests its rounds', async () => {
+    const requests: AbortSignal[] = [];
+    const warmUp = new IngesterWarmUp(async (signal) => {
+      requests.push(signal);
+    });
+    expect(await warmUp.once(1)).toBe('done');
+    expect(await warmUp.once(1)).toBe('done');
+    expect(requests).toHaveLength(1);
+    expect(requests[0].aborted).toBe(false);
+  });
+
+  it('goes on with its rounds when the request fails, and a stop reaches the request', async () => {
+    let signal: AbortSignal | undefined;
+    const warmUp = new IngesterWarmUp(async (s) => {
+      signal = s;
+      throw new TypeError('Failed to fetch');
+    });
+    expect(await warmUp.once(1)).toBe('done');
+    warmUp.stop();
+    expect(signal?.aborted).toBe(true);
+  });
+
+  it('is stopped while its request is on the way', async () => {
+    let answer: () => void = () => {};
+    const warmUp = new IngesterWarmUp(() => new Promise<void>((resolve) => (answer = resolve)));
+    const done = warmUp.once(3);
+    warmUp.stop();
+    answer();
+    expect(await done).toBe('stopped');
+  });
+
+  it('makes no request with no rounds, the bench off', async () => {
+    let requests = 0;
+    const warmUp = new IngesterWarmUp(async () => {
+      requests++;
+    });
+    expect(await warmUp.once(0)).toBe('done');
+    expect(requests).toBe(0);
+  });
+});
