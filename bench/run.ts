@@ -818,6 +818,16 @@ async function readProfile(
   const worker = raw
     ? (JSON.parse(raw) as { timeOrigin: number; measures: [string, number, number][] })
     : { timeOrigin: 0, measures: [] };
+  // Each run's steps by when they began (ms from the operation's start, then how long): the waits between
+  // steps, which the medians of the table do not show.
+  const own = worker.measures
+    .filter(([name]) => name.startsWith(`blobless:${op}:`))
+    .sort((a, b) => a[1] - b[1]);
+  const opStart = own.find(([name]) => name.endsWith(':total'))?.[1] ?? own[0]?.[1] ?? 0;
+  const at = (start: number, ms: number) => `@${(start - opStart).toFixed(1)}+${ms.toFixed(1)}`;
+  log(
+    `${op} steps: ${own.map(([name, start, ms]) => `${name.split(':').at(-1)}${at(start, ms)}`).join(' ')}`,
+  );
   const evaluate = worker.measures.find(([name]) => name === 'blobless:worker:evaluate');
   // The worker's modules were evaluated at this moment of the page's clock.
   const workerEvaluatedMs = evaluate ? worker.timeOrigin - startup.timeOrigin + evaluate[2] : null;
