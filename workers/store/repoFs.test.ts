@@ -230,6 +230,40 @@ describe('RepoFileSystems across tabs', () => {
     for (const n of [0, 1, 2, 3]) expect(await c.readFile(`/b${n}`, 'utf8')).toBe(`b${n}`);
   });
 
+  it('writeAllOrNothing on a new database (a clone) commits in one transaction, and a throw leaves nothing', async () => {
+    const e = tab();
+    const batch = (id: string, opts?: { newDatabase: boolean }) =>
+      e.locks.withRepoLock(id, 'write', () =>
+        e.repoFs.writeAllOrNothing(
+          id,
+          async () => {
+            await e.repoFs.open(id).promises.writeFile('/a', 'a', 'utf8');
+          },
+          opts,
+        ),
+      );
+    await batch('made', { newDatabase: true });
+    expect(e.repoFs.backend('made').transactions).toBe(1);
+    expect(await e.repoFs.open('made').promises.readFile('/a', 'utf8')).toBe('a');
+    // Without the option the batch first stores what was there (an empty tree here): one more.
+    await batch('other');
+    expect(e.repoFs.backend('other').transactions).toBe(2);
+    await expect(
+      e.locks.withRepoLock('failed', 'write', () =>
+        e.repoFs.writeAllOrNothing(
+          'failed',
+          async () => {
+            await e.repoFs.open('failed').promises.writeFile('/half', 'h', 'utf8');
+            throw new Error('half way');
+          },
+          { newDatabase: true },
+        ),
+      ),
+    ).rejects.toThrow('half way');
+    expect(await e.repoFs.open('failed').promises.readdir('/')).toEqual([]);
+    expect(e.repoFs.backend('failed').transactions).toBe(0);
+  });
+
   it('writeAllOrNothing: a write that throws rethrows as it is; a commit storage refuses is STORAGE_FAILED', async () => {
     const failing = { on: false };
     const storage = memoryStorage();

@@ -53,66 +53,78 @@ export async function clone(
   const steps = timeline(ctx, 'clone');
   steps.clear();
   const cloneStart = performance.now();
-  let advertisement: Uint8Array;
   const fallback = opts.fallbackCorsProxy;
   // Never with credentials: the token was given for the git host, not for a proxy.
   const canFallBack = fallback && !opts.corsProxy && !opts.auth;
   // ls-refs goes out with the GET; cloneInto uses its answer only if the advertisement allows (lsRefsAhead).
   const prefixesAhead = refPrefixes(opts, (opts.tags ?? true) && !wantsFirstView(opts));
   let ahead = lsRefsAhead(client, prefixesAhead, limits.maxLsRefsBytes);
-  try {
-    // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
-    advertisement = await steps.step('info-refs', () =>
-      client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
-    );
-  } catch (err) {
-    if (
-      !(err instanceof TransportError && err.code === 'NETWORK_ERROR' && err.beforeResponse) ||
-      opts.corsProxy
-    )
-      throw err;
-    // A browser reports a missing host and a host without CORS headers alike ("Failed to fetch"). The
-    // deployment's proxy is tried first, when there is one; when it cannot help either, the person hears
-    // which of the two it was, and never about a proxy they did not choose.
-    const diagnose = async (proxyErr?: unknown) => {
-      if (signal?.aborted) return abortedError();
-      // The browser's own words, the last parenthesis of the transport's message ("Failed to fetch").
-      const said = /\(([^()]*)\)$/.exec(err.message)?.[1] ?? err.message;
-      const why = await diagnoseUnreachable(client.url, said, { signal, fetch: ctx.settings.fetch });
-      return signal?.aborted ? abortedError() : Object.assign(why, { cause: proxyErr ?? err });
-    };
-    if (!canFallBack) throw await diagnose();
-    const direct = client;
-    client = connectTo(fallback);
-    effective = { ...opts, corsProxy: fallback };
-    ahead = lsRefsAhead(client, prefixesAhead, limits.maxLsRefsBytes);
-    notes.push(
-      `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
-    );
+  // In a browser a host without CORS headers fails like a reset: with a proxy to fall back on, no waiting.
+  const directAnswer = steps.step('info-refs', () =>
+    client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes, !canFallBack),
+  );
+  // Taken up under the lock below; until then a failure is not to be reported as unhandled.
+  directAnswer.catch(() => undefined);
+
+  /** The advertisement: the direct answer, or the proxy's when the host did not answer this page. */
+  const advertised = async (): Promise<Uint8Array> => {
     try {
-      advertisement = await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
-    } catch (proxyErr) {
-      // The host's own answer, through the proxy (no such repository, a token needed): that is the news.
-      const proxyFailed =
-        proxyErr instanceof TransportError &&
-        ['PROXY_REFUSED', 'NETWORK_ERROR', 'TIMEOUT'].includes(proxyErr.code);
-      if (!proxyFailed) throw proxyErr;
-      client = direct;
-      throw await diagnose(proxyErr);
+      return await directAnswer;
+    } catch (err) {
+      if (
+        !(err instanceof TransportError && err.code === 'NETWORK_ERROR' && err.beforeResponse) ||
+        opts.corsProxy
+      )
+        throw err;
+      // A browser reports a missing host and a host without CORS headers alike ("Failed to fetch"). The
+      // deployment's proxy is tried first, when there is one; when it cannot help either, the person hears
+      // which of the two it was, and never about a proxy they did not choose.
+      const diagnose = async (proxyErr?: unknown) => {
+        if (signal?.aborted) return abortedError();
+        // The browser's own words, the last parenthesis of the transport's message ("Failed to fetch").
+        const said = /\(([^()]*)\)$/.exec(err.message)?.[1] ?? err.message;
+        const why = await diagnoseUnreachable(client.url, said, { signal, fetch: ctx.settings.fetch });
+        return signal?.aborted ? abortedError() : Object.assign(why, { cause: proxyErr ?? err });
+      };
+      if (!canFallBack) throw await diagnose();
+      const direct = client;
+      client = connectTo(fallback);
+      effective = { ...opts, corsProxy: fallback };
+      ahead = lsRefsAhead(client, prefixesAhead, limits.maxLsRefsBytes);
+      notes.push(
+        `${client.url.host} did not answer a direct request from this page (it most likely sends no CORS headers), so Blobless went through the CORS proxy at ${fallback}.`,
+      );
+      try {
+        return await client.infoRefs('git-upload-pack', limits.maxInfoRefsBytes);
+      } catch (proxyErr) {
+        // The host's own answer, through the proxy (no such repository, a token needed): that is the news.
+        const proxyFailed =
+          proxyErr instanceof TransportError &&
+          ['PROXY_REFUSED', 'NETWORK_ERROR', 'TIMEOUT'].includes(proxyErr.code);
+        if (!proxyFailed) throw proxyErr;
+        client = direct;
+        throw await diagnose(proxyErr);
+      }
     }
-  }
-  // git says "warning: redirecting to …" and keeps the address given; so do we.
-  if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
+  };
+
+  // The id names the address given, the same through the proxy and after a redirect (git keeps it too).
   const repoId = newRepoId(client.url);
   const lockAsked = performance.now();
-  // Held from before the database exists until the record is written: startup repair in another tab
-  // sees a database without a record, and the held lock tells it the clone is alive.
+  // Asked for while the GET is on its way, and held from before the database exists until the record is
+  // written: startup repair in another tab sees a database without a record, and the held lock tells it
+  // the clone is alive. Waiting for it after the GET cost a small clone 2 ms (clone-fixed-costs.md).
   return store.locks.withRepoLock(repoId, `clone of ${client.url.href}`, async () => {
     steps.measure('lock', lockAsked);
-    // The new database is made and opened while ls-refs and the fetch wait on the network: on a small
-    // clone that was 15-30 ms after the pack had arrived (docs/decisions/clone-fixed-costs.md).
-    const opened = store.repoFs.prepare(repoId);
+    let opened: Promise<void> | undefined;
     try {
+      const advertisement = await advertised();
+      // The new database is made and opened while ls-refs and the fetch wait on the network: on a small
+      // clone that was 15-30 ms after the pack had arrived. Not alongside the GET, which it slowed by about
+      // as much as it saved (docs/decisions/clone-fixed-costs.md).
+      opened = store.repoFs.prepare(repoId);
+      // git says "warning: redirecting to …" and keeps the address given; so do we.
+      if (client.redirectedTo) notes.push(`${client.url.href} redirected to ${client.redirectedTo.href}.`);
       const result = await cloneInto(
         ctx,
         steps,
@@ -127,10 +139,13 @@ export async function clone(
       steps.measure('total', cloneStart);
       return { ...result, warnings: [...notes, ...result.warnings] };
     } catch (err) {
-      // Opened first: a delete while the database is still being opened could see it made again after.
-      await opened;
-      await store.repoFs.delete(repoId).catch(() => undefined);
-      await store.registry.remove(repoId).catch(() => undefined);
+      // Nothing was made before the GET answered (a wrong address, say): nothing to remove.
+      if (opened) {
+        // Opened first: a delete while the database is still being opened could see it made again after.
+        await opened;
+        await store.repoFs.delete(repoId).catch(() => undefined);
+        await store.registry.remove(repoId).catch(() => undefined);
+      }
       if (signal?.aborted) throw abortedError();
       throw err;
     }
@@ -233,31 +248,41 @@ async function cloneInto(
   await steps.step('open', () => opened);
   let writeStart = performance.now();
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
-  const pack = await store.repoFs.writeAllOrNothing(repoId, async () => {
-    await writePackFile(fs, received.checksum, received.pack);
-    const indexed = await steps.step('index', () => ingester.finish({ objects: false }));
-    throwIfAborted(signal);
-    onProgress?.({ phase: 'writing' });
-    writeStart = performance.now();
-    await writeNewGitDir(fs, {
-      config: {
-        remote: {
-          url: client.url.href,
-          fetchRefspec: plan.fetchRefspec,
-          partialCloneFilter: filter ?? undefined,
+  const pack = await store.repoFs.writeAllOrNothing(
+    repoId,
+    async () => {
+      await writePackFile(fs, received.checksum, received.pack);
+      const indexed = await steps.step('index', () => ingester.finish({ objects: false }));
+      throwIfAborted(signal);
+      onProgress?.({ phase: 'writing' });
+      writeStart = performance.now();
+      await writeNewGitDir(fs, {
+        config: {
+          remote: {
+            url: client.url.href,
+            fetchRefspec: plan.fetchRefspec,
+            partialCloneFilter: filter ?? undefined,
+          },
+          branch: plan.branch ?? undefined,
         },
-        branch: plan.branch ?? undefined,
-      },
-      description: `Cloned by ${ctx.settings.productName}`,
-      head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
-      looseRefs: plan.looseRefs,
-      packedRefs: plan.packedRefs,
-      shallow,
-      pack: { checksum: indexed.checksum, pack: indexed.pack, idx: indexed.idx, promisor, packWritten: true },
-    });
-    await store.crash.at('clone:files-written');
-    return indexed;
-  });
+        description: `Cloned by ${ctx.settings.productName}`,
+        head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
+        looseRefs: plan.looseRefs,
+        packedRefs: plan.packedRefs,
+        shallow,
+        pack: {
+          checksum: indexed.checksum,
+          pack: indexed.pack,
+          idx: indexed.idx,
+          promisor,
+          packWritten: true,
+        },
+      });
+      await store.crash.at('clone:files-written');
+      return indexed;
+    },
+    { newDatabase: true },
+  );
   steps.measure('write', writeStart);
   await steps.step('flush', () => store.repoFs.flush(repoId));
   throwIfAborted(signal);
