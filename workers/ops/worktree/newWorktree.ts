@@ -61,8 +61,19 @@ export const NEW_WORKTREE_BATCH_BYTES = 6 * 1024 * 1024;
  * Blob bytes copied from the ingester (onObject) and not yet staged, at most. A blob that would pass it is
  * read from its pack once stored instead, as before the hook; so what waits here is bounded by this, not by
  * the tree, whatever IndexedDB's pace. STAGE_AHEAD_BYTES (16 MB) bounds what is in IndexedDB's hands.
+ *
+ * Was 8 MB. Once the warm-up compiled the inflater for text (2026-12-05) the receive outpaced IndexedDB and
+ * the queue filled to its cap: large's checkout peaked at 142–160 MB. Quiet machine (Intel Xeon, 2 cores),
+ * `npx tsx bench/run.ts --sizes large --runs 2 --profile --skip
+ * history,isogit,blame,openOneFile,embedOneFile,noopFetch,firstView,deepLink` (and `--sizes medium --runs 3`),
+ * runs taken in turn:
+ *
+ * | cap            | large: checkout peak heap        | large: checkout  | medium: checkout (6 runs) |
+ * | -------------- | -------------------------------- | ---------------- | ------------------------- |
+ * | 8 MB           | 160.4, 142.3, 152.9, 141.8 MB    | 10.0–10.65 s     | 1.43–1.59 s, median 1.52  |
+ * | 4 MB (chosen)  | 130.9, 136.7 MB                  | 10.11, 10.33 s   | 1.47–1.59 s, median 1.535 |
  */
-export const HOOKED_BYTES = 8 * 1024 * 1024;
+export const HOOKED_BYTES = 4 * 1024 * 1024;
 
 const PROGRESS_INTERVAL_MS = 50;
 
