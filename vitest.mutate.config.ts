@@ -64,6 +64,8 @@ export default defineConfig({
       'workers/ops/worktree/mergeState.test.ts',
       // Bytes alone.
       'workers/ops/worktree/textMergeHazard.test.ts',
+      // The warm-up's request and rounds, with a stub for the request: no server.
+      'workers/ops/maintenance/ingesterWarmUp.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },
