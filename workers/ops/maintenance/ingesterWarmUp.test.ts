@@ -33,6 +33,16 @@ describe('the warm-up before a clone', () => {
     expect(await done).toBe('stopped');
   });
 
+  it('is not started by a stop, which every operation sends whether or not a warm-up ran', async () => {
+    let requests = 0;
+    const warmUp = new IngesterWarmUp(async () => {
+      requests++;
+    });
+    expect(() => warmUp.stop()).not.toThrow();
+    expect(requests).toBe(0);
+    expect(await warmUp.once(1)).toBe('done');
+  });
+
   it('makes no request with no rounds, the bench off', async () => {
     let requests = 0;
     const warmUp = new IngesterWarmUp(async () => {
