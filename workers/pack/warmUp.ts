@@ -6,7 +6,7 @@
 import { deflate } from './deflate.ts';
 import { throwIfAborted } from './errors.ts';
 import { createWasmSha1, sha1 } from './objectHash.ts';
-import { entryHeader } from './packEntries.ts';
+import { entryHeader, OBJ_OFS_DELTA, TYPE_CODES } from './packEntries.ts';
 import { PackIngester } from './packIngester.ts';
 
 /**
@@ -125,6 +125,18 @@ function text(bytes: number, next: () => number): Uint8Array {
   return new TextEncoder().encode(`${lines.join('\n')}\n`);
 }
 
+/** One entry of the pack: its header, its compressed data, and its size inflated. */
+interface Entry {
+  header: Uint8Array;
+  data: Uint8Array;
+  size: number;
+}
+
+/** `content` as an entry of type `type` (gitformat-pack object types), compressed once. */
+async function compressed(type: number, content: Uint8Array): Promise<Entry> {
+  return { header: entryHeader(type, content.length), data: await deflate(content), size: content.length };
+}
+
 /** A delta on a base of `baseSize`: copy its first half, insert a new entry, copy the rest. */
 function delta(baseSize: number, insert: Uint8Array): Uint8Array {
   const half = baseSize >>> 1;
@@ -156,63 +168,64 @@ export async function warmUpPack(): Promise<Uint8Array> {
     return seed >>> 0;
   };
   // Each set: the whole tree, then its deltas, compressed; the distances back are fixed per set.
-  const sets: { base: Uint8Array; baseSize: number; deltas: { header: Uint8Array; data: Uint8Array }[] }[] =
-    [];
+  const sets: { base: Entry; deltas: Entry[] }[] = [];
   for (let set = 0; set < SETS; set++) {
     const base = tree(set, next);
     let size = base.length;
     const deltas = [];
     for (let k = 0; k < CHAIN; k++) {
       const insert = Uint8Array.from({ length: 40 }, () => next() & 0x7f);
-      const d = delta(size, insert);
-      deltas.push({ header: entryHeader(6, d.length), data: await deflate(d) });
+      deltas.push(await compressed(OBJ_OFS_DELTA, delta(size, insert)));
       size += insert.length;
     }
-    sets.push({ base: await deflate(base), baseSize: base.length, deltas });
+    sets.push({ base: await compressed(TYPE_CODES.tree, base), deltas });
   }
-  const blobs: { header: Uint8Array; data: Uint8Array }[] = [];
-  const blob = async (content: Uint8Array) =>
-    blobs.push({ header: entryHeader(3, content.length), data: await deflate(content) });
+  const blobs: Entry[] = [];
   for (let b = 0; b < TEXT_BLOBS; b++) {
     // 256 bytes to 64 KiB: past 16 KiB a stream has several blocks, each with its own codes.
-    await blob(text(256 << (b % 9), next));
+    blobs.push(await compressed(TYPE_CODES.blob, text(256 << (b % 9), next)));
   }
   // Short ones, which zlib codes with its fixed table, and noise, which it stores as is (in blocks of up
   // to 64 KiB), as it does with binary files.
-  for (let b = 0; b < 3; b++) await blob(text(100 + (next() % 200), next));
-  for (const size of [1024, 80 * 1024]) await blob(Uint8Array.from({ length: size }, () => next() & 0xff));
+  for (let b = 0; b < 3; b++) blobs.push(await compressed(TYPE_CODES.blob, text(100 + (next() % 200), next)));
+  for (const size of [1024, 80 * 1024]) {
+    blobs.push(
+      await compressed(
+        TYPE_CODES.blob,
+        Uint8Array.from({ length: size }, () => next() & 0xff),
+      ),
+    );
+  }
   // A delta on the pack's first tree, from after the text: its distance back takes three bytes.
-  const far = delta(
-    sets[0].baseSize,
-    Uint8Array.from({ length: 40 }, () => next() & 0x7f),
+  const firstTree = sets[0].base;
+  const farDelta = await compressed(
+    OBJ_OFS_DELTA,
+    delta(
+      firstTree.size,
+      Uint8Array.from({ length: 40 }, () => next() & 0x7f),
+    ),
   );
-  const farDelta = { header: entryHeader(6, far.length), data: await deflate(far) };
   const bytes: number[] = [0x50, 0x41, 0x43, 0x4b, 0, 0, 0, 2];
   const count = SETS * REPEAT * (1 + CHAIN) + (blobs.length + 1) * TEXT_REPEAT;
   bytes.push(count >>> 24, (count >>> 16) & 0xff, (count >>> 8) & 0xff, count & 0xff);
+  /** Appends `entry` (an ofs-delta on the entry at `base`); returns where it starts. */
+  const append = (entry: Entry, base?: number): number => {
+    const start = bytes.length;
+    bytes.push(...entry.header);
+    if (base !== undefined) ofsDistance(start - base, bytes);
+    for (const b of entry.data) bytes.push(b);
+    return start;
+  };
+  const firstTreeAt = bytes.length;
   for (let r = 0; r < REPEAT; r++) {
     for (const set of sets) {
-      let previous = bytes.length;
-      bytes.push(...entryHeader(2, set.baseSize));
-      for (const b of set.base) bytes.push(b);
-      for (const d of set.deltas) {
-        const start = bytes.length;
-        bytes.push(...d.header);
-        ofsDistance(start - previous, bytes);
-        for (const b of d.data) bytes.push(b);
-        previous = start;
-      }
+      let previous = append(set.base);
+      for (const d of set.deltas) previous = append(d, previous);
     }
   }
   for (let r = 0; r < TEXT_REPEAT; r++) {
-    for (const b of blobs) {
-      bytes.push(...b.header);
-      for (const byte of b.data) bytes.push(byte);
-    }
-    const start = bytes.length;
-    bytes.push(...farDelta.header);
-    ofsDistance(start - 12, bytes);
-    for (const byte of farDelta.data) bytes.push(byte);
+    for (const b of blobs) append(b);
+    append(farDelta, firstTreeAt);
   }
   const pack = new Uint8Array(bytes.length + 20);
   pack.set(bytes);
@@ -224,8 +237,8 @@ export async function warmUpPack(): Promise<Uint8Array> {
 }
 
 /**
- * Ingests the synthetic pack `rounds` times, in 64 KiB pushes, yielding between them so that calls to the
- * worker are answered meanwhile; stops (ABORTED) as soon as `signal` says an operation began.
+ * Ingests the synthetic pack `rounds` times, in pushes of uneven sizes, yielding every 64 KiB so that calls
+ * to the worker are answered meanwhile; stops (ABORTED) as soon as `signal` says an operation began.
  */
 export async function warmUpIngester(rounds: number, signal?: AbortSignal): Promise<void> {
   // No rounds: nothing at all, not even the pack (building it runs deflate and SHA-1, a warm-up of its own).
