@@ -8,8 +8,8 @@ export const ROUNDS = 3;
  * request (`warmRequest`), then the pack ingester's rounds.
  *
  * The request: Chromium sets a worker's network path up on its first request, and that first request
- * was the clone's. The clone's GET of info/refs then began 2.9 to 13.7 ms after the clone did, and 2.1 to
- * 3.2 ms after one request of the warm-up's (small, 3 runs each, docs/decisions/warm-up.md, 2026-12-05).
+ * was the clone's. The clone's GET of info/refs then began 2.9 to 13.7 ms after the clone did (3 runs), and
+ * 2.1 to 4.7 ms after one request of the warm-up's (8 runs; small, docs/decisions/warm-up.md, 2026-12-05).
  */
 export class IngesterWarmUp {
   private warming: { done: Promise<'done' | 'stopped'>; controller: AbortController } | undefined;
