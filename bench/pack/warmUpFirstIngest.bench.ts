@@ -17,22 +17,23 @@ const root = join(import.meta.dirname, '..', '..');
 const REPO = join(root, '.cache', 'fixtures', 'small-sized.git');
 const PUSH = 64 * 1024;
 
-function pack(objects: string): Uint8Array {
-  const git = (args: string[], input?: string) =>
-    execFileSync('git', ['-C', REPO, ...args], { input, maxBuffer: 1 << 30 });
-  return new Uint8Array(git(['pack-objects', '--stdout'], objects));
+function git(args: string[], input?: string): Buffer {
+  return execFileSync('git', ['-C', REPO, ...args], { input, maxBuffer: 1 << 30 });
 }
 
-function packs(): Record<string, Uint8Array> {
-  const blobs = execFileSync('git', ['-C', REPO, 'ls-tree', '-r', '--object-only', 'HEAD']).toString();
-  const clone = execFileSync('git', ['-C', REPO, 'rev-list', '--objects', '--all', '--filter=blob:none'], {
-    maxBuffer: 1 << 30,
-  })
-    .toString()
-    .split('\n')
-    .map((line) => line.split(' ')[0])
-    .join('\n');
-  return { "HEAD's blobs": pack(blobs), 'commits and trees': pack(clone) };
+/** The objects of each pack, as `git pack-objects` reads them: listed only for the pack a process measures. */
+const PACKS: Readonly<Record<string, () => string>> = {
+  "HEAD's blobs": () => git(['ls-tree', '-r', '--object-only', 'HEAD']).toString(),
+  'commits and trees': () =>
+    git(['rev-list', '--objects', '--all', '--filter=blob:none'])
+      .toString()
+      .split('\n')
+      .map((line) => line.split(' ')[0])
+      .join('\n'),
+};
+
+function pack(name: string): Uint8Array {
+  return new Uint8Array(git(['pack-objects', '--stdout'], PACKS[name]()));
 }
 
 async function ingest(bytes: Uint8Array): Promise<number> {
@@ -45,7 +46,7 @@ async function ingest(bytes: Uint8Array): Promise<number> {
 
 /** One process's measurement: `--child NAME ROUNDS`. */
 async function child(name: string, rounds: number): Promise<void> {
-  const bytes = packs()[name];
+  const bytes = pack(name);
   await warmUpIngester(rounds);
   const first = await ingest(bytes);
   const second = await ingest(bytes);
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   const runs = Number(args[0] ?? 5);
   const rounds = Number(args[1] ?? 3);
   process.stdout.write(`| pack | first ingest, ms | second ingest, ms |\n| --- | --- | --- |\n`);
-  for (const name of Object.keys(packs())) {
+  for (const name of Object.keys(PACKS)) {
     const samples: { first: number; second: number }[] = [];
     for (let run = 0; run < runs; run++) {
       const out = spawnSync(
