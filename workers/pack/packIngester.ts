@@ -16,7 +16,7 @@ import {
 } from './objectHash.ts';
 import { PackEntries, typeName } from './packEntries.ts';
 import { writePackIndexV2Tables } from './packIndexWriter.ts';
-import { DEFAULT_PACK_LIMITS, InflateMeter, type PackLimits } from './packLimits.ts';
+import { InflateMeter, type PackLimits, packLimits } from './packLimits.ts';
 import { PackStreamParser, type ReceiveProgress } from './packStreamParser.ts';
 import { releaseBuffer } from './releaseBuffer.ts';
 
@@ -121,9 +121,9 @@ export class PackIngester {
 
   private constructor(options: PackIngesterOptions, packSha: Sha1, objSha: Sha1) {
     this.signal = options.signal;
-    const base = { ...DEFAULT_PACK_LIMITS, ...options.limits };
+    const limits = packLimits(options.limits);
     // Object sizes are kept in 32 bits; no browser holds a 4 GiB object in one ArrayBuffer anyway.
-    const limits = { ...base, maxObjectSize: Math.min(base.maxObjectSize, 2 ** 32 - 1) };
+    limits.maxObjectSize = Math.min(limits.maxObjectSize, 2 ** 32 - 1);
     this.externalBase = options.externalBase;
     this.objSha = objSha;
     const hasher = options.onObject ? new HookedHasher(objSha, options.onObject) : new ObjectHasher(objSha);

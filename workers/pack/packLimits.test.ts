@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyDelta } from './delta.ts';
 import { PackError } from './errors.ts';
 import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
-import { DEFAULT_PACK_LIMITS, InflateMeter, inflateBudget } from './packLimits.ts';
+import { DEFAULT_PACK_LIMITS, InflateMeter, inflateBudget, packLimits } from './packLimits.ts';
 import { amplifyingDelta, buildPack, makeDelta } from './testing/packBuilder.ts';
 
 const MiB = 1024 * 1024;
@@ -141,6 +141,17 @@ describe('PackIngester holds a pack to its limits', () => {
       maxTreeDepth: 4096,
       maxSymlinkTargetBytes: 4095,
     });
+  });
+
+  it("are one object shape whatever the caller's limits hold, so the parser's compiled code is kept", () => {
+    // An engine's limits carry more than the pack's (wire caps, here); spread in, they made the object the
+    // parser reads per entry a second shape to V8, and the first clone lost the warm-up's compiled code.
+    const engine = { maxLsRefsBytes: 1, ...DEFAULT_PACK_LIMITS, maxInfoRefsBytes: 2, maxObjectSize: 5 };
+    const limits = packLimits(engine);
+    expect(Object.keys(limits)).toEqual(Object.keys(packLimits()));
+    expect(Object.keys(limits)).toEqual(Object.keys(DEFAULT_PACK_LIMITS));
+    expect(limits).toEqual({ ...DEFAULT_PACK_LIMITS, maxObjectSize: 5 });
+    expect(packLimits({ inflateRatio: undefined }).inflateRatio).toBe(1024);
   });
 });
 

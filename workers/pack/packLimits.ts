@@ -102,6 +102,25 @@ export const DEFAULT_PACK_LIMITS: Readonly<PackLimits> = Object.freeze({
   ...DEFAULT_TREE_LIMITS,
 });
 
+/**
+ * The limits with `overrides` applied, always as an object of one shape: the parser reads them per entry,
+ * and a caller's object with other keys (an engine's wider limits, spread in) gave V8 a second shape there,
+ * which undid the warm-up's compiled code in a clone's first ingest (docs/decisions/warm-up.md).
+ */
+export function packLimits(overrides: Partial<PackLimits> = {}): PackLimits {
+  const pick = <K extends keyof PackLimits>(key: K): PackLimits[K] =>
+    overrides[key] ?? DEFAULT_PACK_LIMITS[key];
+  return {
+    maxObjectSize: pick('maxObjectSize'),
+    inflateRatio: pick('inflateRatio'),
+    inflateFloor: pick('inflateFloor'),
+    arrivalCacheBytes: pick('arrivalCacheBytes'),
+    maxTreeEntries: pick('maxTreeEntries'),
+    maxTreeDepth: pick('maxTreeDepth'),
+    maxSymlinkTargetBytes: pick('maxSymlinkTargetBytes'),
+  };
+}
+
 /** The inflate budget for a pack of `packBytes` bytes. */
 export function inflateBudget(limits: PackLimits, packBytes: number): number {
   return Math.max(limits.inflateFloor, limits.inflateRatio * packBytes);
