@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { INFLATE_DONE, Inflater } from './inflate.ts';
 import { PackIngester } from './packIngester.ts';
-import { warmUpIngester, warmUpPack } from './warmUp.ts';
+import { pushSize, warmUpIngester, warmUpPack } from './warmUp.ts';
 
 describe('warming the ingester up', () => {
   it('ingests a valid pack of trees, delta chains and text blobs, with most deltas resolved as they arrive', async () => {
@@ -68,6 +68,38 @@ describe('warming the ingester up', () => {
     ticking = false;
     // The pack is some 16 yields' worth (64 KiB each): a timer ran between them.
     expect(ticks).toBeGreaterThan(3);
+  });
+
+  it('pushes its first 24 KiB in pieces of 1 to 7 bytes and the trailer alone, as chunks cut anywhere do', async () => {
+    // A clone's pack arrives cut at any byte: the careful paths (a stream stopped mid dynamic header, an end
+    // of block among the last bytes received, the trailer after the last entry) must have run here first.
+    const sizes: number[] = [];
+    const push = PackIngester.prototype.push;
+    const pushing = vi.spyOn(PackIngester.prototype, 'push').mockImplementation(function (
+      this: PackIngester,
+      chunk,
+    ) {
+      sizes.push(chunk.length);
+      return push.call(this, chunk);
+    });
+    try {
+      await warmUpIngester(1, new AbortController().signal);
+    } finally {
+      pushing.mockRestore();
+    }
+    const pack = await warmUpPack();
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(pack.length);
+    let at = 0;
+    const tiny = new Set<number>();
+    for (const size of sizes) {
+      if (at >= 24 * 1024) break;
+      tiny.add(size);
+      at += size;
+    }
+    expect([...tiny].sort()).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(sizes.at(-1)).toBe(20);
+    expect(sizes.at(-2)).toBeGreaterThan(0);
+    expect(pushSize(pack.length - 100, 0, pack.length)).toBe(80);
   });
 
   it('stops at once when an operation begins', async () => {

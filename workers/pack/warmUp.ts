@@ -19,6 +19,15 @@ const CHAIN = 9;
 const ENTRIES = 40;
 /** The sizes of the warm-up's pushes, in turn: some 64 KiB, as before, and odd sizes between. */
 const PUSH_BYTES: readonly number[] = [64 * 1024, 1021, 64 * 1024, 9973, 64 * 1024, 333, 32771];
+/**
+ * The pack's first bytes go in pushes of 1 to 7 bytes, so that a stream stops inside every part of itself:
+ * mid dynamic header, mid symbol, an end of block within the last bytes received (the inflater's careful
+ * path). With 64 KiB pushes those paths had no type feedback, and a clone's first pack, arriving in
+ * chunks cut anywhere, made V8 drop the compiled inflater three times (docs/decisions/warm-up.md).
+ */
+const TINY_PUSHES_BYTES = 24 * 1024;
+/** The pack's trailer: pushed alone, as a network chunk may bring it, after the last entry. */
+const TRAILER_BYTES = 20;
 /** What each round hashes with the synchronous SHA-1, which the ingester does not use. */
 const SYNC_SHA1_BYTES = 256 * 1024;
 /** How much the warm-up ingests between two yields to the calls waiting for the worker. */
@@ -236,6 +245,13 @@ export async function warmUpPack(): Promise<Uint8Array> {
   return pack;
 }
 
+/** How many bytes the warm-up's push number `push`, at `at` of a pack of `length`, takes. */
+export function pushSize(at: number, push: number, length: number): number {
+  if (at < TINY_PUSHES_BYTES) return 1 + (push % 7);
+  const trailerAt = length - TRAILER_BYTES;
+  return Math.min(PUSH_BYTES[push % PUSH_BYTES.length], at < trailerAt ? trailerAt - at : TRAILER_BYTES);
+}
+
 /**
  * Ingests the synthetic pack `rounds` times, in pushes of uneven sizes, yielding every 64 KiB so that calls
  * to the worker are answered meanwhile; stops (ABORTED) as soon as `signal` says an operation began.
@@ -249,7 +265,7 @@ export async function warmUpIngester(rounds: number, signal?: AbortSignal): Prom
     // Pushes of uneven sizes, as the network delivers them: a stream then stops at every kind of place,
     // mid-symbol too, and the inflater's resuming paths are compiled as well.
     for (let at = 0, push = 0, sinceYield = 0; at < pack.length; push++) {
-      const size = PUSH_BYTES[push % PUSH_BYTES.length];
+      const size = pushSize(at, push, pack.length);
       ingester.push(pack.subarray(at, at + size));
       at += size;
       sinceYield += size;
