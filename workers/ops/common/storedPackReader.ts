@@ -66,7 +66,10 @@ export class StoredPackReader {
     if (!reader) {
       // Deleted since the pack set was read (a merge): isomorphic-git lists the packs anew.
       reader = this.fs.readFile(`${PACK_DIR}/pack-${checksum}.pack`).then(
-        (pack) => new PackReader(pack as Uint8Array, offsetOf),
+        // A view of its own: lightning-fs gives each file read a `toString` of its own, an object shape V8
+        // tells apart from the packs the inflater saw so far, and the first checkout's tree reads dropped
+        // the compiled inflater (docs/decisions/warm-up.md).
+        (pack) => new PackReader(plainBytes(pack as Uint8Array), offsetOf),
         () => null,
       );
       this.#readers.set(checksum, reader);
@@ -87,4 +90,9 @@ export async function readObjectContent(source: ObjectSource, oid: string): Prom
     cache: source.cache,
   });
   return { type: type as GitObjectType, object: object as Uint8Array };
+}
+
+/** The same bytes as a plain Uint8Array, without the properties a file system may have added to `bytes`. */
+function plainBytes(bytes: Uint8Array): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
