@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { INFLATE_DONE, Inflater } from './inflate.ts';
-import { PackIngester } from './packIngester.ts';
+import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
+import { PackReader } from './packReader.ts';
 import { pushSize, warmUpIngester, warmUpPack } from './warmUp.ts';
 
 describe('warming the ingester up', () => {
@@ -27,6 +28,8 @@ describe('warming the ingester up', () => {
     const blockTypes = new Set<number>();
     let longestDistanceBytes = 0;
     let largestObject = 0;
+    // applyDelta copies and inserts under 32 bytes in a loop, longer ones with `set`: real deltas have both.
+    const deltaOps = new Set<string>();
     const inflater = new Inflater();
     let p = 12;
     while (p < pack.length - 20) {
@@ -45,15 +48,43 @@ describe('warming the ingester up', () => {
       largestObject = Math.max(largestObject, size);
       // The first block's type: bits 1-2 of the byte after the zlib header.
       blockTypes.add((pack[p + 2] >>> 1) & 3);
-      inflater.start(pack, p, new Uint8Array(size), size);
+      const data = new Uint8Array(size);
+      inflater.start(pack, p, data, size);
       expect(inflater.run(pack, pack.length)).toBe(INFLATE_DONE);
       p = inflater.inputEnd;
+      if (kind === 6) for (const op of deltaInstructions(data)) deltaOps.add(op);
     }
     expect(p).toBe(pack.length - 20);
     expect([...blockTypes].sort()).toEqual([0, 1, 2]);
     expect(longestDistanceBytes).toBeGreaterThanOrEqual(3);
     // Past 16 KiB a stream has several blocks (zlib's default memLevel); past 64 KiB stored ones split too.
     expect(largestObject).toBeGreaterThan(64 * 1024);
+    expect([...deltaOps].sort()).toEqual(['long copy', 'long insert', 'short copy', 'short insert']);
+  });
+
+  it("reads objects back from the ingested pack, as a checkout's tree reads do, in a round with a hook", async () => {
+    // A checkout hands each object to a hook and reads trees from the stored pack: a fixed-length buffer the
+    // receive never hands the inflater. Paths the warm-up skips are compiled at the first checkout.
+    const created: PackIngesterOptions[] = [];
+    const create = PackIngester.create;
+    const creating = vi.spyOn(PackIngester, 'create').mockImplementation((options = {}) => {
+      created.push(options);
+      return create.call(PackIngester, options);
+    });
+    const reading = vi.spyOn(PackReader.prototype, 'read');
+    try {
+      await warmUpIngester(3, new AbortController().signal);
+    } finally {
+      creating.mockRestore();
+    }
+    expect(created.map((o) => typeof o.onObject)).toEqual(['undefined', 'function', 'undefined']);
+    expect(created[1].limits).toEqual({ arrivalCacheBytes: 0 });
+    // Some 100 objects of every kind, and every blob (text in several blocks, noise in stored ones).
+    expect(reading.mock.calls.length).toBeGreaterThan(150);
+    expect(new Set(reading.mock.results.map((r) => (r.value as { type: string }).type))).toEqual(
+      new Set(['tree', 'blob']),
+    );
+    reading.mockRestore();
   });
 
   it('runs whole rounds, letting timers in between its pushes', async () => {
@@ -128,3 +159,26 @@ describe('warming the ingester up', () => {
     }
   });
 });
+
+/** The kinds of instruction a delta holds (gitformat-pack: copy and insert), by length under 32 or not. */
+function deltaInstructions(delta: Uint8Array): string[] {
+  let p = 0;
+  for (let sizes = 0; sizes < 2; sizes++) while (delta[p++] & 0x80);
+  const kinds: string[] = [];
+  while (p < delta.length) {
+    const op = delta[p++];
+    if (op & 0x80) {
+      let size = 0;
+      for (let bit = 0; bit < 7; bit++) {
+        if (!(op & (1 << bit))) continue;
+        const byte = delta[p++];
+        if (bit >= 4) size |= byte << (8 * (bit - 4));
+      }
+      kinds.push(`${(size || 0x10000) < 32 ? 'short' : 'long'} copy`);
+    } else {
+      kinds.push(`${op < 32 ? 'short' : 'long'} insert`);
+      p += op;
+    }
+  }
+  return kinds;
+}
