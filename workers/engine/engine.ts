@@ -29,6 +29,7 @@ import { fetchRepo } from '../ops/sync/fetch.ts';
 import { cancelHistoryFill, type FillContext, fillHistory } from '../ops/sync/historyFill.ts';
 import { BlobFetchState, cancelBlobFetches } from '../ops/sync/lazyBlobs.ts';
 import { push } from '../ops/sync/push.ts';
+import { warmUpRefs } from '../ops/sync/refsWarmUp.ts';
 import { createBranch, deleteBranch } from '../ops/worktree/branches.ts';
 import { checkout } from '../ops/worktree/checkout.ts';
 import { commit } from '../ops/worktree/commit.ts';
@@ -99,6 +100,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     ownScript === undefined
       ? undefined
       : (signal) => (ctx.settings.fetch ?? fetch)(ownScript, { method: 'HEAD', signal }),
+    (signal) => warmUpRefs(signal),
   );
   let repairing: Promise<RepairReport> | undefined;
   const handles = new Map<string, Repo>();

@@ -43,6 +43,35 @@ describe('the warm-up before a clone', () => {
     expect(await warmUp.once(1)).toBe('done');
   });
 
+  it("warms up what the engine adds after the ingester's rounds, with the signal a stop aborts", async () => {
+    const order: string[] = [];
+    let given: AbortSignal | undefined;
+    const warmUp = new IngesterWarmUp(
+      async () => {
+        order.push('request');
+      },
+      async (signal) => {
+        given = signal;
+        order.push('then');
+      },
+    );
+    expect(await warmUp.once(1)).toBe('done');
+    expect(order).toEqual(['request', 'then']);
+    warmUp.stop();
+    expect(given?.aborted).toBe(true);
+  });
+
+  it('reports stopped when what the engine adds is stopped', async () => {
+    const warmUp = new IngesterWarmUp(undefined, async (signal) => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (signal.aborted) throw new Error('stopped');
+    });
+    const done = warmUp.once(1);
+    // The ingester's round takes many tasks; the stop lands before the added step ends.
+    setTimeout(() => warmUp.stop(), 0);
+    expect(await done).toBe('stopped');
+  });
+
   it('makes no request with no rounds, the bench off', async () => {
     let requests = 0;
     const warmUp = new IngesterWarmUp(async () => {
@@ -50,5 +79,11 @@ describe('the warm-up before a clone', () => {
     });
     expect(await warmUp.once(0)).toBe('done');
     expect(requests).toBe(0);
+    let added = 0;
+    const withMore = new IngesterWarmUp(undefined, async () => {
+      added++;
+    });
+    expect(await withMore.once(0)).toBe('done');
+    expect(added).toBe(0);
   });
 });

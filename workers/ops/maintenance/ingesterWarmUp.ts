@@ -5,7 +5,7 @@ export const ROUNDS = 3;
 
 /**
  * The warm-up when a clone is likely, once per engine; any operation that begins stops it. First one
- * request (`warmRequest`), then the pack ingester's rounds.
+ * request (`warmRequest`), then the pack ingester's rounds, then what the engine adds (`thenWarm`).
  *
  * The request: Chromium sets a worker's network path up on its first request, and that first request
  * was the clone's. The clone's GET of info/refs then began 2.9 to 13.7 ms after the clone did (3 runs), and
@@ -17,8 +17,13 @@ export class IngesterWarmUp {
   /**
    * @param warmRequest one request of no consequence (the engine: a HEAD of the worker's own script), or
    * none where there is no network path to set up (Node, tests).
+   * @param thenWarm what else to warm up after the ingester's rounds, given by the engine since this
+   * folder may not import the ops that a clone runs (the engine: sync/refsWarmUp.ts, a clone's refs).
    */
-  constructor(private readonly warmRequest?: (signal: AbortSignal) => Promise<unknown>) {}
+  constructor(
+    private readonly warmRequest?: (signal: AbortSignal) => Promise<unknown>,
+    private readonly thenWarm?: (signal: AbortSignal) => Promise<void>,
+  ) {}
 
   /** Starts warming up once; resolves when it is done or was stopped, never rejects. */
   once(rounds = ROUNDS): Promise<'done' | 'stopped'> {
@@ -30,6 +35,7 @@ export class IngesterWarmUp {
         rounds > 0 && this.warmRequest ? this.warmRequest(signal).catch(() => undefined) : null;
       const done = Promise.resolve(requested)
         .then(() => warmUpIngester(rounds, signal))
+        .then(() => (rounds > 0 ? this.thenWarm?.(signal) : undefined))
         .then(
           () => 'done' as const,
           () => 'stopped' as const,
