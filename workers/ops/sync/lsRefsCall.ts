@@ -109,7 +109,8 @@ async function usableAhead(
   return listed;
 }
 
-async function readLsRefs(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<RemoteRef[]> {
+/** An ls-refs answer read under its byte cap and parsed (also the warm-up's, sync/refsWarmUp.ts). */
+export async function readLsRefs(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<RemoteRef[]> {
   const packets: Packet[] = [];
   for await (const p of readPackets(body, { maxBytes, limit: 'maxLsRefsBytes', what: 'ls-refs answer' })) {
     packets.push(p);

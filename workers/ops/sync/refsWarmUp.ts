@@ -2,20 +2,24 @@
 // thousand tags (the bench's tags50: 1,050 refs) the first clone ran this code cold, about 20 ms of a
 // 140 ms clone in Chromium's CPU profile; warm, under 10 (docs/decisions/warm-up.md). So the engine's
 // warm-up (maintenance/ingesterWarmUp.ts) also runs a synthetic ls-refs answer through the functions a
-// clone runs, in its order, with what makes a real answer: HEAD's symref, branches, annotated tags peeled.
+// clone runs, in its order, with what makes a real answer: HEAD's symref, branches, annotated tags peeled and lightweight ones.
 
 import { refNameProblem } from '../../model/refName.ts';
 import { serializePackedRefs } from '../../store/packedRefs.ts';
 import { buildFetchRequest } from '../../wire/fetchCommand.ts';
-import { parseLsRefsResponse } from '../../wire/lsRefs.ts';
-import { concatBytes, encodePktLine, FLUSH_PKT, type Packet, readPackets } from '../../wire/pktLine.ts';
+import { concatBytes, encodePktLine, FLUSH_PKT, readPackets } from '../../wire/pktLine.ts';
 import { throwIfAborted } from '../common/errors.ts';
 import { planRefs } from './clone.ts';
+import { readLsRefs } from './lsRefsCall.ts';
 import { checkRemoteRefNames } from './remoteRefNames.ts';
 
 /** Rounds over the synthetic answer; each is a few milliseconds once compiled. */
 export const REF_ROUNDS = 3;
 const BRANCHES = 50;
+/** Chunks of the lent reading: smaller than a packet is long at times, so that packets span chunks. */
+const LENT_CHUNK_BYTES = 61;
+/** Chunks of the ls-refs answer, about what a response body brings at a time. */
+const ANSWER_CHUNK_BYTES = 16 * 1024;
 const TAGS = 1000;
 /** Where the synthetic refs say they come from: never asked, only named in messages. */
 const WARM_UP_URL = 'https://warm-up.invalid/repo.git';
@@ -32,9 +36,9 @@ export function warmUpLsRefsAnswer(): Uint8Array {
     lines.push(encodePktLine(`${oid(b)} refs/heads/${b === 0 ? 'main' : `topic/branch-${b}`}\n`));
   }
   for (let t = 0; t < TAGS; t++) {
-    lines.push(
-      encodePktLine(`${oid(BRANCHES + t)} refs/tags/v${t >>> 7}.${t & 127}.0 peeled:${oid(t % BRANCHES)}\n`),
-    );
+    // Every tenth tag lightweight (no `peeled`): a ref object of another shape, as real lists have.
+    const peeled = t % 10 === 9 ? '' : ` peeled:${oid(t % BRANCHES)}`;
+    lines.push(encodePktLine(`${oid(BRANCHES + t)} refs/tags/v${t >>> 7}.${t & 127}.0${peeled}\n`));
   }
   lines.push(FLUSH_PKT);
   return concatBytes(lines);
@@ -49,15 +53,12 @@ export async function warmUpRefs(signal: AbortSignal, rounds = REF_ROUNDS): Prom
   const answer = warmUpLsRefsAnswer();
   for (let round = 0; round < rounds; round++) {
     throwIfAborted(signal);
-    const packets: Packet[] = [];
-    for await (const packet of readPackets(chunks(answer), {
-      maxBytes: answer.length,
-      limit: 'maxLsRefsBytes',
-      what: 'ls-refs answer',
-    })) {
-      packets.push(packet);
-    }
-    const listed = parseLsRefsResponse(packets);
+    // Read as a clone reads its ls-refs answer, an async generator of chunks (GitHttpClient's stream).
+    const listed = await readLsRefs(chunks(answer, ANSWER_CHUNK_BYTES), answer.length);
+    // A fetch's answer is read lent (LentChunks) and cut anywhere: those paths of the reader too, each
+    // packet let go before the next, as a lent body requires.
+    const cap = { maxBytes: answer.length, limit: 'maxLsRefsBytes', what: 'ls-refs answer' };
+    for await (const packet of readPackets({ lent: chunks(answer, LENT_CHUNK_BYTES) }, cap)) void packet;
     const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
     const named = checkRemoteRefNames(listed, headTarget, WARM_UP_URL);
     const plan = planRefs(named.kept, { url: WARM_UP_URL }, true, WARM_UP_URL);
@@ -79,8 +80,7 @@ export async function warmUpRefs(signal: AbortSignal, rounds = REF_ROUNDS): Prom
   throwIfAborted(signal);
 }
 
-/** The answer in a few chunks, as a response body arrives. */
-async function* chunks(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  const size = 16 * 1024;
+/** `bytes` in chunks of `size`, as a response body arrives. */
+async function* chunks(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }
