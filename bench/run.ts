@@ -5,11 +5,13 @@
  *
  *   npm run bench -- [--url URL]... [--sizes small,medium,large,real,tags] [--runs N] [--iso-cap-s S]
  *                    [--op-timeout-s S] [--file PATH] [--out FILE] [--fixtures-dir DIR] [--skip-build]
- *                    [--profile] [--cpu-profile DIR] [--skip blame,...] [--only history] [--merge]
+ *                    [--profile] [--cpu-profile DIR] [--mark-phases] [--skip blame,...] [--only history]
+ *                    [--merge]
  *
  * `--cpu-profile DIR` writes the git worker's CPU profile of each Blobless clone and checkout to DIR
  * (`<repo>-<run>-blobless.clone.cpuprofile`, for DevTools or bench/cpuProfileSummary.ts), from a bench page
- * built without minifying, so that functions keep their names.
+ * built without minifying, so that functions keep their names. `--mark-phases` marks the start of the clone
+ * and of the checkout in V8's deoptimization trace (bench/deoptMarks.ts), for bench/traceDeopts.ts.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { type GitServer, startGitServer } from '../server/gitServer.ts';
 import { chromiumVersion, closeAllProfiles, openFreshProfile, serveBuiltPage } from './browser.ts';
 import { type CountingRelay, startCountingRelay } from './countingRelay.ts';
 import { measureDeepLink } from './deepLink.ts';
+import { markPhase } from './deoptMarks.ts';
 import { measureGitCli, measureGitHistory, pickFile } from './gitCli.ts';
 import type { HeapSampler } from './heapSampler.ts';
 import type { UpcomingOperation } from './page/benchPage.ts';
@@ -92,6 +95,7 @@ function parseOptions() {
       'skip-build': { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       'cpu-profile': { type: 'string' },
+      'mark-phases': { type: 'boolean', default: false },
       skip: { type: 'string' },
       only: { type: 'string' },
       merge: { type: 'boolean', default: false },
@@ -126,6 +130,7 @@ function parseOptions() {
     skipBuild: values['skip-build'],
     profile: values.profile,
     cpuProfileDir: values['cpu-profile'] === undefined ? undefined : resolve(values['cpu-profile']),
+    markPhases: values['mark-phases'],
     skip: new Set(parseSkip(values.skip)),
     only: parseOnly(values.only),
     merge: values.merge,
@@ -648,6 +653,7 @@ async function measureBlobless(
     let cloned: { repoId: string; ref: string } | undefined;
     // As a person: the URL field taken (the warm-up starts and ends), then the clone.
     await page.evaluate(() => window.bench.cloneFieldFocused());
+    if (opts.markPhases) await markPhase(page, 'clone');
     cloneNoBlobs = await phase('cloneNoBlobs', () =>
       cpuProfiled(profile.heap, opts, phaseName('blobless', 'clone'), async () => {
         const t = await page.evaluate((url) => window.bench.bloblessClone(url), repo.relayed);
@@ -660,6 +666,7 @@ async function measureBlobless(
     clonePeakHeapMB = profile.heap.peakMB('git.worker');
     if (opts.profile && done) profileSample = await readProfile(profile);
     profile.heap.reset();
+    if (opts.markPhases) await markPhase(page, 'checkout');
     if (done && has('checkout', available.checkout)) {
       checkout = await phase('checkout', () =>
         cpuProfiled(profile.heap, opts, phaseName('blobless', 'checkout'), () =>

@@ -74,9 +74,13 @@ export function chromiumPath(): string {
   return found;
 }
 
-/** Launch options for Playwright's `chromium.launch`. Evaluated when called, after any install. */
+/**
+ * Launch options for Playwright's `chromium.launch`. Evaluated when called, after any install.
+ * `CHROMIUM_FLAGS` (space-separated) adds flags: bench/traceDeopts.ts passes V8's through it.
+ */
 export function chromiumLaunch(): { executablePath: string; args: string[] } {
-  return { executablePath: chromiumPath(), args: CHROMIUM_ARGS };
+  const extra = (process.env.CHROMIUM_FLAGS ?? '').split(' ').filter(Boolean);
+  return { executablePath: chromiumPath(), args: [...CHROMIUM_ARGS, ...extra] };
 }
 
 function isRoot(): boolean {
