@@ -193,10 +193,10 @@ export interface Engine {
   /** Where the engines of this namespace announce what they do to repos (store/repoEvents.ts). */
   repoEvents(): Promise<RepoEventsChannel>;
   /**
-   * Warms the pack ingester up when a clone is likely, so the first clone does not run it cold, after one
-   * HEAD request of the worker's own script (never a git host) that sets its network path up; any operation
-   * that starts stops it. Resolves when done or stopped. `rounds` is the bench's knob
-   * (docs/decisions/warm-up.md); the app leaves it to the engine.
+   * Warms the pack ingester and a clone's handling of refs up when a clone is likely, so the first clone
+   * does not run them cold, after one HEAD request of the worker's own script (never a git host) that sets
+   * its network path up; any operation that starts stops it. Resolves when done or stopped. `rounds` is the
+   * bench's knob (docs/decisions/warm-up.md; 0 warms nothing); the app leaves it to the engine.
    */
   warmUp(args?: { rounds?: number }): Promise<'done' | 'stopped'>;
   /** A stored repo, by id: its operations. Cheap; the same object per id until disposed. */
