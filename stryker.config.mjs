@@ -66,6 +66,39 @@ export default {
   thresholds: { high: 85, low: 75, break: null },
   equivalentSurvivors: [
     {
+      file: 'workers/pack/warmUp.ts',
+      code: '(half - SHORT_OP) >>> 8 (delta)',
+      mutants: '(half + SHORT_OP) >>> 8',
+      reason:
+        'the high byte of the second copy: no tree of the warm-up pack has half its size within 7 of a multiple of 256',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: 'at < TINY_PUSHES_BYTES (pushSize)',
+      mutants: 'at <= TINY_PUSHES_BYTES',
+      reason: 'one tiny push more at the 24 KiB mark, if a push ends exactly there',
+    },
+    {
+      file: 'workers/ops/sync/refsWarmUp.ts',
+      code: "listed.find((r) => r.name === 'HEAD')?.symrefTarget",
+      mutants: 'listed.find(r => true); .symrefTarget without ?.',
+      reason:
+        'HEAD is the first ref of the synthetic answer and is always there, as in every v2 answer git sends',
+    },
+    {
+      file: 'workers/ops/sync/refsWarmUp.ts',
+      code: 'refNameProblem(ref.name) !== null',
+      mutants: 'false',
+      reason:
+        'every name of the synthetic answer is one git takes (the test checks none is refused), so none counts',
+    },
+    {
+      file: 'workers/ops/sync/refsWarmUp.ts',
+      code: 'at < bytes.length (chunks)',
+      mutants: 'at <= bytes.length',
+      reason: 'one empty chunk more at the end, which the packet reader takes as nothing',
+    },
+    {
       file: 'workers/wire/fetchResponse.ts',
       code: "event.type === 'acknowledgments'",
       mutants: 'true',
@@ -2018,6 +2051,17 @@ export default {
   ],
   equivalentMutants: [
     {
+      file: 'workers/ops/sync/refsWarmUp.ts',
+      code: 'n + 1',
+      reason:
+        'any n that keeps the ids distinct and none all zeros does: n - 1 gives -1 for the first, a valid id',
+    },
+    {
+      file: 'workers/ops/sync/refsWarmUp.ts',
+      code: '{ url: WARM_UP_URL }',
+      reason: 'planRefs names the url only in the errors it throws, and the synthetic answer raises none',
+    },
+    {
       file: 'workers/store/packedRefs.ts',
       code: "if (line === '' || line.startsWith('#')) continue;",
       reason:
@@ -2163,8 +2207,21 @@ export default {
     },
     {
       file: 'workers/pack/warmUp.ts',
-      code: '{ objects: false }',
-      reason: 'the warm-up drops what finish returns: the list of objects costs only memory',
+      code: '{ objects: asCheckout }',
+      reason:
+        'only the checkout round reads the list of objects; keeping it in the other rounds costs only memory',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: '[o.oid, o.offset]',
+      reason:
+        'PackReader asks for an offset by id only for a ref-delta, and the warm-up pack has ofs-deltas only',
+    },
+    {
+      file: 'workers/pack/warmUp.ts',
+      code: '(oid) => offsets.get(oid)',
+      reason:
+        'PackReader asks for an offset by id only for a ref-delta, and the warm-up pack has ofs-deltas only',
     },
     {
       file: 'workers/pack/packReader.ts',

@@ -66,6 +66,7 @@ export default defineConfig({
       'workers/ops/worktree/textMergeHazard.test.ts',
       // The warm-up's request and rounds, with a stub for the request: no server.
       'workers/ops/maintenance/ingesterWarmUp.test.ts',
+      'workers/ops/sync/refsWarmUp.test.ts',
     ],
     exclude: [...configDefaults.exclude, 'workers/pack/packIngester.fuzz.test.ts'],
   },

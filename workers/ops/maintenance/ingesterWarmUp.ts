@@ -22,7 +22,7 @@ export class IngesterWarmUp {
    */
   constructor(
     private readonly warmRequest?: (signal: AbortSignal) => Promise<unknown>,
-    private readonly thenWarm?: (signal: AbortSignal) => Promise<void>,
+    private readonly thenWarm?: (signal: AbortSignal) => Promise<unknown>,
   ) {}
 
   /** Starts warming up once; resolves when it is done or was stopped, never rejects. */

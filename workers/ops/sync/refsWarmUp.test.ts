@@ -22,11 +22,18 @@ describe("warming up a clone's handling of refs", () => {
     const listed = await parsed(warmUpLsRefsAnswer());
     expect(listed).toHaveLength(1051);
     expect(listed[0]).toMatchObject({ name: 'HEAD', symrefTarget: 'refs/heads/main' });
-    expect(listed.filter((r) => r.name.startsWith('refs/heads/'))).toHaveLength(50);
+    expect(new Set(listed.map((r) => r.name)).size).toBe(1051);
+    const branches = listed.filter((r) => r.name.startsWith('refs/heads/'));
+    expect(branches).toHaveLength(50);
+    expect(branches.map((b) => b.name)).toContain('refs/heads/main');
     const tags = listed.filter((r) => r.name.startsWith('refs/tags/'));
     expect(tags).toHaveLength(1000);
     // Annotated ones peeled, and lightweight ones: a planned ref of each shape.
     expect(tags.filter((t) => t.peeled && t.peeled !== t.oid)).toHaveLength(900);
+    expect(tags.every((t) => /^refs\/tags\/v\d+\.\d+\.0$/.test(t.name))).toBe(true);
+    // A tag points at a commit a branch holds, as release tags do.
+    const tips = new Set(branches.map((b) => b.oid));
+    expect(tags.every((t) => !t.peeled || tips.has(t.peeled))).toBe(true);
     const named = checkRemoteRefNames(listed, 'refs/heads/main', 'https://example.test/');
     expect(named.warnings).toEqual([]);
     expect(named.kept).toHaveLength(1051);
@@ -35,6 +42,50 @@ describe("warming up a clone's handling of refs", () => {
     // Distinct ids: the fetch request lists a want per ref, as a real one does.
     expect(plan.wants).toHaveLength(1050);
     expect(plan.packedRefs).toHaveLength(1050);
+  });
+
+  it('takes the whole answer through every step, as a clone of it would', async () => {
+    const report = await warmUpRefs(new AbortController().signal);
+    expect(report).toMatchObject({
+      rounds: REF_ROUNDS,
+      listed: 1051,
+      // The 1,051 refs and the flush, read lent in 61-byte chunks.
+      lentPackets: 1052,
+      headTarget: 'refs/heads/main',
+      kept: 1051,
+      branch: 'main',
+      wants: 1050,
+      refused: 0,
+    });
+    // The request a clone sends: one want per ref, and every argument of a clone's fetch.
+    const lines: string[] = [];
+    for await (const p of readPackets(
+      (async function* () {
+        yield report!.request;
+      })(),
+    )) {
+      if (p.type === 'data') lines.push(new TextDecoder().decode(p.data).trimEnd());
+    }
+    expect(lines.filter((l) => l.startsWith('want '))).toHaveLength(1050);
+    for (const arg of [
+      'command=fetch',
+      'done',
+      'ofs-delta',
+      'no-progress',
+      'include-tag',
+      'filter blob:none',
+    ]) {
+      expect(lines).toContain(arg);
+    }
+    // packed-refs: the header, 50 remote-tracking branches, 1,000 tags and the 900 annotated ones' peeled lines.
+    const packed = report!.packedRefs.split('\n').filter(Boolean);
+    expect(packed).toHaveLength(1 + 50 + 1000 + 900);
+    expect(packed.filter((l) => l.startsWith('^'))).toHaveLength(900);
+    expect(packed).toContain(`${packed[1].slice(0, 40)} refs/remotes/origin/main`);
+    // .promisor: HEAD, the branches and the tags, one `<oid> <name>` line each.
+    const promisor = report!.promisor.split('\n').filter(Boolean);
+    expect(promisor).toHaveLength(1051);
+    expect(promisor.every((l) => /^[0-9a-f]{40} (HEAD|refs\/(heads|tags)\/\S+)$/.test(l))).toBe(true);
   });
 
   it('runs its rounds with a task between each, so that calls to the worker are answered meanwhile', async () => {

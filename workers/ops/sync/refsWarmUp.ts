@@ -44,25 +44,44 @@ export function warmUpLsRefsAnswer(): Uint8Array {
   return concatBytes(lines);
 }
 
+/** What the warm-up's last round made of its answer: how a test sees that each step ran on all of it. */
+export interface RefsWarmUpReport {
+  rounds: number;
+  /** Refs ls-refs' reading gave; packets the lent reading gave, flush included. */
+  listed: number;
+  lentPackets: number;
+  headTarget: string | undefined;
+  kept: number;
+  branch: string | null;
+  wants: number;
+  /** The fetch request, the packed-refs text and the `.promisor` text, as a clone makes them. */
+  request: Uint8Array;
+  packedRefs: string;
+  promisor: string;
+  /** Packed names refNameProblem refused: none, for an answer a clone would take. */
+  refused: number;
+}
+
 /**
  * Runs the synthetic answer `rounds` times through ls-refs' reading and parsing, the name checks, the
  * clone's plan, the fetch request, and the packed-refs and `.promisor` text the write makes; yields to
  * the event loop between rounds and stops (ABORTED) when `signal` says an operation began.
  */
-export async function warmUpRefs(signal: AbortSignal, rounds = REF_ROUNDS): Promise<void> {
+export async function warmUpRefs(signal: AbortSignal, rounds = REF_ROUNDS): Promise<RefsWarmUpReport | null> {
   const answer = warmUpLsRefsAnswer();
+  let report: RefsWarmUpReport | null = null;
   for (let round = 0; round < rounds; round++) {
     throwIfAborted(signal);
     // Read as a clone reads its ls-refs answer, an async generator of chunks (GitHttpClient's stream).
     const listed = await readLsRefs(chunks(answer, ANSWER_CHUNK_BYTES), answer.length);
-    // A fetch's answer is read lent (LentChunks) and cut anywhere: those paths of the reader too, each
-    // packet let go before the next, as a lent body requires.
-    const cap = { maxBytes: answer.length, limit: 'maxLsRefsBytes', what: 'ls-refs answer' };
-    for await (const packet of readPackets({ lent: chunks(answer, LENT_CHUNK_BYTES) }, cap)) void packet;
+    // A fetch's answer is read lent (LentChunks) and cut anywhere, with no cap (receivePack's reading):
+    // those paths of the reader too, each packet let go before the next, as a lent body requires.
+    let lentPackets = 0;
+    for await (const _packet of readPackets({ lent: chunks(answer, LENT_CHUNK_BYTES) })) lentPackets++;
     const headTarget = listed.find((r) => r.name === 'HEAD')?.symrefTarget;
     const named = checkRemoteRefNames(listed, headTarget, WARM_UP_URL);
     const plan = planRefs(named.kept, { url: WARM_UP_URL }, true, WARM_UP_URL);
-    buildFetchRequest({
+    const request = buildFetchRequest({
       wants: plan.wants,
       done: true,
       ofsDelta: true,
@@ -72,12 +91,25 @@ export async function warmUpRefs(signal: AbortSignal, rounds = REF_ROUNDS): Prom
       agent: 'blobless/warm-up',
     });
     // What the write checks and writes of them (store/gitDir.ts checks each name before writing).
-    for (const ref of plan.packedRefs) refNameProblem(ref.name);
-    serializePackedRefs(plan.packedRefs);
-    plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('');
+    let refused = 0;
+    for (const ref of plan.packedRefs) if (refNameProblem(ref.name) !== null) refused++;
+    report = {
+      rounds: round + 1,
+      listed: listed.length,
+      lentPackets,
+      headTarget,
+      kept: named.kept.length,
+      branch: plan.branch,
+      wants: plan.wants.length,
+      request,
+      packedRefs: serializePackedRefs(plan.packedRefs),
+      promisor: plan.refs.map((r) => `${r.oid} ${r.name}\n`).join(''),
+      refused,
+    };
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
   throwIfAborted(signal);
+  return report;
 }
 
 /** `bytes` in chunks of `size`, as a response body arrives. */
