@@ -380,7 +380,7 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
     expect(log.more).toBe(false);
   });
 
-  it('depth against a server without `shallow` clones the whole history, with a warning', async () => {
+  it("depth against a server without `shallow` clones its branch's whole history, with a warning", async () => {
     const relay = await startRelay(serverUrl, { kind: 'hide-fetch-capability', capability: 'shallow' });
     try {
       const result = await engine.clone({ url: `${relay.url}/features.git`, depth: 1 });
@@ -390,7 +390,8 @@ describe('clone options, checked with the clone test oracle (ls-remote, rev-list
         ctx,
         repoId: result.repoId,
         bare,
-        revList: ['--all', '--filter=blob:none'],
+        // Depth makes the clone single-branch, as git's: main's history and the tags on it (all four are).
+        revList: ['--filter=blob:none', 'refs/heads/main', '--tags'],
         scratch: tmp(),
       });
       const log = await engine.repo(result.repoId).log({ ref: 'HEAD', limit: 1000 });

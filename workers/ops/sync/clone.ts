@@ -1,5 +1,6 @@
 import { isSha1HexAnyCase } from '../../model/objectId.ts';
 import { DEFAULT_FETCH_REFSPEC, formatRefspec } from '../../model/refspec.ts';
+import { parsePackIndexV2 } from '../../pack/packIndex.ts';
 import { writeNewGitDir, writePackFile } from '../../store/gitDir.ts';
 import type { PackedRef } from '../../store/packedRefs.ts';
 import { du, GITDIR } from '../../store/repoFs.ts';
@@ -36,6 +37,8 @@ export async function clone(
   const { signal, onProgress } = hooks;
   const { store } = ctx;
   checkDepth(opts.depth);
+  // git clone: --depth implies --single-branch unless --no-single-branch is given (builtin/clone.c).
+  opts = { ...opts, singleBranch: opts.singleBranch ?? opts.depth !== undefined };
   const limits = cloneLimits(ctx, opts);
   const connectTo = (corsProxy?: string) =>
     connect(ctx, opts.url, {
@@ -247,6 +250,7 @@ async function cloneInto(
   const promisor = filter ? plan.refs.map((r) => `${r.oid} ${r.name}\n`).join('') : undefined;
   await steps.step('open', () => opened);
   let writeStart = performance.now();
+  let followed: ClonedRef[] = [];
   // One commit for the whole git directory: never a HEAD without its pack, nor the other way round.
   const pack = await store.repoFs.writeAllOrNothing(
     repoId,
@@ -256,6 +260,7 @@ async function cloneInto(
       throwIfAborted(signal);
       onProgress?.({ phase: 'writing' });
       writeStart = performance.now();
+      followed = followedTags(plan.followTags, indexed.idx);
       await writeNewGitDir(fs, {
         config: {
           remote: {
@@ -268,7 +273,7 @@ async function cloneInto(
         description: `Cloned by ${ctx.settings.productName}`,
         head: plan.branch ? { branch: plan.branch } : { oid: plan.headOid },
         looseRefs: plan.looseRefs,
-        packedRefs: plan.packedRefs,
+        packedRefs: [...plan.packedRefs, ...followed],
         shallow,
         pack: {
           checksum: indexed.checksum,
@@ -318,7 +323,7 @@ async function cloneInto(
   return {
     repoId,
     head: { branch: plan.branch, oid: plan.headOid },
-    refs: plan.refs,
+    refs: [...plan.refs, ...followed],
     objects: pack.counts,
     bytesReceived: client.bytesReceived,
     requests: client.requests,
@@ -327,6 +332,19 @@ async function cloneInto(
     historyFillPending: firstView,
     warnings,
   };
+}
+
+/**
+ * The tags of `candidates` whose object is in the pack `idx` indexes: what git clone keeps of a
+ * single-branch clone's tags (write_followtags: every listed tag whose object it has). An annotated tag's
+ * object is in the pack when include-tag brought it; a lightweight tag's when its commit was fetched.
+ */
+function followedTags(candidates: RemoteRef[], idx: Uint8Array): ClonedRef[] {
+  if (candidates.length === 0) return [];
+  const index = parsePackIndexV2(idx, { verifyChecksum: false });
+  return candidates
+    .filter((t): t is RemoteRef & { oid: string } => t.oid !== null && index.find(t.oid) !== null)
+    .map((t) => ({ name: t.name, oid: t.oid, peeled: t.peeled }));
 }
 
 /** Whether the clone starts with a first view, if the server can (`shallow` and `filter`). */
@@ -357,6 +375,11 @@ interface RefPlan {
   looseRefs: { name: string; value: string }[];
   packedRefs: PackedRef[];
   fetchRefspec: string;
+  /**
+   * A single-branch clone's tags, not asked for: those whose object the pack brings (include-tag: the tags
+   * on what was fetched) are kept, as git clone's write_followtags keeps them (followedTags).
+   */
+  followTags: RemoteRef[];
 }
 
 /** Decides HEAD and which refs to keep, the way `git clone` lays them out (remote-tracking refs, tags). */
@@ -364,8 +387,10 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
   const withOid = remote.filter((r): r is RemoteRef & { oid: string } => r.oid !== null);
   const remoteHead = remote.find((r) => r.name === 'HEAD');
   const heads = withOid.filter((r) => r.name.startsWith('refs/heads/'));
-  const tagRefs = tags ? withOid.filter((r) => r.name.startsWith('refs/tags/')) : [];
-  if (heads.length === 0 && tagRefs.length === 0 && !(opts.ref && isOid(opts.ref))) {
+  const listedTags = tags ? withOid.filter((r) => r.name.startsWith('refs/tags/')) : [];
+  // A single-branch clone wants its branch only; the tags on its history come with it (followTags).
+  const tagRefs = opts.singleBranch ? [] : [...listedTags];
+  if (heads.length === 0 && listedTags.length === 0 && !(opts.ref && isOid(opts.ref))) {
     throw new OperationError(
       'EMPTY_REPOSITORY',
       `The repository at ${url} is empty: it has no commits yet, so there is nothing to clone.`,
@@ -442,7 +467,8 @@ export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean,
           pattern: false,
         })
       : DEFAULT_FETCH_REFSPEC;
-  return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec };
+  const followTags = opts.singleBranch ? listedTags.filter((t) => !tagRefs.includes(t)) : [];
+  return { wants, branch, headOid, refs, looseRefs, packedRefs, fetchRefspec, followTags };
 }
 
 function isOid(s: string): boolean {

@@ -23,9 +23,13 @@ export interface CloneOptions {
    * negative or a fraction is INVALID_INPUT, before any request, as git clone refuses them.
    */
   depth?: number;
-  /** Only the branch `ref` names (or the remote's HEAD branch), as `git clone --single-branch`. Default false. */
+  /**
+   * Only the branch `ref` names (or the remote's HEAD branch), as `git clone --single-branch`: of the tags,
+   * those on what it fetches come along (include-tag), as git keeps them. Default: true with `depth`, as
+   * `git clone --depth` implies `--single-branch`; false otherwise.
+   */
   singleBranch?: boolean;
-  /** Also fetch the tags (refs/tags/*). Default true. */
+  /** Also fetch the tags (refs/tags/*; with `singleBranch`, those on the branch's history). Default true. */
   tags?: boolean;
   /** A CORS proxy to reach the host through (the URL without its scheme is appended); EngineOptions' by default. */
   corsProxy?: string;
