@@ -58,6 +58,7 @@ export default defineConfig({
             'test/fetchTags.test.ts',
             'test/hostileServer.test.ts',
             'test/lsRefsAhead.test.ts',
+            'test/cloneSingleBranch.test.ts',
           ]
         : []),
       // git's own conflicted index files, read by mergeState.ts: git alone, no server.

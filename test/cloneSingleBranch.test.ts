@@ -73,6 +73,23 @@ describe('a shallow or single-branch clone holds what git clone holds', () => {
     expect(ours.objects).toEqual(theirs.objects);
   });
 
+  it('a single-branch clone at a tag keeps the tags on its history too, as git clone --single-branch --branch', async () => {
+    // v10.0.0 is an annotated tag on main's history: git lists every tag and keeps the 901 on its history.
+    const {
+      result,
+      ours,
+      git: theirs,
+    } = await bothClones('tags.git', 'at-tag.git', { ref: 'v10.0.0', singleBranch: true }, [
+      '--single-branch',
+      '--branch',
+      'v10.0.0',
+    ]);
+    expect(result.head.branch).toBeNull();
+    expect(ours.refs.filter((r) => r.includes(' refs/tags/'))).toHaveLength(901);
+    expect(ours.refs).toEqual(theirs.refs);
+    expect(ours.objects).toEqual(theirs.objects);
+  });
+
   it('a single-branch clone keeps the tags that came with its branch, as git clone --single-branch', async () => {
     // A branch of its own with an annotated and a lightweight tag: neither is on master's history.
     const side = async (bare: string) => {

@@ -339,11 +339,11 @@ async function cloneInto(
  * single-branch clone's tags (write_followtags: every listed tag whose object it has). An annotated tag's
  * object is in the pack when include-tag brought it; a lightweight tag's when its commit was fetched.
  */
-function followedTags(candidates: RemoteRef[], idx: Uint8Array): ClonedRef[] {
+function followedTags(candidates: ListedRef[], idx: Uint8Array): ClonedRef[] {
   if (candidates.length === 0) return [];
   const index = parsePackIndexV2(idx, { verifyChecksum: false });
   return candidates
-    .filter((t): t is RemoteRef & { oid: string } => t.oid !== null && index.find(t.oid) !== null)
+    .filter((t) => index.find(t.oid) !== null)
     .map((t) => ({ name: t.name, oid: t.oid, peeled: t.peeled }));
 }
 
@@ -361,7 +361,8 @@ function wantsFirstView(opts: CloneOptions): boolean {
 function refPrefixes(opts: CloneOptions, tags: boolean): string[] {
   if (opts.singleBranch && opts.ref && !isOid(opts.ref)) {
     const ref = opts.ref.replace(/^refs\/(heads|tags)\//, '');
-    return ['HEAD', `refs/heads/${ref}`, `refs/tags/${ref}`];
+    // With tags, every one: git clone lists them all to keep those on what it fetched (followTags).
+    return ['HEAD', `refs/heads/${ref}`, ...(tags ? ['refs/tags/'] : [`refs/tags/${ref}`])];
   }
   // A single-branch clone of the default branch still needs every head to learn which one HEAD names.
   return tags ? ['HEAD', 'refs/heads/', 'refs/tags/'] : ['HEAD', 'refs/heads/'];
@@ -379,8 +380,11 @@ interface RefPlan {
    * A single-branch clone's tags, not asked for: those whose object the pack brings (include-tag: the tags
    * on what was fetched) are kept, as git clone's write_followtags keeps them (followedTags).
    */
-  followTags: RemoteRef[];
+  followTags: ListedRef[];
 }
+
+/** A listed ref with an object id (not an unborn HEAD). */
+type ListedRef = RemoteRef & { oid: string };
 
 /** Decides HEAD and which refs to keep, the way `git clone` lays them out (remote-tracking refs, tags). */
 export function planRefs(remote: RemoteRef[], opts: CloneOptions, tags: boolean, url: string): RefPlan {
