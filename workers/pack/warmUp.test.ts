@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { timerTicksDuring } from '../../test/support/timerTicks.ts';
 import { INFLATE_DONE, Inflater } from './inflate.ts';
 import { PackIngester, type PackIngesterOptions } from './packIngester.ts';
 import { PackReader } from './packReader.ts';
@@ -89,15 +90,7 @@ describe('warming the ingester up', () => {
   });
 
   it('runs whole rounds, letting timers in between its pushes', async () => {
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks++;
-      if (ticking) setTimeout(tick, 0);
-    };
-    setTimeout(tick, 0);
-    await warmUpIngester(1, new AbortController().signal);
-    ticking = false;
+    const ticks = await timerTicksDuring(() => warmUpIngester(1, new AbortController().signal));
     // The pack is some 16 yields' worth (64 KiB each): a timer ran between them.
     expect(ticks).toBeGreaterThan(3);
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { timerTicksDuring } from '../../../test/support/timerTicks.ts';
 import { parseLsRefsResponse } from '../../wire/lsRefs.ts';
 import { type Packet, readPackets } from '../../wire/pktLine.ts';
 import { planRefs } from './clone.ts';
@@ -89,15 +90,7 @@ describe("warming up a clone's handling of refs", () => {
   });
 
   it('runs its rounds with a task between each, so that calls to the worker are answered meanwhile', async () => {
-    let ticks = 0;
-    let ticking = true;
-    const tick = () => {
-      ticks++;
-      if (ticking) setTimeout(tick, 0);
-    };
-    setTimeout(tick, 0);
-    await warmUpRefs(new AbortController().signal);
-    ticking = false;
+    const ticks = await timerTicksDuring(() => warmUpRefs(new AbortController().signal));
     expect(ticks).toBeGreaterThanOrEqual(REF_ROUNDS - 1);
   });
 
